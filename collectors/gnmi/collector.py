@@ -1,0 +1,196 @@
+"""gNMI collector: one Subscribe per target over grpc.aio; STREAM, ONCE or POLL."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
+
+from collectors.gnmi.config import GnmiConfig, GnmiTarget
+from collectors.gnmi.mapping import Decoder, load_table
+from daemon.batch import SampleBatch
+
+_ENCODING = {"proto": gnmi_pb2.PROTO, "json_ietf": gnmi_pb2.JSON_IETF, "json": gnmi_pb2.JSON}
+_SL = gnmi_pb2.SubscriptionList
+
+
+class TargetError(Exception):
+    """A target failed in a way worth counting; `kind` labels the error metric."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def parse_path(text: str) -> Any:
+    """'/a/b[k=v]/c' -> gnmi Path (keys without nested brackets, which is all we subscribe)."""
+    elems = []
+    for part in [p for p in text.strip("/").split("/") if p]:
+        name, _, rest = part.partition("[")
+        keys: dict[str, str] = {}
+        while rest:
+            kv, _, rest = rest.partition("]")
+            k, _, v = kv.partition("=")
+            keys[k] = v
+            rest = rest.lstrip("[")
+        elems.append(gnmi_pb2.PathElem(name=name, key=keys))
+    return gnmi_pb2.Path(elem=elems)
+
+
+class GnmiCollector:
+    kind = "gnmi"
+
+    def __init__(self, cfg: GnmiConfig, target: GnmiTarget) -> None:
+        self.cfg = cfg
+        self.target = target
+        self.device = target.device
+        self.address = target.address
+        self.table = load_table(target.flavour or cfg.flavour)
+        self.tags = {**cfg.tags, **target.tags}
+        self.decoder = Decoder(self.table, self.device, self.tags)
+        self._channel: grpc.aio.Channel | None = None
+        self._stub: Any = None
+        self.synced = False
+        self.messages = 0
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}:{self.cfg.name}:{self.device}"
+
+    def fingerprint(self) -> str:
+        """Changes when anything that affects this target's session changes (SIGHUP diff)."""
+        return self.cfg.model_dump_json(exclude={"targets"}) + self.target.model_dump_json()
+
+    @property
+    def unmapped(self) -> int:
+        return self.decoder.unmapped
+
+    def _metadata(self) -> list[tuple[str, str]]:
+        if self.cfg.username is None:
+            return []
+        md = [("username", self.cfg.username)]
+        if self.cfg.password is not None:
+            md.append(("password", self.cfg.password.resolve().get_secret_value()))
+        return md
+
+    async def __aenter__(self) -> GnmiCollector:
+        tls = self.cfg.tls
+        options: list[tuple[str, Any]] = [("grpc.max_receive_message_length", 64 * 1024 * 1024)]
+        if tls.enabled:
+            ca = tls.ca_file.read_bytes() if tls.ca_file else None
+            cert = tls.cert_file.read_bytes() if tls.cert_file else None
+            key = tls.key_file.read_bytes() if tls.key_file else None
+            creds = grpc.ssl_channel_credentials(ca, key, cert)
+            if tls.server_name:
+                options.append(("grpc.ssl_target_name_override", tls.server_name))
+            self._channel = grpc.aio.secure_channel(self.address, creds, options=options)
+        else:
+            self._channel = grpc.aio.insecure_channel(self.address, options=options)
+        try:
+            await asyncio.wait_for(self._channel.channel_ready(), self.cfg.timeout)
+        except TimeoutError:
+            await self._channel.close()
+            raise TargetError("connect", f"no gNMI connection within {self.cfg.timeout:g}s") from None
+        self._stub = gnmi_pb2_grpc.gNMIStub(self._channel)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._channel is not None:
+            await self._channel.close(grace=None)
+            self._channel = None
+
+    def _request(self, mode: int) -> Any:
+        interval_ns = int(self.cfg.sample_interval * 1e9)
+        subs = [
+            gnmi_pb2.Subscription(path=parse_path(p), mode=gnmi_pb2.SAMPLE, sample_interval=interval_ns)
+            for p in self.table.subscribe_sample
+        ] + [
+            gnmi_pb2.Subscription(path=parse_path(p), mode=gnmi_pb2.ON_CHANGE)
+            for p in self.table.subscribe_on_change
+        ]
+        # SONiC selects its database with the target; others take the target as the device
+        prefix = gnmi_pb2.Path(target=self.target.target or self.table.target or self.device)
+        return gnmi_pb2.SubscribeRequest(
+            subscribe=gnmi_pb2.SubscriptionList(
+                prefix=prefix, subscription=subs, mode=mode, encoding=_ENCODING[self.cfg.encoding]
+            )
+        )
+
+    def _batch(self, resp: Any) -> SampleBatch | None:
+        before = self.decoder.unmapped
+        samples = self.decoder.decode(resp.update)
+        self.messages += 1
+        if not samples and self.decoder.unmapped == before:
+            return None
+        return SampleBatch("gnmi", self.device, samples, self.decoder.unmapped - before)
+
+    async def stream(self) -> AsyncIterator[SampleBatch]:
+        """Yields batches until the session ends; raises TargetError on any failure."""
+        assert self._stub is not None, "use 'async with collector'"
+        mode = {"stream": _SL.STREAM, "once": _SL.ONCE, "poll": _SL.POLL}[self.cfg.mode]
+        call = self._stub.Subscribe(metadata=self._metadata())
+        try:
+            await call.write(self._request(mode))
+            if self.cfg.mode == "stream":
+                async for batch in self._read_stream(call):
+                    yield batch
+            else:
+                while True:
+                    started = time.monotonic()
+                    async for batch in self._read_until_sync(call):
+                        yield batch
+                    if self.cfg.mode == "once":
+                        await call.done_writing()
+                        call.cancel()
+                        call = self._stub.Subscribe(metadata=self._metadata())
+                        await asyncio.sleep(max(0.0, self.cfg.sample_interval - (time.monotonic() - started)))
+                        await call.write(self._request(mode))
+                    else:
+                        await asyncio.sleep(max(0.0, self.cfg.sample_interval - (time.monotonic() - started)))
+                        await call.write(gnmi_pb2.SubscribeRequest(poll=gnmi_pb2.Poll()))
+        except grpc.aio.AioRpcError as exc:
+            kind = "auth" if exc.code() in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED) else "rpc"
+            raise TargetError(kind, f"{exc.code().name}: {exc.details()}") from None
+        finally:
+            call.cancel()
+
+    async def _read_stream(self, call: Any) -> AsyncIterator[SampleBatch]:
+        stale = self.cfg.stale_after or max(3 * self.cfg.sample_interval, self.cfg.timeout)
+        while True:
+            try:
+                # the deadline covers the read only, never the consumer's work between reads
+                async with asyncio.timeout(stale):
+                    resp = await call.read()
+            except TimeoutError:
+                raise TargetError("stale", f"no update for {stale:g}s") from None
+            if resp is grpc.aio.EOF:
+                raise TargetError("closed", "target closed the stream")
+            if resp.HasField("update"):
+                batch = self._batch(resp)
+                if batch is not None:
+                    yield batch
+            elif resp.sync_response:
+                self.synced = True
+
+    async def _read_until_sync(self, call: Any) -> AsyncIterator[SampleBatch]:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.cfg.timeout
+        while True:
+            try:
+                async with asyncio.timeout_at(deadline):
+                    resp = await call.read()
+            except TimeoutError:
+                raise TargetError("stale", f"no sync_response within {self.cfg.timeout:g}s") from None
+            if resp is grpc.aio.EOF:
+                raise TargetError("closed", "target closed the stream")
+            if resp.HasField("update"):
+                batch = self._batch(resp)
+                if batch is not None:
+                    yield batch
+            elif resp.sync_response:
+                self.synced = True
+                return

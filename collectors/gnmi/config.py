@@ -1,0 +1,71 @@
+"""Config of the gNMI collector: one section, many targets sharing its settings."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from collectors.gnmi.mapping import load_table
+from daemon.config_types import Backoff, Duration, SecretRef, StrictModel, Tags, TlsConfig
+
+
+def _check_flavour(v: str | None) -> str | None:
+    if v is not None:
+        load_table(v)  # raises ValueError naming the known flavours
+    return v
+
+
+class GnmiTarget(StrictModel):
+    device: str = Field(min_length=1)
+    address: str  # host:port of the device's gNMI server
+    target: str | None = None  # gNMI prefix target; defaults to the device name
+    flavour: str | None = None  # overrides the section's flavour
+    tags: Tags = Field(default_factory=dict)
+
+    @field_validator("address")
+    @classmethod
+    def _address(cls, v: str) -> str:
+        host, sep, port = v.rpartition(":")
+        if not sep or not host or not port.isdigit():
+            raise ValueError("address must be 'host:port'")
+        return v
+
+    _flavour = field_validator("flavour")(classmethod(lambda cls, v: _check_flavour(v)))
+
+
+class GnmiConfig(StrictModel):
+    name: str = "gnmi"
+    flavour: str = "openconfig"
+    mode: Literal["stream", "once", "poll"] = "stream"
+    sample_interval: Duration = 10.0
+    timeout: Duration = 10.0  # connect timeout and the ONCE/POLL response deadline
+    # no message for this long on a stream = the target is silent: reconnect
+    stale_after: Duration | None = None
+    encoding: Literal["proto", "json_ietf", "json"] = "proto"
+    username: str | None = None
+    password: SecretRef | None = None
+    tls: TlsConfig = TlsConfig()
+    backoff: Backoff = Backoff()
+    tags: Tags = Field(default_factory=dict)
+    targets: list[GnmiTarget] = Field(min_length=1)
+
+    _flavour = field_validator("flavour")(classmethod(lambda cls, v: _check_flavour(v)))
+
+    @model_validator(mode="after")
+    def _check(self) -> GnmiConfig:
+        if self.sample_interval <= 0:
+            raise ValueError("sample_interval must be > 0")
+        seen: set[str] = set()
+        for t in self.targets:
+            if t.device in seen:
+                raise ValueError(f"device {t.device!r} is listed twice")
+            seen.add(t.device)
+        if self.password is not None and self.username is None:
+            raise ValueError("password given without username")
+        return self
+
+    def build(self) -> list[object]:
+        from collectors.gnmi.collector import GnmiCollector
+
+        return [GnmiCollector(self, t) for t in self.targets]

@@ -1,0 +1,124 @@
+"""Load and validate the TOML config; every error names the file and the key path."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, ValidationError, create_model, field_validator
+
+from daemon import registry
+from daemon.config_types import Duration, StrictModel
+
+
+class ConfigError(Exception):
+    """A config problem; str() is ready to show to an operator."""
+
+
+class DaemonSection(StrictModel):
+    listen: str = "127.0.0.1:9465"
+    shard: str = "1/1"
+    log_level: str = "info"
+    site: str = "default"
+    topology: Path | None = None  # JSON list of ports with role/peer/rail tags
+
+    @field_validator("shard")
+    @classmethod
+    def _shard(cls, v: str) -> str:
+        m = re.fullmatch(r"(\d+)/(\d+)", v)
+        if not m or not (1 <= int(m.group(1)) <= int(m.group(2))):
+            raise ValueError("shard must be 'k/N' with 1 <= k <= N, e.g. '2/4'")
+        return v
+
+    @field_validator("listen")
+    @classmethod
+    def _listen(cls, v: str) -> str:
+        host, sep, port = v.rpartition(":")
+        if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+            raise ValueError("listen must be 'host:port', e.g. '127.0.0.1:9465'")
+        return v
+
+    @field_validator("log_level")
+    @classmethod
+    def _level(cls, v: str) -> str:
+        if v.lower() not in {"debug", "info", "warning", "error"}:
+            raise ValueError("log_level must be one of debug, info, warning, error")
+        return v.lower()
+
+    @property
+    def shard_k_n(self) -> tuple[int, int]:
+        k, n = self.shard.split("/")
+        return int(k), int(n)
+
+
+class PipelineSection(StrictModel):
+    # a sample further than this from the previous one gives no rate (a gap, not a spike)
+    max_gap: Duration = 300.0
+
+
+CollectorsSection = create_model(  # type: ignore[call-overload]
+    "CollectorsSection",
+    __base__=StrictModel,
+    **{name: (list[cls], Field(default_factory=list)) for name, cls in registry.COLLECTORS.items()},
+)
+SinksSection = create_model(  # type: ignore[call-overload]
+    "SinksSection",
+    __base__=StrictModel,
+    **{name: (list[cls], Field(default_factory=list)) for name, cls in registry.SINKS.items()},
+)
+
+
+class Config(StrictModel):
+    daemon: DaemonSection = DaemonSection()
+    pipeline: PipelineSection = PipelineSection()
+    collectors: CollectorsSection = Field(default_factory=CollectorsSection)  # type: ignore[valid-type]
+    sinks: SinksSection = Field(default_factory=SinksSection)  # type: ignore[valid-type]
+
+    def collector_configs(self) -> list[tuple[str, Any]]:
+        return [(kind, c) for kind in registry.COLLECTORS for c in getattr(self.collectors, kind)]
+
+    def sink_configs(self) -> list[tuple[str, Any]]:
+        return [(kind, s) for kind in registry.SINKS for s in getattr(self.sinks, kind)]
+
+
+def _loc(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out or "(top level)"
+
+
+def format_errors(source: str, exc: ValidationError) -> str:
+    lines = []
+    for err in exc.errors():
+        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key"
+        lines.append(f"{source}: {_loc(loc)}: {msg}")
+    return "\n".join(lines)
+
+
+def parse(data: dict[str, Any], source: str = "<config>") -> Config:
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(format_errors(source, exc)) from None
+
+
+def load(path: str | Path) -> Config:
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    return parse(data, str(path))

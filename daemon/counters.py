@@ -1,0 +1,86 @@
+"""The canonical counter vocabulary every collector maps into and every consumer reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Kind(str, Enum):
+    COUNTER = "counter"  # cumulative, only goes up (until wrap, saturation or reset)
+    GAUGE = "gauge"
+    STATE = "state"
+
+
+@dataclass(frozen=True, slots=True)
+class CounterSpec:
+    name: str
+    kind: Kind
+    unit: str
+    bits: int = 64  # width at which a device wraps (or saturates) the counter
+    saturates: bool = False  # IB error counters stop at 2**bits - 1 instead of wrapping
+    help: str = ""
+
+    @property
+    def max_value(self) -> int:
+        return (1 << self.bits) - 1
+
+
+PRIORITIES = range(8)
+
+_BASE: tuple[CounterSpec, ...] = (
+    CounterSpec("in_octets", Kind.COUNTER, "bytes", help="octets received"),
+    CounterSpec("out_octets", Kind.COUNTER, "bytes", help="octets sent"),
+    CounterSpec("in_pkts", Kind.COUNTER, "packets", help="packets received"),
+    CounterSpec("out_pkts", Kind.COUNTER, "packets", help="packets sent"),
+    CounterSpec("in_errors", Kind.COUNTER, "packets", help="inbound packets with errors"),
+    CounterSpec("out_errors", Kind.COUNTER, "packets", help="outbound packets with errors"),
+    CounterSpec("in_discards", Kind.COUNTER, "packets", help="inbound packets discarded"),
+    CounterSpec("out_discards", Kind.COUNTER, "packets", help="outbound packets discarded"),
+    CounterSpec("fcs_errors", Kind.COUNTER, "packets", help="frames with a bad FCS"),
+    CounterSpec("pause_rx", Kind.COUNTER, "frames", help="802.3x pause frames received"),
+    CounterSpec("pause_tx", Kind.COUNTER, "frames", help="802.3x pause frames sent"),
+    CounterSpec("ecn_marked", Kind.COUNTER, "packets", help="packets marked CE"),
+    CounterSpec("cnp_sent", Kind.COUNTER, "packets", help="RoCE congestion notifications sent"),
+    CounterSpec("cnp_handled", Kind.COUNTER, "packets", help="RoCE CNPs handled"),
+    CounterSpec("xmit_wait", Kind.COUNTER, "ticks", help="ticks with data to send but no credit"),
+    # InfiniBand PortCounters: classic widths, saturating (IBA spec 16.1.3.5)
+    CounterSpec("symbol_errors", Kind.COUNTER, "errors", 16, True, "IB SymbolErrorCounter"),
+    CounterSpec("link_error_recovery", Kind.COUNTER, "events", 8, True, "IB LinkErrorRecovery"),
+    CounterSpec("link_downed", Kind.COUNTER, "events", 8, True, "IB LinkDownedCounter"),
+    CounterSpec("rcv_errors", Kind.COUNTER, "packets", 16, True, "IB PortRcvErrors"),
+    CounterSpec(
+        "rcv_remote_physical_errors", Kind.COUNTER, "packets", 16, True,
+        "IB PortRcvRemotePhysicalErrors",
+    ),
+    CounterSpec("xmit_discards", Kind.COUNTER, "packets", 16, True, "IB PortXmitDiscards"),
+    CounterSpec(
+        "local_link_integrity_errors", Kind.COUNTER, "errors", 4, True,
+        "IB LocalLinkIntegrityErrors",
+    ),
+    CounterSpec(
+        "excessive_buffer_overrun_errors", Kind.COUNTER, "errors", 4, True,
+        "IB ExcessiveBufferOverrunErrors",
+    ),
+    CounterSpec("link_transitions", Kind.COUNTER, "events", help="carrier up/down transitions"),
+    CounterSpec("oper_status", Kind.STATE, "1=up 0=down", help="operational state"),
+    CounterSpec("speed_bps", Kind.GAUGE, "bits/s", help="negotiated port speed"),
+)
+
+_PFC: tuple[CounterSpec, ...] = tuple(
+    CounterSpec(f"pfc_{d}_p{p}", Kind.COUNTER, "frames", help=f"PFC frames {d.upper()} prio {p}")
+    for d in ("rx", "tx")
+    for p in PRIORITIES
+)
+
+COUNTERS: dict[str, CounterSpec] = {c.name: c for c in (*_BASE, *_PFC)}
+
+
+def spec(name: str) -> CounterSpec | None:
+    """The spec of a canonical counter, or None if the name is not in the vocabulary."""
+    return COUNTERS.get(name)
+
+
+def pfc(direction: str, priority: int) -> str:
+    """Canonical name of a per-priority PFC counter, e.g. pfc('rx', 3) == 'pfc_rx_p3'."""
+    return f"pfc_{direction}_p{priority}"

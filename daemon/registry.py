@@ -1,0 +1,14 @@
+"""One explicit table per kind: config name -> config class (the config is the factory)."""
+
+from __future__ import annotations
+
+from collectors.gnmi.config import GnmiConfig
+from sinks.influxdb.config import InfluxConfig
+
+COLLECTORS: dict[str, type] = {
+    "gnmi": GnmiConfig,
+}
+
+SINKS: dict[str, type] = {
+    "influxdb": InfluxConfig,
+}

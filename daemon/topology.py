@@ -1,0 +1,47 @@
+"""Per-port tags (fabric, role, rail, peer) that collectors cannot see, from a topology file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+TOPOLOGY_TAGS = ("fabric", "role", "rail", "peer_device", "peer_port", "speed")
+
+
+class Topology:
+    """Maps (device, port) -> tags; the simulator writes one, an operator can too."""
+
+    def __init__(self, ports: dict[tuple[str, str], dict[str, str]] | None = None) -> None:
+        self._ports = ports or {}
+
+    def tags(self, device: str, port: str) -> dict[str, str]:
+        return self._ports.get((device, port), {})
+
+    def __len__(self) -> int:
+        return len(self._ports)
+
+    @classmethod
+    def from_records(cls, records: list[dict[str, object]]) -> Topology:
+        ports: dict[tuple[str, str], dict[str, str]] = {}
+        for i, rec in enumerate(records):
+            try:
+                device, port = str(rec["device"]), str(rec["port"])
+            except KeyError as exc:
+                raise ValueError(f"topology entry {i}: missing {exc.args[0]!r}") from None
+            ports[(device, port)] = {
+                k: str(rec[k]) for k in TOPOLOGY_TAGS if rec.get(k) not in (None, "")
+            }
+        return cls(ports)
+
+    @classmethod
+    def load(cls, path: Path) -> Topology:
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ValueError(f"{path}: cannot load topology: {exc}") from None
+        if not isinstance(data, list):
+            raise ValueError(f"{path}: topology must be a JSON list of port records")
+        return cls.from_records(data)
+
+    def records(self) -> list[dict[str, str]]:
+        return [{"device": d, "port": p, **t} for (d, p), t in sorted(self._ports.items())]

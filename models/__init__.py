@@ -1,0 +1,1 @@
+"""Anomaly detection (link detector, collective detector) lands with the detection issues."""

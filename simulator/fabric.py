@@ -1,0 +1,208 @@
+"""Counter dynamics of a whole fabric, vectorised: every port's counters at any instant."""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+
+from simulator.faults import Fault
+from simulator.topology import FabricSpec, SimPort, Topology, build
+
+# The canonical counters the simulator keeps for every port (a superset of what any flavour serves).
+COUNTER_NAMES: tuple[str, ...] = (
+    "in_octets", "out_octets", "in_pkts", "out_pkts", "in_errors", "out_errors",
+    "in_discards", "out_discards", "fcs_errors", "pause_rx", "pause_tx", "ecn_marked",
+    *(f"pfc_rx_p{p}" for p in range(8)), *(f"pfc_tx_p{p}" for p in range(8)),
+    "xmit_wait", "symbol_errors", "link_transitions",
+)
+COL = {name: i for i, name in enumerate(COUNTER_NAMES)}
+ROCE_PRIORITY = 3  # the lossless class RoCE traffic runs on
+MEAN_PKT_BYTES = 4096.0
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    ts_ns: int
+    counters: np.ndarray  # (ports, counters) uint64
+    oper_up: np.ndarray  # (ports,) bool
+
+    def port_values(self, port: SimPort) -> dict[str, int]:
+        row = self.counters[port.index]
+        values = {name: int(row[i]) for i, name in enumerate(COUNTER_NAMES)}
+        values["oper_status"] = 1 if self.oper_up[port.index] else 0
+        return values
+
+
+class JobSchedule:
+    """Training jobs start and stop; while running, compute phases alternate with all-reduce
+    bursts. Deterministic in time for a given seed, so a run can be reproduced."""
+
+    def __init__(self, seed: int, job_s: float = 240.0, idle_s: float = 40.0) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.job_s, self.idle_s = job_s, idle_s
+        self.offset = float(self.rng.uniform(0, job_s))
+        self.step_s = float(self.rng.uniform(1.5, 3.0))
+
+    def utilisation(self, t: float) -> float:
+        cycle = self.job_s + self.idle_s
+        pos = (t + self.offset) % cycle
+        if pos >= self.job_s:
+            return 0.01  # between jobs: management traffic only
+        phase = (pos % self.step_s) / self.step_s
+        return 0.88 if phase < 0.45 else 0.08  # all-reduce burst, then compute
+
+
+class Fabric:
+    """Counters advance with wall time; snapshot(ts) is reproducible once taken."""
+
+    def __init__(
+        self, spec: FabricSpec, *, seed: int = 1, start_ns: int, history: int = 0
+    ) -> None:
+        self.topology: Topology = build(spec)
+        self.spec = spec
+        self.ports = self.topology.ports
+        n = len(self.ports)
+        self.rng = np.random.default_rng(seed)
+        self.jobs = JobSchedule(seed)
+        self.start_ns = start_ns
+        self._acc = np.zeros((n, len(COUNTER_NAMES)), dtype=np.float64)
+        # start from realistic non-zero totals so wraps of 32-bit views happen in long runs
+        self._acc[:, COL["in_octets"]] = self.rng.uniform(1e12, 5e13, n)
+        self._acc[:, COL["out_octets"]] = self.rng.uniform(1e12, 5e13, n)
+        self._acc[:, COL["in_pkts"]] = self._acc[:, COL["in_octets"]] / MEAN_PKT_BYTES
+        self._acc[:, COL["out_pkts"]] = self._acc[:, COL["out_octets"]] / MEAN_PKT_BYTES
+        self._speed_Bps = np.array([p.speed_bps / 8 for p in self.ports])
+        self._jitter = self.rng.uniform(0.9, 1.1, n)
+        self._last_ns = start_ns
+        self._oper_up = np.ones(n, dtype=bool)
+        self.faults: list[Fault] = []
+        self._lock = threading.Lock()
+        self._snapshots: OrderedDict[int, Snapshot] = OrderedDict()
+        self._keep = max(history, 4)
+        self._by_device: dict[str, np.ndarray] = {
+            d: np.array([p.index for p in dev.ports], dtype=np.int64)
+            for d, dev in self.topology.devices.items()
+        }
+        self._port_index = {(p.device, p.name): p.index for p in self.ports}
+
+    # -- faults -------------------------------------------------------------------------
+    def inject(self, fault: Fault) -> None:
+        if fault.device not in self.topology.devices:
+            raise ValueError(f"fault on unknown device {fault.device!r}")
+        if fault.port is not None and (fault.device, fault.port) not in self._port_index:
+            raise ValueError(f"fault on unknown port {fault.device}:{fault.port}")
+        with self._lock:
+            self.faults.append(fault)
+
+    def clear_faults(self, device: str | None = None) -> int:
+        with self._lock:
+            before = len(self.faults)
+            self.faults = [f for f in self.faults if device is not None and f.device != device]
+            return before - len(self.faults)
+
+    def device_faults(self, device: str, kind: str) -> list[Fault]:
+        return [f for f in self.faults if f.device == device and f.kind == kind]
+
+    def _fault_rows(self, f: Fault) -> np.ndarray:
+        if f.port is not None:
+            return np.array([self._port_index[(f.device, f.port)]])
+        return self._by_device[f.device]
+
+    # -- dynamics -----------------------------------------------------------------------
+    def _advance(self, ts_ns: int) -> None:
+        if ts_ns <= self._last_ns:
+            return
+        remaining = (ts_ns - self._last_ns) / 1e9
+        t = (self._last_ns - self.start_ns) / 1e9
+        while remaining > 0:  # integrate in steps of at most 1 s so bursts show up
+            dt = min(1.0, remaining)
+            self._step(t + dt / 2, dt)
+            t += dt
+            remaining -= dt
+        self._last_ns = ts_ns
+
+    def _step(self, t: float, dt: float) -> None:
+        n = len(self.ports)
+        acc = self._acc
+        rng = self.rng
+        util = self.jobs.utilisation(t) * self._jitter * rng.uniform(0.97, 1.03, n)
+        up = np.ones(n, dtype=bool)
+        for f in self.faults:
+            if f.kind == "flap":
+                rows = self._fault_rows(f)
+                want_up = (t % f.period) < f.period * 0.6
+                changed = self._oper_up[rows] != want_up
+                acc[rows[changed], COL["link_transitions"]] += 1
+                self._oper_up[rows] = want_up
+        up &= self._oper_up
+        util = np.where(up, util, 0.0)
+        octets = util * self._speed_Bps * dt
+        pkts = octets / MEAN_PKT_BYTES
+        congestion = np.clip(util - 0.6, 0.0, None)  # queues build above ~60 % load
+        ecn_factor = np.ones(n)
+        pause_factor = np.ones(n)
+        discard = np.zeros(n)
+        xwait = congestion * 2e6 * dt
+        ber = np.zeros(n)
+        storm = np.zeros(n)
+        for f in self.faults:
+            rows = self._fault_rows(f)
+            if f.kind == "ecn_off":
+                ecn_factor[rows] = 0.0
+                pause_factor[rows] = 6.0
+            elif f.kind == "congested":
+                discard[rows] += pkts[rows] * 2e-4 + 50 * dt
+                xwait[rows] += 5e7 * dt
+                pause_factor[rows] = 4.0
+            elif f.kind == "ber":
+                ber[rows] += f.rate * dt * (1 + t / 600.0)
+            elif f.kind == "pfc_storm":
+                storm[rows] += 30000 * dt
+        pfc = pkts * congestion * 2e-4 * pause_factor
+        acc[:, COL["in_octets"]] += octets
+        acc[:, COL["out_octets"]] += octets * rng.uniform(0.98, 1.0, n)
+        acc[:, COL["in_pkts"]] += pkts
+        acc[:, COL["out_pkts"]] += pkts
+        acc[:, COL[f"pfc_rx_p{ROCE_PRIORITY}"]] += pfc
+        acc[:, COL[f"pfc_tx_p{ROCE_PRIORITY}"]] += pfc * 0.8 + storm
+        for f in self.faults:
+            if f.kind == "pfc_storm" and f.priority != ROCE_PRIORITY:
+                acc[self._fault_rows(f), COL[f"pfc_tx_p{f.priority}"]] += 30000 * dt
+        acc[:, COL["ecn_marked"]] += pkts * congestion * 3e-3 * ecn_factor
+        acc[:, COL["out_discards"]] += discard
+        acc[:, COL["xmit_wait"]] += xwait
+        # rare background errors everywhere, plus injected bit errors
+        background = rng.poisson(1e-4 * dt, n).astype(np.float64)
+        acc[:, COL["symbol_errors"]] += background + ber
+        acc[:, COL["fcs_errors"]] += background + ber * 0.3
+        acc[:, COL["in_errors"]] += background + ber * 0.3
+
+    def snapshot(self, ts_ns: int) -> Snapshot:
+        """All counters at ts_ns; the same ts always gives the same snapshot while it is kept."""
+        with self._lock:
+            snap = self._snapshots.get(ts_ns)
+            if snap is not None:
+                return snap
+            self._advance(ts_ns)
+            snap = Snapshot(ts_ns, np.floor(self._acc).astype(np.uint64), self._oper_up.copy())
+            self._snapshots[ts_ns] = snap
+            while len(self._snapshots) > self._keep:
+                self._snapshots.popitem(last=False)
+            return snap
+
+    def kept_snapshots(self) -> list[Snapshot]:
+        with self._lock:
+            return list(self._snapshots.values())
+
+    def is_dead(self, device: str) -> bool:
+        return any(f.device == device and f.kind == "dead" for f in self.faults)
+
+
+def align(ts_ns: int, interval_s: float) -> int:
+    """The next multiple of interval after ts (sample ticks are aligned across devices)."""
+    step = max(1, int(interval_s * 1e9))
+    return int(math.ceil(ts_ns / step) * step)

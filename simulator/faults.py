@@ -1,0 +1,67 @@
+"""Faults the simulator can inject, at start or live."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+KINDS = {
+    "flap": "the link goes down and up every `period` seconds (link_transitions, oper_status)",
+    "ber": "rising symbol / FCS errors on one link (`rate` errors/s, growing)",
+    "pfc_storm": "one port sends PFC pause frames on `priority` (default 3) non-stop",
+    "ecn_off": "ECN disabled on one switch: its links mark nothing and pause more",
+    "congested": "a congested spine-facing port: discards and xmit wait",
+    "dead": "the device stops answering (streams stall, new subscriptions hang)",
+    "stream_abort": "the device's gNMI server closes each stream after `after` messages",
+}
+
+
+@dataclass
+class Fault:
+    kind: str
+    device: str
+    port: str | None = None
+    period: float = 20.0
+    rate: float = 50.0
+    priority: int = 3
+    after: int = 10
+
+    @classmethod
+    def parse(cls, spec: str | dict[str, Any]) -> Fault:
+        """'kind:device[:port][,key=value...]' or a dict with the same keys."""
+        if isinstance(spec, dict):
+            data = dict(spec)
+        else:
+            head, *opts = spec.split(",")
+            parts = head.split(":")
+            if len(parts) < 2:
+                raise ValueError(f"fault {spec!r}: expected 'kind:device[:port][,key=value]'")
+            data = {"kind": parts[0], "device": parts[1]}
+            if len(parts) > 2:
+                data["port"] = ":".join(parts[2:])
+            for opt in opts:
+                key, sep, value = opt.partition("=")
+                if not sep:
+                    raise ValueError(f"fault {spec!r}: option {opt!r} is not key=value")
+                data[key.strip()] = value.strip()
+        kind = data.get("kind")
+        if kind not in KINDS:
+            raise ValueError(f"unknown fault kind {kind!r}; known: {', '.join(KINDS)}")
+        try:
+            return cls(
+                kind=str(kind),
+                device=str(data["device"]),
+                port=None if data.get("port") in (None, "") else str(data["port"]),
+                period=float(data.get("period", 20.0)),
+                rate=float(data.get("rate", 50.0)),
+                priority=int(data.get("priority", 3)),
+                after=int(data.get("after", 10)),
+            )
+        except (KeyError, ValueError, TypeError) as exc:
+            raise ValueError(f"fault {spec!r}: {exc}") from None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind, "device": self.device, "port": self.port, "period": self.period,
+            "rate": self.rate, "priority": self.priority, "after": self.after,
+        }

@@ -1,0 +1,149 @@
+"""How each simulated vendor flavour spells its counters over gNMI.
+
+Written independently of collectors/gnmi/paths/*.toml on purpose: if a collector table is
+wrong, the end-to-end tests see different numbers instead of the same mistake twice.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from pygnmi.spec.v080 import gnmi_pb2
+
+from simulator.fabric import Snapshot
+from simulator.topology import SimPort
+
+OC_COUNTERS = {
+    "in-octets": "in_octets", "out-octets": "out_octets", "in-pkts": "in_pkts",
+    "out-pkts": "out_pkts", "in-errors": "in_errors", "out-errors": "out_errors",
+    "in-discards": "in_discards", "out-discards": "out_discards", "in-fcs-errors": "fcs_errors",
+}
+OC_ETHERNET = {"in-mac-pause-frames": "pause_rx", "out-mac-pause-frames": "pause_tx"}
+SONIC_FIELDS = {
+    "SAI_PORT_STAT_IF_IN_OCTETS": "in_octets", "SAI_PORT_STAT_IF_OUT_OCTETS": "out_octets",
+    "SAI_PORT_STAT_IF_IN_UCAST_PKTS": "in_pkts", "SAI_PORT_STAT_IF_OUT_UCAST_PKTS": "out_pkts",
+    "SAI_PORT_STAT_IF_IN_ERRORS": "in_errors", "SAI_PORT_STAT_IF_OUT_ERRORS": "out_errors",
+    "SAI_PORT_STAT_IF_IN_DISCARDS": "in_discards", "SAI_PORT_STAT_IF_OUT_DISCARDS": "out_discards",
+    "SAI_PORT_STAT_ETHER_STATS_CRC_ALIGN_ERRORS": "fcs_errors",
+    "SAI_PORT_STAT_PAUSE_RX_PKTS": "pause_rx", "SAI_PORT_STAT_PAUSE_TX_PKTS": "pause_tx",
+    **{f"SAI_PORT_STAT_PFC_{p}_RX_PKTS": f"pfc_rx_p{p}" for p in range(8)},
+    **{f"SAI_PORT_STAT_PFC_{p}_TX_PKTS": f"pfc_tx_p{p}" for p in range(8)},
+}
+
+
+def _elem(elem_name: str, **keys: str) -> Any:
+    return gnmi_pb2.PathElem(name=elem_name, key=keys)
+
+
+def _path(*elems: Any, target: str = "") -> Any:
+    return gnmi_pb2.Path(elem=list(elems), target=target)
+
+
+def _uint(name: str, value: int) -> Any:
+    return gnmi_pb2.Update(path=_path(_elem(name)), val=gnmi_pb2.TypedValue(uint_val=value))
+
+
+def _notif(ts: int, prefix: Any, updates: list[Any]) -> Any:
+    return gnmi_pb2.Notification(timestamp=ts, prefix=prefix, update=updates)
+
+
+def served(flavour: str, values: dict[str, int]) -> dict[str, int]:
+    """The canonical counters a flavour carries for one port (what a collector can read back)."""
+    keep = set(OC_COUNTERS.values()) | set(OC_ETHERNET.values()) | {"oper_status", "ecn_marked"}
+    if flavour == "openconfig":
+        keep |= {"link_transitions"}
+    elif flavour == "arista":
+        keep |= {"link_transitions"} | {f"pfc_{d}_p{p}" for d in ("rx", "tx") for p in range(8)}
+    elif flavour == "cumulus":
+        keep |= {"link_transitions", "xmit_wait"}
+        keep |= {f"pfc_{d}_p{p}" for d in ("rx", "tx") for p in range(8)}
+    elif flavour == "sonic":
+        keep = set(SONIC_FIELDS.values()) | {"ecn_marked"}
+    return {k: v for k, v in values.items() if k in keep}
+
+
+def oper_notification(flavour: str, port: SimPort, ts: int, up: bool) -> Any | None:
+    if flavour == "sonic":
+        return None  # SONiC keeps oper state in APPL_DB, not COUNTERS_DB
+    upd = gnmi_pb2.Update(
+        path=_path(_elem("oper-status")),
+        val=gnmi_pb2.TypedValue(string_val="UP" if up else "DOWN"),
+    )
+    return _notif(ts, _path(_elem("interfaces"), _elem("interface", name=port.name), _elem("state")), [upd])
+
+
+def port_notifications(flavour: str, port: SimPort, snap: Snapshot) -> Iterator[Any]:
+    """Counter notifications for one port at one snapshot (oper-status comes separately)."""
+    v = snap.port_values(port)
+    ts = snap.ts_ns
+    if flavour == "sonic":
+        fields = {sai: str(v[c]) for sai, c in SONIC_FIELDS.items()}
+        yield _notif(ts, _path(_elem("COUNTERS"), target="COUNTERS_DB"), [
+            gnmi_pb2.Update(
+                path=_path(_elem(port.name)),
+                val=gnmi_pb2.TypedValue(json_ietf_val=json.dumps(fields).encode()),
+            )
+        ])
+        # ECN marks are per queue in SONiC: all on queue 3 here, queue 0 carries none
+        queues = {
+            f"{port.name}:3": {"SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS": str(v["ecn_marked"])},
+            f"{port.name}:0": {"SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS": "0"},
+        }
+        yield _notif(ts, _path(_elem("COUNTERS"), target="COUNTERS_DB"), [
+            gnmi_pb2.Update(
+                path=_path(_elem(port.name), _elem("Queues")),
+                val=gnmi_pb2.TypedValue(json_ietf_val=json.dumps(queues).encode()),
+            )
+        ])
+        return
+    intf = _elem("interface", name=port.name)
+    counters = [_uint(leaf, v[c]) for leaf, c in OC_COUNTERS.items()]
+    if flavour == "cumulus":
+        # carrier transitions split up/down; their sum is link_transitions
+        downs = v["link_transitions"] // 2
+        counters += [
+            _uint("carrier-up-transitions", v["link_transitions"] - downs),
+            _uint("carrier-down-transitions", downs),
+            _uint("ecn-marked-pkts", v["ecn_marked"]),
+            _uint("tx-wait", v["xmit_wait"]),
+        ]
+    else:
+        counters.append(_uint("carrier-transitions", v["link_transitions"]))
+    yield _notif(ts, _path(_elem("interfaces"), intf, _elem("state"), _elem("counters")), counters)
+    yield _notif(
+        ts,
+        _path(_elem("interfaces"), intf, _elem("ethernet"), _elem("state"), _elem("counters")),
+        [_uint(leaf, v[c]) for leaf, c in OC_ETHERNET.items()],
+    )
+    if flavour in ("openconfig", "arista"):
+        for queue, value in (("3", v["ecn_marked"]), ("0", 0)):
+            yield _notif(
+                ts,
+                _path(
+                    _elem("qos"), _elem("interfaces"), _elem("interface", **{"interface-id": port.name}),
+                    _elem("output"), _elem("queues"), _elem("queue", name=queue), _elem("state"),
+                ),
+                [_uint("ecn-marked-pkts", value), _uint("transmit-pkts", v["out_pkts"] if queue == "3" else 0)],
+            )
+    if flavour == "arista":
+        for p in range(8):
+            yield _notif(
+                ts,
+                _path(
+                    _elem("interfaces"), intf, _elem("ethernet"), _elem("pfc"), _elem("priorities"),
+                    _elem("priority", index=str(p)), _elem("state"),
+                ),
+                [_uint("in-frames", v[f"pfc_rx_p{p}"]), _uint("out-frames", v[f"pfc_tx_p{p}"])],
+            )
+    elif flavour == "cumulus":
+        for p in range(8):
+            yield _notif(
+                ts,
+                _path(
+                    _elem("qos"), _elem("interfaces"), _elem("interface", **{"interface-id": port.name}),
+                    _elem("switch-priority", priority=str(p)), _elem("state"), _elem("counters"),
+                ),
+                [_uint("in-pause-pkts", v[f"pfc_rx_p{p}"]), _uint("out-pause-pkts", v[f"pfc_tx_p{p}"])],
+            )

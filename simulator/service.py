@@ -1,0 +1,168 @@
+"""The simulated fabric as a service: per-switch gNMI targets plus a small control API."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import grpc
+from aiohttp import web
+from pydantic import Field
+
+from daemon.config_types import SecretRef, StrictModel
+from simulator.fabric import Fabric
+from simulator.faults import KINDS, Fault
+from simulator.gnmi_server import GnmiTarget, start_server
+from simulator.topology import FLAVOURS, FabricSpec
+
+log = logging.getLogger("fabricwatch.simulator")
+
+
+class FabricSection(StrictModel):
+    nodes: int = Field(8, ge=1)
+    rails: int = Field(2, ge=1)
+    leaves_per_rail: int = Field(1, ge=1)
+    spines: int = Field(2, ge=1)
+    fabric: Literal["roce", "ib"] = "roce"
+    speed_gbps: int = Field(400, ge=1)
+    flavours: list[str] = Field(default_factory=lambda: list(FLAVOURS))
+    seed: int = 1
+
+
+class GnmiSection(StrictModel):
+    host: str = "127.0.0.1"
+    base_port: int = Field(0, ge=0, le=65535)  # 0: free ports; else base_port + device index
+    username: str | None = None
+    password: SecretRef | None = None
+    tls_cert_file: Path | None = None
+    tls_key_file: Path | None = None
+
+
+class SimConfig(StrictModel):
+    fabric: FabricSection = FabricSection()
+    gnmi: GnmiSection = GnmiSection()
+    control_listen: str = "127.0.0.1:0"
+    faults: list[str] = Field(default_factory=list)
+    history: int = 0  # snapshots kept for tests that compare served values
+
+
+@dataclass
+class SimTarget:
+    device: str
+    address: str
+    flavour: str
+
+
+@dataclass
+class Simulator:
+    config: SimConfig
+    fabric: Fabric = field(init=False)
+    targets: list[SimTarget] = field(default_factory=list)
+    servers: dict[str, grpc.aio.Server] = field(default_factory=dict)
+    servicers: dict[str, GnmiTarget] = field(default_factory=dict)
+    control_url: str | None = None
+    _runner: web.AppRunner | None = None
+
+    def __post_init__(self) -> None:
+        f = self.config.fabric
+        spec = FabricSpec(
+            nodes=f.nodes, rails=f.rails, leaves_per_rail=f.leaves_per_rail, spines=f.spines,
+            fabric=f.fabric, speed_gbps=f.speed_gbps, flavours=tuple(f.flavours),
+        )
+        self.fabric = Fabric(spec, seed=f.seed, start_ns=time.time_ns(), history=self.config.history)
+        for text in self.config.faults:
+            self.fabric.inject(Fault.parse(text))
+
+    async def start(self) -> None:
+        g = self.config.gnmi
+        password = g.password.resolve().get_secret_value() if g.password else None
+        tls = None
+        if g.tls_cert_file and g.tls_key_file:
+            tls = (g.tls_cert_file.read_bytes(), g.tls_key_file.read_bytes())
+        for i, (name, dev) in enumerate(self.fabric.topology.devices.items()):
+            servicer = GnmiTarget(self.fabric, name, username=g.username, password=password)
+            port_req = 0 if g.base_port == 0 else g.base_port + i
+            server, port = await start_server(servicer, f"{g.host}:{port_req}", tls=tls)
+            self.servers[name] = server
+            self.servicers[name] = servicer
+            self.targets.append(SimTarget(name, f"{g.host}:{port}", dev.flavour))
+        await self._start_control()
+
+    async def stop(self) -> None:
+        for server in self.servers.values():
+            await server.stop(grace=0.2)
+        self.servers.clear()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def stop_device(self, device: str) -> None:
+        """Take one device's gNMI server away entirely (connection refused)."""
+        server = self.servers.pop(device, None)
+        if server is not None:
+            await server.stop(grace=0)
+
+    # -- what the daemon needs to know -------------------------------------------------
+    def daemon_collectors(self, sample_interval: float = 10.0) -> list[dict[str, Any]]:
+        """[[collectors.gnmi]] sections for these targets, one per flavour."""
+        sections = []
+        for flavour in sorted({t.flavour for t in self.targets}):
+            section: dict[str, Any] = {
+                "name": f"sim-{flavour}",
+                "flavour": flavour,
+                "sample_interval": sample_interval,
+                "tags": {"fabric": self.config.fabric.fabric},
+                "targets": [
+                    {"device": t.device, "address": t.address}
+                    for t in self.targets if t.flavour == flavour
+                ],
+            }
+            if self.config.gnmi.username:
+                section["username"] = self.config.gnmi.username
+            sections.append(section)
+        return sections
+
+    def write_topology(self, path: Path) -> None:
+        path.write_text(json.dumps(self.fabric.topology.records(), indent=1))
+
+    # -- live fault injection over HTTP ------------------------------------------------
+    async def _start_control(self) -> None:
+        app = web.Application()
+        app.router.add_get("/faults", self._list_faults)
+        app.router.add_post("/faults", self._add_fault)
+        app.router.add_delete("/faults", self._clear_faults)
+        app.router.add_get("/targets", self._list_targets)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        host, _, port = self.config.control_listen.rpartition(":")
+        site = web.TCPSite(self._runner, host, int(port))
+        await site.start()
+        sockets = site._server.sockets if site._server else []  # type: ignore[union-attr]
+        bound = sockets[0].getsockname()[1] if sockets else int(port)
+        self.control_url = f"http://{host}:{bound}"
+
+    async def _list_faults(self, request: web.Request) -> web.Response:
+        return web.json_response({
+            "faults": [f.to_dict() for f in self.fabric.faults], "kinds": KINDS,
+        })
+
+    async def _add_fault(self, request: web.Request) -> web.Response:
+        try:
+            body = await request.json()
+            fault = Fault.parse(body if isinstance(body, dict) else str(body))
+            self.fabric.inject(fault)
+        except (ValueError, json.JSONDecodeError) as exc:
+            return web.json_response({"error": str(exc)}, status=400)
+        log.info("fault injected", extra={"fault": fault.to_dict()})
+        return web.json_response(fault.to_dict(), status=201)
+
+    async def _clear_faults(self, request: web.Request) -> web.Response:
+        removed = self.fabric.clear_faults(request.query.get("device"))
+        return web.json_response({"removed": removed})
+
+    async def _list_targets(self, request: web.Request) -> web.Response:
+        return web.json_response([t.__dict__ for t in self.targets])
