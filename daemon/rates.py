@@ -101,7 +101,12 @@ class RateEngine:
             prev, prev_ts = prev_entry
             dt_ns = ts - prev_ts
             if dt_ns <= 0:
-                stats_ooo = True
+                if dt_ns == 0:
+                    # the same instant again (a sum completed by a later notification): the
+                    # newer value is the better base for the next rate
+                    last[name] = (value, ts)
+                else:
+                    stats_ooo = True
                 continue
             last[name] = (value, ts)
             spec = _SPECS.get(name)

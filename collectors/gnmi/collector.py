@@ -13,17 +13,10 @@ from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
 from collectors.gnmi.config import GnmiConfig, GnmiTarget
 from collectors.gnmi.mapping import Decoder, load_table
 from daemon.batch import SampleBatch
+from daemon.errors import TargetError
 
 _ENCODING = {"proto": gnmi_pb2.PROTO, "json_ietf": gnmi_pb2.JSON_IETF, "json": gnmi_pb2.JSON}
 _SL = gnmi_pb2.SubscriptionList
-
-
-class TargetError(Exception):
-    """A target failed in a way worth counting; `kind` labels the error metric."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
 
 
 def parse_path(text: str) -> Any:

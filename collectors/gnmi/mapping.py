@@ -127,20 +127,32 @@ class Decoder:
         self.tags = tags
         self.unmapped = 0
         self.unmapped_paths: set[str] = set()
-        self._prefix_cache: dict[bytes, tuple[str, dict[str, str]]] = {}
+        self._prefix_cache: dict[bytes, tuple[str, dict[str, str], str | None]] = {}
+        # (port, counter) -> instance -> latest value, for counters summed over instances
+        # (queues, carrier up + down) that a device sends in separate notifications
+        self._instances: dict[tuple[str, str], dict[str, float]] = {}
 
-    def _norm_prefix(self, prefix: Any) -> tuple[str, dict[str, str]]:
+    def _port_of(self, elem: Any, name: str) -> str | None:
+        # the port is the key of the "interface" element, never of a queue or priority below it
+        if name != "interface":
+            return None
+        return next((elem.key[k] for k in self.table.port_keys if k in elem.key), None)
+
+    def _norm_prefix(self, prefix: Any) -> tuple[str, dict[str, str], str | None]:
         key = prefix.SerializeToString()
         hit = self._prefix_cache.get(key)
         if hit is not None:
             return hit
         names: list[str] = []
         keys: dict[str, str] = {}
+        port: str | None = None
         for e in prefix.elem:
-            names.append(_strip_module(e.name))
+            name = _strip_module(e.name)
+            names.append(name)
+            port = self._port_of(e, name) or port
             for k, v in e.key.items():
                 keys[k] = v
-        result = ("/" + "/".join(names) if names else "", keys)
+        result = ("/" + "/".join(names) if names else "", keys, port)
         if len(self._prefix_cache) < 100_000:
             self._prefix_cache[key] = result
         return result
@@ -149,15 +161,16 @@ class Decoder:
         if self.table.port_elem is not None:
             return self._decode_elem_ported(notification)
         ts = notification.timestamp
-        pnorm, pkeys = self._norm_prefix(notification.prefix)
+        pnorm, pkeys, pport = self._norm_prefix(notification.prefix)
         leaves = self.table.leaves
         enums = self.table.enums
         by_port: dict[str, dict[str, float]] = {}
-        sums: dict[tuple[str, str], dict[str, float]] = {}
+        sums: set[tuple[str, str]] = set()
         name_leaf: str | None = None
         pending: list[tuple[str, float]] = []  # values whose port comes from a "name" leaf
         for u in notification.update:
             elems = u.path.elem
+            port = pport
             if len(elems) == 1 and not elems[0].key:
                 full = pnorm + "/" + _strip_module(elems[0].name)
                 keys = pkeys
@@ -165,7 +178,9 @@ class Decoder:
                 keys = dict(pkeys)
                 parts = [pnorm] if pnorm else []
                 for e in elems:
-                    parts.append(_strip_module(e.name))
+                    name = _strip_module(e.name)
+                    parts.append(name)
+                    port = self._port_of(e, name) or port
                     keys.update(e.key)
                 full = "/".join(parts) if pnorm else "/" + "/".join(parts)
             template = leaves.get(full)
@@ -185,18 +200,18 @@ class Decoder:
             if value is None:
                 self.unmapped += 1
                 continue
-            port = next((keys[k] for k in self.table.port_keys if k in keys), None)
             if port is None:
                 pending.append((counter, value))
                 continue
             over = self.table.sum_over.get(counter)
             if over is not None or counter in self.table.sum_leaves:
                 instance = full + "|" + (keys.get(over, "") if over else "")
-                sums.setdefault((port, counter), {})[instance] = value
+                self._instances.setdefault((port, counter), {})[instance] = value
+                sums.add((port, counter))
                 continue
             by_port.setdefault(port, {})[counter] = value
-        for (port, counter), parts_ in sums.items():
-            by_port.setdefault(port, {})[counter] = sum(parts_.values())
+        for port, counter in sums:
+            by_port.setdefault(port, {})[counter] = sum(self._instances[(port, counter)].values())
         if pending:
             if name_leaf is None:
                 self.unmapped += len(pending)

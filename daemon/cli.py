@@ -1,0 +1,104 @@
+"""The `fabricwatch` command line: run, check, demo, simulate."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from pathlib import Path
+
+from daemon import logs
+
+log = logging.getLogger("fabricwatch.cli")
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from daemon import config as config_mod
+    from daemon.runner import Runner
+
+    try:
+        cfg = config_mod.load(args.config)
+    except config_mod.ConfigError as exc:
+        print(f"fabricwatch: config error\n{exc}", file=sys.stderr)
+        return 2
+    logs.setup(cfg.daemon.log_level)
+
+    async def main() -> int:
+        runner = Runner(cfg, config_path=Path(args.config), listen=args.listen)
+        return await runner.run()
+
+    return asyncio.run(main())
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from daemon.check import run_check
+
+    logs.setup("error")
+    return asyncio.run(run_check(Path(args.config), timeout=args.timeout))
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from simulator.cli import run_simulate
+
+    logs.setup(args.log_level)
+    return asyncio.run(run_simulate(args))
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from daemon.demo import run_demo
+
+    return asyncio.run(run_demo(args))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="fabricwatch", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run the daemon")
+    run.add_argument("-c", "--config", required=True, help="TOML config file")
+    run.add_argument("--listen", help="override daemon.listen (host:port)")
+    run.set_defaults(func=_cmd_run)
+
+    check = sub.add_parser("check", help="validate the config, check sinks, reach every target")
+    check.add_argument("-c", "--config", required=True)
+    check.add_argument("--timeout", type=float, default=10.0, help="seconds per target")
+    check.set_defaults(func=_cmd_check)
+
+    sim = sub.add_parser("simulate", help="run the simulated fabric alone")
+    sim.add_argument("-c", "--config", help="simulator TOML (defaults: 8 nodes, 2 rails, 2 spines)")
+    sim.add_argument("--fault", action="append", default=[],
+                     help="inject at start: kind:device[:port][,key=value] (repeatable)")
+    sim.add_argument("--out", type=Path,
+                     help="write topology.json and a matching fabricwatch.toml into this folder")
+    sim.add_argument("--interval", default="10s", help="sample interval written in fabricwatch.toml")
+    sim.add_argument("--log-level", default="info")
+    sim.set_defaults(func=_cmd_simulate)
+
+    demo = sub.add_parser("demo", help="simulator + daemon in one go, with a live view")
+    demo.add_argument("--influx-url", default=None,
+                      help="InfluxDB URL (env FABRICWATCH_INFLUX_URL; default http://127.0.0.1:8086)")
+    demo.add_argument("--influx-api", choices=["v1", "v2"], default="v1")
+    demo.add_argument("--influx-db", default="fabricwatch", help="database (v1) or bucket (v2)")
+    demo.add_argument("--state-dir", type=Path, default=None,
+                      help="spool and log folder (default ~/.local/state/fabricwatch/demo)")
+    demo.add_argument("--listen", default="127.0.0.1:9465")
+    demo.add_argument("--nodes", type=int, default=16)
+    demo.add_argument("--rails", type=int, default=4)
+    demo.add_argument("--spines", type=int, default=2)
+    demo.add_argument("--interval", type=float, default=2.0, help="sample interval, seconds")
+    demo.add_argument("--fault", action="append", default=None,
+                      help="fault to inject (default: a flapping link and a PFC storm)")
+    demo.add_argument("--duration", type=float, default=None, help="stop after N seconds")
+    demo.add_argument("--no-view", action="store_true", help="plain JSON logs instead of the live view")
+    demo.set_defaults(func=_cmd_demo)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

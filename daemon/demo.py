@@ -1,0 +1,156 @@
+"""`fabricwatch demo`: simulator + daemon in one process, with a live terminal view."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+from rich.console import Group
+from rich.live import Live
+from rich.table import Table
+
+from daemon import logs
+from daemon.config import parse
+from daemon.runner import Runner
+from daemon.topology import Topology
+from simulator.service import SimConfig, Simulator
+
+log = logging.getLogger("fabricwatch.demo")
+
+DEFAULT_FAULTS = ["flap:leaf-r0-0:{p0},period=20", "pfc_storm:leaf-r1-0:{p1}"]
+
+
+async def _prepare_influx(url: str, api: str, db: str) -> str | None:
+    """Create the demo database when InfluxDB 1.x answers; None if reachable, else why not."""
+    try:
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=2)) as s:
+            async with s.get(f"{url}/ping") as resp:
+                if resp.status >= 300:
+                    return f"{url}/ping answered {resp.status}"
+            if api == "v1":
+                async with s.post(f"{url}/query", data={"q": f'CREATE DATABASE "{db}"'}) as resp:
+                    if resp.status != 200:
+                        return f"CREATE DATABASE answered {resp.status}"
+    except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def _view(runner: Runner, influx_note: str, rates: dict[str, float]) -> Group:
+    targets = Table(title="targets", expand=True)
+    for col in ("device", "collector", "up", "samples", "errors", "last error"):
+        targets.add_column(col)
+    for t in sorted(runner.targets.values(), key=lambda t: t.device):
+        targets.add_row(
+            t.device, t.name, "[green]up" if t.up else "[red]down", str(t.samples),
+            str(sum(t.errors.values())), t.last_error[:50],
+        )
+    storage = Table(title="storage", expand=True)
+    for col in ("sink", "written", "spooled points", "spool bytes", "dropped", "last error"):
+        storage.add_column(col)
+    for s in runner.sinks:
+        storage.add_row(
+            s.name, str(s.stats.points_written), str(s.spool.pending_points),
+            str(s.spool.pending_bytes),
+            str(s.spool.stats.dropped_points + s.stats.points_rejected), s.stats.last_error[:50],
+        )
+    links = Table(title="top links by pause and error rate (per second)", expand=True)
+    for col in ("device", "port", "role", "pfc rx+tx", "pause", "errors", "ecn", "Gb/s in"):
+        links.add_column(col)
+
+    def pfc(r: dict[str, float]) -> float:
+        return sum(v for k, v in r.items() if k.startswith("pfc_"))
+
+    def errs(r: dict[str, float]) -> float:
+        return sum(r.get(k, 0.0) for k in ("in_errors", "fcs_errors", "out_discards", "in_discards"))
+
+    latest = sorted(runner.pipeline.latest.items(),
+                    key=lambda kv: pfc(kv[1].rates) + 1000 * errs(kv[1].rates), reverse=True)
+    for (device, port), view in latest[:10]:
+        r = view.rates
+        links.add_row(
+            device, port, view.tags.get("role", ""), f"{pfc(r):.0f}",
+            f"{r.get('pause_rx', 0) + r.get('pause_tx', 0):.0f}", f"{errs(r):.1f}",
+            f"{r.get('ecn_marked', 0):.0f}", f"{r.get('in_octets', 0) * 8 / 1e9:.1f}",
+        )
+    up = sum(t.up for t in runner.targets.values())
+    header = Table.grid(expand=True)
+    header.add_row(
+        f"[bold]fabricwatch demo[/] targets up {up}/{len(runner.targets)}   "
+        f"ingest {rates.get('values', 0):,.0f} counter values/s   "
+        f"metrics {runner.http.url if runner.http else ''}/metrics   {influx_note}   Ctrl-C stops"
+    )
+    return Group(header, targets, storage, links)
+
+
+async def run_demo(args: argparse.Namespace) -> int:
+    state = args.state_dir or Path(os.environ.get("XDG_STATE_HOME", Path.home() / ".local/state")) / "fabricwatch/demo"
+    state.mkdir(parents=True, exist_ok=True)
+    if args.no_view:
+        logs.setup("info")
+    else:
+        logs.setup("info", open(state / "demo.log", "a"))  # noqa: SIM115 - lives as long as the demo
+    url = (args.influx_url or os.environ.get("FABRICWATCH_INFLUX_URL") or "http://127.0.0.1:8086").rstrip("/")
+    sim = Simulator(SimConfig.model_validate({
+        "fabric": {"nodes": args.nodes, "rails": args.rails, "spines": args.spines},
+    }))
+    leaf0 = sim.fabric.topology.devices.get("leaf-r0-0")
+    leaf1 = sim.fabric.topology.devices.get("leaf-r1-0") or leaf0
+    faults = args.fault if args.fault is not None else [
+        f.format(p0=leaf0.ports[0].name if leaf0 else "", p1=leaf1.ports[1].name if leaf1 else "")
+        for f in DEFAULT_FAULTS
+    ]
+    from simulator.faults import Fault
+
+    for text in faults:
+        sim.fabric.inject(Fault.parse(text))
+    await sim.start()
+    problem = await _prepare_influx(url, args.influx_api, args.influx_db)
+    influx_note = (f"InfluxDB {url} db={args.influx_db}" if problem is None
+                   else f"InfluxDB not reachable ({url}): spooling to {state / 'spool'}")
+    sink: dict[str, Any] = {
+        "api": args.influx_api, "url": url, "spool": {"dir": str(state / "spool")},
+        "close_timeout": 3.0,
+    }
+    sink["database" if args.influx_api == "v1" else "bucket"] = args.influx_db
+    cfg = parse({
+        "daemon": {"listen": args.listen, "site": "demo"},
+        "collectors": {"gnmi": sim.daemon_collectors(args.interval)},
+        "sinks": {"influxdb": [sink]},
+    }, "<demo>")
+    runner = Runner(cfg)
+    runner.pipeline.topology = Topology.from_records(sim.fabric.topology.records())
+    log.info("demo starting", extra={"influx": influx_note, "ports": len(sim.fabric.ports)})
+    run_task = asyncio.create_task(runner.run(), name="daemon")
+    stop_timer = None
+    if args.duration:
+        stop_timer = asyncio.get_running_loop().call_later(args.duration, runner.stop)
+    try:
+        if args.no_view:
+            await run_task
+        else:
+            rates: dict[str, float] = {}
+            last_values, last_t = 0, time.monotonic()
+            with Live(_view(runner, influx_note, rates), refresh_per_second=2, screen=False) as live:
+                while not run_task.done():
+                    await asyncio.wait({run_task}, timeout=1.0)
+                    now = time.monotonic()
+                    values = sum(t.values for t in runner.targets.values())
+                    rates["values"] = (values - last_values) / max(now - last_t, 1e-6)
+                    last_values, last_t = values, now
+                    live.update(_view(runner, influx_note, rates))
+        code = await run_task
+    finally:
+        if stop_timer is not None:
+            stop_timer.cancel()
+        with contextlib.suppress(Exception):
+            await sim.stop()
+    print(f"fabricwatch demo stopped. {influx_note}. Log: {state / 'demo.log'}")
+    return code

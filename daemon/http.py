@@ -1,0 +1,85 @@
+"""/metrics, /healthz, /readyz and a small JSON API, served with aiohttp."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from aiohttp import web
+from prometheus_client import CONTENT_TYPE_LATEST
+
+if TYPE_CHECKING:
+    from daemon.runner import Runner
+
+
+class HttpServer:
+    def __init__(self, runner: Runner, listen: str) -> None:
+        self.runner = runner
+        host, _, port = listen.rpartition(":")
+        self.host, self.port = host.strip("[]"), int(port)
+        self._runner: web.AppRunner | None = None
+        self.url = ""
+
+    async def start(self) -> None:
+        app = web.Application()
+        app.router.add_get("/metrics", self.metrics)
+        app.router.add_get("/healthz", self.healthz)
+        app.router.add_get("/readyz", self.readyz)
+        app.router.add_get("/api/targets", self.api_targets)
+        app.router.add_get("/api/links", self.api_links)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port)
+        await site.start()
+        server = site._server
+        if server is not None and server.sockets:  # type: ignore[union-attr]
+            self.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.url = f"http://{self.host}:{self.port}"
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    async def metrics(self, request: web.Request) -> web.Response:
+        body = self.runner.metrics.exposition()
+        return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+    async def healthz(self, request: web.Request) -> web.Response:
+        return web.json_response({"status": "ok", "uptime_s": round(time.time() - self.runner.started_unix, 1)})
+
+    async def readyz(self, request: web.Request) -> web.Response:
+        if not self.runner.ready:
+            return web.json_response({"ready": False, "reason": "starting or stopping"}, status=503)
+        return web.json_response({
+            "ready": True,
+            "targets": len(self.runner.targets),
+            "targets_up": sum(t.up for t in self.runner.targets.values()),
+        })
+
+    async def api_targets(self, request: web.Request) -> web.Response:
+        return web.json_response([
+            {
+                "collector": t.collector, "name": t.name, "device": t.device,
+                "address": t.address, "up": t.up, "last_update_unix": t.last_update_unix,
+                "samples": t.samples, "errors": t.errors, "last_error": t.last_error,
+            }
+            for t in self.runner.targets.values()
+        ])
+
+    async def api_links(self, request: web.Request) -> web.Response:
+        """Latest rates per port, sorted by ?sort=<counter> (default pfc + pause)."""
+        key = request.query.get("sort", "")
+        limit = int(request.query.get("limit", "20"))
+        rows = []
+        for (device, port), view in self.runner.pipeline.latest.items():
+            rows.append({"device": device, "port": port, "tags": view.tags, "rates": view.rates})
+
+        def score(r: dict[str, object]) -> float:
+            rates = r["rates"]
+            assert isinstance(rates, dict)
+            if key:
+                return float(rates.get(key, 0.0))
+            return float(sum(v for k, v in rates.items() if k.startswith(("pfc_", "pause_"))))
+
+        rows.sort(key=score, reverse=True)
+        return web.json_response(rows[:limit])

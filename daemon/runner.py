@@ -1,0 +1,212 @@
+"""The runtime: one task per target in a TaskGroup, pipeline in between, sinks at the end.
+
+SIGTERM/SIGINT: stop collecting, flush sinks, exit 0. SIGHUP: reload the config and apply
+target changes; targets whose settings did not change keep their sessions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import signal
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from daemon import config as config_mod
+from daemon.batch import SampleBatch
+from daemon.config import Config, ConfigError
+from daemon.errors import TargetError
+from daemon.http import HttpServer
+from daemon.pipeline import Pipeline
+from daemon.rates import RateStats
+from daemon.sharding import owns
+from daemon.status import TargetStatus
+from daemon.topology import Topology
+from sinks.prometheus.metrics import SelfMetrics
+
+log = logging.getLogger("fabricwatch.runner")
+
+
+def build_collectors(config: Config) -> list[Any]:
+    """Every collector target of the config that this daemon's shard owns."""
+    k, n = config.daemon.shard_k_n
+    out = []
+    for _kind, section in config.collector_configs():
+        for collector in section.build():
+            if owns(collector.device, k, n):
+                out.append(collector)
+    return out
+
+
+def load_topology(config: Config) -> Topology:
+    if config.daemon.topology is None:
+        return Topology()
+    return Topology.load(config.daemon.topology)
+
+
+class Runner:
+    def __init__(
+        self, config: Config, *, config_path: Path | None = None, listen: str | None = None
+    ) -> None:
+        self.config = config
+        self.config_path = config_path
+        self.listen = listen or config.daemon.listen
+        self.pipeline = Pipeline(topology=load_topology(config), max_gap_s=config.pipeline.max_gap)
+        self.sinks: list[Any] = [s.build() for _kind, s in config.sink_configs()]
+        self.metrics = SelfMetrics(self._metric_source)
+        self.targets: dict[str, TargetStatus] = {}
+        self._tasks: dict[str, tuple[str, asyncio.Task[None]]] = {}
+        self._stop = asyncio.Event()
+        self._reload = asyncio.Event()
+        self._tg: asyncio.TaskGroup | None = None
+        self.http: HttpServer | None = None
+        self.ready = False
+        self.reloads = 0
+        self.reload_failures = 0
+        self.started_unix = time.time()
+
+    def _metric_source(self) -> tuple[Iterable[TargetStatus], RateStats, Iterable[Any]]:
+        return list(self.targets.values()), self.pipeline.rates.stats, self.sinks
+
+    # -- lifecycle ---------------------------------------------------------------------
+    def stop(self) -> None:
+        self._stop.set()
+
+    def request_reload(self) -> None:
+        self._reload.set()
+
+    async def run(self, *, install_signals: bool = True) -> int:
+        loop = asyncio.get_running_loop()
+        if install_signals:
+            loop.add_signal_handler(signal.SIGTERM, self.stop)
+            loop.add_signal_handler(signal.SIGINT, self.stop)
+            loop.add_signal_handler(signal.SIGHUP, self.request_reload)
+        for sink in self.sinks:
+            await sink.start()
+        self.http = HttpServer(self, self.listen)
+        await self.http.start()
+        try:
+            async with asyncio.TaskGroup() as tg:
+                self._tg = tg
+                for collector in build_collectors(self.config):
+                    self._start_target(collector)
+                self.ready = True
+                log.info("fabricwatch running", extra={"targets": len(self._tasks),
+                                                       "listen": self.http.url,
+                                                       "shard": self.config.daemon.shard})
+                reload_task = tg.create_task(self._reload_loop(), name="reload")
+                await self._stop.wait()
+                log.info("stopping: closing target sessions")
+                self.ready = False
+                for _, task in self._tasks.values():
+                    task.cancel()
+                reload_task.cancel()
+        finally:
+            for sink in self.sinks:
+                await sink.close()
+            await self.http.stop()
+            if install_signals:
+                for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+                    loop.remove_signal_handler(sig)
+        log.info("fabricwatch stopped")
+        return 0
+
+    # -- targets -----------------------------------------------------------------------
+    def _start_target(self, collector: Any) -> None:
+        assert self._tg is not None
+        status = TargetStatus(collector.kind, collector.cfg.name, collector.device, collector.address)
+        self.targets[collector.key] = status
+        task = self._tg.create_task(self._target_loop(collector, status), name=collector.key)
+        self._tasks[collector.key] = (collector.fingerprint(), task)
+
+    async def _stop_target(self, key: str) -> None:
+        _, task = self._tasks.pop(key)
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass
+        self.targets.pop(key, None)
+
+    async def _target_loop(self, collector: Any, status: TargetStatus) -> None:
+        backoff = collector.cfg.backoff
+        delay = backoff.initial
+        while True:
+            started = time.monotonic()
+            try:
+                async with collector:
+                    status.connects += 1
+                    async for batch in collector.stream():
+                        if not status.up:
+                            log.info("target up", extra={"target": collector.key})
+                        status.up = True
+                        delay = backoff.initial
+                        await self.handle(batch, status)
+                raise TargetError("closed", "session ended")
+            except asyncio.CancelledError:
+                status.up = False
+                raise
+            except TargetError as exc:
+                status.error(exc.kind, str(exc))
+                log.warning("target failed", extra={"target": collector.key, "kind": exc.kind,
+                                                    "error": str(exc)})
+            except Exception as exc:  # a bug or a surprise must not stop the other targets
+                status.error("internal", repr(exc))
+                log.exception("target loop error", extra={"target": collector.key})
+            self.metrics.poll_seconds.labels(collector.kind).observe(time.monotonic() - started)
+            # full jitter around the current delay so a fleet does not reconnect in step
+            await asyncio.sleep(delay * random.uniform(0.5, 1.5))
+            delay = min(delay * backoff.multiplier, backoff.max)
+
+    async def handle(self, batch: SampleBatch, status: TargetStatus | None = None) -> None:
+        t0 = time.perf_counter()
+        processed = self.pipeline.process(batch)
+        if status is not None:
+            status.last_update_unix = time.time()
+            status.samples += len(batch.samples)
+            status.values += processed.values
+            status.unmapped += batch.unmapped
+        for sink in self.sinks:
+            await sink.write(processed.lines)
+        self.metrics.batch_seconds.labels(batch.collector).observe(time.perf_counter() - t0)
+
+    # -- reload ------------------------------------------------------------------------
+    async def _reload_loop(self) -> None:
+        while True:
+            await self._reload.wait()
+            self._reload.clear()
+            await self.reload()
+
+    async def reload(self) -> bool:
+        if self.config_path is None:
+            log.warning("reload asked but the config did not come from a file")
+            return False
+        try:
+            new = config_mod.load(self.config_path)
+            wanted = {c.key: c for c in build_collectors(new)}
+            topology = load_topology(new)
+        except (ConfigError, ValueError) as exc:
+            self.reload_failures += 1
+            log.error("reload failed; keeping the running config", extra={"error": str(exc)})
+            return False
+        if new.sink_configs() != self.config.sink_configs():
+            log.warning("sink settings changed: they apply at the next restart")
+        removed = [k for k in self._tasks if k not in wanted]
+        changed = [k for k, c in wanted.items() if k in self._tasks and self._tasks[k][0] != c.fingerprint()]
+        added = [k for k in wanted if k not in self._tasks]
+        for key in removed + changed:
+            await self._stop_target(key)
+        for key in changed + added:
+            self._start_target(wanted[key])
+        for key in removed:
+            self.pipeline.rates.forget(key.rsplit(":", 1)[-1])
+        self.pipeline.topology = topology
+        self.pipeline._prefixes.clear()
+        self.config = new
+        self.reloads += 1
+        log.info("config reloaded", extra={"added": added, "removed": removed, "changed": changed,
+                                           "kept": len(self._tasks) - len(added) - len(changed)})
+        return True

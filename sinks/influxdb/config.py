@@ -1,0 +1,67 @@
+"""Config of the InfluxDB sink: one batching layer, a spool, and a v1 or v2 wire path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from daemon.config_types import Backoff, Duration, SecretRef, StrictModel
+
+
+class SpoolConfig(StrictModel):
+    dir: Path = Path("/var/lib/fabricwatch/spool")
+    max_bytes: int = Field(1 << 30, ge=1 << 20)
+    segment_bytes: int = Field(16 << 20, ge=1 << 16)
+    fsync: Literal["always", "interval", "never"] = "interval"
+    fsync_interval: Duration = 1.0
+    drop: Literal["oldest", "newest"] = "oldest"
+
+
+class InfluxConfig(StrictModel):
+    name: str = "influxdb"
+    api: Literal["v1", "v2"] = "v1"
+    url: str = "http://127.0.0.1:8086"
+    # v1: database, retention policy, basic auth
+    database: str | None = None
+    retention_policy: str | None = None
+    username: str | None = None
+    password: SecretRef | None = None
+    # v2: org, bucket, token
+    org: str | None = None
+    bucket: str | None = None
+    token: SecretRef | None = None
+    batch_size: int = Field(5000, ge=1, le=1_000_000)
+    flush_interval: Duration = 1.0
+    timeout: Duration = 10.0
+    backoff: Backoff = Backoff(initial=0.5, max=30.0)
+    close_timeout: Duration = 10.0  # at shutdown, keep sending this long; the rest stays spooled
+    spool: SpoolConfig = SpoolConfig()
+
+    @model_validator(mode="after")
+    def _check(self) -> InfluxConfig:
+        if not self.url.startswith(("http://", "https://")):
+            raise ValueError("url must start with http:// or https://")
+        if self.api == "v1" and not self.database:
+            raise ValueError("api = 'v1' needs 'database'")
+        if self.api == "v2" and not self.bucket:
+            raise ValueError("api = 'v2' needs 'bucket'")
+        if self.password is not None and self.username is None:
+            raise ValueError("password given without username")
+        return self
+
+    async def check(self) -> str | None:
+        """None if the server answers and the database/bucket is there, else what is wrong."""
+        from sinks.influxdb.writers import V1Writer, V2Writer
+
+        writer = V1Writer(self) if self.api == "v1" else V2Writer(self)
+        try:
+            return await writer.check()
+        finally:
+            await writer.close()
+
+    def build(self) -> object:
+        from sinks.influxdb.sink import InfluxSink
+
+        return InfluxSink(self)

@@ -1,0 +1,180 @@
+"""InfluxDB sink: batch lines by size and time, spool every batch, send in order with retries."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from dataclasses import dataclass, field
+
+from sinks.influxdb.config import InfluxConfig
+from sinks.influxdb.writers import V1Writer, V2Writer, WriteOutcome, Writer
+from sinks.spool import Record, Spool
+
+log = logging.getLogger("fabricwatch.sink.influxdb")
+
+
+@dataclass(slots=True)
+class SinkStats:
+    points_written: int = 0
+    points_retried: int = 0  # points in sends that failed and were tried again
+    points_rejected: int = 0  # refused by the server with an error retrying cannot fix
+    write_errors: dict[str, int] = field(default_factory=dict)
+    last_success_unix: float = 0.0
+    last_error: str = ""
+    blocked: bool = False
+
+
+class InfluxSink:
+    kind = "influxdb"
+
+    def __init__(self, cfg: InfluxConfig, writer: Writer | None = None) -> None:
+        self.cfg = cfg
+        self.name = cfg.name
+        self.writer: Writer = writer or (V1Writer(cfg) if cfg.api == "v1" else V2Writer(cfg))
+        sp = cfg.spool
+        self.spool = Spool(
+            sp.dir, max_bytes=sp.max_bytes, segment_bytes=sp.segment_bytes, fsync=sp.fsync,
+            fsync_interval_s=sp.fsync_interval, drop=sp.drop,
+        )
+        self.stats = SinkStats()
+        self._buffer: list[str] = []
+        self._wake = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._closing = False
+        self._last_ok = True
+
+    # -- interface ---------------------------------------------------------------------
+    @property
+    def queue_depth(self) -> int:
+        """Points waiting: in memory plus spooled."""
+        return len(self._buffer) + self.spool.pending_points
+
+    async def start(self) -> None:
+        self._tasks = [
+            asyncio.create_task(self._sender(), name=f"sink:{self.name}:sender"),
+            asyncio.create_task(self._flusher(), name=f"sink:{self.name}:flusher"),
+        ]
+        if self.spool:
+            self._wake.set()  # replay what a previous run left behind
+
+    async def write(self, lines: list[str]) -> None:
+        self._buffer.extend(lines)
+        if len(self._buffer) >= self.cfg.batch_size:
+            self.flush()
+
+    def flush(self) -> None:
+        """Move the in-memory buffer to the spool (durable) in batch_size chunks."""
+        buf = self._buffer
+        if not buf:
+            return
+        self._buffer = []
+        size = self.cfg.batch_size
+        for i in range(0, len(buf), size):
+            chunk = buf[i : i + size]
+            self.spool.append("\n".join(chunk).encode(), len(chunk))
+        self._wake.set()
+
+    async def check(self) -> str | None:
+        return await self.writer.check()
+
+    async def close(self) -> None:
+        """Flush to the spool, keep sending up to close_timeout, leave the rest spooled."""
+        self._closing = True
+        self.flush()
+        self._wake.set()
+        deadline = time.monotonic() + self.cfg.close_timeout
+        # keep sending while the server takes writes; a down server gets no grace period
+        while self.spool and time.monotonic() < deadline and self._last_ok:
+            await asyncio.sleep(0.05)
+        for t in self._tasks:
+            t.cancel()
+        for t in self._tasks:
+            try:
+                await t
+            except asyncio.CancelledError:
+                pass
+        self.spool.close()
+        await self.writer.close()
+        if self.spool.pending_points:
+            log.warning("sink closed with points still spooled; they are sent at next start",
+                        extra={"sink": self.name, "points": self.spool.pending_points})
+
+    # -- background --------------------------------------------------------------------
+    async def _flusher(self) -> None:
+        while True:
+            await asyncio.sleep(self.cfg.flush_interval)
+            self.flush()
+            self.spool._maybe_fsync()
+
+    async def _sender(self) -> None:
+        delay = self.cfg.backoff.initial
+        while True:
+            rec = self.spool.peek()
+            if rec is None:
+                self._wake.clear()
+                await self._wake.wait()
+                continue
+            outcome = await self._send(rec.payload)
+            self._last_ok = outcome.ok
+            if outcome.ok:
+                self._done(rec, outcome)
+                delay = self.cfg.backoff.initial
+                continue
+            self._count_error(outcome)
+            if outcome.too_large:
+                await self._send_split(rec)
+                continue
+            if not outcome.retryable:
+                self.stats.points_rejected += rec.points
+                log.error("server rejected a batch; not retried",
+                          extra={"sink": self.name, "status": outcome.status,
+                                 "server_message": outcome.message, "points": rec.points})
+                self.spool.ack(rec)
+                continue
+            self.stats.points_retried += rec.points
+            self.stats.blocked = outcome.blocked
+            wait = delay if not outcome.blocked else self.cfg.backoff.max
+            if outcome.retry_after_s is not None:
+                wait = max(wait, outcome.retry_after_s)
+            wait *= random.uniform(0.8, 1.2)  # jitter: many daemons must not retry in step
+            log.warning("write failed, will retry",
+                        extra={"sink": self.name, "status": outcome.status,
+                               "server_message": outcome.message, "retry_in_s": round(wait, 2),
+                               "spooled_points": self.spool.pending_points})
+            delay = min(delay * self.cfg.backoff.multiplier, self.cfg.backoff.max)
+            await asyncio.sleep(wait)
+
+    async def _send(self, payload: bytes) -> WriteOutcome:
+        return await self.writer.write(payload)
+
+    async def _send_split(self, rec: Record) -> None:
+        """413: the server wants smaller requests; send the record in halves, in order."""
+        lines = rec.payload.split(b"\n")
+        parts = [lines]
+        while parts:
+            part = parts.pop(0)
+            outcome = await self._send(b"\n".join(part))
+            if outcome.ok:
+                self.stats.points_written += len(part)
+            elif outcome.too_large and len(part) > 1:
+                mid = len(part) // 2
+                parts[:0] = [part[:mid], part[mid:]]
+            else:
+                self.stats.points_rejected += len(part)
+                self._count_error(outcome)
+        self.spool.ack(rec)
+
+    def _done(self, rec: Record, outcome: WriteOutcome) -> None:
+        self.spool.ack(rec)
+        self.stats.points_written += rec.points
+        self.stats.last_success_unix = time.time()
+        if self.stats.blocked:
+            log.info("server accepts writes again", extra={"sink": self.name})
+        self.stats.blocked = False
+
+    def _count_error(self, outcome: WriteOutcome) -> None:
+        kind = str(outcome.status) if outcome.status is not None else "connection"
+        self.stats.write_errors[kind] = self.stats.write_errors.get(kind, 0) + 1
+        self.stats.last_error = f"{kind}: {outcome.message}"[:300]

@@ -1,0 +1,140 @@
+"""The two wire paths: v1 /write (aiohttp) and the v2 write API (influxdb-client, async)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Protocol
+
+import aiohttp
+
+from sinks.influxdb.config import InfluxConfig
+
+
+@dataclass
+class WriteOutcome:
+    ok: bool
+    retryable: bool = False
+    status: int | None = None
+    message: str = ""
+    retry_after_s: float | None = None
+    # the server will not take it until an operator acts (auth, missing database): hold, retry slowly
+    blocked: bool = False
+    too_large: bool = False
+
+
+def classify(status: int, message: str, retry_after: str | None) -> WriteOutcome:
+    if 200 <= status < 300:
+        return WriteOutcome(True, status=status)
+    after: float | None = None
+    if retry_after:
+        try:
+            after = float(retry_after)
+        except ValueError:
+            after = None
+    if status == 429 or status >= 500:
+        return WriteOutcome(False, True, status, message, after)
+    if status in (401, 403) or (status == 404 and "database not found" in message):
+        return WriteOutcome(False, True, status, message, after, blocked=True)
+    if status == 413:
+        return WriteOutcome(False, False, status, message, too_large=True)
+    return WriteOutcome(False, False, status, message)
+
+
+class Writer(Protocol):
+    async def write(self, payload: bytes) -> WriteOutcome: ...
+    async def check(self) -> str | None: ...
+    async def close(self) -> None: ...
+
+
+class V1Writer:
+    """InfluxDB 1.x /write (also 2.x/3.x compatibility endpoints)."""
+
+    def __init__(self, cfg: InfluxConfig) -> None:
+        self.cfg = cfg
+        self._session: aiohttp.ClientSession | None = None
+        self._auth = None
+        if cfg.username is not None:
+            pw = cfg.password.resolve().get_secret_value() if cfg.password else ""
+            self._auth = aiohttp.BasicAuth(cfg.username, pw)
+        self._params = {"db": cfg.database or "", "precision": "ns"}
+        if cfg.retention_policy:
+            self._params["rp"] = cfg.retention_policy
+
+    def _sess(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            self._session = aiohttp.ClientSession(
+                timeout=aiohttp.ClientTimeout(total=self.cfg.timeout), auth=self._auth
+            )
+        return self._session
+
+    async def write(self, payload: bytes) -> WriteOutcome:
+        try:
+            async with self._sess().post(
+                f"{self.cfg.url.rstrip('/')}/write", params=self._params, data=payload
+            ) as resp:
+                text = "" if resp.status == 204 else (await resp.text())[:500]
+                return classify(resp.status, text, resp.headers.get("Retry-After"))
+        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+            return WriteOutcome(False, True, None, f"{type(exc).__name__}: {exc}")
+
+    async def check(self) -> str | None:
+        try:
+            async with self._sess().get(f"{self.cfg.url.rstrip('/')}/ping") as resp:
+                if resp.status != 204:
+                    return f"ping answered {resp.status}"
+            async with self._sess().get(
+                f"{self.cfg.url.rstrip('/')}/query", params={"q": "SHOW DATABASES"}
+            ) as resp:
+                body = await resp.text()
+                if resp.status != 200:
+                    return f"SHOW DATABASES answered {resp.status}: {body[:200]}"
+                if f'"{self.cfg.database}"' not in body:
+                    return f"database {self.cfg.database!r} does not exist"
+        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+            return f"cannot reach {self.cfg.url}: {type(exc).__name__}: {exc}"
+        return None
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+
+class V2Writer:
+    """The v2 write API through influxdb-client (InfluxDB 2.x/3.x, VictoriaMetrics, ...)."""
+
+    def __init__(self, cfg: InfluxConfig) -> None:
+        from influxdb_client.client.influxdb_client_async import InfluxDBClientAsync
+
+        self.cfg = cfg
+        token = cfg.token.resolve().get_secret_value() if cfg.token else ""
+        self._client = InfluxDBClientAsync(
+            url=cfg.url, token=token, org=cfg.org or "", timeout=int(cfg.timeout * 1000)
+        )
+        self._api = self._client.write_api()
+
+    async def write(self, payload: bytes) -> WriteOutcome:
+        from influxdb_client.rest import ApiException
+
+        try:
+            await self._api.write(
+                bucket=self.cfg.bucket or "", org=self.cfg.org or "", record=payload,
+                write_precision="ns",
+            )
+            return WriteOutcome(True, status=204)
+        except ApiException as exc:
+            headers = exc.headers or {}
+            return classify(int(exc.status or 0), str(exc.body or exc.reason)[:500],
+                            headers.get("Retry-After"))
+        except (aiohttp.ClientError, TimeoutError, asyncio.TimeoutError, OSError) as exc:
+            return WriteOutcome(False, True, None, f"{type(exc).__name__}: {exc}")
+
+    async def check(self) -> str | None:
+        try:
+            ok = await self._client.ping()
+        except Exception as exc:  # noqa: BLE001 - ping wraps many transport errors
+            return f"cannot reach {self.cfg.url}: {exc}"
+        return None if ok else f"{self.cfg.url} did not answer ping"
+
+    async def close(self) -> None:
+        await self._client.close()

@@ -1,0 +1,125 @@
+"""fabricwatch's own metrics, on its own CollectorRegistry (never the global one).
+
+Hot-path numbers live in plain counters on the components (targets, rate engine, sinks) and
+are read here at scrape time, so collecting costs nothing per sample.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Protocol
+
+from prometheus_client import CollectorRegistry, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+from daemon.rates import RateStats
+from daemon.status import TargetStatus
+
+
+class SinkLike(Protocol):
+    name: str
+    kind: str
+    stats: Any
+    spool: Any
+
+    @property
+    def queue_depth(self) -> int: ...
+
+
+class _StateCollector(Collector):
+    def __init__(self, source: Callable[[], tuple[Iterable[TargetStatus], RateStats, Iterable[SinkLike]]]) -> None:
+        self.source = source
+
+    def collect(self) -> Iterator[Metric]:
+        targets, rates, sinks = self.source()
+        targets = list(targets)
+        up = GaugeMetricFamily("fabricwatch_target_up", "1 if the target's session delivers data",
+                               labels=["collector", "name", "device"])
+        last = GaugeMetricFamily("fabricwatch_target_last_update_timestamp_seconds",
+                                 "Unix time of the last batch from the target",
+                                 labels=["collector", "name", "device"])
+        samples = CounterMetricFamily("fabricwatch_samples_ingested", "Port samples ingested",
+                                      labels=["collector", "name", "device"])
+        values = CounterMetricFamily("fabricwatch_counter_values_ingested",
+                                     "Counter values ingested", labels=["collector", "name", "device"])
+        unmapped = CounterMetricFamily("fabricwatch_unmapped_updates",
+                                       "Updates whose path maps to no canonical counter",
+                                       labels=["collector", "name", "device"])
+        connects = CounterMetricFamily("fabricwatch_target_connects", "Sessions opened",
+                                       labels=["collector", "name", "device"])
+        errors = CounterMetricFamily("fabricwatch_target_errors", "Target failures by kind",
+                                     labels=["collector", "name", "device", "kind"])
+        for t in targets:
+            lbl = [t.collector, t.name, t.device]
+            up.add_metric(lbl, 1.0 if t.up else 0.0)
+            last.add_metric(lbl, t.last_update_unix)
+            samples.add_metric(lbl, t.samples)
+            values.add_metric(lbl, t.values)
+            unmapped.add_metric(lbl, t.unmapped)
+            connects.add_metric(lbl, t.connects)
+            for kind, n in t.errors.items():
+                errors.add_metric([*lbl, kind], n)
+        yield from (up, last, samples, values, unmapped, connects, errors)
+
+        pipe = CounterMetricFamily("fabricwatch_pipeline_events",
+                                   "Rate-engine events: wraps, resets, reboots, gaps, out-of-order, saturations",
+                                   labels=["event"])
+        for event in ("wraps", "resets", "reboots", "gaps", "out_of_order", "saturated"):
+            pipe.add_metric([event], getattr(rates, event))
+        yield pipe
+
+        depth = GaugeMetricFamily("fabricwatch_sink_queue_points", "Points waiting (memory + spool)",
+                                  labels=["sink"])
+        spool_bytes = GaugeMetricFamily("fabricwatch_spool_bytes", "Bytes in the on-disk spool",
+                                        labels=["sink"])
+        spool_points = GaugeMetricFamily("fabricwatch_spool_points", "Points in the on-disk spool",
+                                         labels=["sink"])
+        written = CounterMetricFamily("fabricwatch_points_written", "Points the server accepted",
+                                      labels=["sink"])
+        retried = CounterMetricFamily("fabricwatch_points_retried",
+                                      "Points in sends that failed and were retried", labels=["sink"])
+        dropped = CounterMetricFamily("fabricwatch_points_dropped",
+                                      "Points lost: spool bound reached or rejected by the server",
+                                      labels=["sink", "reason"])
+        werr = CounterMetricFamily("fabricwatch_sink_write_errors", "Failed writes by status",
+                                   labels=["sink", "status"])
+        success = GaugeMetricFamily("fabricwatch_sink_last_success_timestamp_seconds",
+                                    "Unix time of the last accepted write", labels=["sink"])
+        for s in sinks:
+            depth.add_metric([s.name], s.queue_depth)
+            spool_bytes.add_metric([s.name], s.spool.pending_bytes)
+            spool_points.add_metric([s.name], s.spool.pending_points)
+            written.add_metric([s.name], s.stats.points_written)
+            retried.add_metric([s.name], s.stats.points_retried)
+            dropped.add_metric([s.name, "spool_full"], s.spool.stats.dropped_points)
+            dropped.add_metric([s.name, "rejected"], s.stats.points_rejected)
+            for status, n in s.stats.write_errors.items():
+                werr.add_metric([s.name, status], n)
+            success.add_metric([s.name], s.stats.last_success_unix)
+        yield from (depth, spool_bytes, spool_points, written, retried, dropped, werr, success)
+
+
+class SelfMetrics:
+    def __init__(
+        self, source: Callable[[], tuple[Iterable[TargetStatus], RateStats, Iterable[SinkLike]]]
+    ) -> None:
+        self.registry = CollectorRegistry(auto_describe=False)
+        self.registry.register(_StateCollector(source))
+        self.batch_seconds = Histogram(
+            "fabricwatch_batch_processing_seconds",
+            "Time to run one batch through the pipeline and hand it to the sinks",
+            ["collector"],
+            buckets=(0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0),
+            registry=self.registry,
+        )
+        self.poll_seconds = Histogram(
+            "fabricwatch_session_seconds",
+            "How long a target session lasted before it ended or failed",
+            ["collector"],
+            buckets=(1, 10, 60, 600, 3600, 86400),
+            registry=self.registry,
+        )
+
+    def exposition(self) -> bytes:
+        return generate_latest(self.registry)

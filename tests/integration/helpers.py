@@ -1,0 +1,65 @@
+"""Run the simulator and the daemon in the test's event loop."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from daemon.config import parse
+from daemon.runner import Runner
+from daemon.topology import Topology
+from simulator.fabric import COUNTER_NAMES
+from simulator.flavours import served
+from simulator.service import SimConfig, Simulator
+
+
+async def start_sim(**overrides: Any) -> Simulator:
+    data: dict[str, Any] = {"fabric": {"nodes": 4, "rails": 2, "spines": 2}, "history": 400}
+    data.update(overrides)
+    sim = Simulator(SimConfig.model_validate(data))
+    await sim.start()
+    return sim
+
+
+def daemon_config(sim: Simulator, sink: dict[str, Any], interval: float = 0.5,
+                  **collector_overrides: Any) -> Any:
+    sections = sim.daemon_collectors(interval)
+    for s in sections:
+        s.update(collector_overrides)
+        s.setdefault("backoff", {"initial": 0.2, "max": 1.0})
+    return parse({
+        "daemon": {"listen": "127.0.0.1:0"},
+        "collectors": {"gnmi": sections},
+        "sinks": {"influxdb": [sink]},
+    }, "<test>")
+
+
+async def start_runner(cfg: Any, sim: Simulator | None = None) -> tuple[Runner, asyncio.Task[int]]:
+    runner = Runner(cfg)
+    if sim is not None:
+        runner.pipeline.topology = Topology.from_records(sim.fabric.topology.records())
+    task = asyncio.create_task(runner.run(install_signals=False))
+    for _ in range(100):
+        if runner.ready:
+            break
+        await asyncio.sleep(0.05)
+    return runner, task
+
+
+def expected_points(sim: Simulator) -> dict[tuple[str, str, int], dict[str, int]]:
+    """(device, port, ts) -> canonical values the simulator could have served at ts."""
+    out = {}
+    for snap in sim.fabric.kept_snapshots():
+        for dev in sim.fabric.topology.devices.values():
+            for port in dev.ports:
+                out[(dev.name, port.name, snap.ts_ns)] = served(dev.flavour, snap.port_values(port))
+    return out
+
+
+def counter_names(values: dict[str, int]) -> set[str]:
+    return {k for k in values if k in COUNTER_NAMES}
+
+
+def spool_dir(tmp: Path) -> dict[str, str]:
+    return {"dir": str(tmp / "spool")}

@@ -1,0 +1,158 @@
+"""Real servers started by the tests on 127.0.0.1, with free ports and temporary data dirs."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def require(binary: str) -> str:
+    """The path of a server binary; a missing one fails the test (CI must install it)."""
+    path = shutil.which(binary) or (f"/usr/bin/{binary}" if os.path.exists(f"/usr/bin/{binary}") else None)
+    if path is None:
+        raise RuntimeError(f"{binary} is not installed: run scripts/test.sh (it installs the servers)")
+    return path
+
+
+def _wait_http(url: str, timeout: float = 30.0, ok: tuple[int, ...] = (200, 204)) -> None:
+    deadline = time.monotonic() + timeout
+    last: Exception | None = None
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as resp:
+                if resp.status in ok:
+                    return
+        except Exception as exc:  # noqa: BLE001 - keep polling until the deadline
+            last = exc
+        time.sleep(0.1)
+    raise RuntimeError(f"{url} did not come up: {last}")
+
+
+class Server:
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = self.workdir / "server.log"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def command(self) -> list[str]:
+        raise NotImplementedError
+
+    def health_url(self) -> str:
+        raise NotImplementedError
+
+    def start(self) -> None:
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT)
+        _wait_http(self.health_url())
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
+
+
+class InfluxDB1(Server):
+    """InfluxDB 1.x (Debian's influxdb, 1.6.7): v1 /write and InfluxQL /query."""
+
+    def __init__(self, workdir: Path) -> None:
+        super().__init__(workdir)
+        self.rpc_port = free_port()
+        self.conf = self.workdir / "influxdb.conf"
+        d = self.workdir
+        self.conf.write_text(f"""
+reporting-enabled = false
+bind-address = "127.0.0.1:{self.rpc_port}"
+[meta]
+  dir = "{d}/meta"
+[data]
+  dir = "{d}/data"
+  wal-dir = "{d}/wal"
+  query-log-enabled = false
+[monitor]
+  store-enabled = false
+[http]
+  enabled = true
+  bind-address = "127.0.0.1:{self.port}"
+  log-enabled = false
+[continuous_queries]
+  enabled = false
+""")
+
+    def command(self) -> list[str]:
+        return [require("influxd"), "-config", str(self.conf)]
+
+    def health_url(self) -> str:
+        return f"{self.url}/ping"
+
+    def query(self, q: str, db: str | None = None) -> dict:
+        params = {"q": q, "epoch": "ns"}
+        if db:
+            params["db"] = db
+        data = urllib.parse.urlencode(params).encode()
+        with urllib.request.urlopen(f"{self.url}/query", data=data, timeout=30) as resp:
+            return json.loads(resp.read())
+
+    def create_db(self, db: str) -> None:
+        self.query(f'CREATE DATABASE "{db}"')
+
+    def series_points(self, db: str, measurement: str) -> dict[tuple[str, str, int], dict]:
+        """(device, port, ts_ns) -> fields of every point of a measurement."""
+        res = self.query(f'SELECT *::field FROM "{measurement}" GROUP BY "device", "port"', db)
+        out: dict[tuple[str, str, int], dict] = {}
+        for result in res.get("results", []):
+            for s in result.get("series", []) or []:
+                cols = s["columns"]
+                for row in s["values"]:
+                    rec = dict(zip(cols, row, strict=True))
+                    ts = rec.pop("time")
+                    fields = {k: v for k, v in rec.items() if v is not None}
+                    out[(s["tags"]["device"], s["tags"]["port"], ts)] = fields
+        return out
+
+
+class VictoriaMetrics(Server):
+    """VictoriaMetrics: accepts the InfluxDB v2 write API; read back with /api/v1/export."""
+
+    def command(self) -> list[str]:
+        return [
+            require("victoria-metrics"),
+            f"-storageDataPath={self.workdir / 'data'}",
+            f"-httpListenAddr=127.0.0.1:{self.port}",
+            "-retentionPeriod=100y",
+            "-search.disableCache",
+        ]
+
+    def health_url(self) -> str:
+        return f"{self.url}/health"
+
+    def flush(self) -> None:
+        urllib.request.urlopen(f"{self.url}/internal/force_flush", timeout=10).read()
+
+    def export(self, match: str) -> list[dict]:
+        q = urllib.parse.urlencode({"match[]": match})
+        with urllib.request.urlopen(f"{self.url}/api/v1/export?{q}", timeout=30) as resp:
+            return [json.loads(line) for line in resp.read().splitlines() if line.strip()]
