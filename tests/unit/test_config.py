@@ -1,0 +1,102 @@
+"""Config: errors name the file and the key path; secrets come from env or files."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from daemon import config
+from daemon.config import ConfigError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+GOOD = """
+[daemon]
+listen = "127.0.0.1:9465"
+shard = "1/2"
+
+[[collectors.gnmi]]
+flavour = "arista"
+sample_interval = "5s"
+targets = [{ device = "leaf1", address = "127.0.0.1:57400" }]
+
+[[sinks.influxdb]]
+api = "v1"
+database = "fw"
+spool = { dir = "/tmp/fw-spool" }
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    p = tmp_path / "fabricwatch.toml"
+    p.write_text(text)
+    return p
+
+
+def test_good_config_loads(tmp_path: Path) -> None:
+    cfg = config.load(write(tmp_path, GOOD))
+    assert cfg.daemon.shard_k_n == (1, 2)
+    (kind, gnmi), = cfg.collector_configs()
+    assert kind == "gnmi" and gnmi.sample_interval == 5.0 and gnmi.targets[0].device == "leaf1"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "key", "message"),
+    [
+        ('sample_interval = "5s"', 'sample_intervall = "5s"', "collectors.gnmi[0].sample_intervall",
+         "unknown key"),
+        ('sample_interval = "5s"', 'sample_interval = "soon"', "collectors.gnmi[0].sample_interval",
+         "duration"),
+        ('shard = "1/2"', 'shard = "3/2"', "daemon.shard", "k/N"),
+        ('address = "127.0.0.1:57400"', 'address = "nohost"', "collectors.gnmi[0].targets[0].address",
+         "host:port"),
+        ('flavour = "arista"', 'flavour = "junos"', "collectors.gnmi[0].flavour", "unknown gNMI flavour"),
+        ('database = "fw"', 'database = 7', "sinks.influxdb[0].database", "string"),
+        ('api = "v1"', 'api = "v3"', "sinks.influxdb[0].api", "v1"),
+    ],
+)
+def test_errors_name_file_and_key(tmp_path: Path, old: str, new: str, key: str, message: str) -> None:
+    assert old in GOOD
+    path = write(tmp_path, GOOD.replace(old, new))
+    with pytest.raises(ConfigError) as err:
+        config.load(path)
+    text = str(err.value)
+    assert text.startswith(f"{path}: {key}: "), text
+    assert message in text
+
+
+def test_unknown_section_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"collectors\.snmpp: unknown key"):
+        config.load(write(tmp_path, GOOD + "\n[[collectors.snmpp]]\nx = 1\n"))
+
+
+def test_toml_syntax_error_names_file(tmp_path: Path) -> None:
+    path = write(tmp_path, "[daemon\nlisten=")
+    with pytest.raises(ConfigError, match=f"{path}: not valid TOML"):
+        config.load(path)
+
+
+def test_secret_from_env_and_file_and_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    base = GOOD.replace('database = "fw"', 'database = "fw"\nusername = "w"\npassword = { env = "FW_PW" }')
+    monkeypatch.delenv("FW_PW", raising=False)
+    with pytest.raises(ConfigError, match=r"sinks\.influxdb\[0\]\.password: environment variable FW_PW is not set"):
+        config.load(write(tmp_path, base))
+    monkeypatch.setenv("FW_PW", "s3cret")
+    cfg = config.load(write(tmp_path, base))
+    (_, sink), = cfg.sink_configs()
+    assert sink.password.resolve().get_secret_value() == "s3cret"
+    assert "s3cret" not in repr(cfg) and "s3cret" not in cfg.model_dump_json()
+    secret_file = tmp_path / "pw"
+    secret_file.write_text("fromfile\n")
+    cfg = config.load(write(tmp_path, base.replace('{ env = "FW_PW" }', f'{{ file = "{secret_file}" }}')))
+    assert cfg.sink_configs()[0][1].password.resolve().get_secret_value() == "fromfile"
+
+
+def test_every_sample_toml_loads() -> None:
+    samples = sorted(ROOT.glob("collectors/*/sample.toml")) + sorted(ROOT.glob("sinks/*/sample.toml"))
+    assert len(samples) >= 2
+    for path in samples:
+        data = tomllib.loads(path.read_text())
+        config.parse(data, str(path))
