@@ -1,0 +1,90 @@
+"""Storage outage under load: InfluxDB down for 60 s, then back: every point arrives."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from tests.integration.helpers import daemon_config, expected_points, spool_dir, start_runner, start_sim
+from tests.lp import points
+from tests.servers import InfluxDB1
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+OUTAGE_S = 60
+
+
+async def scrape(url: str) -> dict[str, float]:
+    async with aiohttp.ClientSession() as s, s.get(f"{url}/metrics") as resp:
+        text = await resp.text()
+    out = {}
+    for name in ("fabricwatch_spool_points", "fabricwatch_points_written_total",
+                 "fabricwatch_points_retried_total"):
+        m = re.search(rf'^{name}{{sink="influxdb"}} (\S+)$', text, re.M)
+        assert m, f"{name} missing from /metrics"
+        out[name] = float(m.group(1))
+    return out
+
+
+async def test_influxdb_down_60s_nothing_lost(tmp_path: Path) -> None:
+    influx = InfluxDB1(tmp_path / "influx")
+    influx.start()
+    influx.create_db("fw")
+    sim = await start_sim(fabric={"nodes": 32, "rails": 4, "spines": 2}, history=2000)
+    cfg = daemon_config(sim, {"api": "v1", "url": influx.url, "database": "fw",
+                              "flush_interval": 0.2, "batch_size": 2000,
+                              "backoff": {"initial": 0.2, "max": 2.0},
+                              "spool": spool_dir(tmp_path)})
+    runner, task = await start_runner(cfg, sim)
+    sink = runner.sinks[0]
+    sent: list[str] = []
+    original_write = sink.write
+
+    async def tee(lines: list[str]) -> None:
+        sent.extend(lines)
+        await original_write(lines)
+
+    sink.write = tee  # type: ignore[method-assign]
+    assert runner.http is not None
+    url = runner.http.url
+    history = []
+    try:
+        await asyncio.sleep(3)
+        influx.stop()
+        for _ in range(OUTAGE_S):
+            await asyncio.sleep(1)
+            history.append(await scrape(url))
+        influx.start()
+        for _ in range(120):
+            await asyncio.sleep(0.5)
+            history.append(await scrape(url))
+            if history[-1]["fabricwatch_spool_points"] == 0:
+                break
+        await asyncio.sleep(1)
+    finally:
+        runner.stop()
+        assert await task == 0
+        await sim.stop()
+    stored = influx.series_points("fw", "port_counters")
+    influx.stop()
+
+    spooled = [h["fabricwatch_spool_points"] for h in history]
+    assert max(spooled) > 10_000, "the spool should have filled during the outage"
+    assert spooled == sorted(spooled[: spooled.index(max(spooled)) + 1]) + spooled[spooled.index(max(spooled)) + 1 :]
+    assert spooled[-1] == 0, "the spool should have drained"
+    assert history[-1]["fabricwatch_points_retried_total"] > 0
+
+    want = points(sent, "port_counters")
+    assert len(want) > 20_000
+    assert set(stored) == set(want), f"{len(set(want) - set(stored))} points missing"
+    for key, fields in want.items():
+        assert stored[key] == fields, key
+    # and they are the values the simulator served
+    served = expected_points(sim)
+    for key, fields in stored.items():
+        if key in served:
+            assert all(served[key][k] == v for k, v in fields.items()), key
