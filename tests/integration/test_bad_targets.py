@@ -1,0 +1,100 @@
+"""Failing targets are counted and retried while every other target stays on time."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from daemon.config import parse
+from tests.integration.helpers import start_runner, start_sim
+from tests.servers import free_port
+
+pytestmark = pytest.mark.integration
+
+INTERVAL = 0.5
+
+
+def config(sim, tmp_path: Path, extra_targets=(), **section):  # type: ignore[no-untyped-def]
+    sections = sim.daemon_collectors(INTERVAL)
+    for s in sections:
+        s["backoff"] = {"initial": 0.2, "max": 0.5}
+        s["timeout"] = 2.0
+        s.update(section)
+    sections[0]["targets"] = sections[0]["targets"] + list(extra_targets)
+    return parse({
+        "daemon": {"listen": "127.0.0.1:0"},
+        "collectors": {"gnmi": sections},
+        "sinks": {"influxdb": [{"api": "v1", "database": "x", "url": f"http://127.0.0.1:{free_port()}",
+                                "spool": {"dir": str(tmp_path / "spool")}}]},
+    }, "<test>")
+
+
+async def run_for(cfg, sim, seconds: float):  # type: ignore[no-untyped-def]
+    runner, task = await start_runner(cfg, sim)
+    before = {k: t.samples for k, t in runner.targets.items()}
+    await asyncio.sleep(seconds)
+    after = {k: (t.samples, dict(t.errors), t.up, t.unmapped) for k, t in runner.targets.items()}
+    runner.stop()
+    assert await task == 0
+    await sim.stop()
+    return runner, before, after
+
+
+def healthy_on_time(after: dict, sim, skip: set[str], seconds: float) -> None:  # type: ignore[no-untyped-def]
+    """Every healthy device delivered its ports at (nearly) every tick."""
+    for key, (samples, errors, up, _) in after.items():
+        device = key.rsplit(":", 1)[-1]
+        if device in skip:
+            continue
+        ports = len(sim.fabric.topology.devices[device].ports)
+        assert up and not errors, (key, errors)
+        assert samples >= ports * (seconds / INTERVAL - 3), (key, samples)
+
+
+async def test_stream_closed_midway_is_counted_and_reconnected(tmp_path: Path) -> None:
+    sim = await start_sim(faults=["stream_abort:spine-1,after=30"])
+    runner, _, after = await run_for(config(sim, tmp_path), sim, 5)
+    samples, errors, _, _ = next(v for k, v in after.items() if k.endswith(":spine-1"))
+    assert errors.get("rpc", 0) >= 3, errors  # UNAVAILABLE each time, retried with backoff
+    assert samples > 0
+    assert runner.targets[next(k for k in runner.targets if k.endswith(":spine-1"))].connects >= 3
+    healthy_on_time(after, sim, {"spine-1"}, 5)
+
+
+async def test_unreachable_target_does_not_delay_the_others(tmp_path: Path) -> None:
+    sim = await start_sim()
+    dead = {"device": "ghost", "address": f"127.0.0.1:{free_port()}"}
+    _, _, after = await run_for(config(sim, tmp_path, [dead]), sim, 6)
+    samples, errors, up, _ = next(v for k, v in after.items() if k.endswith(":ghost"))
+    assert not up and samples == 0 and errors.get("connect", 0) >= 1
+    healthy_on_time(after, sim, {"ghost"}, 6)
+
+
+async def test_silent_target_is_detected_as_stale(tmp_path: Path) -> None:
+    sim = await start_sim(faults=["dead:leaf-r0-0"])
+    _, _, after = await run_for(config(sim, tmp_path, stale_after=1.0), sim, 5)
+    _, errors, up, _ = next(v for k, v in after.items() if k.endswith(":leaf-r0-0"))
+    assert not up and errors.get("stale", 0) >= 1, errors
+    healthy_on_time(after, sim, {"leaf-r0-0"}, 5)
+
+
+async def test_unmapped_paths_are_counted_data_still_flows(tmp_path: Path) -> None:
+    sim = await start_sim()
+    _, _, after = await run_for(config(sim, tmp_path), sim, 3)
+    # openconfig and arista devices also send queue transmit-pkts, which fabricwatch does not map
+    spine0 = next(v for k, v in after.items() if k.endswith(":spine-0"))
+    assert spine0[3] > 0 and spine0[0] > 0
+    sonic = next(v for k, v in after.items() if k.endswith(":leaf-r1-0"))
+    assert sonic[3] == 0
+
+
+async def test_wrong_password_is_an_auth_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SIM_PW", "right")
+    monkeypatch.setenv("DAEMON_PW", "wrong")
+    sim = await start_sim(gnmi={"username": "noc", "password": {"env": "SIM_PW"}})
+    _, _, after = await run_for(
+        config(sim, tmp_path, username="noc", password={"env": "DAEMON_PW"}), sim, 2)
+    for _key, (samples, errors, up, _) in after.items():
+        assert samples == 0 and not up and errors.get("auth", 0) >= 1, errors
