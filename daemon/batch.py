@@ -35,3 +35,27 @@ class SampleBatch:
 
     def value_count(self) -> int:
         return sum(len(s.values) for s in self.samples)
+
+
+def coalesce(batches: list[SampleBatch]) -> SampleBatch:
+    """One batch from several of one device: samples of the same (port, timestamp) merged.
+
+    Devices often send one port's counters in many notifications (per path, per priority);
+    merging them gives one raw point and one rate computation per port and instant."""
+    first = batches[0]
+    if len(batches) == 1:
+        return first
+    merged: dict[tuple[str, int], PortSample] = {}
+    unmapped = 0
+    for b in batches:
+        unmapped += b.unmapped
+        for s in b.samples:
+            key = (s.port, s.ts_ns)
+            have = merged.get(key)
+            if have is None:
+                merged[key] = s  # samples are fresh from a decoder: merging into them is safe
+            else:
+                have.values.update(s.values)
+                if s.bits:
+                    have.bits = {**(have.bits or {}), **s.bits}
+    return SampleBatch(first.collector, first.device, list(merged.values()), unmapped)

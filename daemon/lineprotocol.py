@@ -35,12 +35,30 @@ def format_field(value: object) -> str | None:
     return '"' + str(value).translate(_STR_ESCAPES) + '"'
 
 
+_KEYS: dict[str, str] = {}
+
+
+def _key(name: str) -> str:
+    escaped = _KEYS.get(name)
+    if escaped is None:
+        escaped = escape_tag(name)
+        if len(_KEYS) < 10_000:
+            _KEYS[name] = escaped
+    return escaped
+
+
 def line(prefix: str, fields: Mapping[str, object], ts_ns: int) -> str | None:
     parts = []
     for key, value in fields.items():
-        text = format_field(value)
+        tv = type(value)
+        if tv is int and 0 <= value <= INT64_MAX:  # type: ignore[operator]
+            text: str | None = f"{value}i"
+        elif tv is float and value == value and value not in (float("inf"), float("-inf")):
+            text = repr(value)
+        else:
+            text = format_field(value)
         if text is not None:
-            parts.append(f"{escape_tag(key)}={text}")
+            parts.append(f"{_key(key)}={text}")
     if not parts:
         return None
     return f"{prefix} {','.join(parts)} {ts_ns}"

@@ -12,11 +12,13 @@ from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
 
 from collectors.gnmi.config import GnmiConfig, GnmiTarget
 from collectors.gnmi.mapping import Decoder, load_table
-from daemon.batch import SampleBatch
+from daemon.batch import SampleBatch, coalesce
 from daemon.errors import TargetError
 
 _ENCODING = {"proto": gnmi_pb2.PROTO, "json_ietf": gnmi_pb2.JSON_IETF, "json": gnmi_pb2.JSON}
 _SL = gnmi_pb2.SubscriptionList
+MAX_PENDING = 5000  # decoded responses held before the reader waits for the pipeline
+LINGER_S = 0.005
 
 
 def parse_path(text: str) -> Any:
@@ -152,22 +154,65 @@ class GnmiCollector:
             call.cancel()
 
     async def _read_stream(self, call: Any) -> AsyncIterator[SampleBatch]:
+        """A reader task decodes responses as they come; each yield hands over everything
+        decoded since the last one, coalesced per (port, timestamp)."""
         stale = self.cfg.stale_after or max(3 * self.cfg.sample_interval, self.cfg.timeout)
-        while True:
+        pending: list[SampleBatch] = []
+        ready = asyncio.Event()
+        room = asyncio.Event()
+        room.set()
+        failure: list[BaseException] = []
+
+        async def reader() -> None:
             try:
-                # the deadline covers the read only, never the consumer's work between reads
-                async with asyncio.timeout(stale):
-                    resp = await call.read()
-            except TimeoutError:
-                raise TargetError("stale", f"no update for {stale:g}s") from None
-            if resp is grpc.aio.EOF:
-                raise TargetError("closed", "target closed the stream")
-            if resp.HasField("update"):
-                batch = self._batch(resp)
-                if batch is not None:
-                    yield batch
-            elif resp.sync_response:
-                self.synced = True
+                while True:
+                    try:
+                        async with asyncio.timeout(stale):
+                            resp = await call.read()
+                    except TimeoutError:
+                        raise TargetError("stale", f"no update for {stale:g}s") from None
+                    if resp is grpc.aio.EOF:
+                        raise TargetError("closed", "target closed the stream")
+                    if resp.HasField("update"):
+                        batch = self._batch(resp)
+                        if batch is not None:
+                            pending.append(batch)
+                            ready.set()
+                            if len(pending) >= MAX_PENDING:
+                                room.clear()
+                                await room.wait()
+                    elif resp.sync_response:
+                        self.synced = True
+            except BaseException as exc:  # handed to the consumer, which raises it
+                failure.append(exc)
+                ready.set()
+
+        task = asyncio.create_task(reader(), name=f"{self.key}:reader")
+        try:
+            while True:
+                await ready.wait()
+                ready.clear()
+                # linger a moment so one device's burst of notifications becomes one batch
+                # (telemetry every few seconds does not miss a few milliseconds)
+                await asyncio.sleep(LINGER_S)
+                if pending:
+                    items = pending[:]
+                    pending.clear()
+                    room.set()
+                    yield coalesce(items)
+                if failure:
+                    exc = failure[0]
+                    if isinstance(exc, grpc.aio.AioRpcError):
+                        raise exc
+                    if isinstance(exc, TargetError):
+                        raise exc
+                    raise TargetError("internal", repr(exc)) from exc
+        finally:
+            task.cancel()
+            try:
+                await task
+            except (asyncio.CancelledError, Exception):
+                pass
 
     async def _read_until_sync(self, call: Any) -> AsyncIterator[SampleBatch]:
         loop = asyncio.get_running_loop()

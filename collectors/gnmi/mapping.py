@@ -7,7 +7,7 @@ import tomllib
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from daemon.batch import PortSample
 from daemon.counters import COUNTERS
@@ -118,6 +118,22 @@ def _clean_name(value: str) -> str:
     return value.replace("\\", "").strip('"')
 
 
+_PLAIN, _ENUM, _SUM, _NAME, _UNMAPPED = range(5)
+
+
+class _Leaf(NamedTuple):
+    counter: str | None
+    mode: int
+    instance: str  # for summed counters: which instance (queue, path) this value is
+
+
+class _Prefix(NamedTuple):
+    norm: str
+    keys: dict[str, str]
+    port: str | None
+    leaves: dict[str, _Leaf]  # leaf name -> meaning, for key-less single-element updates
+
+
 class Decoder:
     """Decodes notifications of one target; caches path lookups (the hot path)."""
 
@@ -127,7 +143,7 @@ class Decoder:
         self.tags = tags
         self.unmapped = 0
         self.unmapped_paths: set[str] = set()
-        self._prefix_cache: dict[bytes, tuple[str, dict[str, str], str | None]] = {}
+        self._prefix_cache: dict[bytes, _Prefix] = {}
         # (port, counter) -> instance -> latest value, for counters summed over instances
         # (queues, carrier up + down) that a device sends in separate notifications
         self._instances: dict[tuple[str, str], dict[str, float]] = {}
@@ -138,11 +154,7 @@ class Decoder:
             return None
         return next((elem.key[k] for k in self.table.port_keys if k in elem.key), None)
 
-    def _norm_prefix(self, prefix: Any) -> tuple[str, dict[str, str], str | None]:
-        key = prefix.SerializeToString()
-        hit = self._prefix_cache.get(key)
-        if hit is not None:
-            return hit
+    def _norm_prefix(self, prefix: Any, key: bytes) -> _Prefix:
         names: list[str] = []
         keys: dict[str, str] = {}
         port: str | None = None
@@ -152,73 +164,118 @@ class Decoder:
             port = self._port_of(e, name) or port
             for k, v in e.key.items():
                 keys[k] = v
-        result = ("/" + "/".join(names) if names else "", keys, port)
-        if len(self._prefix_cache) < 100_000:
+        result = _Prefix("/" + "/".join(names) if names else "", keys, port, {})
+        if len(self._prefix_cache) < 200_000:
             self._prefix_cache[key] = result
         return result
+
+    def _resolve(self, full: str, keys: dict[str, str]) -> _Leaf:
+        """What one leaf path means: computed once per (prefix, leaf) and cached."""
+        template = self.table.leaves.get(full)
+        if template is None:
+            if full.endswith("/name"):
+                return _Leaf(None, _NAME, "")
+            if len(self.unmapped_paths) < 100:
+                self.unmapped_paths.add(full)
+            return _Leaf(None, _UNMAPPED, "")
+        try:
+            counter = template.format(**keys) if "{" in template else template
+        except KeyError:
+            return _Leaf(None, _UNMAPPED, "")
+        if counter in self.table.enums:
+            return _Leaf(counter, _ENUM, "")
+        over = self.table.sum_over.get(counter)
+        if over is not None or counter in self.table.sum_leaves:
+            return _Leaf(counter, _SUM, full + "|" + (keys.get(over, "") if over else ""))
+        return _Leaf(counter, _PLAIN, "")
 
     def decode(self, notification: Any) -> list[PortSample]:
         if self.table.port_elem is not None:
             return self._decode_elem_ported(notification)
-        ts = notification.timestamp
-        pnorm, pkeys, pport = self._norm_prefix(notification.prefix)
-        leaves = self.table.leaves
-        enums = self.table.enums
+        raw_prefix = notification.prefix
+        pkey = raw_prefix.SerializeToString()
+        prefix = self._prefix_cache.get(pkey) or self._norm_prefix(raw_prefix, pkey)
+        pnorm, pkeys, pport, leafmap = prefix
         by_port: dict[str, dict[str, float]] = {}
-        sums: set[tuple[str, str]] = set()
+        values: dict[str, float] | None = None  # the common case: one port per notification
+        sums: set[tuple[str, str]] | None = None
         name_leaf: str | None = None
-        pending: list[tuple[str, float]] = []  # values whose port comes from a "name" leaf
+        pending: list[tuple[_Leaf, float]] | None = None  # port comes from a "name" leaf
         for u in notification.update:
             elems = u.path.elem
             port = pport
-            if len(elems) == 1 and not elems[0].key:
-                full = pnorm + "/" + _strip_module(elems[0].name)
-                keys = pkeys
-            else:
+            leaf: _Leaf | None = None
+            if len(elems) == 1:
+                e0 = elems[0]
+                if not e0.key:
+                    leaf = leafmap.get(e0.name)
+                    if leaf is None:
+                        leaf = self._resolve(pnorm + "/" + _strip_module(e0.name), pkeys)
+                        leafmap[e0.name] = leaf
+            if leaf is None:
                 keys = dict(pkeys)
-                parts = [pnorm] if pnorm else []
+                parts = [pnorm] if pnorm else [""]
                 for e in elems:
                     name = _strip_module(e.name)
                     parts.append(name)
                     port = self._port_of(e, name) or port
                     keys.update(e.key)
-                full = "/".join(parts) if pnorm else "/" + "/".join(parts)
-            template = leaves.get(full)
-            if template is None:
-                if full.endswith("/name"):
-                    raw = _typed_value(u.val)
-                    if isinstance(raw, str):
-                        name_leaf = _clean_name(raw)
-                    continue
+                leaf = self._resolve("/".join(parts), keys)
+            mode = leaf.mode
+            if mode == _UNMAPPED:
                 self.unmapped += 1
-                if len(self.unmapped_paths) < 100:
-                    self.unmapped_paths.add(full)
                 continue
-            counter = template.format(**keys) if "{" in template else template
-            raw = _typed_value(u.val)
-            value = enums[counter].get(str(raw), None) if counter in enums else _number(raw)
+            val = u.val
+            if val.WhichOneof("value") == "uint_val":
+                raw: Any = val.uint_val
+            else:
+                raw = _typed_value(val)
+            if mode == _NAME:
+                if isinstance(raw, str):
+                    name_leaf = _clean_name(raw)
+                continue
+            counter: str = leaf.counter  # type: ignore[assignment]  # set for every mapped mode
+            if mode == _ENUM:
+                value = self.table.enums[counter].get(str(raw))
+            elif type(raw) is int:
+                value = raw
+            else:
+                value = _number(raw)
             if value is None:
                 self.unmapped += 1
                 continue
             if port is None:
-                pending.append((counter, value))
+                if pending is None:
+                    pending = []
+                pending.append((leaf, value))
                 continue
-            over = self.table.sum_over.get(counter)
-            if over is not None or counter in self.table.sum_leaves:
-                instance = full + "|" + (keys.get(over, "") if over else "")
-                self._instances.setdefault((port, counter), {})[instance] = value
+            if mode == _SUM:
+                self._instances.setdefault((port, counter), {})[leaf.instance] = value
+                if sums is None:
+                    sums = set()
                 sums.add((port, counter))
                 continue
-            by_port.setdefault(port, {})[counter] = value
-        for port, counter in sums:
-            by_port.setdefault(port, {})[counter] = sum(self._instances[(port, counter)].values())
+            if port == pport:
+                if values is None:
+                    values = by_port.setdefault(port, {})
+                values[counter] = value
+            else:
+                by_port.setdefault(port, {})[counter] = value
+        if sums:
+            for port, counter in sums:
+                by_port.setdefault(port, {})[counter] = sum(self._instances[(port, counter)].values())
         if pending:
             if name_leaf is None:
                 self.unmapped += len(pending)
             else:
-                vals = by_port.setdefault(name_leaf, {})
-                for counter, value in pending:
-                    vals[counter] = vals.get(counter, 0) + value if counter in self.table.sum_leaves else value
+                for leaf, value in pending:
+                    assert leaf.counter is not None
+                    if leaf.mode == _SUM:
+                        inst = self._instances.setdefault((name_leaf, leaf.counter), {})
+                        inst[leaf.instance] = value
+                        value = sum(inst.values())
+                    by_port.setdefault(name_leaf, {})[leaf.counter] = value
+        ts = notification.timestamp
         return [PortSample(self.device, p, ts, v, self.tags) for p, v in by_port.items() if v]
 
     def _decode_elem_ported(self, notification: Any) -> list[PortSample]:
