@@ -20,15 +20,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pygnmi.spec.v080 import gnmi_pb2  # noqa: E402
+from pygnmi.spec.v080 import gnmi_pb2
 
-from collectors.gnmi.mapping import Decoder, load_table  # noqa: E402
-from daemon.batch import SampleBatch, coalesce  # noqa: E402
-from daemon.pipeline import Pipeline  # noqa: E402
-from daemon.topology import Topology  # noqa: E402
-from simulator.fabric import Fabric  # noqa: E402
-from simulator.flavours import port_notifications  # noqa: E402
-from simulator.topology import FabricSpec  # noqa: E402
+from collectors.gnmi.mapping import Decoder, load_table
+from daemon.batch import SampleBatch, coalesce
+from daemon.pipeline import Pipeline
+from daemon.topology import Topology
+from simulator.fabric import Fabric
+from simulator.flavours import port_notifications
+from simulator.topology import FabricSpec
 
 TARGET_RATIO = 0.3
 TARGET_RATE = 100_000

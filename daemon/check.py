@@ -23,7 +23,7 @@ async def _reach(collector: Any, timeout: float) -> str | None:
         return f"no data within {timeout:g}s"
     except TargetError as exc:
         return f"{exc.kind}: {exc}"
-    except Exception as exc:  # noqa: BLE001 - report, do not crash the check
+    except Exception as exc:
         return f"{type(exc).__name__}: {exc}"
 
 

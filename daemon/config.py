@@ -58,16 +58,17 @@ class PipelineSection(StrictModel):
     max_gap: Duration = 300.0
 
 
-CollectorsSection = create_model(  # type: ignore[call-overload]
-    "CollectorsSection",
-    __base__=StrictModel,
-    **{name: (list[cls], Field(default_factory=list)) for name, cls in registry.COLLECTORS.items()},
-)
-SinksSection = create_model(  # type: ignore[call-overload]
-    "SinksSection",
-    __base__=StrictModel,
-    **{name: (list[cls], Field(default_factory=list)) for name, cls in registry.SINKS.items()},
-)
+def _section(name: str, table: dict[str, type]) -> Any:
+    """A model with one list field per registry entry: [[collectors.gnmi]], [[sinks.influxdb]]..."""
+    fields: dict[str, Any] = {
+        kind: (list[cls], Field(default_factory=list))  # type: ignore[valid-type]
+        for kind, cls in table.items()
+    }
+    return create_model(name, __base__=StrictModel, **fields)
+
+
+CollectorsSection = _section("CollectorsSection", registry.COLLECTORS)
+SinksSection = _section("SinksSection", registry.SINKS)
 
 
 class Config(StrictModel):

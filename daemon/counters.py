@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class Kind(str, Enum):
+class Kind(StrEnum):
     COUNTER = "counter"  # cumulative, only goes up (until wrap, saturation or reset)
     GAUGE = "gauge"
     STATE = "state"

@@ -96,7 +96,7 @@ async def run_demo(args: argparse.Namespace) -> int:
     if args.no_view:
         logs.setup("info")
     else:
-        logs.setup("info", open(state / "demo.log", "a"))  # noqa: SIM115 - lives as long as the demo
+        logs.setup("info", path=state / "demo.log")
     url = (args.influx_url or os.environ.get("FABRICWATCH_INFLUX_URL") or "http://127.0.0.1:8086").rstrip("/")
     sim = Simulator(SimConfig.model_validate({
         "fabric": {"nodes": args.nodes, "rails": args.rails, "spines": args.spines},

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
 if TYPE_CHECKING:
     from daemon.runner import Runner
+
+
+def bound_port(site: web.TCPSite, asked: int) -> int:
+    """The port a site really listens on (asked for 0: the kernel picked one)."""
+    server: Any = site._server
+    sockets = getattr(server, "sockets", None) or []
+    return int(sockets[0].getsockname()[1]) if sockets else asked
 
 
 class HttpServer:
@@ -31,9 +38,7 @@ class HttpServer:
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)
         await site.start()
-        server = site._server
-        if server is not None and server.sockets:  # type: ignore[union-attr]
-            self.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.port = bound_port(site, self.port)
         self.url = f"http://{self.host}:{self.port}"
 
     async def stop(self) -> None:
@@ -70,13 +75,12 @@ class HttpServer:
         """Latest rates per port, sorted by ?sort=<counter> (default pfc + pause)."""
         key = request.query.get("sort", "")
         limit = int(request.query.get("limit", "20"))
-        rows = []
+        rows: list[dict[str, Any]] = []
         for (device, port), view in self.runner.pipeline.latest.items():
             rows.append({"device": device, "port": port, "tags": view.tags, "rates": view.rates})
 
-        def score(r: dict[str, object]) -> float:
+        def score(r: dict[str, Any]) -> float:
             rates = r["rates"]
-            assert isinstance(rates, dict)
             if key:
                 return float(rates.get(key, 0.0))
             return float(sum(v for k, v in rates.items() if k.startswith(("pfc_", "pause_"))))

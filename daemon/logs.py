@@ -6,6 +6,7 @@ import json
 import logging
 import sys
 import time
+from pathlib import Path
 
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
 
@@ -27,8 +28,13 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(out, default=str)
 
 
-def setup(level: str = "info", stream: object = None) -> None:
-    handler = logging.StreamHandler(stream or sys.stderr)  # type: ignore[arg-type]
+def setup(level: str = "info", stream: object = None, *, path: Path | None = None) -> None:
+    """JSON logs to stderr, to a stream, or appended to a file (the demo's live view owns the tty)."""
+    handler: logging.Handler
+    if path is not None:
+        handler = logging.FileHandler(path)
+    else:
+        handler = logging.StreamHandler(stream or sys.stderr)  # type: ignore[arg-type]
     handler.setFormatter(JsonFormatter())
     root = logging.getLogger()
     root.handlers[:] = [handler]

@@ -38,7 +38,7 @@ def _matches(notif_path: str, subscribed: list[str]) -> bool:
     for sub in subscribed:
         sub_parts = [p for p in sub.split("/") if p]
         parts = [p for p in notif_path.split("/") if p]
-        if len(parts) >= len(sub_parts) and all(s == "*" or s.endswith("*") and p.startswith(s[:-1]) or s == p
+        if len(parts) >= len(sub_parts) and all(s == "*" or (s.endswith("*") and p.startswith(s[:-1])) or s == p
                for s, p in zip(sub_parts, parts, strict=False)):
             return True
     return False
@@ -69,7 +69,7 @@ class GnmiTarget(gnmi_pb2_grpc.gNMIServicer):
         md = dict(context.invocation_metadata() or ())
         return md.get("username") == self.username and md.get("password") == self.password
 
-    async def Capabilities(self, request: Any, context: grpc.aio.ServicerContext) -> Any:  # noqa: N802
+    async def Capabilities(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         return gnmi_pb2.CapabilityResponse(
             supported_encodings=[gnmi_pb2.PROTO, gnmi_pb2.JSON_IETF], gNMI_version="0.8.0"
         )
@@ -99,7 +99,7 @@ class GnmiTarget(gnmi_pb2_grpc.gNMIServicer):
                 out.append(n)
         return out
 
-    async def Subscribe(  # noqa: N802
+    async def Subscribe(
         self, request_iterator: AsyncIterator[Any], context: grpc.aio.ServicerContext
     ) -> AsyncIterator[Any]:
         if not self._auth(context):
@@ -107,6 +107,7 @@ class GnmiTarget(gnmi_pb2_grpc.gNMIServicer):
         first = await anext(aiter(request_iterator), None)
         if first is None or not first.HasField("subscribe"):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "first request must subscribe")
+            return
         sl = first.subscribe
         device = self.device
         dev = self.fabric.topology.devices[device]

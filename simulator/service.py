@@ -14,6 +14,7 @@ from aiohttp import web
 from pydantic import Field
 
 from daemon.config_types import SecretRef, StrictModel
+from daemon.http import bound_port
 from simulator.fabric import Fabric
 from simulator.faults import KINDS, Fault
 from simulator.gnmi_server import GnmiTarget, start_server
@@ -141,8 +142,7 @@ class Simulator:
         host, _, port = self.config.control_listen.rpartition(":")
         site = web.TCPSite(self._runner, host, int(port))
         await site.start()
-        sockets = site._server.sockets if site._server else []  # type: ignore[union-attr]
-        bound = sockets[0].getsockname()[1] if sockets else int(port)
+        bound = bound_port(site, int(port))
         self.control_url = f"http://{host}:{bound}"
 
     async def _list_faults(self, request: web.Request) -> web.Response:

@@ -35,7 +35,7 @@ def _wait_http(url: str, timeout: float = 30.0, ok: tuple[int, ...] = (200, 204)
             with urllib.request.urlopen(url, timeout=2) as resp:
                 if resp.status in ok:
                     return
-        except Exception as exc:  # noqa: BLE001 - keep polling until the deadline
+        except Exception as exc:
             last = exc
         time.sleep(0.1)
     raise RuntimeError(f"{url} did not come up: {last}")

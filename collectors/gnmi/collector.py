@@ -148,7 +148,8 @@ class GnmiCollector:
                         await asyncio.sleep(max(0.0, self.cfg.sample_interval - (time.monotonic() - started)))
                         await call.write(gnmi_pb2.SubscribeRequest(poll=gnmi_pb2.Poll()))
         except grpc.aio.AioRpcError as exc:
-            kind = "auth" if exc.code() in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED) else "rpc"
+            denied = (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED)
+            kind = "auth" if exc.code() in denied else "rpc"
             raise TargetError(kind, f"{exc.code().name}: {exc.details()}") from None
         finally:
             call.cancel()

@@ -235,6 +235,7 @@ class Decoder:
                     name_leaf = _clean_name(raw)
                 continue
             counter: str = leaf.counter  # type: ignore[assignment]  # set for every mapped mode
+            value: float | None
             if mode == _ENUM:
                 value = self.table.enums[counter].get(str(raw))
             elif type(raw) is int:
@@ -273,8 +274,9 @@ class Decoder:
                     if leaf.mode == _SUM:
                         inst = self._instances.setdefault((name_leaf, leaf.counter), {})
                         inst[leaf.instance] = value
-                        value = sum(inst.values())
-                    by_port.setdefault(name_leaf, {})[leaf.counter] = value
+                        by_port.setdefault(name_leaf, {})[leaf.counter] = sum(inst.values())
+                    else:
+                        by_port.setdefault(name_leaf, {})[leaf.counter] = value
         ts = notification.timestamp
         return [PortSample(self.device, p, ts, v, self.tags) for p, v in by_port.items() if v]
 

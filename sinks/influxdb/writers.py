@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -114,25 +113,26 @@ class V2Writer:
         self._api = self._client.write_api()
 
     async def write(self, payload: bytes) -> WriteOutcome:
+        from influxdb_client import WritePrecision
         from influxdb_client.rest import ApiException
 
         try:
             await self._api.write(
                 bucket=self.cfg.bucket or "", org=self.cfg.org or "", record=payload,
-                write_precision="ns",
+                write_precision=WritePrecision.NS,  # type: ignore[arg-type]  # the enum is a str
             )
             return WriteOutcome(True, status=204)
         except ApiException as exc:
-            headers = exc.headers or {}
+            headers: dict[str, str] = dict(exc.headers or {})
             return classify(int(exc.status or 0), str(exc.body or exc.reason)[:500],
                             headers.get("Retry-After"))
-        except (aiohttp.ClientError, TimeoutError, asyncio.TimeoutError, OSError) as exc:
+        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
             return WriteOutcome(False, True, None, f"{type(exc).__name__}: {exc}")
 
     async def check(self) -> str | None:
         try:
             ok = await self._client.ping()
-        except Exception as exc:  # noqa: BLE001 - ping wraps many transport errors
+        except Exception as exc:
             return f"cannot reach {self.cfg.url}: {exc}"
         return None if ok else f"{self.cfg.url} did not answer ping"
 

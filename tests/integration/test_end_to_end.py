@@ -72,13 +72,20 @@ async def test_v2_path_into_victoriametrics(victoria: VictoriaMetrics, tmp_path:
     await sim.stop()
     victoria.flush()
 
-    expected = {(d, p, ts // 1_000_000): v for (d, p, ts), v in expected_points(sim).items()}
+    # VictoriaMetrics keeps milliseconds: two snapshots inside one millisecond (the devices'
+    # first answers) cannot be told apart there, so those instants are left out of the check
+    by_ms: dict[tuple[str, str, int], list[dict[str, int]]] = {}
+    for (d, p, ts), v in expected_points(sim).items():
+        by_ms.setdefault((d, p, ts // 1_000_000), []).append(v)
+    expected = {k: v[0] for k, v in by_ms.items() if len(v) == 1}
     stored: dict[tuple[str, str, int], dict[str, float]] = {}
     for series in victoria.export('{__name__=~"port_counters_.*"}'):
         metric = series["metric"]
         field = metric["__name__"].removeprefix("port_counters_")
         for value, ts_ms in zip(series["values"], series["timestamps"], strict=True):
-            stored.setdefault((metric["device"], metric["port"], ts_ms), {})[field] = value
+            key = (metric["device"], metric["port"], ts_ms)
+            if key in expected or key not in by_ms:
+                stored.setdefault(key, {})[field] = value
     n = _check_against_served(stored, expected)
     ports = {(p.device, p.name) for p in sim.fabric.ports}
     assert {(d, p) for d, p, _ in stored} == ports

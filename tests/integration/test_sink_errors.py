@@ -86,7 +86,8 @@ async def test_429_honours_retry_after_then_delivers(serve, tmp_path: Path) -> N
     await drain(sink)
     await sink.close()
     assert script.accepted == LINES
-    (t429, _), (t503, _), (t_ok, _) = script.requests
+    (t429, _), (t503, _), (_, ok) = script.requests
+    assert ok == 204
     assert t503 - t429 >= 0.8  # waited for Retry-After (with jitter), not the 50 ms backoff
     assert sink.stats.points_written == 10 and sink.stats.points_retried == 20
     assert sink.stats.write_errors == {"429": 1, "503": 1}
