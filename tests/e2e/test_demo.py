@@ -1,0 +1,80 @@
+"""`fabricwatch demo` end to end: it runs with or without InfluxDB and stops cleanly."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from sinks.spool import Spool
+from tests.conftest import ROOT
+from tests.servers import InfluxDB1, free_port
+
+pytestmark = pytest.mark.integration
+
+
+def demo(args: list[str], state: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "daemon.cli", "demo", "--nodes", "8", "--rails", "2",
+         "--interval", "0.5", "--state-dir", str(state), "--listen", f"127.0.0.1:{free_port()}", *args],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+
+
+def read_pty(fd: int, seconds: float) -> str:
+    chunks = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if ready:
+            try:
+                chunks.append(os.read(fd, 65536).decode(errors="replace"))
+            except OSError:
+                break
+    return "".join(chunks)
+
+
+def test_demo_writes_to_influxdb_with_live_view_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    influx = InfluxDB1(tmp_path / "influx")
+    influx.start()
+    master, slave = pty.openpty()  # a real terminal, as an operator would run it
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "daemon.cli", "demo", "--nodes", "8", "--rails", "2", "--interval", "0.5",
+             "--state-dir", str(tmp_path / "state"), "--listen", f"127.0.0.1:{free_port()}",
+             "--influx-url", influx.url, "--fault", "flap:leaf-r0-0:swp1,period=2"],
+            cwd=ROOT, stdin=slave, stdout=slave, stderr=slave, env={**os.environ, "COLUMNS": "160"},
+        )
+        os.close(slave)
+        screen = read_pty(master, 6)
+        proc.send_signal(signal.SIGINT)  # Ctrl-C
+        screen += read_pty(master, 3)
+        assert proc.wait(30) == 0, screen[-2000:]
+        assert "targets up 4/4" in screen  # the live view, with every simulated switch up
+        assert "top links by pause and error rate" in screen
+        assert "fabricwatch demo stopped" in screen
+        res = influx.query('SELECT count("in_octets") FROM "port_counters"', "fabricwatch")
+        assert res["results"][0]["series"][0]["values"][0][1] > 50
+        res = influx.query('SHOW TAG VALUES FROM "link_events" WITH KEY = "kind"', "fabricwatch")
+        kinds = {v[1] for v in res["results"][0]["series"][0]["values"]}
+        assert {"oper_down", "oper_up", "flap"} <= kinds  # the flapping link was seen
+    finally:
+        os.close(master)
+        influx.stop()
+
+
+def test_demo_without_influxdb_spools(tmp_path: Path) -> None:
+    proc = demo(["--influx-url", f"http://127.0.0.1:{free_port()}", "--no-view", "--duration", "4"],
+                tmp_path / "state")
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0, out[-2000:]
+    assert "spooling to" in out
+    spool = Spool(tmp_path / "state" / "spool")
+    assert spool.pending_points > 50
