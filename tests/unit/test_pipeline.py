@@ -1,0 +1,62 @@
+"""The pipeline: topology tags, raw and rate lines, link events, sharding of targets."""
+
+from __future__ import annotations
+
+from daemon.batch import PortSample, SampleBatch, coalesce
+from daemon.config import parse
+from daemon.pipeline import Pipeline
+from daemon.runner import build_collectors
+from daemon.topology import Topology
+
+S = 1_000_000_000
+
+
+def batch(ts: float, **values: float) -> SampleBatch:
+    return SampleBatch("gnmi", "leaf1", [PortSample("leaf1", "swp1", int(ts * S), dict(values), {"fabric": "roce"})])
+
+
+def test_tags_lines_and_events() -> None:
+    topo = Topology.from_records([{"device": "leaf1", "port": "swp1", "role": "leaf_down", "rail": "2",
+                                   "peer_device": "node007", "peer_port": "mlx5_2"}])
+    events = []
+    p = Pipeline(topology=topo)
+    p.on_event = events.append
+    first = p.process(batch(0, in_octets=100, oper_status=1, link_transitions=4))
+    assert first.lines == [
+        "port_counters,device=leaf1,fabric=roce,peer_device=node007,peer_port=mlx5_2,port=swp1,rail=2,"
+        "role=leaf_down in_octets=100i,oper_status=1i,link_transitions=4i 0"
+    ]
+    second = p.process(batch(10, in_octets=1100, oper_status=0, link_transitions=5))
+    rate_line = next(line for line in second.lines if line.startswith("port_rates,"))
+    assert rate_line.endswith(" in_octets=100.0,link_transitions=0.1 10000000000")
+    assert {e.kind for e in events} == {"oper_down", "flap"}
+    assert sum(line.startswith("link_events,") for line in second.lines) == 2
+    assert p.latest[("leaf1", "swp1")].rates["in_octets"] == 100.0
+
+
+def test_saturation_raises_one_event_and_flags_the_rate() -> None:
+    p = Pipeline()
+    p.process(batch(0, symbol_errors=65530))
+    out = p.process(batch(10, symbol_errors=65535))
+    assert any("symbol_errors_saturated=true" in line for line in out.lines)
+    assert [e.kind for e in out.events] == ["saturated"]
+    again = p.process(batch(20, symbol_errors=65535))
+    assert again.events == []
+
+
+def test_coalesce_merges_one_port_one_instant() -> None:
+    a = SampleBatch("gnmi", "d", [PortSample("d", "p", 5, {"pfc_rx_p3": 1})])
+    b = SampleBatch("gnmi", "d", [PortSample("d", "p", 5, {"pfc_tx_p3": 2}), PortSample("d", "q", 5, {"x": 1})], 3)
+    merged = coalesce([a, b])
+    assert [(s.port, s.values) for s in merged.samples] == [("p", {"pfc_rx_p3": 1, "pfc_tx_p3": 2}), ("q", {"x": 1})]
+    assert merged.unmapped == 3
+
+
+def test_shard_selects_targets() -> None:
+    targets = [{"device": f"leaf{i}", "address": f"127.0.0.1:{1000 + i}"} for i in range(40)]
+    owned = []
+    for k in (1, 2, 3):
+        cfg = parse({"daemon": {"shard": f"{k}/3"}, "collectors": {"gnmi": [{"targets": targets}]}})
+        owned.append({c.device for c in build_collectors(cfg)})
+    assert set.union(*owned) == {t["device"] for t in targets}
+    assert sum(len(o) for o in owned) == 40 and all(owned)
