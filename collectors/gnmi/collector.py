@@ -165,25 +165,17 @@ class GnmiCollector:
         failure: list[BaseException] = []
 
         async def reader() -> None:
+            loop = asyncio.get_running_loop()
             try:
                 while True:
-                    try:
-                        async with asyncio.timeout(stale):
-                            resp = await call.read()
-                    except TimeoutError:
-                        raise TargetError("stale", f"no update for {stale:g}s") from None
-                    if resp is grpc.aio.EOF:
-                        raise TargetError("closed", "target closed the stream")
-                    if resp.HasField("update"):
-                        batch = self._batch(resp)
-                        if batch is not None:
-                            pending.append(batch)
-                            ready.set()
-                            if len(pending) >= MAX_PENDING:
-                                room.clear()
-                                await room.wait()
-                    elif resp.sync_response:
-                        self.synced = True
+                    resp = await self._read(call, loop.time() + stale, f"no update for {stale:g}s")
+                    batch = self._handle(resp)
+                    if batch is not None:
+                        pending.append(batch)
+                        ready.set()
+                        if len(pending) >= MAX_PENDING:
+                            room.clear()
+                            await room.wait()
             except BaseException as exc:  # handed to the consumer, which raises it
                 failure.append(exc)
                 ready.set()
@@ -216,20 +208,30 @@ class GnmiCollector:
                 pass
 
     async def _read_until_sync(self, call: Any) -> AsyncIterator[SampleBatch]:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.cfg.timeout
+        deadline = asyncio.get_running_loop().time() + self.cfg.timeout
         while True:
-            try:
-                async with asyncio.timeout_at(deadline):
-                    resp = await call.read()
-            except TimeoutError:
-                raise TargetError("stale", f"no sync_response within {self.cfg.timeout:g}s") from None
-            if resp is grpc.aio.EOF:
-                raise TargetError("closed", "target closed the stream")
-            if resp.HasField("update"):
-                batch = self._batch(resp)
-                if batch is not None:
-                    yield batch
+            resp = await self._read(call, deadline, f"no sync_response within {self.cfg.timeout:g}s")
+            batch = self._handle(resp)
+            if batch is not None:
+                yield batch
             elif resp.sync_response:
-                self.synced = True
                 return
+
+    @staticmethod
+    async def _read(call: Any, deadline: float, silence: str) -> Any:
+        """The next response; the deadline covers this read only, never the consumer's work."""
+        try:
+            async with asyncio.timeout_at(deadline):
+                resp = await call.read()
+        except TimeoutError:
+            raise TargetError("stale", silence) from None
+        if resp is grpc.aio.EOF:
+            raise TargetError("closed", "target closed the stream")
+        return resp
+
+    def _handle(self, resp: Any) -> SampleBatch | None:
+        if resp.HasField("update"):
+            return self._batch(resp)
+        if resp.sync_response:
+            self.synced = True
+        return None

@@ -79,7 +79,7 @@ async def test_influxdb_down_60s_nothing_lost(tmp_path: Path) -> None:
     assert history[-1]["fabricwatch_points_retried_total"] > 0
 
     want = points(sent, "port_counters")
-    assert len(want) > 20_000
+    assert len(want) > 10_000  # under load: ~144 ports every 0.5 s for over a minute
     assert set(stored) == set(want), f"{len(set(want) - set(stored))} points missing"
     for key, fields in want.items():
         assert stored[key] == fields, key
