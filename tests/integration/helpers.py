@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,10 +36,14 @@ def daemon_config(sim: Simulator, sink: dict[str, Any], interval: float = 0.5,
     }, "<test>")
 
 
-async def start_runner(cfg: Any, sim: Simulator | None = None) -> tuple[Runner, asyncio.Task[int]]:
+async def start_runner(
+    cfg: Any, sim: Simulator | None = None, prepare: Callable[[Runner], None] | None = None
+) -> tuple[Runner, asyncio.Task[int]]:
     runner = Runner(cfg)
     if sim is not None:
         runner.pipeline.topology = Topology.from_records(sim.fabric.topology.records())
+    if prepare is not None:
+        prepare(runner)
     task = asyncio.create_task(runner.run(install_signals=False))
     for _ in range(100):
         if runner.ready:

@@ -9,6 +9,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from daemon.runner import Runner
 from tests.integration.helpers import daemon_config, expected_points, spool_dir, start_runner, start_sim
 from tests.lp import points
 from tests.servers import InfluxDB1
@@ -39,16 +40,20 @@ async def test_influxdb_down_60s_nothing_lost(tmp_path: Path) -> None:
                               "flush_interval": 0.2, "batch_size": 2000,
                               "backoff": {"initial": 0.2, "max": 2.0},
                               "spool": spool_dir(tmp_path)})
-    runner, task = await start_runner(cfg, sim)
-    sink = runner.sinks[0]
     sent: list[str] = []
-    original_write = sink.write
 
-    async def tee(lines: list[str]) -> None:
-        sent.extend(lines)
-        await original_write(lines)
+    def tee_sink(runner: Runner) -> None:
+        """Record every line handed to the sink, from the very first one."""
+        sink = runner.sinks[0]
+        original_write = sink.write
 
-    sink.write = tee  # type: ignore[method-assign]
+        async def tee(lines: list[str]) -> None:
+            sent.extend(lines)
+            await original_write(lines)
+
+        sink.write = tee
+
+    runner, task = await start_runner(cfg, sim, prepare=tee_sink)
     assert runner.http is not None
     url = runner.http.url
     history = []
