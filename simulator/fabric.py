@@ -131,6 +131,14 @@ class Fabric:
         rng = self.rng
         util = self.jobs.utilisation(t) * self._jitter * rng.uniform(0.97, 1.03, n)
         up = np.ones(n, dtype=bool)
+        flapping = np.zeros(n, dtype=bool)
+        for f in self.faults:
+            if f.kind == "flap":
+                flapping[self._fault_rows(f)] = True
+        # a link whose flap fault was cleared comes back up (and that is one more transition)
+        recovered = ~flapping & ~self._oper_up
+        acc[recovered, COL["link_transitions"]] += 1
+        self._oper_up[recovered] = True
         for f in self.faults:
             if f.kind == "flap":
                 rows = self._fault_rows(f)

@@ -1,0 +1,216 @@
+"""Per-link, per-interval features from pipeline rates: own, peer-relative and own-history.
+
+A link's own rates are log-scaled; each is then compared with the median of its port class
+(fabric x role x speed) at the same interval, so that a training job raising PFC and ECN on
+every link at once moves nothing, while one link pausing ten times more than its peers does;
+and with the link's own recent baseline (EWMA), so a link that changes stands out too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# (feature name, unit for explanations)
+# Few, grouped features: an isolation forest isolates a point along one randomly chosen
+# feature at a time, so a fault that moves one of forty features is found far less surely than
+# one that moves one of ten. Error counters of every kind are one "errors" feature.
+OWN_FEATURES: tuple[tuple[str, str], ...] = (
+    ("pfc_rx", "/s"),
+    ("pfc_tx", "/s"),
+    ("pause", "/s"),
+    ("ecn_per_kpkt", " per 1k pkts"),
+    ("discards", "/s"),
+    ("errors", "/s"),
+    ("link_recovery", "/s"),
+    ("xmit_wait", "/s"),
+    ("util_pct", "%"),
+    ("flaps", " per interval"),
+)
+ERROR_COUNTERS = ("in_errors", "out_errors", "fcs_errors", "symbol_errors", "rcv_errors",
+                  "rcv_remote_physical_errors", "local_link_integrity_errors")
+OWN_NAMES = tuple(n for n, _ in OWN_FEATURES)
+UNITS = dict(OWN_FEATURES)
+FEATURE_NAMES: tuple[str, ...] = (
+    *OWN_NAMES,
+    *(f"{n}_vs_peers" for n in OWN_NAMES),
+    *(f"{n}_vs_own" for n in OWN_NAMES),
+)
+N_OWN = len(OWN_NAMES)
+LOAD_BINS = (5.0, 30.0, 70.0)  # utilisation % separating idle, light, busy and saturated links
+MIN_PEERS = 3  # a whole rail busy leaves only its few uplinks per leaf class at that load
+
+
+def own_values(rates: Mapping[str, float], speed_bps: float, interval_s: float) -> list[float]:
+    """The link's own feature values (not yet log-scaled) from its mean rates."""
+    g = rates.get
+    pfc_rx = sum(g(f"pfc_rx_p{p}", 0.0) for p in range(8))
+    pfc_tx = sum(g(f"pfc_tx_p{p}", 0.0) for p in range(8))
+    pkts = g("out_pkts", 0.0) + g("in_pkts", 0.0)
+    ecn = g("ecn_marked", 0.0) * 1000.0 / pkts if pkts > 0 else 0.0
+    octets = g("in_octets", 0.0) + g("out_octets", 0.0)
+    util = octets * 8 * 100.0 / (2 * speed_bps) if speed_bps > 0 else 0.0
+    return [
+        pfc_rx,
+        pfc_tx,
+        g("pause_rx", 0.0) + g("pause_tx", 0.0),
+        ecn,
+        g("in_discards", 0.0) + g("out_discards", 0.0) + g("xmit_discards", 0.0),
+        sum(g(name, 0.0) for name in ERROR_COUNTERS),
+        g("link_error_recovery", 0.0) + g("link_downed", 0.0),
+        g("xmit_wait", 0.0),
+        util,
+        g("link_transitions", 0.0) * interval_s,
+    ]
+
+
+def parse_speed(text: str | None, default_bps: float = 400e9) -> float:
+    if not text:
+        return default_bps
+    t = text.strip().upper()
+    mult = {"G": 1e9, "M": 1e6, "T": 1e12}.get(t[-1:], 1.0)
+    try:
+        return float(t.rstrip("GMT")) * mult
+    except ValueError:
+        return default_bps
+
+
+@dataclass(slots=True)
+class LinkInterval:
+    """Mean rates of one link over one interval."""
+
+    start_ns: int
+    device: str
+    port: str
+    tags: dict[str, str]
+    rates: dict[str, float]
+    saturated: frozenset[str] = frozenset()
+
+    @property
+    def link_class(self) -> str:
+        t = self.tags
+        return f"{t.get('fabric', '?')}/{t.get('role', '?')}/{t.get('speed', '?')}"
+
+
+@dataclass(slots=True)
+class _Acc:
+    bucket: int
+    last_ts: int
+    sums: dict[str, float] = field(default_factory=dict)
+    covered: float = 0.0
+    tags: dict[str, str] = field(default_factory=dict)
+    saturated: set[str] = field(default_factory=set)
+
+
+class IntervalAggregator:
+    """Folds per-sample rates into per-interval mean rates, per link."""
+
+    def __init__(self, interval_s: float = 30.0) -> None:
+        self.interval_ns = int(interval_s * 1e9)
+        self._acc: dict[tuple[str, str], _Acc] = {}
+        self._done: dict[int, list[LinkInterval]] = {}
+
+    def add(self, device: str, port: str, ts_ns: int, rates: Mapping[str, float],
+            tags: Mapping[str, str], saturated: Iterable[str] = (), dt_s: float | None = None) -> None:
+        bucket = ts_ns // self.interval_ns
+        key = (device, port)
+        acc = self._acc.get(key)
+        if acc is not None and acc.bucket != bucket:
+            self._close(key, acc)
+            acc = None
+        if acc is None:
+            acc = _Acc(bucket, ts_ns, tags=dict(tags))
+            self._acc[key] = acc
+            if dt_s is None:
+                dt_s = 0.0
+        if dt_s is None:
+            dt_s = max(0.0, (ts_ns - acc.last_ts) / 1e9)
+        acc.last_ts = ts_ns
+        weight = dt_s if dt_s > 0 else 1.0
+        for name, value in rates.items():
+            acc.sums[name] = acc.sums.get(name, 0.0) + value * weight
+        acc.covered += weight
+        acc.saturated.update(saturated)
+
+    def _close(self, key: tuple[str, str], acc: _Acc) -> None:
+        if acc.covered <= 0 or not acc.sums:
+            return
+        rates = {k: v / acc.covered for k, v in acc.sums.items()}
+        self._done.setdefault(acc.bucket, []).append(LinkInterval(
+            acc.bucket * self.interval_ns, key[0], key[1], acc.tags, rates, frozenset(acc.saturated)))
+
+    def complete(self, now_ns: int) -> list[tuple[int, list[LinkInterval]]]:
+        """Intervals that ended before `now_ns` (plus one interval of grace), oldest first."""
+        limit = now_ns // self.interval_ns - 1
+        for key, acc in list(self._acc.items()):
+            if acc.bucket < limit:
+                self._close(key, acc)
+                del self._acc[key]
+        ready = sorted(b for b in self._done if b < limit)
+        return [(b * self.interval_ns, self._done.pop(b)) for b in ready]
+
+    def flush(self) -> list[tuple[int, list[LinkInterval]]]:
+        for key, acc in list(self._acc.items()):
+            self._close(key, acc)
+        self._acc.clear()
+        out = [(b * self.interval_ns, self._done.pop(b)) for b in sorted(self._done)]
+        return out
+
+
+@dataclass
+class FeatureFrame:
+    """One interval of the fabric: a row per link."""
+
+    start_ns: int
+    links: list[LinkInterval]
+    classes: list[str]
+    own_raw: np.ndarray  # (n, N_OWN) values before log scaling
+    X: np.ndarray  # (n, len(FEATURE_NAMES))
+    class_median_raw: np.ndarray  # (n, N_OWN) the peers' median of each own value
+
+
+class FeatureBuilder:
+    """Turns intervals into feature rows; keeps each link's EWMA baseline between intervals."""
+
+    def __init__(self, interval_s: float = 30.0, history_alpha: float = 0.1) -> None:
+        self.interval_s = interval_s
+        self.alpha = history_alpha
+        self._baseline: dict[tuple[str, str], np.ndarray] = {}
+
+    def build(self, start_ns: int, links: list[LinkInterval]) -> FeatureFrame:
+        n = len(links)
+        own_raw = np.zeros((n, N_OWN))
+        for i, li in enumerate(links):
+            own_raw[i] = own_values(li.rates, parse_speed(li.tags.get("speed")), self.interval_s)
+        own = np.log1p(np.maximum(own_raw, 0.0))
+        classes = [li.link_class for li in links]
+        peer = np.zeros_like(own)
+        median_raw = np.zeros_like(own)
+        # peers = same class at the same moment and at a similar load, so that one rail busy
+        # while the others idle is not an anomaly; a group too small falls back to the class
+        util = own_raw[:, OWN_NAMES.index("util_pct")]
+        load_bin = np.digitize(util, LOAD_BINS)
+        groups = np.array([f"{c}|{b}" for c, b in zip(classes, load_bin, strict=True)])
+        cls_arr = np.array(classes)
+        for g in set(groups.tolist()):
+            rows = np.nonzero(groups == g)[0]
+            if len(rows) < MIN_PEERS:
+                rows_for_median = np.nonzero(cls_arr == classes[rows[0]])[0]
+            else:
+                rows_for_median = rows
+            med = np.median(own[rows_for_median], axis=0)
+            peer[rows] = own[rows] - med
+            median_raw[rows] = np.expm1(med)
+        hist = np.zeros_like(own)
+        a = self.alpha
+        for i, li in enumerate(links):
+            key = (li.device, li.port)
+            base = self._baseline.get(key)
+            if base is None:
+                base = own[i].copy()
+            hist[i] = own[i] - base
+            self._baseline[key] = base + a * (own[i] - base)
+        X = np.hstack([own, peer, hist])
+        return FeatureFrame(start_ns, links, classes, own_raw, X, median_raw)

@@ -1,0 +1,268 @@
+"""Degraded-link detection: an isolation forest per port class, a threshold from a false-alarm
+budget on held-out healthy data, hysteresis, rules beside it, and an explanation per finding."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import pickle
+import time
+import zipfile
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sklearn.ensemble import IsolationForest
+
+from models.features import FEATURE_NAMES, N_OWN, OWN_NAMES, UNITS, FeatureFrame
+from models.rules import RuleConfig, evaluate, worst
+
+MODEL_VERSION = 1
+MIN_CLASS_ROWS = 50
+TRAIN_NOISE = 0.1  # in log1p units
+MIN_PEER_LIMIT = 0.7  # log1p units: never flag a feature for being under 2x its peers
+
+
+class ModelError(Exception):
+    """A model file that cannot be used; the message says why."""
+
+
+@dataclass
+class ClassModel:
+    forest: IsolationForest
+    threshold: float  # forest anomaly score (higher = stranger) above which an interval counts
+    train_rows: int
+    holdout_rows: int
+    # per own feature: the deviation from load-matched peers (log units) that held-out healthy
+    # intervals exceed at the false-alarm budget; catches one feature far off when the forest,
+    # which splits on one random feature at a time, scores it only moderately
+    peer_limits: np.ndarray | None = None
+
+    def combined(self, forest_scores: np.ndarray, X: np.ndarray) -> np.ndarray:
+        """max(forest score / its threshold, worst peer deviation / its limit): > 1 is anomalous."""
+        ratio = forest_scores / self.threshold
+        if self.peer_limits is not None:
+            peer = np.abs(X[:, N_OWN : 2 * N_OWN]) / self.peer_limits
+            ratio = np.maximum(ratio, peer.max(axis=1))
+        return ratio
+
+
+@dataclass(frozen=True)
+class Hysteresis:
+    raise_k: int = 2  # k of the last n intervals above threshold raise a finding
+    raise_n: int = 3
+    clear_m: int = 3  # m clean intervals in a row clear it
+
+
+@dataclass
+class Finding:
+    time_ns: int
+    device: str
+    port: str
+    link_class: str
+    score: float
+    threshold: float
+    flagged: bool  # the finding is active (after hysteresis, or by a rule)
+    severity: str
+    source: str  # model, rule, model+rule
+    explanation: str
+    top_features: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.time_ns / 1e9)),
+            "time_ns": self.time_ns, "device": self.device, "port": self.port,
+            "class": self.link_class, "score": round(self.score, 4),
+            "threshold": round(self.threshold, 4), "severity": self.severity, "source": self.source,
+            "explanation": self.explanation, "features": self.top_features,
+        }
+
+
+def explain(frame: FeatureFrame, i: int, top: int = 3) -> tuple[str, list[dict[str, Any]]]:
+    """Which own features pushed row i away from its class, in words and numbers."""
+    X = frame.X
+    cls = frame.classes[i]
+    rows = [j for j, c in enumerate(frame.classes) if c == cls]
+    spread = np.median(np.abs(X[rows, N_OWN : 2 * N_OWN]), axis=0) * 1.4826
+    # deviation from the load-matched peers, in units of how much peers usually deviate;
+    # the link's own history counts too: a link that changed stands out even if its peers did
+    peer_dev = X[i, N_OWN : 2 * N_OWN] / (spread + 0.25)
+    hist_dev = X[i, 2 * N_OWN :] / 0.5
+    strength = np.maximum(np.abs(peer_dev), np.abs(hist_dev) * 0.5)
+    order = np.argsort(-strength)[:top]
+    parts, feats = [], []
+    for k in order:
+        if strength[k] < 2.0:
+            break
+        name = OWN_NAMES[k]
+        value = float(frame.own_raw[i, k])
+        median = float(frame.class_median_raw[i, k])
+        unit = UNITS[name]
+        if median > 0 and value > median:
+            words = f"{name} {value:,.3g}{unit}, {value / median:,.0f}x its class median ({median:,.3g}{unit})"
+        elif value < median:
+            words = f"{name} {value:,.3g}{unit}, below its class median ({median:,.3g}{unit})"
+        else:
+            words = f"{name} {value:,.3g}{unit} where its class has none"
+        parts.append(words)
+        feats.append({"feature": name, "value": value, "class_median": median,
+                      "deviation": round(float(peer_dev[k]), 2)})
+    return "; ".join(parts) or "a combination of small deviations", feats
+
+
+class LinkDetector:
+    def __init__(self, *, interval_s: float = 30.0, false_alarm_rate: float = 1e-4,
+                 n_estimators: int = 100, hysteresis: Hysteresis = Hysteresis(),
+                 rules: RuleConfig | None = None, seed: int = 7) -> None:
+        self.interval_s = interval_s
+        self.false_alarm_rate = false_alarm_rate
+        self.n_estimators = n_estimators
+        self.hysteresis = hysteresis
+        self.rules = rules or RuleConfig()
+        self.seed = seed
+        self.models: dict[str, ClassModel] = {}
+        self.training: dict[str, Any] = {}
+        self._recent: dict[tuple[str, str], deque[bool]] = {}
+        self._active: dict[tuple[str, str], int] = {}  # link -> clean intervals since last hit
+
+    # -- training ----------------------------------------------------------------------
+    def fit(self, frames: list[FeatureFrame],
+            progress: Callable[[str, int, int], None] | None = None) -> LinkDetector:
+        """Fit one forest per class on healthy intervals; the threshold is the score that
+        held-out intervals (the last 20 % in time) exceed at the false-alarm budget."""
+        by_class: dict[str, list[tuple[int, np.ndarray]]] = {}
+        for frame in frames:
+            for i, c in enumerate(frame.classes):
+                by_class.setdefault(c, []).append((frame.start_ns, frame.X[i]))
+        self.models.clear()
+        classes = sorted(by_class)
+        for n, c in enumerate(classes):
+            rows = sorted(by_class[c], key=lambda r: r[0])
+            if len(rows) < MIN_CLASS_ROWS:
+                continue
+            X = np.array([r[1] for r in rows])
+            cut = int(len(X) * 0.8)
+            train, hold = X[:cut], X[cut:]
+            # a feature that never moved in healthy data (errors, say) would give the forest
+            # nothing to split on, and a link whose errors jump would look normal: a little
+            # noise gives every feature a range, so values beyond it are isolated at once
+            rng = np.random.default_rng(self.seed)
+            train = train + rng.normal(0.0, TRAIN_NOISE, train.shape)
+            forest = IsolationForest(n_estimators=self.n_estimators, random_state=self.seed, n_jobs=1)
+            forest.fit(train)
+            hold_scores = -forest.score_samples(hold)
+            q = 1.0 - self.false_alarm_rate
+            threshold = float(np.quantile(hold_scores, q, method="higher"))
+            peer_hold = np.abs(hold[:, N_OWN : 2 * N_OWN])
+            limits = np.maximum(np.quantile(peer_hold, q, axis=0, method="higher") * 1.2, MIN_PEER_LIMIT)
+            self.models[c] = ClassModel(forest, threshold, len(train), len(hold), limits)
+            if progress:
+                progress(c, n + 1, len(classes))
+        if not self.models:
+            raise ModelError(f"no port class had {MIN_CLASS_ROWS} healthy intervals to learn from")
+        starts = [f.start_ns for f in frames]
+        self.training = {"from_ns": min(starts), "to_ns": max(starts) + int(self.interval_s * 1e9),
+                         "intervals": len(frames)}
+        return self
+
+    def reset(self) -> None:
+        """Forget every link's hysteresis state (a new fabric or a new replay)."""
+        self._recent.clear()
+        self._active.clear()
+
+    # -- scoring -----------------------------------------------------------------------
+    def score(self, frame: FeatureFrame) -> np.ndarray:
+        """Anomaly score per row, relative to the class's thresholds (> 1 = over the budget);
+        NaN for classes without a model."""
+        scores = np.full(len(frame.links), np.nan)
+        cls = np.array(frame.classes)
+        for c, m in self.models.items():
+            rows = np.nonzero(cls == c)[0]
+            if len(rows):
+                X = frame.X[rows]
+                scores[rows] = m.combined(-m.forest.score_samples(X), X)
+        return scores
+
+    def detect(self, frame: FeatureFrame) -> list[Finding]:
+        """Score an interval, apply hysteresis and rules; one finding per active link."""
+        scores = self.score(frame)
+        h = self.hysteresis
+        out = []
+        for i, li in enumerate(frame.links):
+            key = (li.device, li.port)
+            thr = 1.0 if frame.classes[i] in self.models else float("inf")
+            over = bool(scores[i] > thr)
+            recent = self._recent.setdefault(key, deque(maxlen=h.raise_n))
+            recent.append(over)
+            hits = evaluate(li, self.interval_s, self.rules)
+            model_active = key in self._active
+            if sum(recent) >= h.raise_k:
+                model_active = True
+                self._active[key] = 0
+            elif model_active:
+                self._active[key] = 0 if over else self._active[key] + 1
+                if self._active[key] >= h.clear_m:
+                    model_active = False
+                    del self._active[key]
+            if not model_active and not hits:
+                continue
+            severities = [hit.severity for hit in hits]
+            if model_active:
+                severities.append("critical" if scores[i] > 2 * thr else "warning")
+            words, feats = explain(frame, i) if model_active else ("", [])
+            reasons = [hit.reason for hit in hits] + ([words] if words else [])
+            source = "+".join(s for s, on in (("model", model_active), ("rule", bool(hits))) if on)
+            out.append(Finding(frame.start_ns, li.device, li.port, frame.classes[i],
+                               float(scores[i]) if not np.isnan(scores[i]) else 0.0, thr,
+                               True, worst(severities), source, "; ".join(reasons), feats))
+        return out
+
+    # -- persistence -------------------------------------------------------------------
+    def save(self, path: str | Path) -> None:
+        blob = pickle.dumps({c: m.forest for c, m in self.models.items()})
+        meta = {
+            "version": MODEL_VERSION,
+            "features": list(FEATURE_NAMES),
+            "interval_s": self.interval_s,
+            "false_alarm_rate": self.false_alarm_rate,
+            "hysteresis": self.hysteresis.__dict__,
+            "classes": {c: {"threshold": m.threshold, "train_rows": m.train_rows,
+                            "holdout_rows": m.holdout_rows,
+                            "peer_limits": None if m.peer_limits is None else m.peer_limits.tolist()}
+                        for c, m in self.models.items()},
+            "training": self.training,
+            "sha256": hashlib.sha256(blob).hexdigest(),
+        }
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("model.json", json.dumps(meta, indent=1))
+            z.writestr("forests.pkl", blob)
+
+    @classmethod
+    def load(cls, path: str | Path) -> LinkDetector:
+        try:
+            with zipfile.ZipFile(path) as z:
+                meta = json.loads(z.read("model.json"))
+                blob = z.read("forests.pkl")
+        except (OSError, KeyError, zipfile.BadZipFile, json.JSONDecodeError) as exc:
+            raise ModelError(f"{path}: not a fabricwatch model file: {exc}") from None
+        if meta.get("version") != MODEL_VERSION:
+            raise ModelError(f"{path}: model version {meta.get('version')} but this fabricwatch reads "
+                             f"version {MODEL_VERSION}: retrain with `fabricwatch train`")
+        if meta.get("features") != list(FEATURE_NAMES):
+            raise ModelError(f"{path}: trained on other features; retrain with `fabricwatch train`")
+        if hashlib.sha256(blob).hexdigest() != meta.get("sha256"):
+            raise ModelError(f"{path}: checksum mismatch, the file is damaged")
+        # our own file, its checksum verified above
+        forests = pickle.loads(blob)
+        det = cls(interval_s=meta["interval_s"], false_alarm_rate=meta["false_alarm_rate"],
+                  hysteresis=Hysteresis(**meta["hysteresis"]))
+        det.models = {
+            c: ClassModel(forests[c], info["threshold"], info["train_rows"], info["holdout_rows"],
+                          None if info.get("peer_limits") is None else np.array(info["peer_limits"]))
+            for c, info in meta["classes"].items()
+        }
+        det.training = meta["training"]
+        return det
