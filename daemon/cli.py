@@ -92,6 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--duration", type=float, default=None, help="stop after N seconds")
     demo.add_argument("--no-view", action="store_true", help="plain JSON logs instead of the live view")
     demo.set_defaults(func=_cmd_demo)
+
+    from models.cli import add_parsers
+
+    add_parsers(sub)
     return p
 
 

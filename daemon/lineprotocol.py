@@ -62,3 +62,73 @@ def line(prefix: str, fields: Mapping[str, object], ts_ns: int) -> str | None:
     if not parts:
         return None
     return f"{prefix} {','.join(parts)} {ts_ns}"
+
+
+class LineProtocolError(ValueError):
+    """A line that is not valid line protocol; says where."""
+
+
+def _split_unescaped(text: str, sep: str, *, quotes: bool = False) -> list[str]:
+    parts, cur, i, in_q = [], [], 0, False
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and i + 1 < len(text):
+            cur.append(text[i : i + 2])
+            i += 2
+            continue
+        if quotes and c == '"':
+            in_q = not in_q
+        if c == sep and not in_q:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(c)
+        i += 1
+    parts.append("".join(cur))
+    return parts
+
+
+def _unescape(text: str) -> str:
+    return text.replace("\\,", ",").replace("\\=", "=").replace("\\ ", " ").replace('\\"', '"').replace("\\\\", "\\")
+
+
+def parse_line(line: str) -> tuple[str, dict[str, str], dict[str, object], int | None]:
+    """measurement, tags, fields, timestamp (ns, or None when the line has none)."""
+    sections = _split_unescaped(line.strip(), " ", quotes=True)
+    sections = [s for s in sections if s != ""]
+    if len(sections) not in (2, 3):
+        raise LineProtocolError("expected 'measurement[,tags] fields [timestamp]'")
+    head = _split_unescaped(sections[0], ",")
+    measurement = _unescape(head[0])
+    tags = {}
+    for part in head[1:]:
+        k, sep, v = part.partition("=")
+        if not sep:
+            raise LineProtocolError(f"tag {part!r} has no '='")
+        tags[_unescape(k)] = _unescape(v)
+    fields: dict[str, object] = {}
+    for part in _split_unescaped(sections[1], ",", quotes=True):
+        k, sep, v = part.partition("=")
+        if not sep or not v:
+            raise LineProtocolError(f"field {part!r} has no value")
+        key = _unescape(k)
+        if v.startswith('"'):
+            fields[key] = _unescape(v[1:-1])
+        elif v[-1] in "iu" and v[:-1].lstrip("-").isdigit():
+            fields[key] = int(v[:-1])
+        elif v in ("t", "T", "true", "True", "TRUE"):
+            fields[key] = True
+        elif v in ("f", "F", "false", "False", "FALSE"):
+            fields[key] = False
+        else:
+            try:
+                fields[key] = float(v)
+            except ValueError:
+                raise LineProtocolError(f"field {key!r}: bad value {v!r}") from None
+    ts = None
+    if len(sections) == 3:
+        try:
+            ts = int(sections[2])
+        except ValueError:
+            raise LineProtocolError(f"bad timestamp {sections[2]!r}") from None
+    return measurement, tags, fields, ts

@@ -21,7 +21,7 @@ OWN_FEATURES: tuple[tuple[str, str], ...] = (
     ("pfc_rx", "/s"),
     ("pfc_tx", "/s"),
     ("pause", "/s"),
-    ("ecn_per_kpkt", " per 1k pkts"),
+    ("ecn_per_mpkt", " per 1M pkts"),
     ("discards", "/s"),
     ("errors", "/s"),
     ("link_recovery", "/s"),
@@ -40,7 +40,8 @@ FEATURE_NAMES: tuple[str, ...] = (
 )
 N_OWN = len(OWN_NAMES)
 LOAD_BINS = (5.0, 30.0, 70.0)  # utilisation % separating idle, light, busy and saturated links
-MIN_PEERS = 3  # a whole rail busy leaves only its few uplinks per leaf class at that load
+MIN_PEERS = 3
+BASELINE_STEP = 0.5  # log1p units a single interval may pull the own-history baseline  # a whole rail busy leaves only its few uplinks per leaf class at that load
 
 
 def own_values(rates: Mapping[str, float], speed_bps: float, interval_s: float) -> list[float]:
@@ -49,7 +50,8 @@ def own_values(rates: Mapping[str, float], speed_bps: float, interval_s: float) 
     pfc_rx = sum(g(f"pfc_rx_p{p}", 0.0) for p in range(8))
     pfc_tx = sum(g(f"pfc_tx_p{p}", 0.0) for p in range(8))
     pkts = g("out_pkts", 0.0) + g("in_pkts", 0.0)
-    ecn = g("ecn_marked", 0.0) * 1000.0 / pkts if pkts > 0 else 0.0
+    # per million packets: in log units, a switch that stops marking falls far below its peers
+    ecn = g("ecn_marked", 0.0) * 1e6 / pkts if pkts > 0 else 0.0
     octets = g("in_octets", 0.0) + g("out_octets", 0.0)
     util = octets * 8 * 100.0 / (2 * speed_bps) if speed_bps > 0 else 0.0
     return [
@@ -211,6 +213,8 @@ class FeatureBuilder:
             if base is None:
                 base = own[i].copy()
             hist[i] = own[i] - base
-            self._baseline[key] = base + a * (own[i] - base)
+            # the baseline follows slow change but is not dragged by an episode: each step is
+            # clipped, so a link returning to normal does not look strange against it
+            self._baseline[key] = base + a * np.clip(own[i] - base, -BASELINE_STEP, BASELINE_STEP)
         X = np.hstack([own, peer, hist])
         return FeatureFrame(start_ns, links, classes, own_raw, X, median_raw)

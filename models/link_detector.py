@@ -24,6 +24,7 @@ MODEL_VERSION = 1
 MIN_CLASS_ROWS = 50
 TRAIN_NOISE = 0.1  # in log1p units
 MIN_PEER_LIMIT = 0.7  # log1p units: never flag a feature for being under 2x its peers
+PEER_MARGIN = 1.2  # over the budget quantile of held-out healthy deviations
 
 
 class ModelError(Exception):
@@ -126,7 +127,8 @@ class LinkDetector:
         self.models: dict[str, ClassModel] = {}
         self.training: dict[str, Any] = {}
         self._recent: dict[tuple[str, str], deque[bool]] = {}
-        self._active: dict[tuple[str, str], int] = {}  # link -> clean intervals since last hit
+        self._active: set[tuple[str, str]] = set()
+        self._clean: dict[tuple[str, str], int] = {}  # link -> clean intervals in a row
 
     # -- training ----------------------------------------------------------------------
     def fit(self, frames: list[FeatureFrame],
@@ -157,7 +159,8 @@ class LinkDetector:
             q = 1.0 - self.false_alarm_rate
             threshold = float(np.quantile(hold_scores, q, method="higher"))
             peer_hold = np.abs(hold[:, N_OWN : 2 * N_OWN])
-            limits = np.maximum(np.quantile(peer_hold, q, axis=0, method="higher") * 1.2, MIN_PEER_LIMIT)
+            limits = np.maximum(np.quantile(peer_hold, q, axis=0, method="higher") * PEER_MARGIN,
+                                MIN_PEER_LIMIT)
             self.models[c] = ClassModel(forest, threshold, len(train), len(hold), limits)
             if progress:
                 progress(c, n + 1, len(classes))
@@ -172,6 +175,7 @@ class LinkDetector:
         """Forget every link's hysteresis state (a new fabric or a new replay)."""
         self._recent.clear()
         self._active.clear()
+        self._clean.clear()
 
     # -- scoring -----------------------------------------------------------------------
     def score(self, frame: FeatureFrame) -> np.ndarray:
@@ -198,15 +202,15 @@ class LinkDetector:
             recent = self._recent.setdefault(key, deque(maxlen=h.raise_n))
             recent.append(over)
             hits = evaluate(li, self.interval_s, self.rules)
+            clean = 0 if over else self._clean.get(key, 0) + 1
+            self._clean[key] = clean
             model_active = key in self._active
-            if sum(recent) >= h.raise_k:
+            if not model_active and over and sum(recent) >= h.raise_k:
                 model_active = True
-                self._active[key] = 0
-            elif model_active:
-                self._active[key] = 0 if over else self._active[key] + 1
-                if self._active[key] >= h.clear_m:
-                    model_active = False
-                    del self._active[key]
+                self._active.add(key)
+            elif model_active and clean >= h.clear_m:
+                model_active = False
+                self._active.discard(key)
             if not model_active and not hits:
                 continue
             severities = [hit.severity for hit in hits]

@@ -1,0 +1,165 @@
+"""Link detection: peer-relative features, hysteresis, rules, model files, replay."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from daemon.lineprotocol import parse_line
+from models.evaluation import Injection, simulate
+from models.features import FeatureBuilder, LinkInterval
+from models.link_detector import Hysteresis, LinkDetector, ModelError
+from models.rules import evaluate
+from simulator.fabric import Fabric
+from simulator.faults import Fault
+from simulator.record import record
+from simulator.topology import FabricSpec
+from tests.conftest import ROOT
+
+SPEC = FabricSpec(nodes=32, rails=4, leaves_per_rail=2, spines=4)
+INTERVAL = 30.0
+
+
+@pytest.fixture(scope="module")
+def detector() -> LinkDetector:
+    frames = []
+    for seed in (1, 2):
+        run = simulate(SPEC, 80, interval_s=INTERVAL, seed=seed)
+        fb = FeatureBuilder(INTERVAL)
+        frames += [fb.build(s, links) for s, links in run.frames]
+    return LinkDetector(interval_s=INTERVAL).fit(frames)
+
+
+def scaled(links: list[LinkInterval], factor: float, only: set[tuple[str, str]] | None = None) -> list[LinkInterval]:
+    out = []
+    for li in links:
+        hit = only is None or (li.device, li.port) in only
+        rates = {k: v * factor for k, v in li.rates.items()} if hit else dict(li.rates)
+        out.append(LinkInterval(li.start_ns, li.device, li.port, li.tags, rates))
+    return out
+
+
+def test_fabric_wide_step_is_quiet_one_link_step_is_not(detector: LinkDetector) -> None:
+    run = simulate(SPEC, 12, interval_s=INTERVAL, seed=9)
+    victim = (run.frames[0][1][0].device, run.frames[0][1][0].port)
+    for only, expect in ((None, set()), ({victim}, {victim})):
+        detector.reset()
+        fb = FeatureBuilder(INTERVAL)
+        flagged: set[tuple[str, str]] = set()
+        for i, (start, links) in enumerate(run.frames):
+            # from interval 6 on, PFC and everything else x8: on every link, or on one
+            frame_links = scaled(links, 8.0, only) if i >= 6 else links
+            flagged |= {(f.device, f.port) for f in detector.detect(fb.build(start, frame_links))}
+        assert flagged == expect, only
+
+
+class ScriptedScores(LinkDetector):
+    """The detector's hysteresis on a scripted score for one link (the forest is tested above)."""
+
+    def __init__(self, pattern: list[float], **kw) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(**kw)
+        self.pattern = iter(pattern)
+
+    def score(self, frame):  # type: ignore[no-untyped-def]
+        scores = np.zeros(len(frame.links))
+        scores[0] = next(self.pattern)
+        return scores
+
+
+def test_hysteresis_needs_k_of_n_and_m_clean_to_clear(detector: LinkDetector) -> None:
+    pattern = [0, 0, 3, 0, 0, 0, 3, 0, 3, 3, 0, 0, 0, 0]  # a lone spike, then 2 of 3, a gap, clear
+    det = ScriptedScores(pattern, interval_s=INTERVAL, hysteresis=Hysteresis(raise_k=2, raise_n=3, clear_m=2))
+    det.models = detector.models
+    run = simulate(SPEC, len(pattern), interval_s=INTERVAL, seed=5)
+    fb = FeatureBuilder(INTERVAL)
+    victim = (run.frames[0][1][0].device, run.frames[0][1][0].port)
+    active = []
+    for start, links in run.frames:
+        found = {(f.device, f.port) for f in det.detect(fb.build(start, links))}
+        assert found <= {victim}
+        active.append(victim in found)
+    # raised at the second hit within 3 intervals; the clean interval between hits does not
+    # clear it; two clean in a row do
+    assert active == [False, False, False, False, False, False, False, False, True, True, True, False, False, False]
+
+
+def test_rules_need_no_model() -> None:
+    li = LinkInterval(0, "leaf", "p1", {}, {"link_downed": 0.1, "pfc_tx_p3": 25_000.0},
+                      frozenset({"symbol_errors"}))
+    hits = evaluate(li, INTERVAL)
+    assert [h.severity for h in hits] == ["critical", "warning", "critical"]
+    assert "pause storm" in hits[2].reason and "saturated" in hits[1].reason
+
+
+def test_explanation_names_the_feature_in_numbers(detector: LinkDetector) -> None:
+    detector.reset()
+    run = simulate(SPEC, 8, [Injection(Fault("pfc_storm", "leaf-r0-1", "Ethernet2"), 3, 8)],
+                   interval_s=INTERVAL, seed=4)
+    fb = FeatureBuilder(INTERVAL)
+    findings = []
+    for start, links in run.frames:
+        findings += detector.detect(fb.build(start, links))
+    # the storm rule pages at once; the model joins when its hysteresis is satisfied
+    first = findings[0]
+    assert first.source == "rule" and "PFC pause storm" in first.explanation
+    both = next(f for f in findings if "model" in f.source)
+    assert both.device == "leaf-r0-1" and both.severity == "critical" and both.source == "model+rule"
+    assert "pfc_tx" in both.explanation and "x its class median" in both.explanation
+    assert both.top_features[0]["feature"] == "pfc_tx"
+    assert {(f.device, f.port) for f in findings} == {("leaf-r0-1", "Ethernet2")}
+
+
+def test_model_roundtrip_and_refusals(detector: LinkDetector, tmp_path: Path) -> None:
+    path = tmp_path / "m.fwm"
+    detector.save(path)
+    loaded = LinkDetector.load(path)
+    run = simulate(SPEC, 3, interval_s=INTERVAL, seed=8)
+    frame = FeatureBuilder(INTERVAL).build(*run.frames[2])
+    assert np.allclose(loaded.score(frame), detector.score(frame))
+    assert loaded.models.keys() == detector.models.keys()
+    with zipfile.ZipFile(path) as z:
+        meta = json.loads(z.read("model.json"))
+        blob = z.read("forests.pkl")
+    assert meta["version"] == 1 and meta["training"]["intervals"] == 160
+    old = tmp_path / "old.fwm"
+    with zipfile.ZipFile(old, "w") as z:
+        z.writestr("model.json", json.dumps({**meta, "version": 0}))
+        z.writestr("forests.pkl", blob)
+    with pytest.raises(ModelError, match="model version 0 but this fabricwatch reads version 1"):
+        LinkDetector.load(old)
+    damaged = tmp_path / "bad.fwm"
+    with zipfile.ZipFile(damaged, "w") as z:
+        z.writestr("model.json", json.dumps(meta))
+        z.writestr("forests.pkl", blob[:-10] + b"0123456789")
+    with pytest.raises(ModelError, match="checksum"):
+        LinkDetector.load(damaged)
+
+
+def test_replay_cli_on_recorded_line_protocol(tmp_path: Path) -> None:
+    fabric = Fabric(FabricSpec(nodes=32, rails=4, leaves_per_rail=2, spines=4), seed=3,
+                    start_ns=1_790_000_000_000_000_000)
+    storm = Fault("pfc_storm", "leaf-r2-1", "Ethernet3")
+
+    def inject(f: Fabric, i: int) -> None:
+        if i == 300:  # after 50 minutes of healthy traffic, every 10 s
+            f.inject(storm)
+
+    lp = tmp_path / "night.lp"
+    with open(lp, "w") as out:
+        record(fabric, out, steps=390, step_s=10, on_step=inject)
+    parse_line(lp.read_text().splitlines()[0])  # what we wrote is valid line protocol
+    res = subprocess.run([sys.executable, "-m", "daemon.cli", "replay", str(lp), "--fit-first", "45m", "--json"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    findings = [json.loads(x) for x in res.stdout.splitlines()]
+    assert findings, res.stderr
+    assert {(f["device"], f["port"]) for f in findings} == {("leaf-r2-1", "Ethernet3")}
+    assert all(f["severity"] == "critical" and "PFC pause storm" in f["explanation"] for f in findings)
+    assert any("pfc_tx" in f["explanation"] and f["source"] == "model+rule" for f in findings)
+    assert set(findings[0]) >= {"time", "device", "port", "score", "severity", "explanation"}
