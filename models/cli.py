@@ -110,7 +110,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parsers(sub: argparse._SubParsersAction) -> None:
     train = sub.add_parser("train", help="fit the link detector on healthy history (line-protocol files)")
     train.add_argument("files", nargs="+", type=Path, help="port_counters line protocol")
     train.add_argument("--out", type=Path, required=True, help="model file to write")

@@ -39,9 +39,11 @@ FEATURE_NAMES: tuple[str, ...] = (
     *(f"{n}_vs_own" for n in OWN_NAMES),
 )
 N_OWN = len(OWN_NAMES)
-LOAD_BINS = (5.0, 30.0, 70.0)  # utilisation % separating idle, light, busy and saturated links
+# utilisation % separating idle, light, busy and saturated links
+LOAD_BINS = (5.0, 30.0, 70.0)
+# a whole rail busy leaves only its few uplinks per leaf class at that load
 MIN_PEERS = 3
-BASELINE_STEP = 0.5  # log1p units a single interval may pull the own-history baseline  # a whole rail busy leaves only its few uplinks per leaf class at that load
+BASELINE_STEP = 0.5  # log1p units a single interval may pull the own-history baseline
 
 
 def own_values(rates: Mapping[str, float], speed_bps: float, interval_s: float) -> list[float]:

@@ -42,15 +42,17 @@ def read_samples(paths: Iterable[Path], report: ReadReport) -> Iterator[PortSamp
                 if measurement != "port_counters" or ts is None or not all(k in tags for k in TAG_KEYS):
                     report.skipped += 1
                     continue
-                values = {k: float(v) if isinstance(v, float) else int(v)  # type: ignore[call-overload]
-                          for k, v in fields.items() if isinstance(v, int | float) and not isinstance(v, bool)}
+                values = {k: v for k, v in fields.items()
+                          if isinstance(v, int | float) and not isinstance(v, bool)}
                 report.samples += 1
                 extra = {k: v for k, v in tags.items() if k not in TAG_KEYS}
                 yield PortSample(tags["device"], tags["port"], ts, values, extra)
 
 
-def intervals_from_lp(paths: Iterable[Path], interval_s: float = 30.0, *,
-                      report: ReadReport | None = None, max_gap_s: float = 300.0) -> list[tuple[int, list[LinkInterval]]]:
+def intervals_from_lp(
+    paths: Iterable[Path], interval_s: float = 30.0, *, report: ReadReport | None = None,
+    max_gap_s: float = 300.0,
+) -> list[tuple[int, list[LinkInterval]]]:
     """Run the rate engine over recorded counters (sorted by time) and fold into intervals."""
     report = report or ReadReport()
     samples = sorted(read_samples(paths, report), key=lambda s: s.ts_ns)
