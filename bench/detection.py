@@ -75,7 +75,9 @@ def fault_plan(fabric_spec: FabricSpec, rng: np.random.Generator, intervals: int
     ]
     plan = []
     start = 12
-    for kind, opts in kinds:
+    # a different order per run, so no fault type always lands in the same load phase
+    for k in rng.permutation(len(kinds)):
+        kind, opts = kinds[int(k)]
         if start + 8 >= intervals:
             break
         if kind == "ecn_off":

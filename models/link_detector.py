@@ -24,6 +24,8 @@ MODEL_VERSION = 1
 MIN_CLASS_ROWS = 50
 TRAIN_NOISE = 0.1  # in log1p units
 MIN_PEER_LIMIT = 0.7  # log1p units: never flag a feature for being under 2x its peers
+ECN = OWN_NAMES.index("ecn_per_mpkt")
+ECN_PEER_MIN = 100.0  # marks per 1M packets among peers before silence counts as missing ECN
 PEER_MARGIN = 1.2  # over the budget quantile of held-out healthy deviations
 
 
@@ -171,6 +173,14 @@ class LinkDetector:
                          "intervals": len(frames)}
         return self
 
+    def _ecn_missing(self, frame: FeatureFrame) -> np.ndarray:
+        """Links that mark nothing while their load-matched peers mark: ECN disabled or
+        misconfigured on the switch. A log-scaled feature near zero cannot show this to the
+        forest as strongly as the fact itself, so it is tested directly (then hysteresis)."""
+        own, med = frame.own_raw, frame.class_median_raw
+        util = own[:, OWN_NAMES.index("util_pct")]
+        return (own[:, ECN] == 0) & (med[:, ECN] >= ECN_PEER_MIN) & (util >= 5.0)
+
     def reset(self) -> None:
         """Forget every link's hysteresis state (a new fabric or a new replay)."""
         self._recent.clear()
@@ -195,10 +205,11 @@ class LinkDetector:
         scores = self.score(frame)
         h = self.hysteresis
         out = []
+        ecn_missing = self._ecn_missing(frame)
         for i, li in enumerate(frame.links):
             key = (li.device, li.port)
             thr = 1.0 if frame.classes[i] in self.models else float("inf")
-            over = bool(scores[i] > thr)
+            over = bool(scores[i] > thr) or bool(ecn_missing[i])
             recent = self._recent.setdefault(key, deque(maxlen=h.raise_n))
             recent.append(over)
             hits = evaluate(li, self.interval_s, self.rules)
@@ -217,6 +228,9 @@ class LinkDetector:
             if model_active:
                 severities.append("critical" if scores[i] > 2 * thr else "warning")
             words, feats = explain(frame, i) if model_active else ("", [])
+            if model_active and ecn_missing[i]:
+                med = frame.class_median_raw[i, ECN]
+                words = f"no ECN marks while its peers mark {med:,.0f} per 1M pkts (ECN off?); " + words
             reasons = [hit.reason for hit in hits] + ([words] if words else [])
             source = "+".join(s for s, on in (("model", model_active), ("rule", bool(hits))) if on)
             out.append(Finding(frame.start_ns, li.device, li.port, frame.classes[i],
