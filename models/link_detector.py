@@ -8,7 +8,6 @@ import json
 import pickle
 import time
 import zipfile
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,9 @@ MIN_CLASS_ROWS = 50
 TRAIN_NOISE = 0.1  # in log1p units
 MIN_PEER_LIMIT = 0.7  # log1p units: never flag a feature for being under 2x its peers
 ECN = OWN_NAMES.index("ecn_per_mpkt")
+FLAPS = OWN_NAMES.index("flaps")
+LINK_RECOVERY = OWN_NAMES.index("link_recovery")
+PFC_TX = OWN_NAMES.index("pfc_tx")
 ECN_PEER_MIN = 100.0  # marks per 1M packets among peers before silence counts as missing ECN
 PEER_MARGIN = 1.2  # over the budget quantile of held-out healthy deviations
 
@@ -58,6 +60,10 @@ class Hysteresis:
     raise_k: int = 2  # k of the last n intervals above threshold raise a finding
     raise_n: int = 3
     clear_m: int = 3  # m clean intervals in a row clear it
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.raise_k <= self.raise_n <= 16 or self.clear_m < 1:
+            raise ValueError("hysteresis needs 1 <= raise_k <= raise_n <= 16 and clear_m >= 1")
 
 
 @dataclass
@@ -128,9 +134,12 @@ class LinkDetector:
         self.seed = seed
         self.models: dict[str, ClassModel] = {}
         self.training: dict[str, Any] = {}
-        self._recent: dict[tuple[str, str], deque[bool]] = {}
-        self._active: set[tuple[str, str]] = set()
-        self._clean: dict[tuple[str, str], int] = {}  # link -> clean intervals in a row
+        # hysteresis state per link, by row: the last raise_n over/under bits, clean intervals
+        # in a row, and whether a finding is active
+        self._index: dict[tuple[str, str], int] = {}
+        self._bits = np.zeros(0, dtype=np.uint16)
+        self._clean = np.zeros(0, dtype=np.int32)
+        self._active = np.zeros(0, dtype=bool)
 
     # -- training ----------------------------------------------------------------------
     def fit(self, frames: list[FeatureFrame],
@@ -183,9 +192,10 @@ class LinkDetector:
 
     def reset(self) -> None:
         """Forget every link's hysteresis state (a new fabric or a new replay)."""
-        self._recent.clear()
-        self._active.clear()
-        self._clean.clear()
+        self._index.clear()
+        self._bits = np.zeros(0, dtype=np.uint16)
+        self._clean = np.zeros(0, dtype=np.int32)
+        self._active = np.zeros(0, dtype=bool)
 
     # -- scoring -----------------------------------------------------------------------
     def score(self, frame: FeatureFrame) -> np.ndarray:
@@ -200,30 +210,56 @@ class LinkDetector:
                 scores[rows] = m.combined(-m.forest.score_samples(X), X)
         return scores
 
-    def detect(self, frame: FeatureFrame) -> list[Finding]:
-        """Score an interval, apply hysteresis and rules; one finding per active link."""
-        scores = self.score(frame)
-        h = self.hysteresis
-        out = []
-        ecn_missing = self._ecn_missing(frame)
+    def _state_rows(self, frame: FeatureFrame) -> np.ndarray:
+        rows = np.empty(len(frame.links), dtype=np.int64)
+        index = self._index
         for i, li in enumerate(frame.links):
             key = (li.device, li.port)
-            thr = 1.0 if frame.classes[i] in self.models else float("inf")
-            over = bool(scores[i] > thr) or bool(ecn_missing[i])
-            recent = self._recent.setdefault(key, deque(maxlen=h.raise_n))
-            recent.append(over)
+            r = index.get(key)
+            if r is None:
+                r = index[key] = len(index)
+            rows[i] = r
+        if len(index) > len(self._bits):
+            grow = max(len(index), 2 * len(self._bits)) - len(self._bits)
+            self._bits = np.concatenate([self._bits, np.zeros(grow, dtype=np.uint16)])
+            self._clean = np.concatenate([self._clean, np.zeros(grow, dtype=np.int32)])
+            self._active = np.concatenate([self._active, np.zeros(grow, dtype=bool)])
+        return rows
+
+    def detect(self, frame: FeatureFrame) -> list[Finding]:
+        """Score an interval, apply hysteresis and rules; one finding per active link.
+        Hysteresis state is kept in arrays, so a 100k-link fabric costs a few vector ops and
+        Python work only for the links that are flagged or that a rule may concern."""
+        h = self.hysteresis
+        links = frame.links
+        n = len(links)
+        scores = self.score(frame)
+        ecn_missing = self._ecn_missing(frame)
+        has_model = np.array([c in self.models for c in frame.classes], dtype=bool)
+        over = (has_model & (np.nan_to_num(scores) > 1.0)) | ecn_missing
+        rows = self._state_rows(frame)
+        bits = ((self._bits[rows] << 1) | over.astype(np.uint16)) & np.uint16((1 << h.raise_n) - 1)
+        self._bits[rows] = bits
+        clean = np.where(over, 0, self._clean[rows] + 1)
+        self._clean[rows] = clean
+        active = self._active[rows]
+        active = (active | (over & (np.bitwise_count(bits) >= h.raise_k))) & ~(active & (clean >= h.clear_m))
+        self._active[rows] = active
+        own = frame.own_raw
+        maybe_rule = (
+            (own[:, FLAPS] > 0) | (own[:, LINK_RECOVERY] > 0)
+            | (own[:, PFC_TX] >= self.rules.pause_storm_per_s)
+            | np.fromiter((bool(li.saturated) or li.rates.get("excessive_buffer_overrun_errors", 0.0) > 0
+                           for li in links), dtype=bool, count=n)
+        )
+        out = []
+        for i in np.nonzero(active | maybe_rule)[0].tolist():
+            li = links[i]
+            model_active = bool(active[i])
             hits = evaluate(li, self.interval_s, self.rules)
-            clean = 0 if over else self._clean.get(key, 0) + 1
-            self._clean[key] = clean
-            model_active = key in self._active
-            if not model_active and over and sum(recent) >= h.raise_k:
-                model_active = True
-                self._active.add(key)
-            elif model_active and clean >= h.clear_m:
-                model_active = False
-                self._active.discard(key)
             if not model_active and not hits:
                 continue
+            thr = 1.0 if has_model[i] else float("inf")
             severities = [hit.severity for hit in hits]
             if model_active:
                 severities.append("critical" if scores[i] > 2 * thr else "warning")
