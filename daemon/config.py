@@ -11,6 +11,7 @@ from pydantic import Field, ValidationError, create_model, field_validator
 
 from daemon import registry
 from daemon.config_types import Duration, StrictModel
+from daemon.detection import DetectorConfig
 
 
 class ConfigError(Exception):
@@ -74,6 +75,7 @@ SinksSection = _section("SinksSection", registry.SINKS)
 class Config(StrictModel):
     daemon: DaemonSection = DaemonSection()
     pipeline: PipelineSection = PipelineSection()
+    detector: DetectorConfig = DetectorConfig()
     collectors: CollectorsSection = Field(default_factory=CollectorsSection)  # type: ignore[valid-type]
     sinks: SinksSection = Field(default_factory=SinksSection)  # type: ignore[valid-type]
 

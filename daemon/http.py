@@ -34,6 +34,7 @@ class HttpServer:
         app.router.add_get("/readyz", self.readyz)
         app.router.add_get("/api/targets", self.api_targets)
         app.router.add_get("/api/links", self.api_links)
+        app.router.add_get("/api/findings", self.api_findings)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)
@@ -70,6 +71,15 @@ class HttpServer:
             }
             for t in self.runner.targets.values()
         ])
+
+    async def api_findings(self, request: web.Request) -> web.Response:
+        """Active link findings of the last scored interval, worst first."""
+        det = self.runner.detector
+        if det is None:
+            return web.json_response({"enabled": False, "findings": []})
+        findings = sorted(det.active.values(), key=lambda f: (f.severity != "critical", -f.score))
+        return web.json_response({"enabled": True, "mode": det.mode, "intervals": det.intervals,
+                                  "findings": [f.to_json() for f in findings]})
 
     async def api_links(self, request: web.Request) -> web.Response:
         """Latest rates per port, sorted by ?sort=<counter> (default pfc + pause)."""

@@ -45,6 +45,8 @@ class Pipeline:
         self.overflowed_fields = 0
         self._prefixes: dict[tuple[str, str], tuple[dict[str, str], str, str, str, dict[str, str]]] = {}
         self.on_event: Callable[[LinkEvent], None] | None = None
+        # (device, port, ts_ns, rates, tags, saturated) for every sample that gave rates
+        self.on_rates: Callable[[str, str, int, dict[str, float], dict[str, str], list[str]], None] | None = None
 
     def _tags(self, s: PortSample) -> tuple[dict[str, str], str, str, str, dict[str, str]]:
         key = (s.device, s.port)
@@ -82,6 +84,8 @@ class Pipeline:
                 if rl is not None:
                     lines.append(rl)
                 self.latest[(s.device, s.port)] = PortRateView(s.ts_ns, tags, result.rates)
+                if self.on_rates is not None:
+                    self.on_rates(s.device, s.port, s.ts_ns, result.rates, tags, result.saturated)
             self._events(s, result, tags, out)
         return out
 

@@ -18,6 +18,7 @@ from typing import Any
 from daemon import config as config_mod
 from daemon.batch import SampleBatch
 from daemon.config import Config, ConfigError
+from daemon.detection import DetectorService
 from daemon.errors import TargetError
 from daemon.http import HttpServer
 from daemon.pipeline import Pipeline
@@ -56,7 +57,11 @@ class Runner:
         self.listen = listen or config.daemon.listen
         self.pipeline = Pipeline(topology=load_topology(config), max_gap_s=config.pipeline.max_gap)
         self.sinks: list[Any] = [s.build() for _kind, s in config.sink_configs()]
-        self.metrics = SelfMetrics(self._metric_source)
+        self.detector: DetectorService | None = None
+        if config.detector.enabled:
+            self.detector = DetectorService(config.detector, self._write_sinks)
+            self.pipeline.on_rates = self.detector.add
+        self.metrics = SelfMetrics(self._metric_source, detector=lambda: self.detector)
         self.targets: dict[str, TargetStatus] = {}
         self._tasks: dict[str, tuple[str, asyncio.Task[None]]] = {}
         self._stop = asyncio.Event()
@@ -98,13 +103,22 @@ class Runner:
                                                        "listen": self.http.url,
                                                        "shard": self.config.daemon.shard})
                 reload_task = tg.create_task(self._reload_loop(), name="reload")
+                detector_task = (tg.create_task(self.detector.run(), name="detector")
+                                 if self.detector is not None else None)
                 await self._stop.wait()
                 log.info("stopping: closing target sessions")
                 self.ready = False
                 for _, task in self._tasks.values():
                     task.cancel()
                 reload_task.cancel()
+                if detector_task is not None:
+                    detector_task.cancel()
         finally:
+            if self.detector is not None:
+                try:
+                    await self.detector.process(time.time_ns(), flush=True)
+                except Exception:
+                    log.exception("final detector pass failed")
             for sink in self.sinks:
                 await sink.close()
             await self.http.stop()
@@ -169,9 +183,12 @@ class Runner:
             status.samples += len(batch.samples)
             status.values += processed.values
             status.unmapped += batch.unmapped
-        for sink in self.sinks:
-            await sink.write(processed.lines)
+        await self._write_sinks(processed.lines)
         self.metrics.batch_seconds.labels(batch.collector).observe(time.perf_counter() - t0)
+
+    async def _write_sinks(self, lines: list[str]) -> None:
+        for sink in self.sinks:
+            await sink.write(lines)
 
     # -- reload ------------------------------------------------------------------------
     async def _reload_loop(self) -> None:

@@ -100,12 +100,47 @@ class _StateCollector(Collector):
         yield from (depth, spool_bytes, spool_points, written, retried, dropped, werr, success)
 
 
+class _DetectorCollector(Collector):
+    def __init__(self, source: Callable[[], Any]) -> None:
+        self.source = source
+
+    def collect(self) -> Iterator[Metric]:
+        det = self.source()
+        if det is None:
+            return
+        score = GaugeMetricFamily("fabricwatch_link_anomaly_score",
+                                  "Anomaly score of the last interval, relative to the class threshold (> 1 is over)",
+                                  labels=["device", "port"])
+        flagged = GaugeMetricFamily("fabricwatch_link_flagged", "1 while a finding is active on the link",
+                                    labels=["device", "port", "severity", "source"])
+        active = det.active
+        for (device, port), value in det.scores.items():
+            if det.cfg.link_metrics == "all" or (device, port) in active:
+                score.add_metric([device, port], value)
+        for f in active.values():
+            flagged.add_metric([f.device, f.port, f.severity, f.source], 1.0)
+        by_sev = GaugeMetricFamily("fabricwatch_links_flagged", "Links with an active finding", labels=["severity"])
+        for sev in ("warning", "critical"):
+            by_sev.add_metric([sev], sum(1 for f in active.values() if f.severity == sev))
+        intervals = CounterMetricFamily("fabricwatch_detector_intervals", "Intervals scored")
+        intervals.add_metric([], det.intervals)
+        seconds = GaugeMetricFamily("fabricwatch_detector_last_interval_seconds",
+                                    "Wall time to score the last interval")
+        seconds.add_metric([], det.last_seconds)
+        mode = GaugeMetricFamily("fabricwatch_detector_mode", "1 for the mode in use", labels=["mode"])
+        mode.add_metric([det.mode], 1.0)
+        yield from (score, flagged, by_sev, intervals, seconds, mode)
+
+
 class SelfMetrics:
     def __init__(
-        self, source: Callable[[], tuple[Iterable[TargetStatus], RateStats, Iterable[SinkLike]]]
+        self, source: Callable[[], tuple[Iterable[TargetStatus], RateStats, Iterable[SinkLike]]],
+        *, detector: Callable[[], Any] | None = None,
     ) -> None:
         self.registry = CollectorRegistry(auto_describe=False)
         self.registry.register(_StateCollector(source))
+        if detector is not None:
+            self.registry.register(_DetectorCollector(detector))
         self.batch_seconds = Histogram(
             "fabricwatch_batch_processing_seconds",
             "Time to run one batch through the pipeline and hand it to the sinks",
