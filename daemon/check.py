@@ -37,6 +37,15 @@ async def run_check(path: Path, *, timeout: float = 10.0, out: Any = None) -> in
         return 1
     print(f"ok   config {path}", file=out)
     failed = 0
+    if cfg.detector.enabled and cfg.detector.model is not None:
+        from models.link_detector import LinkDetector, ModelError
+
+        try:
+            det = LinkDetector.load(cfg.detector.model)
+            print(f"ok   detector model {cfg.detector.model} ({len(det.models)} classes)", file=out)
+        except ModelError as exc:
+            failed += 1
+            print(f"FAIL detector model: {exc}", file=out)
     for kind, sink_cfg in cfg.sink_configs():
         problem = await sink_cfg.check()
         failed += problem is not None

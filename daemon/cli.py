@@ -24,8 +24,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return 2
     logs.setup(cfg.daemon.log_level)
 
+    from models.link_detector import ModelError
+
     async def main() -> int:
-        runner = Runner(cfg, config_path=Path(args.config), listen=args.listen)
+        try:
+            runner = Runner(cfg, config_path=Path(args.config), listen=args.listen)
+        except (ModelError, ValueError) as exc:
+            print(f"fabricwatch: cannot start: {exc}", file=sys.stderr)
+            return 2
         return await runner.run()
 
     return asyncio.run(main())

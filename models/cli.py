@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 
 from rich.console import Console
@@ -13,7 +14,7 @@ from rich.table import Table
 from daemon.config_types import parse_duration
 from models.features import FeatureBuilder, FeatureFrame, LinkInterval
 from models.link_detector import LinkDetector, ModelError
-from models.replay import ReadReport, intervals_from_lp
+from models.replay import ReadReport, intervals_from_lp, intervals_from_samples, samples_from_influx
 
 
 def _frames(intervals: list[tuple[int, list[LinkInterval]]], interval_s: float) -> list[FeatureFrame]:
@@ -46,10 +47,41 @@ def _fit(frames: list[FeatureFrame], interval_s: float, far: float, err: Console
     return det
 
 
+def _read_influx(args: argparse.Namespace, interval_s: float, err: Console) -> list[tuple[int, list[LinkInterval]]]:
+    auth = None
+    if args.influx_user:
+        auth = (args.influx_user, os.environ.get(args.influx_password_env or "", ""))
+    with Progress(console=err, transient=True) as progress:
+        task = progress.add_task("reading port_counters from InfluxDB", total=None)
+
+        def step(done: int, total: int) -> None:
+            progress.update(task, total=total, completed=done)
+
+        samples = list(samples_from_influx(args.influx_url, args.influx_db, args.start, args.end,
+                                           auth=auth, progress=step))
+    intervals = intervals_from_samples(samples, interval_s)
+    err.print(f"read {len(samples):,} port_counters samples from {args.influx_url}, {len(intervals):,} intervals")
+    return intervals
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     err = Console(stderr=True)
     interval = parse_duration(args.interval)
-    frames = _frames(_read(args.files, interval, err), interval)
+    if args.influx_url:
+        if not (args.influx_db and args.start and args.end):
+            err.print("[red]fabricwatch train: --influx-url needs --influx-db, --start and --end")
+            return 2
+        try:
+            intervals = _read_influx(args, interval, err)
+        except (OSError, ValueError) as exc:
+            err.print(f"[red]fabricwatch train: {exc}")
+            return 1
+    elif args.files:
+        intervals = _read(args.files, interval, err)
+    else:
+        err.print("[red]fabricwatch train: give line-protocol FILES or --influx-url")
+        return 2
+    frames = _frames(intervals, interval)
     try:
         det = _fit(frames, interval, args.false_alarm_rate, err)
     except ModelError as exc:
@@ -112,7 +144,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     train = sub.add_parser("train", help="fit the link detector on healthy history (line-protocol files)")
-    train.add_argument("files", nargs="+", type=Path, help="port_counters line protocol")
+    train.add_argument("files", nargs="*", type=Path, help="port_counters line protocol")
+    train.add_argument("--influx-url", help="read history from InfluxDB (InfluxQL /query) instead of files")
+    train.add_argument("--influx-db")
+    train.add_argument("--influx-user")
+    train.add_argument("--influx-password-env", help="environment variable holding the password")
+    train.add_argument("--start", help="window start, ISO 8601 (e.g. 2026-11-20T00:00:00Z)")
+    train.add_argument("--end", help="window end, ISO 8601")
     train.add_argument("--out", type=Path, required=True, help="model file to write")
     train.add_argument("--interval", default="30s")
     train.add_argument("--false-alarm-rate", type=float, default=1e-4,

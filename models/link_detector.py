@@ -146,17 +146,19 @@ class LinkDetector:
             progress: Callable[[str, int, int], None] | None = None) -> LinkDetector:
         """Fit one forest per class on healthy intervals; the threshold is the score that
         held-out intervals (the last 20 % in time) exceed at the false-alarm budget."""
-        by_class: dict[str, list[tuple[int, np.ndarray]]] = {}
+        by_class: dict[str, list[tuple[int, str, str, np.ndarray]]] = {}
         for frame in frames:
             for i, c in enumerate(frame.classes):
-                by_class.setdefault(c, []).append((frame.start_ns, frame.X[i]))
+                li = frame.links[i]
+                by_class.setdefault(c, []).append((frame.start_ns, li.device, li.port, frame.X[i]))
         self.models.clear()
         classes = sorted(by_class)
         for n, c in enumerate(classes):
-            rows = sorted(by_class[c], key=lambda r: r[0])
+            # in time, then by link: the same history gives the same model however it was read
+            rows = sorted(by_class[c], key=lambda r: r[:3])
             if len(rows) < MIN_CLASS_ROWS:
                 continue
-            X = np.array([r[1] for r in rows])
+            X = np.array([r[3] for r in rows])
             cut = int(len(X) * 0.8)
             train, hold = X[:cut], X[cut:]
             # a feature that never moved in healthy data (errors, say) would give the forest

@@ -1,0 +1,80 @@
+"""`fabricwatch train` from InfluxDB history and from files; the daemon uses the model."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from daemon.config import parse
+from daemon.runner import Runner
+from simulator.fabric import Fabric
+from simulator.record import record
+from simulator.topology import FabricSpec
+from tests.conftest import ROOT
+from tests.servers import InfluxDB1
+
+pytestmark = pytest.mark.integration
+START_NS = 1_790_000_000_000_000_000  # 2026-09-21T...
+
+
+def fabricwatch(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "daemon.cli", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_train_from_influxdb_and_files_then_run_with_the_model(influx: InfluxDB1, tmp_path: Path) -> None:
+    fabric = Fabric(FabricSpec(nodes=16, rails=4, spines=2), seed=5, start_ns=START_NS)
+    buf = io.StringIO()
+    record(fabric, buf, steps=240, step_s=10)  # 40 minutes of healthy counters
+    text = buf.getvalue()
+    lp = tmp_path / "history.lp"
+    lp.write_text(text)
+    influx.create_db("hist")
+    lines = text.splitlines()
+    for i in range(0, len(lines), 5000):
+        req = urllib.request.Request(f"{influx.url}/write?db=hist&precision=ns",
+                                     data="\n".join(lines[i : i + 5000]).encode())
+        assert urllib.request.urlopen(req, timeout=60).status == 204
+
+    from_db = tmp_path / "db.fwm"
+    res = fabricwatch("train", "--influx-url", influx.url, "--influx-db", "hist",
+                      "--start", "2026-09-01T00:00:00Z", "--end", "2026-10-01T00:00:00Z", "--out", str(from_db))
+    assert res.returncode == 0, res.stderr
+    assert "roce/leaf_down/400G" in res.stdout and "roce/spine/400G" in res.stdout
+    from_file = tmp_path / "file.fwm"
+    res = fabricwatch("train", str(lp), "--out", str(from_file))
+    assert res.returncode == 0, res.stderr
+
+    def meta(p: Path) -> dict:
+        with zipfile.ZipFile(p) as z:
+            return json.loads(z.read("model.json"))
+
+    a, b = meta(from_db), meta(from_file)
+    assert a["classes"].keys() == b["classes"].keys()
+    for c in a["classes"]:  # the same history gives the same model, whichever way it was read
+        assert a["classes"][c]["train_rows"] == b["classes"][c]["train_rows"]
+        assert a["classes"][c]["threshold"] == pytest.approx(b["classes"][c]["threshold"])
+
+    cfg = parse({"detector": {"model": str(from_db)},
+                 "sinks": {"influxdb": [{"database": "x", "spool": {"dir": str(tmp_path / "spool")}}]}})
+    runner = Runner(cfg)
+    assert runner.detector is not None and runner.detector.mode == "model+rules"
+
+    # a model of another version is refused at start with a clear message
+    old = tmp_path / "old.fwm"
+    with zipfile.ZipFile(from_db) as z, zipfile.ZipFile(old, "w") as out:
+        out.writestr("model.json", json.dumps({**meta(from_db), "version": 99}))
+        out.writestr("forests.pkl", z.read("forests.pkl"))
+    conf = tmp_path / "fw.toml"
+    conf.write_text(f'[daemon]\nlisten = "127.0.0.1:0"\n[detector]\nmodel = "{old}"\n')
+    res = fabricwatch("run", "-c", str(conf))
+    assert res.returncode == 2 and "model version 99" in res.stderr
+    res = fabricwatch("check", "-c", str(conf))
+    assert res.returncode == 1 and "FAIL detector model" in res.stdout
