@@ -8,8 +8,9 @@ A *false alarm* is a finding raised on a link that no fault touches at that mome
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -37,7 +38,7 @@ class Injection:
 class Run:
     name: str
     interval_s: float
-    frames: list[tuple[int, list[LinkInterval]]]
+    frames: Any  # list of (start_ns, links), or an iterator of them for a streamed run
     injections: list[Injection]
     fabric: Fabric
 
@@ -51,15 +52,22 @@ class Run:
 
 def simulate(spec: FabricSpec, intervals: int, injections: Iterable[Injection] = (), *,
              interval_s: float = 30.0, seed: int = 1, name: str = "run",
-             load: Callable[[Fabric, int], None] | None = None) -> Run:
-    """Observe a fabric for `intervals` intervals; `load(fabric, i)` may change load per interval."""
+             load: Callable[[Fabric, int], None] | None = None, stream: bool = False) -> Run:
+    """Observe a fabric for `intervals` intervals; `load(fabric, i)` may change load per interval.
+    With stream=True the frames are produced as they are read (one pass, little memory)."""
     fabric = Fabric(spec, seed=seed, start_ns=0)
     injections = list(injections)
+    frames_iter = _observe(fabric, intervals, injections, interval_s, load)
+    frames: Any = frames_iter if stream else list(frames_iter)
+    return Run(name, interval_s, frames, injections, fabric)
+
+
+def _observe(fabric: Fabric, intervals: int, injections: list[Injection], interval_s: float,
+             load: Callable[[Fabric, int], None] | None) -> Iterator[tuple[int, list[LinkInterval]]]:
     records = {(r["device"], r["port"]): {k: str(v) for k, v in r.items() if k not in ("device", "port")}
                for r in fabric.topology.records()}
     step = int(interval_s * S)
     prev = fabric.snapshot(0)
-    frames = []
     for i in range(intervals):
         for inj in injections:
             if inj.start == i:
@@ -74,9 +82,8 @@ def simulate(spec: FabricSpec, intervals: int, injections: Iterable[Injection] =
         for p in fabric.ports:
             rates = dict(zip(COUNTER_NAMES, delta[p.index].tolist(), strict=True))
             links.append(LinkInterval(i * step, p.device, p.name, records[(p.device, p.name)], rates))
-        frames.append((i * step, links))
+        yield i * step, links
         prev = snap
-    return Run(name, interval_s, frames, injections, fabric)
 
 
 @dataclass
@@ -123,32 +130,41 @@ Flagger = Callable[[int, list[LinkInterval]], set[tuple[str, str]]]
 
 
 def evaluate(run: Run, flagger: Flagger, name: str, score: Score | None = None) -> Score:
-    score = score or Score(name)
-    flagged_before: set[tuple[str, str]] = set()
-    first_flag: dict[int, int] = {}
+    return evaluate_many(run, {name: flagger}, {name: score or Score(name)})[name]
+
+
+def evaluate_many(run: Run, flaggers: dict[str, Flagger], scores: dict[str, Score]) -> dict[str, Score]:
+    """Score several detectors in one pass over a run (a streamed run can be read only once)."""
+    before: dict[str, set[tuple[str, str]]] = {n: set() for n in flaggers}
+    first: dict[str, dict[int, int]] = {n: {} for n in flaggers}
+    links_of = [inj.links(run.fabric) for inj in run.injections]
     for idx, (start, links) in enumerate(run.frames):
-        flagged = flagger(start, links)
         faulty = run.faulty(idx)
-        raised = flagged - flagged_before
-        for link in raised:
-            if link in faulty or link in run.faulty(idx - 1):
-                score.true_raises += 1
-            else:
-                score.false_alarms += 1
+        recently = faulty | run.faulty(idx - 1)
+        for name, flagger in flaggers.items():
+            score = scores[name]
+            flagged = flagger(start, links)
+            for link in flagged - before[name]:
+                if link in recently:
+                    score.true_raises += 1
+                else:
+                    score.false_alarms += 1
+            for n, inj in enumerate(run.injections):
+                if inj.start <= idx <= inj.end and n not in first[name] and flagged & links_of[n]:
+                    first[name][n] = idx
+            score.healthy_link_hours += (len(links) - len(faulty)) * run.interval_s / 3600.0
+            score.flagged_intervals += len(flagged)
+            before[name] = flagged
+    for name in flaggers:
+        score = scores[name]
         for n, inj in enumerate(run.injections):
-            if inj.start <= idx <= inj.end and n not in first_flag and flagged & inj.links(run.fabric):
-                first_flag[n] = idx
-        score.healthy_link_hours += (len(links) - len(faulty)) * run.interval_s / 3600.0
-        score.flagged_intervals += len(flagged)
-        flagged_before = flagged
-    for n, inj in enumerate(run.injections):
-        score.events += 1
-        if n in first_flag:
-            score.detected += 1
-            score.delays.append(first_flag[n] - inj.start + 1)
-        else:
-            score.missed.append(f"{run.name}:{inj.fault.kind}:{inj.fault.device}:{inj.fault.port or '*'}")
-    return score
+            score.events += 1
+            if n in first[name]:
+                score.detected += 1
+                score.delays.append(first[name][n] - inj.start + 1)
+            else:
+                score.missed.append(f"{run.name}:{inj.fault.kind}:{inj.fault.device}:{inj.fault.port or '*'}")
+    return scores
 
 
 class StaticThresholds:
