@@ -20,10 +20,16 @@ from daemon import logs
 from daemon.config import parse
 from daemon.runner import Runner
 from daemon.topology import Topology
+from models.evaluation import simulate
+from models.features import FeatureBuilder
+from models.link_detector import LinkDetector
 from simulator.service import SimConfig, Simulator
+from simulator.topology import FabricSpec
 
 log = logging.getLogger("fabricwatch.demo")
 
+DEMO_INTERVAL_S = 10.0
+DEMO_TRAIN_MIN = 90
 DEFAULT_FAULTS = ["flap:leaf-r0-0:{p0},period=20", "pfc_storm:leaf-r1-0:{p1}"]
 
 
@@ -41,6 +47,31 @@ async def _prepare_influx(url: str, api: str, db: str) -> str | None:
     except (aiohttp.ClientError, TimeoutError, OSError) as exc:
         return f"{type(exc).__name__}: {exc}"
     return None
+
+
+def _train_demo_model(spec: FabricSpec, path: Path) -> None:
+    """A model for the demo's fabric, fitted on simulated healthy history (another seed)."""
+    run = simulate(spec, int(DEMO_TRAIN_MIN * 60 / DEMO_INTERVAL_S), interval_s=DEMO_INTERVAL_S, seed=97,
+                   as_served=True)
+    builder = FeatureBuilder(DEMO_INTERVAL_S)
+    frames = [builder.build(start, links) for start, links in run.frames]
+    LinkDetector(interval_s=DEMO_INTERVAL_S).fit(frames).save(path)
+
+
+def _findings(runner: Runner) -> Table:
+    table = Table(title="link findings (detector)", expand=True)
+    for col in ("device", "port", "severity", "source", "score", "explanation"):
+        table.add_column(col)
+    det = runner.detector
+    if det is None:
+        return table
+    for f in sorted(det.active.values(), key=lambda f: (f.severity != "critical", -f.score))[:8]:
+        colour = "red" if f.severity == "critical" else "yellow"
+        table.add_row(f.device, f.port, f"[{colour}]{f.severity}", f.source, f"{f.score:.2f}",
+                      f.explanation[:110])
+    if not det.active:
+        table.add_row("", "", "", "", "", f"none yet ({det.intervals} intervals of {det.interval_s:g}s scored)")
+    return table
 
 
 def _view(runner: Runner, influx_note: str, rates: dict[str, float]) -> Group:
@@ -62,8 +93,9 @@ def _view(runner: Runner, influx_note: str, rates: dict[str, float]) -> Group:
             str(s.spool.stats.dropped_points + s.stats.points_rejected), s.stats.last_error[:50],
         )
     links = Table(title="top links by pause and error rate (per second)", expand=True)
-    for col in ("device", "port", "role", "pfc rx+tx", "pause", "errors", "ecn", "Gb/s in"):
+    for col in ("device", "port", "role", "score", "pfc rx+tx", "pause", "errors", "ecn", "Gb/s in"):
         links.add_column(col)
+    scores = runner.detector.scores if runner.detector is not None else {}
 
     def pfc(r: dict[str, float]) -> float:
         return sum(v for k, v in r.items() if k.startswith("pfc_"))
@@ -75,8 +107,9 @@ def _view(runner: Runner, influx_note: str, rates: dict[str, float]) -> Group:
                     key=lambda kv: pfc(kv[1].rates) + 1000 * errs(kv[1].rates), reverse=True)
     for (device, port), view in latest[:10]:
         r = view.rates
+        score = scores.get((device, port))
         links.add_row(
-            device, port, view.tags.get("role", ""), f"{pfc(r):.0f}",
+            device, port, view.tags.get("role", ""), "" if score is None else f"{score:.2f}", f"{pfc(r):.0f}",
             f"{r.get('pause_rx', 0) + r.get('pause_tx', 0):.0f}", f"{errs(r):.1f}",
             f"{r.get('ecn_marked', 0):.0f}", f"{r.get('in_octets', 0) * 8 / 1e9:.1f}",
         )
@@ -87,7 +120,7 @@ def _view(runner: Runner, influx_note: str, rates: dict[str, float]) -> Group:
         f"ingest {rates.get('values', 0):,.0f} counter values/s   "
         f"metrics {runner.http.url if runner.http else ''}/metrics   {influx_note}   Ctrl-C stops"
     )
-    return Group(header, targets, storage, links)
+    return Group(header, targets, storage, _findings(runner), links)
 
 
 async def run_demo(args: argparse.Namespace) -> int:
@@ -120,8 +153,13 @@ async def run_demo(args: argparse.Namespace) -> int:
         "close_timeout": 3.0,
     }
     sink["database" if args.influx_api == "v1" else "bucket"] = args.influx_db
+    model_path = state / "demo-link-model.fwm"
+    print(f"fabricwatch demo: fitting the link detector on {DEMO_TRAIN_MIN} simulated minutes of healthy "
+          f"traffic ({len(sim.fabric.ports)} ports)...", flush=True)
+    await asyncio.to_thread(_train_demo_model, sim.fabric.spec, model_path)
     cfg = parse({
         "daemon": {"listen": args.listen, "site": "demo"},
+        "detector": {"model": str(model_path)},
         "collectors": {"gnmi": sim.daemon_collectors(args.interval)},
         "sinks": {"influxdb": [sink]},
     }, "<demo>")

@@ -116,7 +116,8 @@ class Runner:
         finally:
             if self.detector is not None:
                 try:
-                    await self.detector.process(time.time_ns(), flush=True)
+                    # complete intervals only: a partial one at shutdown would mislead
+                    await self.detector.process(time.time_ns())
                 except Exception:
                     log.exception("final detector pass failed")
             for sink in self.sinks:

@@ -17,6 +17,7 @@ import numpy as np
 from models.features import LinkInterval
 from simulator.fabric import COUNTER_NAMES, Fabric
 from simulator.faults import Fault
+from simulator.flavours import served
 from simulator.topology import FabricSpec
 
 S = 1_000_000_000
@@ -52,18 +53,25 @@ class Run:
 
 def simulate(spec: FabricSpec, intervals: int, injections: Iterable[Injection] = (), *,
              interval_s: float = 30.0, seed: int = 1, name: str = "run",
-             load: Callable[[Fabric, int], None] | None = None, stream: bool = False) -> Run:
+             load: Callable[[Fabric, int], None] | None = None, stream: bool = False,
+             as_served: bool = False) -> Run:
     """Observe a fabric for `intervals` intervals; `load(fabric, i)` may change load per interval.
-    With stream=True the frames are produced as they are read (one pass, little memory)."""
+    With stream=True the frames are produced as they are read (one pass, little memory).
+    With as_served=True each switch reports only the counters its vendor flavour carries over
+    gNMI, as the daemon would see them (a model must learn from what it will be shown)."""
     fabric = Fabric(spec, seed=seed, start_ns=0)
     injections = list(injections)
-    frames_iter = _observe(fabric, intervals, injections, interval_s, load)
+    frames_iter = _observe(fabric, intervals, injections, interval_s, load, as_served)
     frames: Any = frames_iter if stream else list(frames_iter)
     return Run(name, interval_s, frames, injections, fabric)
 
 
 def _observe(fabric: Fabric, intervals: int, injections: list[Injection], interval_s: float,
-             load: Callable[[Fabric, int], None] | None) -> Iterator[tuple[int, list[LinkInterval]]]:
+             load: Callable[[Fabric, int], None] | None,
+             as_served: bool = False) -> Iterator[tuple[int, list[LinkInterval]]]:
+    everything = dict.fromkeys((*COUNTER_NAMES, "oper_status"), 0)
+    carried = {name: set(served(dev.flavour, everything)) if as_served else set(COUNTER_NAMES)
+               for name, dev in fabric.topology.devices.items()}
     records = {(r["device"], r["port"]): {k: str(v) for k, v in r.items() if k not in ("device", "port")}
                for r in fabric.topology.records()}
     step = int(interval_s * S)
@@ -80,7 +88,8 @@ def _observe(fabric: Fabric, intervals: int, injections: list[Injection], interv
         delta = (snap.counters.astype(np.float64) - prev.counters.astype(np.float64)) / interval_s
         links = []
         for p in fabric.ports:
-            rates = dict(zip(COUNTER_NAMES, delta[p.index].tolist(), strict=True))
+            keep = carried[p.device]
+            rates = {k: v for k, v in zip(COUNTER_NAMES, delta[p.index].tolist(), strict=True) if k in keep}
             links.append(LinkInterval(i * step, p.device, p.name, records[(p.device, p.name)], rates))
         yield i * step, links
         prev = snap

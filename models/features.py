@@ -8,6 +8,7 @@ and with the link's own recent baseline (EWMA), so a link that changes stands ou
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -185,18 +186,26 @@ _K = {k: i for i, k in enumerate(_RATE_KEYS)}
 
 
 def own_matrix(links: list[LinkInterval], interval_s: float) -> np.ndarray:
-    """own_values for many links at once (the same arithmetic, vectorised)."""
-    R = np.array([[r.get(k, 0.0) for k in _RATE_KEYS] for r in (li.rates for li in links)],
+    """own_values for many links at once (the same arithmetic, vectorised). A feature none of
+    whose counters the link reports is NaN: vendors expose different counters (no PFC over
+    OpenConfig, tx-wait only on some), and "not reported" must not read as "zero"."""
+    nan = float("nan")
+    R = np.array([[r.get(k, nan) for k in _RATE_KEYS] for r in (li.rates for li in links)],
                  dtype=np.float64).reshape(len(links), len(_RATE_KEYS))
     speeds = np.array([parse_speed(li.tags.get("speed")) for li in links])
 
     def col(*names: str) -> np.ndarray:
-        return R[:, [_K[n] for n in names]].sum(axis=1)
+        block = R[:, [_K[n] for n in names]]
+        present = ~np.isnan(block).all(axis=1)
+        return np.where(present, np.nansum(block, axis=1), nan)
 
-    pkts = col("in_pkts", "out_pkts")
+    pkts = np.nan_to_num(col("in_pkts", "out_pkts"))
+    marks = R[:, _K["ecn_marked"]]
     with np.errstate(divide="ignore", invalid="ignore"):
-        ecn = np.where(pkts > 0, R[:, _K["ecn_marked"]] * 1e6 / np.where(pkts > 0, pkts, 1), 0.0)
-        util = np.where(speeds > 0, col("in_octets", "out_octets") * 8 * 100.0 / (2 * speeds), 0.0)
+        per_mpkt = np.where(pkts > 0, np.nan_to_num(marks) * 1e6 / np.where(pkts > 0, pkts, 1), 0.0)
+        ecn = np.where(np.isnan(marks), nan, per_mpkt)
+        octets = col("in_octets", "out_octets")
+        util = np.where(speeds > 0, octets * 8 * 100.0 / (2 * speeds), 0.0)
     return np.column_stack([
         col(*(f"pfc_rx_p{p}" for p in range(8))),
         col(*(f"pfc_tx_p{p}" for p in range(8))),
@@ -238,13 +247,14 @@ class FeatureBuilder:
 
     def build(self, start_ns: int, links: list[LinkInterval]) -> FeatureFrame:
         own_raw = own_matrix(links, self.interval_s)
-        own = np.log1p(np.maximum(own_raw, 0.0))
+        missing = np.isnan(own_raw)
+        own = np.log1p(np.maximum(own_raw, 0.0))  # NaN stays NaN
         classes = [li.link_class for li in links]
         peer = np.zeros_like(own)
         median_raw = np.zeros_like(own)
         # peers = same class at the same moment and at a similar load, so that one rail busy
         # while the others idle is not an anomaly; a group too small falls back to the class
-        util = own_raw[:, OWN_NAMES.index("util_pct")]
+        util = np.nan_to_num(own_raw[:, OWN_NAMES.index("util_pct")])
         load_bin = np.digitize(util, LOAD_BINS)
         cls_arr = np.array(classes)
         for c in set(classes):
@@ -252,15 +262,21 @@ class FeatureBuilder:
             for b in np.unique(load_bin[in_class]):
                 rows = np.nonzero(in_class & (load_bin == b))[0]
                 rows_for_median = rows if len(rows) >= MIN_PEERS else np.nonzero(in_class)[0]
-                med = np.median(own[rows_for_median], axis=0)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)  # a feature no peer reports
+                    med = np.nan_to_num(np.nanmedian(own[rows_for_median], axis=0))
                 peer[rows] = own[rows] - med
                 median_raw[rows] = np.expm1(med)
+        # a feature the link does not report sits at its peers' median: no deviation, no history
+        own = np.where(missing, np.log1p(median_raw), own)
+        own_raw = np.where(missing, median_raw, own_raw)
+        peer = np.where(missing, 0.0, peer)
         rows = self._rows(links)
         new = ~self._seen[rows]
         self._baseline[rows[new]] = own[new]
         self._seen[rows] = True
         base = self._baseline[rows]
-        hist = own - base
+        hist = np.where(missing, 0.0, own - base)
         # the baseline follows slow change but is not dragged by an episode: each step is
         # clipped, so a link returning to normal does not look strange against it
         self._baseline[rows] = base + self.alpha * np.clip(hist, -BASELINE_STEP, BASELINE_STEP)
