@@ -220,18 +220,19 @@ def own_matrix(links: list[LinkInterval], interval_s: float) -> np.ndarray:
     ])
 
 
-class FeatureBuilder:
-    """Turns intervals into feature rows; keeps each link's EWMA baseline between intervals."""
+class LinkState:
+    """Per-link state kept in numpy arrays: stable row numbers for (device, port), and arrays
+    that grow (doubling) as new links appear."""
 
-    def __init__(self, interval_s: float = 30.0, history_alpha: float = 0.1) -> None:
-        self.interval_s = interval_s
-        self.alpha = history_alpha
-        self._index: dict[tuple[str, str], int] = {}
-        self._baseline = np.zeros((0, N_OWN))
-        self._seen = np.zeros(0, dtype=bool)
+    def __init__(self, **arrays: tuple[tuple[int, ...], type]) -> None:
+        self.index: dict[tuple[str, str], int] = {}
+        self._specs = arrays
+        self.arrays: dict[str, np.ndarray] = {
+            name: np.zeros((0, *shape), dtype=dtype) for name, (shape, dtype) in arrays.items()
+        }
 
-    def _rows(self, links: list[LinkInterval]) -> np.ndarray:
-        index = self._index
+    def rows(self, links: list[LinkInterval]) -> np.ndarray:
+        index = self.index
         rows = np.empty(len(links), dtype=np.int64)
         for i, li in enumerate(links):
             key = (li.device, li.port)
@@ -239,11 +240,24 @@ class FeatureBuilder:
             if r is None:
                 r = index[key] = len(index)
             rows[i] = r
-        if len(index) > len(self._baseline):
-            grow = max(len(index), 2 * len(self._baseline)) - len(self._baseline)
-            self._baseline = np.vstack([self._baseline, np.zeros((grow, N_OWN))])
-            self._seen = np.concatenate([self._seen, np.zeros(grow, dtype=bool)])
+        size = len(next(iter(self.arrays.values()))) if self.arrays else 0
+        if len(index) > size:
+            grow = max(len(index), 2 * size) - size
+            for name, (shape, dtype) in self._specs.items():
+                self.arrays[name] = np.concatenate([self.arrays[name], np.zeros((grow, *shape), dtype=dtype)])
         return rows
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.arrays[name]
+
+
+class FeatureBuilder:
+    """Turns intervals into feature rows; keeps each link's EWMA baseline between intervals."""
+
+    def __init__(self, interval_s: float = 30.0, history_alpha: float = 0.1) -> None:
+        self.interval_s = interval_s
+        self.alpha = history_alpha
+        self._state = LinkState(baseline=((N_OWN,), np.float64), seen=((), np.bool_))
 
     def build(self, start_ns: int, links: list[LinkInterval]) -> FeatureFrame:
         own_raw = own_matrix(links, self.interval_s)
@@ -271,14 +285,15 @@ class FeatureBuilder:
         own = np.where(missing, np.log1p(median_raw), own)
         own_raw = np.where(missing, median_raw, own_raw)
         peer = np.where(missing, 0.0, peer)
-        rows = self._rows(links)
-        new = ~self._seen[rows]
-        self._baseline[rows[new]] = own[new]
-        self._seen[rows] = True
-        base = self._baseline[rows]
+        rows = self._state.rows(links)
+        baseline, seen = self._state["baseline"], self._state["seen"]
+        new = ~seen[rows]
+        baseline[rows[new]] = own[new]
+        seen[rows] = True
+        base = baseline[rows]
         hist = np.where(missing, 0.0, own - base)
         # the baseline follows slow change but is not dragged by an episode: each step is
         # clipped, so a link returning to normal does not look strange against it
-        self._baseline[rows] = base + self.alpha * np.clip(hist, -BASELINE_STEP, BASELINE_STEP)
+        baseline[rows] = base + self.alpha * np.clip(hist, -BASELINE_STEP, BASELINE_STEP)
         X = np.hstack([own, peer, hist])
         return FeatureFrame(start_ns, links, classes, own_raw, X, median_raw)

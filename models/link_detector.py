@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from sklearn.ensemble import IsolationForest
 
-from models.features import FEATURE_NAMES, N_OWN, OWN_NAMES, UNITS, FeatureFrame
+from models.features import FEATURE_NAMES, N_OWN, OWN_NAMES, UNITS, FeatureFrame, LinkState
 from models.rules import RuleConfig, evaluate, worst
 
 MODEL_VERSION = 1
@@ -134,12 +134,7 @@ class LinkDetector:
         self.seed = seed
         self.models: dict[str, ClassModel] = {}
         self.training: dict[str, Any] = {}
-        # hysteresis state per link, by row: the last raise_n over/under bits, clean intervals
-        # in a row, and whether a finding is active
-        self._index: dict[tuple[str, str], int] = {}
-        self._bits = np.zeros(0, dtype=np.uint16)
-        self._clean = np.zeros(0, dtype=np.int32)
-        self._active = np.zeros(0, dtype=bool)
+        self.reset()
 
     # -- training ----------------------------------------------------------------------
     def fit(self, frames: list[FeatureFrame],
@@ -194,10 +189,8 @@ class LinkDetector:
 
     def reset(self) -> None:
         """Forget every link's hysteresis state (a new fabric or a new replay)."""
-        self._index.clear()
-        self._bits = np.zeros(0, dtype=np.uint16)
-        self._clean = np.zeros(0, dtype=np.int32)
-        self._active = np.zeros(0, dtype=bool)
+        # per link: the last raise_n over/under bits, clean intervals in a row, finding active
+        self._state = LinkState(bits=((), np.uint16), clean=((), np.int32), active=((), np.bool_))
 
     # -- scoring -----------------------------------------------------------------------
     def score(self, frame: FeatureFrame) -> np.ndarray:
@@ -212,22 +205,6 @@ class LinkDetector:
                 scores[rows] = m.combined(-m.forest.score_samples(X), X)
         return scores
 
-    def _state_rows(self, frame: FeatureFrame) -> np.ndarray:
-        rows = np.empty(len(frame.links), dtype=np.int64)
-        index = self._index
-        for i, li in enumerate(frame.links):
-            key = (li.device, li.port)
-            r = index.get(key)
-            if r is None:
-                r = index[key] = len(index)
-            rows[i] = r
-        if len(index) > len(self._bits):
-            grow = max(len(index), 2 * len(self._bits)) - len(self._bits)
-            self._bits = np.concatenate([self._bits, np.zeros(grow, dtype=np.uint16)])
-            self._clean = np.concatenate([self._clean, np.zeros(grow, dtype=np.int32)])
-            self._active = np.concatenate([self._active, np.zeros(grow, dtype=bool)])
-        return rows
-
     def detect(self, frame: FeatureFrame) -> list[Finding]:
         """Score an interval, apply hysteresis and rules; one finding per active link.
         Hysteresis state is kept in arrays, so a 100k-link fabric costs a few vector ops and
@@ -239,14 +216,15 @@ class LinkDetector:
         ecn_missing = self._ecn_missing(frame)
         has_model = np.array([c in self.models for c in frame.classes], dtype=bool)
         over = (has_model & (np.nan_to_num(scores) > 1.0)) | ecn_missing
-        rows = self._state_rows(frame)
-        bits = ((self._bits[rows] << 1) | over.astype(np.uint16)) & np.uint16((1 << h.raise_n) - 1)
-        self._bits[rows] = bits
-        clean = np.where(over, 0, self._clean[rows] + 1)
-        self._clean[rows] = clean
-        active = self._active[rows]
+        st = self._state
+        rows = st.rows(links)
+        bits = ((st["bits"][rows] << 1) | over.astype(np.uint16)) & np.uint16((1 << h.raise_n) - 1)
+        st["bits"][rows] = bits
+        clean = np.where(over, 0, st["clean"][rows] + 1)
+        st["clean"][rows] = clean
+        active = st["active"][rows]
         active = (active | (over & (np.bitwise_count(bits) >= h.raise_k))) & ~(active & (clean >= h.clear_m))
-        self._active[rows] = active
+        st["active"][rows] = active
         own = frame.own_raw
         maybe_rule = (
             (own[:, FLAPS] > 0) | (own[:, LINK_RECOVERY] > 0)
