@@ -99,9 +99,11 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--no-view", action="store_true", help="plain JSON logs instead of the live view")
     demo.set_defaults(func=_cmd_demo)
 
+    from collectors.nccl.cli import add_parsers as add_nccl
     from models.cli import add_parsers
 
     add_parsers(sub)
+    add_nccl(sub)
     return p
 
 
