@@ -173,7 +173,8 @@ def _infer_collective(rows: list[Row], nranks: int) -> str | None:
     candidates = [c for c in ("all_reduce", "reduce_scatter", "all_gather", "broadcast", "reduce")
                   if abs(BUS_FACTOR[c](nranks) - ratio) < 0.05]
     for c in candidates:
-        if (c in ("all_reduce", "reduce_scatter", "reduce")) == has_redop and (c in ("broadcast", "reduce")) == rooted:
+        reduces, has_root = c in ("all_reduce", "reduce_scatter", "reduce"), c in ("broadcast", "reduce")
+        if reduces == has_redop and has_root == rooted:
             return c
     return candidates[0] if len(candidates) == 1 else None
 
@@ -312,7 +313,8 @@ def _row(tokens: list[str], columns: list[str] | None, sweep: int, lineno: int) 
             m.wrong = _num(values["#wrong"])
         if "error" in values:
             m.error = _num(values["error"])
-        m.per_iteration = {k: v for k, v in ((k, _num(values[k])) for k in names if k.startswith("i_")) if v is not None}
+        per_iter = {k: _num(values[k]) for k in names if k.startswith("i_")}
+        m.per_iteration = {k: v for k, v in per_iter.items() if v is not None}
         groups.append(m)
         i = j
     root = head.get("root")
@@ -339,14 +341,6 @@ def parse_json(doc: dict[str, Any], source: str, collective: str | None = None) 
                                   str(d.get("device_hex", "")), str(d.get("device_info", ""))))
     last_size, sweep = -1, 0
     for i, res in enumerate(doc.get("results", []) or []):
-        def meas(place: str) -> Measurement | None:
-            d = res.get(place)
-            if not d:
-                return None
-            t = d.get("time", d.get("cpu_time"))
-            per = res.get(f"{place}_per_iter") or d.get("per_iteration") or {}
-            return Measurement(_jnum(t), _jnum(d.get("alg_bw")), _jnum(d.get("bus_bw")), _jnum(d.get("nwrong")),
-                               per_iteration={k: float(v) for k, v in per.items() if isinstance(v, int | float)})
 
         size = int(res.get("size", 0))
         if size <= last_size:
@@ -355,7 +349,8 @@ def parse_json(doc: dict[str, Any], source: str, collective: str | None = None) 
         root = str(res.get("root", "")).strip()
         run.rows.append(Row(size, int(res.get("count", 0)), str(res.get("type", "")), res.get("redop"),
                             int(root) if root.lstrip("-").isdigit() else None,
-                            meas("out_of_place"), meas("in_place"), sweep, i + 1))
+                            _json_measurement(res, "out_of_place"), _json_measurement(res, "in_place"),
+                            sweep, i + 1))
     if run.collective is None:
         inferred = _infer_collective(run.rows, run.nranks)
         if inferred:
@@ -366,6 +361,16 @@ def parse_json(doc: dict[str, Any], source: str, collective: str | None = None) 
     if not run.complete:
         run.stopped_at = {"line": None, "reason": "no end_time: the run ended early"}
     return run
+
+
+def _json_measurement(res: dict[str, Any], place: str) -> Measurement | None:
+    d = res.get(place)
+    if not d:
+        return None
+    t = d.get("time", d.get("cpu_time"))
+    per = res.get(f"{place}_per_iter") or d.get("per_iteration") or {}
+    return Measurement(_jnum(t), _jnum(d.get("alg_bw")), _jnum(d.get("bus_bw")), _jnum(d.get("nwrong")),
+                       per_iteration={k: float(v) for k, v in per.items() if isinstance(v, int | float)})
 
 
 def _jnum(v: Any) -> float | None:

@@ -62,7 +62,8 @@ def test_per_iteration_columns_and_a_truncated_run() -> None:
     assert len(run.rows) == 2 and not run.complete
     assert run.stopped_at is not None and run.stopped_at["line"] == 18 and "no footer" in run.stopped_at["reason"]
     stalled = run.rows[1].out_of_place
-    assert stalled is not None and stalled.per_iteration == {"i_min": 600.2, "i_max": 890.4, "i_p99": 880.1, "i_cv%": 12.4}
+    assert stalled is not None
+    assert stalled.per_iteration == {"i_min": 600.2, "i_max": 890.4, "i_p99": 880.1, "i_cv%": 12.4}
     assert not any(r.flags for r in run.rows)  # 8 ranks: busbw = algbw x 2*7/8
     assert any("unreadable table row" in w for w in run.warnings)
 
@@ -78,7 +79,8 @@ def test_json_output_never_keeps_env() -> None:
 
 
 def test_collective_inferred_from_bandwidth_when_nothing_names_it() -> None:
-    log = (DATA / "all_gather_8x8_sweeps_warn.log").read_text().replace("# Collective test starting: all_gather_perf\n", "")
+    log = (DATA / "all_gather_8x8_sweeps_warn.log").read_text()
+    log = log.replace("# Collective test starting: all_gather_perf\n", "")
     (run,) = parse_text(log, "results.txt")
     assert run.collective == "all_gather" and run.collective_from == "inferred"
 
