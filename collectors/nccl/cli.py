@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from collectors.nccl.parser import COLLECTIVES, parse_file
+from collectors.nccl.parser import COLLECTIVES, RunRecord, parse_file
 
 
 def cmd_parse(args: argparse.Namespace) -> int:
@@ -38,7 +38,71 @@ def cmd_parse(args: argparse.Namespace) -> int:
     return status
 
 
+def _runs(paths: list[Path], err: list[str]) -> list[RunRecord]:
+    runs = []
+    for path in paths:
+        try:
+            runs += parse_file(path)
+        except (OSError, ValueError) as exc:
+            err.append(str(exc))
+    return runs
+
+
+def cmd_gate(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from collectors.nccl.gate import gate, load_thresholds, suggest
+
+    errors: list[str] = []
+    runs = _runs(args.runs, errors)
+    for e in errors:
+        print(f"fabricwatch gate: {e}", file=sys.stderr)
+    if args.suggest:
+        if not runs:
+            print("fabricwatch gate: no runs to learn from", file=sys.stderr)
+            return 2
+        text = suggest(runs)
+        if args.out:
+            args.out.write_text(text)
+        else:
+            print(text)
+        return 0
+    if args.thresholds is None:
+        print("fabricwatch gate: give --thresholds FILE (or --suggest to write one)", file=sys.stderr)
+        return 2
+    try:
+        thresholds = load_thresholds(args.thresholds)
+    except ValueError as exc:
+        print(f"fabricwatch gate: {exc}", file=sys.stderr)
+        return 2
+    results = gate(thresholds, runs)
+    passed = all(r.passed for r in results) and not errors
+    if args.json:
+        print(json.dumps({"verdict": "pass" if passed else "fail", "runs": [r.source for r in runs],
+                          "unreadable": errors, "checks": [r.to_json() for r in results]}))
+    else:
+        table = Table(title=f"NCCL acceptance gate: {'PASS' if passed else 'FAIL'}")
+        for col in ("check", "runs", "worst busbw", "worst CV %", "verdict", "why"):
+            table.add_column(col)
+        for r in results:
+            table.add_row(r.check.name(), str(len(r.runs)),
+                          "" if r.worst_busbw is None else f"{r.worst_busbw:g}",
+                          "" if r.worst_cv_pct is None else f"{r.worst_cv_pct:.1f}",
+                          "[green]pass" if r.passed else "[red]FAIL", "\n".join(r.failures[:5]))
+        Console().print(table)
+    return 0 if passed else 1
+
+
 def add_parsers(sub: argparse._SubParsersAction) -> None:
+    g = sub.add_parser("gate", help="acceptance verdict over NCCL runs (exit 0 pass, 1 fail)")
+    g.add_argument("runs", nargs="+", type=Path, help="nccl-tests outputs (text or JSON)")
+    g.add_argument("--thresholds", type=Path, help="operator thresholds (TOML)")
+    g.add_argument("--json", action="store_true")
+    g.add_argument("--suggest", action="store_true", help="write starting thresholds from these (healthy) runs")
+    g.add_argument("--out", type=Path, help="with --suggest: the file to write")
+    g.set_defaults(func=cmd_gate)
+
     nccl = sub.add_parser("nccl", help="NCCL test results")
     nsub = nccl.add_subparsers(dest="nccl_command", required=True)
     parse = nsub.add_parser("parse", help="parse nccl-tests output (text or -J JSON)")

@@ -1,0 +1,94 @@
+"""The acceptance gate: healthy repeats pass, a degraded run fails, with exit codes and JSON."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import ROOT
+from tests.nccl_logs import render
+
+SIZES = [1 << p for p in range(20, 31)]  # 1 MiB .. 1 GiB
+HOSTS = ["node001", "node002"]
+
+
+def plateau(scale: float, jitter: float) -> dict[int, float]:
+    # small messages are latency bound, large ones reach the plateau (~180 GB/s)
+    return {s: round(180.0 * scale * (1 + jitter) * min(1.0, s / (64 << 20)) ** 0.5, 2) for s in SIZES}
+
+
+def write_runs(tmp_path: Path) -> tuple[list[Path], Path]:
+    healthy = []
+    for i, jitter in enumerate((0.0, 0.006, -0.004, 0.003)):
+        p = tmp_path / f"all_reduce_run{i}.log"
+        p.write_text(render("all_reduce", HOSTS, 8, plateau(1.0, jitter)))
+        healthy.append(p)
+    slow = plateau(1.0, 0.0)
+    for s in SIZES:
+        if s >= 256 << 20:
+            slow[s] = round(slow[s] * 0.85, 2)  # 15 % slower at large sizes: a degraded link
+    degraded = tmp_path / "all_reduce_run_slow.log"
+    degraded.write_text(render("all_reduce", HOSTS, 8, slow))
+    return healthy, degraded
+
+
+def fabricwatch(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "daemon.cli", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_suggest_then_healthy_pass_and_degraded_fails(tmp_path: Path) -> None:
+    healthy, degraded = write_runs(tmp_path)
+    thresholds = tmp_path / "thresholds.toml"
+    res = fabricwatch("gate", "--suggest", "--out", str(thresholds), *map(str, healthy[:3]))
+    assert res.returncode == 0, res.stderr
+    text = thresholds.read_text()
+    assert 'collective = "all_reduce"' in text and "nranks = 16" in text and "min_busbw" in text
+
+    ok = fabricwatch("gate", "--thresholds", str(thresholds), "--json", *map(str, healthy))
+    assert ok.returncode == 0, ok.stdout
+    verdict = json.loads(ok.stdout)
+    assert verdict["verdict"] == "pass" and verdict["checks"][0]["passed"]
+    assert len(verdict["checks"][0]["runs"]) == 4
+
+    bad = fabricwatch("gate", "--thresholds", str(thresholds), "--json", *map(str, healthy), str(degraded))
+    assert bad.returncode == 1
+    verdict = json.loads(bad.stdout)
+    assert verdict["verdict"] == "fail"
+    failures = verdict["checks"][0]["failures"]
+    assert any(str(degraded) in f and "busbw" in f for f in failures)
+    assert any("varies" in f for f in failures)  # run-to-run variance now above the limit
+    assert not any(str(h) in f for h in healthy for f in failures)
+
+    table = fabricwatch("gate", "--thresholds", str(thresholds), *map(str, healthy), str(degraded))
+    assert table.returncode == 1 and "FAIL" in table.stdout
+
+
+def test_gate_needs_enough_runs_and_zero_wrong(tmp_path: Path) -> None:
+    healthy, _ = write_runs(tmp_path)
+    wrong = tmp_path / "all_reduce_wrong.log"
+    lines = healthy[0].read_text().splitlines()
+    big = next(i for i, line in enumerate(lines) if line.strip().startswith(str(512 << 20)))
+    lines[big] = lines[big][: lines[big].rfind("0")] + "3"  # in-place #wrong of the 512 MiB row
+    wrong.write_text("\n".join(lines) + "\n")
+    thresholds = tmp_path / "t.toml"
+    thresholds.write_text('[[check]]\ncollective = "all_reduce"\nmin_size = "256M"\nmin_runs = 3\n')
+    res = fabricwatch("gate", "--thresholds", str(thresholds), "--json", str(wrong))
+    verdict = json.loads(res.stdout)
+    assert res.returncode == 1
+    failures = verdict["checks"][0]["failures"]
+    assert "1 matching run(s), 3 needed" in failures
+    assert any("3 wrong elements" in f for f in failures)
+
+
+def test_bad_thresholds_file_names_the_key(tmp_path: Path) -> None:
+    healthy, _ = write_runs(tmp_path)
+    t = tmp_path / "bad.toml"
+    t.write_text('[[check]]\ncollective = "all_reduce"\nmin_busbww = 3\n')
+    res = fabricwatch("gate", "--thresholds", str(t), str(healthy[0]))
+    assert res.returncode == 2 and f"{t}: check[0].min_busbww: unknown key" in res.stderr
+    t.write_text('[[check]]\ncollective = "allreduce"\n')
+    res = fabricwatch("gate", "--thresholds", str(t), str(healthy[0]))
+    assert res.returncode == 2 and "check[0].collective: unknown collective" in res.stderr
