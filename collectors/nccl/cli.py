@@ -94,6 +94,26 @@ def cmd_gate(args: argparse.Namespace) -> int:
     return 0 if passed else 1
 
 
+def cmd_analyse(args: argparse.Namespace) -> int:
+    from models.collective import analyse
+
+    errors: list[str] = []
+    runs = _runs(args.runs, errors)
+    for e in errors:
+        print(f"fabricwatch nccl analyse: {e}", file=sys.stderr)
+    reports = analyse(runs)
+    if args.json:
+        for rep in reports:
+            print(json.dumps(rep.to_json()))
+    else:
+        for rep in reports:
+            worst_cv = max(rep.cv_pct.values(), default=0.0)
+            print(f"{rep.collective}, {rep.nranks} ranks: {len(rep.runs)} runs, worst run-to-run CV {worst_cv:.1f}%")
+            for f in rep.findings:
+                print(f"  {f.kind:10s} {f.source}: {f.detail}")
+    return 1 if any(rep.findings for rep in reports) else 0
+
+
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     g = sub.add_parser("gate", help="acceptance verdict over NCCL runs (exit 0 pass, 1 fail)")
     g.add_argument("runs", nargs="+", type=Path, help="nccl-tests outputs (text or JSON)")
@@ -111,3 +131,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     parse.add_argument("--collective", choices=COLLECTIVES,
                        help="name the collective when the log does not (no header line, odd file name)")
     parse.set_defaults(func=cmd_parse)
+    an = nsub.add_parser("analyse", aliases=["analyze"],
+                         help="run-to-run variance, stalls and scaling over repeated runs (exit 1 if any is flagged)")
+    an.add_argument("runs", nargs="+", type=Path)
+    an.add_argument("--json", action="store_true", help="one JSON report per (collective, ranks) group")
+    an.set_defaults(func=cmd_analyse)
