@@ -12,6 +12,7 @@ from pydantic import Field, ValidationError, create_model, field_validator
 from daemon import registry
 from daemon.config_types import Duration, StrictModel
 from daemon.detection import DetectorConfig
+from daemon.nccl_service import NcclSection
 
 
 class ConfigError(Exception):
@@ -76,6 +77,7 @@ class Config(StrictModel):
     daemon: DaemonSection = DaemonSection()
     pipeline: PipelineSection = PipelineSection()
     detector: DetectorConfig = DetectorConfig()
+    nccl: NcclSection = NcclSection()
     collectors: CollectorsSection = Field(default_factory=CollectorsSection)  # type: ignore[valid-type]
     sinks: SinksSection = Field(default_factory=SinksSection)  # type: ignore[valid-type]
 

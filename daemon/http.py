@@ -28,13 +28,15 @@ class HttpServer:
         self.url = ""
 
     async def start(self) -> None:
-        app = web.Application()
+        # uploads are bounded by [nccl] max_upload_bytes; the server's own cap sits just above it
+        app = web.Application(client_max_size=self.runner.config.nccl.max_upload_bytes + (1 << 20))
         app.router.add_get("/metrics", self.metrics)
         app.router.add_get("/healthz", self.healthz)
         app.router.add_get("/readyz", self.readyz)
         app.router.add_get("/api/targets", self.api_targets)
         app.router.add_get("/api/links", self.api_links)
         app.router.add_get("/api/findings", self.api_findings)
+        self.runner.nccl.routes(app)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)

@@ -21,6 +21,7 @@ from daemon.config import Config, ConfigError
 from daemon.detection import DetectorService
 from daemon.errors import TargetError
 from daemon.http import HttpServer
+from daemon.nccl_service import NcclService
 from daemon.pipeline import Pipeline
 from daemon.rates import RateStats
 from daemon.sharding import owns
@@ -61,6 +62,7 @@ class Runner:
         if config.detector.enabled:
             self.detector = DetectorService(config.detector, self._write_sinks)
             self.pipeline.on_rates = self.detector.add
+        self.nccl = NcclService(config.nccl, self._write_sinks, config.daemon.site)
         self.metrics = SelfMetrics(self._metric_source, detector=lambda: self.detector)
         self.targets: dict[str, TargetStatus] = {}
         self._tasks: dict[str, tuple[str, asyncio.Task[None]]] = {}
@@ -105,6 +107,7 @@ class Runner:
                 reload_task = tg.create_task(self._reload_loop(), name="reload")
                 detector_task = (tg.create_task(self.detector.run(), name="detector")
                                  if self.detector is not None else None)
+                nccl_task = tg.create_task(self.nccl.watch(), name="nccl-watch")
                 await self._stop.wait()
                 log.info("stopping: closing target sessions")
                 self.ready = False
@@ -113,6 +116,7 @@ class Runner:
                 reload_task.cancel()
                 if detector_task is not None:
                     detector_task.cancel()
+                nccl_task.cancel()
         finally:
             if self.detector is not None:
                 try:

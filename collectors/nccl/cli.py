@@ -94,6 +94,54 @@ def cmd_gate(args: argparse.Namespace) -> int:
     return 0 if passed else 1
 
 
+def cmd_ingest(args: argparse.Namespace) -> int:
+    """Parse files and write nccl_results through the config's sinks (spooled if storage is down)."""
+    import asyncio
+
+    from collectors.nccl.ingest import run_id, run_time_ns, to_lines
+    from daemon import config as config_mod
+
+    try:
+        cfg = config_mod.load(args.config)
+    except config_mod.ConfigError as exc:
+        print(f"fabricwatch nccl ingest: config error\n{exc}", file=sys.stderr)
+        return 2
+    sinks = [s.build() for _kind, s in cfg.sink_configs()]
+    if not sinks:
+        print("fabricwatch nccl ingest: the config has no sink to write to", file=sys.stderr)
+        return 2
+
+    async def main() -> int:
+        status = 0
+        for sink in sinks:
+            await sink.start()
+        try:
+            for path in args.files:
+                try:
+                    content = path.read_bytes()
+                    runs = parse_file(path, args.collective)
+                except (OSError, ValueError) as exc:
+                    print(f"fabricwatch nccl ingest: {exc}", file=sys.stderr)
+                    status = 1
+                    continue
+                for run in runs:
+                    lines = to_lines(run, run_id(run, content), run_time_ns(run, path, run.start_time),
+                                     cfg.daemon.site)
+                    for sink in sinks:
+                        await sink.write(lines)
+                    print(f"{path}: {run.collective} {run.nranks} ranks, {len(run.rows)} rows -> {len(lines)} points")
+        finally:
+            for sink in sinks:
+                await sink.close()
+        spooled = sum(s.spool.pending_points for s in sinks)
+        if spooled:
+            print(f"fabricwatch nccl ingest: {spooled} points spooled (storage not reachable); "
+                  "the daemon or the next ingest sends them", file=sys.stderr)
+        return status
+
+    return asyncio.run(main())
+
+
 def cmd_analyse(args: argparse.Namespace) -> int:
     from models.collective import analyse
 
@@ -131,6 +179,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     parse.add_argument("--collective", choices=COLLECTIVES,
                        help="name the collective when the log does not (no header line, odd file name)")
     parse.set_defaults(func=cmd_parse)
+    ing = nsub.add_parser("ingest", help="write runs to the config's sinks as nccl_results")
+    ing.add_argument("-c", "--config", required=True, type=Path)
+    ing.add_argument("files", nargs="+", type=Path)
+    ing.add_argument("--collective", choices=COLLECTIVES)
+    ing.set_defaults(func=cmd_ingest)
     an = nsub.add_parser("analyse", aliases=["analyze"],
                          help="run-to-run variance, stalls and scaling over repeated runs (exit 1 if any is flagged)")
     an.add_argument("runs", nargs="+", type=Path)

@@ -106,6 +106,7 @@ class RunRecord:
     stopped_at: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
     skipped_lines: int = 0
+    start_time: str | None = None  # JSON output only: when the run started (local time of the run)
 
     @property
     def nranks(self) -> int:
@@ -335,6 +336,7 @@ def parse_json(doc: dict[str, Any], source: str, collective: str | None = None) 
     elif lib is not None:
         run.nccl_version = str(lib)
     run.config = {k: v for k, v in cfg.items() if k != "devices"}
+    run.start_time = doc.get("start_time")
     for d in cfg.get("devices", []) or doc.get("devices", []) or []:
         run.ranks.append(RankInfo(int(d.get("rank", 0)), d.get("group"), int(d.get("pid", 0)),
                                   str(d.get("hostname", "")), int(d.get("device", 0)),

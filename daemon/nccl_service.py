@@ -1,0 +1,124 @@
+"""NCCL results reaching the daemon: an HTTP upload endpoint and a watched directory.
+
+Both parse with the same parser, write `nccl_results` through the sinks, and log a summary.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+import shutil
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+from pydantic import Field
+
+from collectors.nccl.ingest import run_id, run_time_ns, to_lines
+from collectors.nccl.parser import RunRecord, parse_json, parse_text
+from daemon.config_types import Duration, SecretRef, StrictModel
+
+log = logging.getLogger("fabricwatch.nccl")
+
+
+class NcclSection(StrictModel):
+    upload: bool = True  # POST /api/nccl on the daemon's listener
+    upload_token: SecretRef | None = None  # require "Authorization: Bearer <token>"
+    max_upload_bytes: int = Field(16 << 20, ge=1024)
+    watch_dir: Path | None = None  # new files here are ingested, then moved to processed/ or failed/
+    poll_interval: Duration = 5.0
+
+
+def parse_bytes(content: bytes, name: str) -> list[RunRecord]:
+    text = content.decode("utf-8", errors="replace")
+    if text.lstrip().startswith("{"):
+        import json
+
+        return [parse_json(json.loads(text), name)]
+    return parse_text(text, name)
+
+
+class NcclService:
+    def __init__(self, cfg: NcclSection, write: Callable[[list[str]], Awaitable[None]], site: str = "") -> None:
+        self.cfg = cfg
+        self.write = write
+        self.site = site
+        self.ingested_runs = 0
+        self.rejected = 0
+
+    async def ingest(self, content: bytes, name: str, path: Path | None = None) -> list[RunRecord]:
+        runs = parse_bytes(content, name)
+        for run in runs:
+            lines = to_lines(run, run_id(run, content), run_time_ns(run, path, run.start_time), self.site)
+            await self.write(lines)
+            self.ingested_runs += 1
+            log.info("nccl run ingested", extra={"source": name, "collective": run.collective,
+                                                  "nranks": run.nranks, "rows": len(run.rows),
+                                                  "flagged_rows": sum(1 for r in run.rows if r.flags),
+                                                  "complete": run.complete})
+        return runs
+
+    # -- HTTP upload -------------------------------------------------------------------
+    def routes(self, app: web.Application) -> None:
+        if self.cfg.upload:
+            app.router.add_post("/api/nccl", self.upload)
+
+    async def upload(self, request: web.Request) -> web.Response:
+        if self.cfg.upload_token is not None:
+            want = "Bearer " + self.cfg.upload_token.resolve().get_secret_value()
+            if not hmac.compare_digest(request.headers.get("Authorization", ""), want):
+                self.rejected += 1
+                return web.json_response({"error": "missing or wrong bearer token"}, status=401)
+        if (request.content_length or 0) > self.cfg.max_upload_bytes:
+            self.rejected += 1
+            return web.json_response({"error": f"larger than {self.cfg.max_upload_bytes} bytes"}, status=413)
+        body = await request.content.read(self.cfg.max_upload_bytes + 1)
+        if len(body) > self.cfg.max_upload_bytes:
+            self.rejected += 1
+            return web.json_response({"error": f"larger than {self.cfg.max_upload_bytes} bytes"}, status=413)
+        name = request.query.get("name", "upload")
+        try:
+            runs = await self.ingest(body, name)
+        except ValueError as exc:
+            self.rejected += 1
+            return web.json_response({"error": f"not nccl-tests output: {exc}"}, status=400)
+        if not any(r.rows for r in runs):
+            self.rejected += 1
+            return web.json_response({"error": "no result rows found"}, status=422)
+        return web.json_response({"runs": [_summary(r) for r in runs]}, status=201)
+
+    # -- watched directory -------------------------------------------------------------
+    async def watch(self) -> None:
+        if self.cfg.watch_dir is None:
+            return
+        inbox = self.cfg.watch_dir
+        done, failed = inbox / "processed", inbox / "failed"
+        for d in (inbox, done, failed):
+            d.mkdir(parents=True, exist_ok=True)
+        seen: dict[Path, tuple[int, float]] = {}
+        while True:
+            for path in sorted(p for p in inbox.iterdir() if p.is_file() and not p.name.startswith(".")):
+                st = path.stat()
+                sig = (st.st_size, st.st_mtime)
+                if seen.get(path) != sig:
+                    seen[path] = sig  # wait one more poll: the writer may not be done
+                    continue
+                seen.pop(path, None)
+                try:
+                    runs = await self.ingest(path.read_bytes(), str(path), path)
+                    target = done if any(r.rows for r in runs) else failed
+                except (OSError, ValueError) as exc:
+                    log.error("nccl file not ingested", extra={"path": str(path), "error": str(exc)})
+                    target = failed
+                shutil.move(str(path), target / path.name)
+            await asyncio.sleep(self.cfg.poll_interval)
+
+
+def _summary(run: RunRecord) -> dict[str, Any]:
+    return {
+        "collective": run.collective, "nranks": run.nranks, "hosts": run.hosts, "rows": len(run.rows),
+        "flagged_rows": sum(1 for r in run.rows if r.flags), "complete": run.complete,
+        "stopped_at": run.stopped_at,
+    }

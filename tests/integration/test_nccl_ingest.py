@@ -1,0 +1,87 @@
+"""NCCL results into InfluxDB: `nccl ingest`, the daemon's upload endpoint, a watched directory."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from daemon.config import parse
+from tests.conftest import FIXTURES, ROOT
+from tests.integration.helpers import start_runner
+from tests.servers import InfluxDB1
+
+pytestmark = pytest.mark.integration
+REAL = FIXTURES / "nccl" / "allreduce_roce_2x1gpu_interleaved_info.log"
+JSON_RUN = ROOT / "tests" / "data" / "nccl" / "sendrecv_json.json"
+
+
+def count(influx: InfluxDB1, db: str, where: str = "") -> int:
+    res = influx.query(f'SELECT count("busbw") FROM "nccl_results" {where}', db)
+    series = res["results"][0].get("series")
+    return int(series[0]["values"][0][1]) if series else 0
+
+
+def test_cli_ingest_is_idempotent(influx: InfluxDB1, tmp_path: Path) -> None:
+    influx.create_db("n1")
+    conf = tmp_path / "fw.toml"
+    conf.write_text(f"[[sinks.influxdb]]\nurl = \"{influx.url}\"\ndatabase = \"n1\"\n"
+                    f"spool = {{ dir = \"{tmp_path}/spool\" }}\n")
+    for _ in range(2):  # the same file twice: the same points, not twice as many
+        res = subprocess.run([sys.executable, "-m", "daemon.cli", "nccl", "ingest", "-c", str(conf), str(REAL),
+                              str(JSON_RUN)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert res.returncode == 0, res.stderr
+    assert count(influx, "n1", "WHERE \"collective\" = 'all_reduce'") == 26  # 13 sizes x 2 places
+    assert count(influx, "n1", "WHERE \"collective\" = 'sendrecv'") == 6
+    res = influx.query('SELECT "busbw", "hosts" FROM "nccl_results" WHERE "size" = \'1073741824\' '
+                       'AND "place" = \'out_of_place\'', "n1")
+    (row,) = res["results"][0]["series"][0]["values"]
+    assert row[1] == 15.12 and row[2] == "MOC-R4PCC04U35,MOC-R4PCC04U37"
+
+
+async def test_upload_endpoint_and_watched_dir(influx: InfluxDB1, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    influx.create_db("n2")
+    monkeypatch.setenv("FW_UPLOAD_TOKEN", "t0ken")
+    inbox = tmp_path / "inbox"
+    cfg = parse({
+        "daemon": {"listen": "127.0.0.1:0"},
+        "nccl": {"upload_token": {"env": "FW_UPLOAD_TOKEN"}, "max_upload_bytes": 64 * 1024,
+                 "watch_dir": str(inbox), "poll_interval": 0.2},
+        "sinks": {"influxdb": [{"url": influx.url, "database": "n2", "flush_interval": 0.1,
+                                "spool": {"dir": str(tmp_path / "spool")}}]},
+    }, "<test>")
+    runner, task = await start_runner(cfg)
+    assert runner.http is not None
+    url = f"{runner.http.url}/api/nccl?name=allreduce.log"
+    try:
+        async with aiohttp.ClientSession() as s:
+            async with s.post(url, data=REAL.read_bytes()) as resp:
+                assert resp.status == 401
+            auth = {"Authorization": "Bearer t0ken"}
+            async with s.post(url, data=b"x" * (65 * 1024), headers=auth) as resp:
+                assert resp.status == 413
+            async with s.post(url, data=b"hello\nworld\n", headers=auth) as resp:
+                assert resp.status == 422
+            async with s.post(url, data=REAL.read_bytes(), headers=auth) as resp:
+                assert resp.status == 201
+                body = await resp.json()
+        assert body["runs"][0]["collective"] == "all_reduce" and body["runs"][0]["rows"] == 13
+        inbox.mkdir(exist_ok=True)
+        (inbox / "sendrecv.json").write_bytes(JSON_RUN.read_bytes())
+        (inbox / "junk.txt").write_text("not a log\n")
+        for _ in range(50):
+            await asyncio.sleep(0.2)
+            if (inbox / "processed" / "sendrecv.json").exists() and (inbox / "failed" / "junk.txt").exists():
+                break
+        assert (inbox / "processed" / "sendrecv.json").exists() and (inbox / "failed" / "junk.txt").exists()
+        await asyncio.sleep(0.5)
+    finally:
+        runner.stop()
+        assert await task == 0
+    assert count(influx, "n2", "WHERE \"collective\" = 'all_reduce'") == 26
+    assert count(influx, "n2", "WHERE \"collective\" = 'sendrecv'") == 6
