@@ -142,6 +142,42 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return asyncio.run(main())
 
 
+def cmd_blame(args: argparse.Namespace) -> int:
+    import datetime as dt
+
+    from daemon.topology import Topology
+    from models.blame import InfluxQL, blame
+
+    try:
+        (run, *_) = parse_file(args.run)
+        topology = Topology.load(args.topology)
+    except (OSError, ValueError) as exc:
+        print(f"fabricwatch nccl blame: {exc}", file=sys.stderr)
+        return 2
+    hosts = args.hosts.split(",") if args.hosts else run.hosts
+    if not hosts:
+        print("fabricwatch nccl blame: the run names no hosts; give --hosts", file=sys.stderr)
+        return 2
+
+    def ts(text: str) -> int:
+        return int(dt.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1e9)
+
+    end = ts(args.end) if args.end else int(args.run.stat().st_mtime * 1e9)
+    start = ts(args.start) if args.start else end - int(3600e9)
+    try:
+        ranked = blame(InfluxQL(args.influx_url, args.influx_db), topology, hosts, start, end)
+    except (OSError, ValueError) as exc:
+        print(f"fabricwatch nccl blame: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps({"run": str(args.run), "hosts": hosts, "start_ns": start, "end_ns": end,
+                          "links": [c.to_json() for c in ranked]}))
+    else:
+        for i, c in enumerate(ranked[: args.top], 1):
+            print(f"{i:2d}. {c.device}:{c.port} ({c.role}, {c.why_in_path}): {c.explanation}")
+    return 0
+
+
 def cmd_analyse(args: argparse.Namespace) -> int:
     from models.collective import analyse
 
@@ -184,6 +220,17 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     ing.add_argument("files", nargs="+", type=Path)
     ing.add_argument("--collective", choices=COLLECTIVES)
     ing.set_defaults(func=cmd_ingest)
+    bl = nsub.add_parser("blame", help="rank the links a run crossed by their findings and counters")
+    bl.add_argument("run", type=Path)
+    bl.add_argument("--topology", type=Path, required=True, help="port records with role and peer tags")
+    bl.add_argument("--influx-url", required=True)
+    bl.add_argument("--influx-db", required=True)
+    bl.add_argument("--hosts", help="comma-separated hosts (default: the run's rank lines)")
+    bl.add_argument("--start", help="window start, ISO 8601 (default: an hour before --end)")
+    bl.add_argument("--end", help="window end, ISO 8601 (default: the file's modification time)")
+    bl.add_argument("--top", type=int, default=10)
+    bl.add_argument("--json", action="store_true")
+    bl.set_defaults(func=cmd_blame)
     an = nsub.add_parser("analyse", aliases=["analyze"],
                          help="run-to-run variance, stalls and scaling over repeated runs (exit 1 if any is flagged)")
     an.add_argument("runs", nargs="+", type=Path)
