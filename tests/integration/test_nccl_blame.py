@@ -23,6 +23,11 @@ pytestmark = pytest.mark.integration
 SIZES = [1 << p for p in range(24, 31)]
 
 
+def fabricwatch(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "daemon.cli", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+
+
 def test_path_of_a_job() -> None:
     topo = Topology.from_records([
         {"device": "leaf1", "port": "p1", "role": "leaf_down", "peer_device": "h1", "peer_port": "mlx5_0"},
@@ -56,12 +61,10 @@ async def test_degraded_link_under_the_job_ranks_first(influx: InfluxDB1, tmp_pa
     run.write_text(render("all_reduce", ["node001", "node002", "node003"], 1,
                           {s: 40.0 for s in SIZES}))
 
-    res = subprocess.run(
-        [sys.executable, "-m", "daemon.cli", "nccl", "blame", str(run), "--topology", str(topo),
-         "--influx-url", influx.url, "--influx-db", "bl", "--start",
-         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start / 1e9 - 1)),
-         "--end", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(end / 1e9 + 1)), "--json"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120)
+    res = await asyncio.to_thread(
+        fabricwatch, "nccl", "blame", str(run), "--topology", str(topo), "--influx-url", influx.url,
+        "--influx-db", "bl", "--start", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start / 1e9 - 1)),
+        "--end", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(end / 1e9 + 1)), "--json")
     assert res.returncode == 0, res.stderr
     ranked = json.loads(res.stdout)["links"]
     assert (ranked[0]["device"], ranked[0]["port"]) == (leaf.name, victim.name), json.dumps(ranked[:4], indent=0)
