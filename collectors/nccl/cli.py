@@ -198,7 +198,37 @@ def cmd_analyse(args: argparse.Namespace) -> int:
     return 1 if any(rep.findings for rep in reports) else 0
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from collectors.nccl.gate import gate, load_thresholds
+    from collectors.nccl.report import render
+    from models.collective import analyse
+
+    errors: list[str] = []
+    runs = _runs(args.runs, errors)
+    for e in errors:
+        print(f"fabricwatch report: {e}", file=sys.stderr)
+    verdict = None
+    if args.thresholds:
+        try:
+            verdict = gate(load_thresholds(args.thresholds), runs)
+        except ValueError as exc:
+            print(f"fabricwatch report: {exc}", file=sys.stderr)
+            return 2
+    blamed = None
+    if args.blame:
+        blamed = json.loads(args.blame.read_text()).get("links", [])
+    args.out.write_text(render(runs, analyse(runs), verdict, blamed))
+    print(f"wrote {args.out}")
+    return 0
+
+
 def add_parsers(sub: argparse._SubParsersAction) -> None:
+    rep = sub.add_parser("report", help="a self-contained HTML report over NCCL runs")
+    rep.add_argument("runs", nargs="+", type=Path)
+    rep.add_argument("--thresholds", type=Path, help="add the gate's verdict")
+    rep.add_argument("--blame", type=Path, help="the JSON of `fabricwatch nccl blame --json`")
+    rep.add_argument("--out", type=Path, required=True)
+    rep.set_defaults(func=cmd_report)
     g = sub.add_parser("gate", help="acceptance verdict over NCCL runs (exit 0 pass, 1 fail)")
     g.add_argument("runs", nargs="+", type=Path, help="nccl-tests outputs (text or JSON)")
     g.add_argument("--thresholds", type=Path, help="operator thresholds (TOML)")

@@ -92,3 +92,41 @@ def test_bad_thresholds_file_names_the_key(tmp_path: Path) -> None:
     t.write_text('[[check]]\ncollective = "allreduce"\n')
     res = fabricwatch("gate", "--thresholds", str(t), str(healthy[0]))
     assert res.returncode == 2 and "check[0].collective: unknown collective" in res.stderr
+
+
+def test_html_report_holds_the_plots_and_the_verdict(tmp_path: Path) -> None:
+    from html.parser import HTMLParser
+
+    healthy, degraded = write_runs(tmp_path)
+    thresholds = tmp_path / "t.toml"
+    assert fabricwatch("gate", "--suggest", "--out", str(thresholds), *map(str, healthy[:3])).returncode == 0
+    blame = tmp_path / "blame.json"
+    blame.write_text('{"links": [{"device": "leaf-r0-0", "port": "swp3", "role": "leaf_down", '
+                     '"explanation": "errors 45/s"}]}')
+    out = tmp_path / "report.html"
+    res = fabricwatch("report", *map(str, healthy), str(degraded), "--thresholds", str(thresholds),
+                      "--blame", str(blame), "--out", str(out))
+    assert res.returncode == 0, res.stderr
+
+    class Walk(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.tags: list[tuple[str, dict[str, str | None]]] = []
+            self.text: list[str] = []
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            self.tags.append((tag, dict(attrs)))
+
+        def handle_data(self, data: str) -> None:
+            self.text.append(data)
+
+    doc = out.read_text()
+    w = Walk()
+    w.feed(doc)
+    assert sum(1 for t, _ in w.tags if t == "svg") == 1
+    runs_plotted = [a["data-run"] for t, a in w.tags if t == "polyline"]
+    assert len(runs_plotted) == 5 and degraded.name in runs_plotted  # every run on one chart
+    assert any(t == "polygon" and a.get("class") == "band" for t, a in w.tags)  # the variance band
+    text = " ".join(w.text)
+    assert "Verdict:" in text and "FAIL" in text and "slow_run" in text and "leaf-r0-0:swp3" in text
+    assert "<script" not in doc and "http://" not in doc.replace("http://www.w3.org/2000/svg", "")
