@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
+import random
 import shutil
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -23,12 +24,25 @@ from daemon.config_types import Duration, SecretRef, StrictModel
 log = logging.getLogger("fabricwatch.nccl")
 
 
+class MqttSource(StrictModel):
+    """NCCL results published by test harnesses: the payload is the nccl-tests output itself."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(1883, ge=1, le=65535)
+    topic: str = "fabricwatch/+/nccl/results"
+    username: str | None = None
+    password: SecretRef | None = None
+    client_id: str = "fabricwatch-nccl"
+    backoff_max: Duration = 30.0
+
+
 class NcclSection(StrictModel):
     upload: bool = True  # POST /api/nccl on the daemon's listener
     upload_token: SecretRef | None = None  # require "Authorization: Bearer <token>"
     max_upload_bytes: int = Field(16 << 20, ge=1024)
     watch_dir: Path | None = None  # new files here are ingested, then moved to processed/ or failed/
     poll_interval: Duration = 5.0
+    mqtt: MqttSource | None = None
 
 
 def parse_bytes(content: bytes, name: str) -> list[RunRecord]:
@@ -88,6 +102,39 @@ class NcclService:
             self.rejected += 1
             return web.json_response({"error": "no result rows found"}, status=422)
         return web.json_response({"runs": [_summary(r) for r in runs]}, status=201)
+
+    # -- MQTT subscriber -----------------------------------------------------------------
+    async def subscribe(self) -> None:
+        """Subscribe with QoS 1; reconnect with jittered exponential backoff, never give up."""
+        cfg = self.cfg.mqtt
+        if cfg is None:
+            return
+        import aiomqtt
+
+        password = cfg.password.resolve().get_secret_value() if cfg.password else None
+        delay = 1.0
+        while True:
+            try:
+                async with aiomqtt.Client(cfg.host, cfg.port, username=cfg.username, password=password,
+                                          identifier=cfg.client_id) as client:
+                    await client.subscribe(cfg.topic, qos=1)
+                    log.info("nccl mqtt subscribed", extra={"topic": cfg.topic, "broker": f"{cfg.host}:{cfg.port}"})
+                    delay = 1.0
+                    async for message in client.messages:
+                        raw = message.payload
+                        payload = raw if isinstance(raw, bytes) else str(raw).encode()
+                        try:
+                            runs = await self.ingest(payload, str(message.topic))
+                            if not any(r.rows for r in runs):
+                                raise ValueError("no result rows")
+                        except ValueError as exc:
+                            self.rejected += 1
+                            log.warning("nccl mqtt message not ingested",
+                                        extra={"topic": str(message.topic), "error": str(exc)})
+            except aiomqtt.MqttError as exc:
+                log.warning("nccl mqtt disconnected", extra={"error": str(exc), "retry_in_s": round(delay, 1)})
+            await asyncio.sleep(delay * random.uniform(0.5, 1.5))
+            delay = min(delay * 2, cfg.backoff_max)
 
     # -- watched directory -------------------------------------------------------------
     async def watch(self) -> None:

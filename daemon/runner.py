@@ -107,7 +107,8 @@ class Runner:
                 reload_task = tg.create_task(self._reload_loop(), name="reload")
                 detector_task = (tg.create_task(self.detector.run(), name="detector")
                                  if self.detector is not None else None)
-                nccl_task = tg.create_task(self.nccl.watch(), name="nccl-watch")
+                nccl_tasks = [tg.create_task(self.nccl.watch(), name="nccl-watch"),
+                              tg.create_task(self.nccl.subscribe(), name="nccl-mqtt")]
                 await self._stop.wait()
                 log.info("stopping: closing target sessions")
                 self.ready = False
@@ -116,7 +117,8 @@ class Runner:
                 reload_task.cancel()
                 if detector_task is not None:
                     detector_task.cancel()
-                nccl_task.cancel()
+                for t in nccl_tasks:
+                    t.cancel()
         finally:
             if self.detector is not None:
                 try:

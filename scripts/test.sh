@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Set up everything the test suite needs (real InfluxDB 1.x and VictoriaMetrics from Debian)
+# Set up everything the test suite needs (real InfluxDB 1.x, VictoriaMetrics and Mosquitto from Debian)
 # and run it: lint, type check, unit, integration and end-to-end tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh influxdb victoria-metrics
+scripts/setup.sh influxdb victoria-metrics mosquitto
 .venv/bin/ruff check .
 .venv/bin/mypy
 exec .venv/bin/pytest "$@"

@@ -156,3 +156,30 @@ class VictoriaMetrics(Server):
         q = urllib.parse.urlencode({"match[]": match})
         with urllib.request.urlopen(f"{self.url}/api/v1/export?{q}", timeout=30) as resp:
             return [json.loads(line) for line in resp.read().splitlines() if line.strip()]
+
+
+class Mosquitto(Server):
+    """A real MQTT broker (Debian's mosquitto) on 127.0.0.1, anonymous, no persistence."""
+
+    def __init__(self, workdir: Path) -> None:
+        super().__init__(workdir)
+        self.conf = self.workdir / "mosquitto.conf"
+        self.conf.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
+
+    def command(self) -> list[str]:
+        path = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+        if not os.path.exists(path):
+            raise RuntimeError("mosquitto is not installed: run scripts/test.sh (it installs the servers)")
+        return [path, "-c", str(self.conf)]
+
+    def start(self) -> None:
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError(f"mosquitto did not listen on {self.port}")

@@ -85,3 +85,36 @@ async def test_upload_endpoint_and_watched_dir(influx: InfluxDB1, tmp_path: Path
         assert await task == 0
     assert count(influx, "n2", "WHERE \"collective\" = 'all_reduce'") == 26
     assert count(influx, "n2", "WHERE \"collective\" = 'sendrecv'") == 6
+
+
+async def test_results_published_over_mqtt(influx: InfluxDB1, tmp_path: Path) -> None:
+    import aiomqtt
+
+    from tests.servers import Mosquitto
+
+    broker = Mosquitto(tmp_path / "mqtt")
+    broker.start()
+    influx.create_db("n3")
+    cfg = parse({
+        "daemon": {"listen": "127.0.0.1:0"},
+        "nccl": {"mqtt": {"port": broker.port, "topic": "fabricwatch/+/nccl/results"}},
+        "sinks": {"influxdb": [{"url": influx.url, "database": "n3", "flush_interval": 0.1,
+                                "spool": {"dir": str(tmp_path / "spool")}}]},
+    }, "<test>")
+    runner, task = await start_runner(cfg)
+    try:
+        await asyncio.sleep(1.0)  # the daemon subscribes
+        async with aiomqtt.Client("127.0.0.1", broker.port, identifier="harness") as client:
+            await client.publish("fabricwatch/lab1/nccl/results", REAL.read_bytes(), qos=1)
+            await client.publish("fabricwatch/lab1/nccl/results", b"garbage, not a log", qos=1)
+        for _ in range(50):
+            await asyncio.sleep(0.2)
+            if runner.nccl.ingested_runs >= 1 and runner.nccl.rejected >= 1:
+                break
+        await asyncio.sleep(0.5)
+    finally:
+        runner.stop()
+        assert await task == 0
+        broker.stop()
+    assert runner.nccl.ingested_runs >= 1 and runner.nccl.rejected == 1
+    assert count(influx, "n3", "WHERE \"collective\" = 'all_reduce'") == 26
