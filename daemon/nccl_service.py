@@ -10,6 +10,7 @@ import hmac
 import logging
 import random
 import shutil
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -61,6 +62,8 @@ class NcclService:
         self.site = site
         self.ingested_runs = 0
         self.rejected = 0
+        # (collective, nranks) -> (large-message busbw plateau of the last run, flagged rows, unix time)
+        self.last: dict[tuple[str, int], tuple[float, int, float]] = {}
 
     async def ingest(self, content: bytes, name: str, path: Path | None = None) -> list[RunRecord]:
         runs = parse_bytes(content, name)
@@ -68,6 +71,13 @@ class NcclService:
             lines = to_lines(run, run_id(run, content), run_time_ns(run, path, run.start_time), self.site)
             await self.write(lines)
             self.ingested_runs += 1
+            if run.collective and run.rows:
+                top = max(r.size for r in run.rows)
+                plateau = [m.busbw for r in run.rows if r.size >= top // 4
+                           for m in (r.out_of_place, r.in_place) if m is not None and m.busbw is not None]
+                if plateau:
+                    self.last[(run.collective, run.nranks)] = (
+                        sorted(plateau)[len(plateau) // 2], sum(1 for r in run.rows if r.flags), time.time())
             log.info("nccl run ingested", extra={"source": name, "collective": run.collective,
                                                   "nranks": run.nranks, "rows": len(run.rows),
                                                   "flagged_rows": sum(1 for r in run.rows if r.flags),

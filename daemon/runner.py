@@ -63,7 +63,7 @@ class Runner:
             self.detector = DetectorService(config.detector, self._write_sinks)
             self.pipeline.on_rates = self.detector.add
         self.nccl = NcclService(config.nccl, self._write_sinks, config.daemon.site)
-        self.metrics = SelfMetrics(self._metric_source, detector=lambda: self.detector)
+        self.metrics = SelfMetrics(self._metric_source, detector=lambda: self.detector, nccl=lambda: self.nccl)
         self.targets: dict[str, TargetStatus] = {}
         self._tasks: dict[str, tuple[str, asyncio.Task[None]]] = {}
         self._stop = asyncio.Event()

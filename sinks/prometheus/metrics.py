@@ -132,13 +132,42 @@ class _DetectorCollector(Collector):
         yield from (score, flagged, by_sev, intervals, seconds, mode)
 
 
+class _NcclCollector(Collector):
+    def __init__(self, source: Callable[[], Any]) -> None:
+        self.source = source
+
+    def collect(self) -> Iterator[Metric]:
+        svc = self.source()
+        if svc is None:
+            return
+        runs = CounterMetricFamily("fabricwatch_nccl_runs_ingested", "NCCL test runs ingested")
+        runs.add_metric([], svc.ingested_runs)
+        rejected = CounterMetricFamily("fabricwatch_nccl_rejected", "NCCL uploads or messages refused")
+        rejected.add_metric([], svc.rejected)
+        plateau = GaugeMetricFamily("fabricwatch_nccl_last_busbw_gbps",
+                                    "Large-message busbw plateau of the last run (GB/s)",
+                                    labels=["collective", "nranks"])
+        flagged = GaugeMetricFamily("fabricwatch_nccl_last_flagged_rows",
+                                    "Rows of the last run that failed the consistency checks",
+                                    labels=["collective", "nranks"])
+        when = GaugeMetricFamily("fabricwatch_nccl_last_run_timestamp_seconds", "When the last run was ingested",
+                                 labels=["collective", "nranks"])
+        for (coll, n), (bw, nflag, ts) in svc.last.items():
+            plateau.add_metric([coll, str(n)], bw)
+            flagged.add_metric([coll, str(n)], nflag)
+            when.add_metric([coll, str(n)], ts)
+        yield from (runs, rejected, plateau, flagged, when)
+
+
 class SelfMetrics:
     def __init__(
         self, source: Callable[[], tuple[Iterable[TargetStatus], RateStats, Iterable[SinkLike]]],
-        *, detector: Callable[[], Any] | None = None,
+        *, detector: Callable[[], Any] | None = None, nccl: Callable[[], Any] | None = None,
     ) -> None:
         self.registry = CollectorRegistry(auto_describe=False)
         self.registry.register(_StateCollector(source))
+        if nccl is not None:
+            self.registry.register(_NcclCollector(nccl))
         if detector is not None:
             self.registry.register(_DetectorCollector(detector))
         self.batch_seconds = Histogram(

@@ -71,6 +71,10 @@ async def test_upload_endpoint_and_watched_dir(influx: InfluxDB1, tmp_path: Path
                 assert resp.status == 201
                 body = await resp.json()
         assert body["runs"][0]["collective"] == "all_reduce" and body["runs"][0]["rows"] == 13
+        async with aiohttp.ClientSession() as s, s.get(f"{runner.http.url}/metrics") as resp:
+            metrics = await resp.text()
+        assert 'fabricwatch_nccl_last_busbw_gbps{collective="all_reduce",nranks="2"} 15.0' in metrics
+        assert "fabricwatch_nccl_rejected_total 3.0" in metrics
         inbox.mkdir(exist_ok=True)
         (inbox / "sendrecv.json").write_bytes(JSON_RUN.read_bytes())
         (inbox / "junk.txt").write_text("not a log\n")
