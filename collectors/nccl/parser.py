@@ -180,6 +180,16 @@ def _infer_collective(rows: list[Row], nranks: int) -> str | None:
     return candidates[0] if len(candidates) == 1 else None
 
 
+def _finish(run: RunRecord) -> None:
+    """Name the collective if nothing did, then check every row against it."""
+    if run.collective is None:
+        inferred = _infer_collective(run.rows, run.nranks)
+        if inferred:
+            run.collective, run.collective_from = inferred, "inferred"
+    for row in run.rows:
+        _check(row, run.collective, run.nranks)
+
+
 def parse_text(text: str, source: str = "<text>", collective: str | None = None) -> list[RunRecord]:
     runs: list[RunRecord] = []
     run: RunRecord | None = None
@@ -278,12 +288,7 @@ def parse_text(text: str, source: str = "<text>", collective: str | None = None)
         last_size = row.size
         run.rows.append(row)
     for r in runs:
-        if r.collective is None:
-            inferred = _infer_collective(r.rows, r.nranks)
-            if inferred:
-                r.collective, r.collective_from = inferred, "inferred"
-        for row in r.rows:
-            _check(row, r.collective, r.nranks)
+        _finish(r)
         if not r.complete:
             last = r.rows[-1].line if r.rows else None
             r.stopped_at = {"line": last, "reason": "no footer: the run ended early (crash, timeout or cut log)"}
@@ -353,12 +358,7 @@ def parse_json(doc: dict[str, Any], source: str, collective: str | None = None) 
                             int(root) if root.lstrip("-").isdigit() else None,
                             _json_measurement(res, "out_of_place"), _json_measurement(res, "in_place"),
                             sweep, i + 1))
-    if run.collective is None:
-        inferred = _infer_collective(run.rows, run.nranks)
-        if inferred:
-            run.collective, run.collective_from = inferred, "inferred"
-    for row in run.rows:
-        _check(row, run.collective, run.nranks)
+    _finish(run)
     run.complete = "end_time" in doc
     if not run.complete:
         run.stopped_at = {"line": None, "reason": "no end_time: the run ended early"}
