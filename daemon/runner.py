@@ -24,6 +24,7 @@ from daemon.http import HttpServer
 from daemon.nccl_service import NcclService
 from daemon.pipeline import Pipeline
 from daemon.rates import RateStats
+from daemon.sdnotify import Notifier
 from daemon.sharding import owns
 from daemon.status import TargetStatus
 from daemon.topology import Topology
@@ -74,6 +75,7 @@ class Runner:
         self.reloads = 0
         self.reload_failures = 0
         self.started_unix = time.time()
+        self.notifier = Notifier()
 
     def _metric_source(self) -> tuple[Iterable[TargetStatus], RateStats, Iterable[Any]]:
         return list(self.targets.values()), self.pipeline.rates.stats, self.sinks
@@ -101,6 +103,10 @@ class Runner:
                 for collector in build_collectors(self.config):
                     self._start_target(collector)
                 self.ready = True
+                self.notifier.send("READY=1", f"STATUS=collecting from {len(self._tasks)} targets")
+                watchdog_task = None
+                if self.notifier.watchdog_s:
+                    watchdog_task = tg.create_task(self._watchdog(self.notifier.watchdog_s), name="watchdog")
                 log.info("fabricwatch running", extra={"targets": len(self._tasks),
                                                        "listen": self.http.url,
                                                        "shard": self.config.daemon.shard})
@@ -110,6 +116,9 @@ class Runner:
                 nccl_tasks = [tg.create_task(self.nccl.watch(), name="nccl-watch"),
                               tg.create_task(self.nccl.subscribe(), name="nccl-mqtt")]
                 await self._stop.wait()
+                self.notifier.send("STOPPING=1", "STATUS=flushing sinks")
+                if watchdog_task is not None:
+                    watchdog_task.cancel()
                 log.info("stopping: closing target sessions")
                 self.ready = False
                 for _, task in self._tasks.values():
@@ -202,7 +211,16 @@ class Runner:
         while True:
             await self._reload.wait()
             self._reload.clear()
+            self.notifier.send("RELOADING=1", f"MONOTONIC_USEC={time.monotonic_ns() // 1000}")
             await self.reload()
+            self.notifier.send("READY=1", f"STATUS=collecting from {len(self._tasks)} targets")
+
+    async def _watchdog(self, period_s: float) -> None:
+        """Pet systemd's watchdog at half its period: if the event loop hangs, this stops too
+        and systemd restarts the daemon."""
+        while True:
+            self.notifier.send("WATCHDOG=1")
+            await asyncio.sleep(period_s / 2)
 
     async def reload(self) -> bool:
         if self.config_path is None:

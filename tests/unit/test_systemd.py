@@ -1,0 +1,86 @@
+"""The unit file passes systemd's own checks; the daemon speaks the notify protocol."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+UNIT = ROOT / "systemd" / "fabricwatch.service"
+
+
+def analyze() -> str:
+    path = shutil.which("systemd-analyze")
+    if path is None:
+        raise RuntimeError("systemd-analyze is not installed: run scripts/test.sh")
+    return path
+
+
+def local_unit(tmp_path: Path) -> Path:
+    """The unit with ExecStart pointing at this checkout's fabricwatch (verify checks it exists)."""
+    exe = Path(sys.executable).parent / "fabricwatch"
+    unit = tmp_path / "fabricwatch.service"
+    unit.write_text(UNIT.read_text().replace("/usr/local/bin/fabricwatch", str(exe)))
+    return unit
+
+
+def test_unit_verifies(tmp_path: Path) -> None:
+    res = subprocess.run([analyze(), "verify", str(local_unit(tmp_path))], capture_output=True, text=True,
+                         timeout=60)
+    problems = [line for line in res.stderr.splitlines() if "fabricwatch.service" in line]
+    assert res.returncode == 0 and not problems, res.stderr
+
+
+def test_unit_security_exposure_is_low(tmp_path: Path) -> None:
+    res = subprocess.run([analyze(), "security", "--offline=true", str(local_unit(tmp_path))],
+                         capture_output=True, text=True, timeout=60)
+    m = re.search(r"Overall exposure level for \S+: (\d+\.\d+)", res.stdout + res.stderr)
+    assert m, res.stdout + res.stderr
+    assert float(m.group(1)) <= 2.5, res.stdout[-3000:]
+
+
+def test_notify_ready_watchdog_reloading_stopping(tmp_path: Path) -> None:
+    sock_path = tmp_path / "notify.sock"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(sock_path))
+    sock.settimeout(0.2)
+    conf = tmp_path / "fw.toml"
+    conf.write_text('[daemon]\nlisten = "127.0.0.1:0"\n[detector]\nenabled = false\n')
+    env = {**os.environ, "NOTIFY_SOCKET": str(sock_path), "WATCHDOG_USEC": "400000"}
+    proc = subprocess.Popen([sys.executable, "-m", "daemon.cli", "run", "-c", str(conf)], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    got: list[str] = []
+
+    def collect(seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                got.append(sock.recv(4096).decode())
+            except TimeoutError:
+                pass
+
+    try:
+        collect(4)
+        proc.send_signal(signal.SIGHUP)
+        collect(1)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+        collect(0.5)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        sock.close()
+    firsts = [m.splitlines()[0] for m in got]
+    assert firsts[0] == "READY=1"
+    assert firsts.count("WATCHDOG=1") >= 5  # every 0.2 s for a 0.4 s watchdog
+    reload_at = firsts.index("RELOADING=1")
+    assert "READY=1" in firsts[reload_at + 1 :]
+    assert firsts[-1] == "STOPPING=1" or "STOPPING=1" in firsts
