@@ -79,6 +79,7 @@ class Finding:
     source: str  # model, rule, model+rule
     explanation: str
     top_features: list[dict[str, Any]] = field(default_factory=list)
+    conditions: list[str] = field(default_factory=list)  # model, ecn_missing, and the rules' names
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -86,7 +87,7 @@ class Finding:
             "time_ns": self.time_ns, "device": self.device, "port": self.port,
             "class": self.link_class, "score": round(self.score, 4),
             "threshold": round(self.threshold, 4), "severity": self.severity, "source": self.source,
-            "explanation": self.explanation, "features": self.top_features,
+            "explanation": self.explanation, "features": self.top_features, "conditions": self.conditions,
         }
 
 
@@ -249,9 +250,12 @@ class LinkDetector:
                 words = f"no ECN marks while its peers mark {med:,.0f} per 1M pkts (ECN off?); " + words
             reasons = [hit.reason for hit in hits] + ([words] if words else [])
             source = "+".join(s for s, on in (("model", model_active), ("rule", bool(hits))) if on)
+            conditions = sorted({h.condition for h in hits if h.condition}
+                                | ({"ecn_missing"} if model_active and ecn_missing[i] else set())
+                                | ({"anomaly"} if model_active and not ecn_missing[i] else set()))
             out.append(Finding(frame.start_ns, li.device, li.port, frame.classes[i],
                                float(scores[i]) if not np.isnan(scores[i]) else 0.0, thr,
-                               True, worst(severities), source, "; ".join(reasons), feats))
+                               True, worst(severities), source, "; ".join(reasons), feats, conditions))
         return out
 
     # -- persistence -------------------------------------------------------------------

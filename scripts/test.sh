@@ -3,7 +3,7 @@
 # and run it: lint, type check, unit, integration and end-to-end tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh influxdb victoria-metrics mosquitto systemd
+scripts/setup.sh influxdb victoria-metrics mosquitto systemd prometheus prometheus-alertmanager
 .venv/bin/ruff check .
 .venv/bin/mypy
 exec .venv/bin/pytest "$@"

@@ -119,6 +119,13 @@ class _DetectorCollector(Collector):
                 score.add_metric([device, port], value)
         for f in active.values():
             flagged.add_metric([f.device, f.port, f.severity, f.source], 1.0)
+        cond = GaugeMetricFamily("fabricwatch_link_condition",
+                                 "1 while a condition holds on a link: anomaly, ecn_missing, pause_storm, flap, "
+                                 "link_down, saturated, buffer_overrun", labels=["device", "port", "condition"])
+        for f in active.values():
+            for c in f.conditions:
+                cond.add_metric([f.device, f.port, c], 1.0)
+        yield cond
         by_sev = GaugeMetricFamily("fabricwatch_links_flagged", "Links with an active finding", labels=["severity"])
         for sev in ("warning", "critical"):
             by_sev.add_metric([sev], sum(1 for f in active.values() if f.severity == sev))

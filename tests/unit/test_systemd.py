@@ -44,7 +44,7 @@ def test_unit_security_exposure_is_low(tmp_path: Path) -> None:
                          capture_output=True, text=True, timeout=60)
     m = re.search(r"Overall exposure level for \S+: (\d+\.\d+)", res.stdout + res.stderr)
     assert m, res.stdout + res.stderr
-    assert float(m.group(1)) <= 2.5, res.stdout[-3000:]
+    assert float(m.group(1)) <= 2.0, res.stdout[-3000:]  # "OK" per systemd-analyze
 
 
 def test_notify_ready_watchdog_reloading_stopping(tmp_path: Path) -> None:
