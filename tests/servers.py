@@ -183,3 +183,54 @@ class Mosquitto(Server):
             except OSError:
                 time.sleep(0.1)
         raise RuntimeError(f"mosquitto did not listen on {self.port}")
+
+
+class Prometheus(Server):
+    """A real Prometheus scraping the given targets with the given rule files."""
+
+    def __init__(self, workdir: Path, targets: list[str], rule_files: list[Path], alertmanager: str | None) -> None:
+        super().__init__(workdir)
+        am = ""
+        if alertmanager:
+            am = f"alerting:\n  alertmanagers:\n    - static_configs:\n        - targets: ['{alertmanager}']\n"
+        rules = "".join(f"  - {p}\n" for p in rule_files)
+        self.conf = self.workdir / "prometheus.yml"
+        self.conf.write_text(
+            "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+            f"rule_files:\n{rules}{am}"
+            "scrape_configs:\n  - job_name: fabricwatch\n    static_configs:\n"
+            f"      - targets: {json.dumps(targets)}\n"
+        )
+
+    def command(self) -> list[str]:
+        return [require("prometheus"), f"--config.file={self.conf}", f"--storage.tsdb.path={self.workdir / 'data'}",
+                f"--web.listen-address=127.0.0.1:{self.port}"]
+
+    def health_url(self) -> str:
+        return f"{self.url}/-/ready"
+
+    def query(self, q: str) -> list[dict]:
+        with urllib.request.urlopen(f"{self.url}/api/v1/query?{urllib.parse.urlencode({'query': q})}",
+                                    timeout=30) as resp:
+            return json.loads(resp.read())["data"]["result"]
+
+
+class Alertmanager(Server):
+    def __init__(self, workdir: Path, webhook: str) -> None:
+        super().__init__(workdir)
+        self.conf = self.workdir / "alertmanager.yml"
+        self.conf.write_text(
+            "route:\n  receiver: hook\n  group_by: [alertname, device]\n  group_wait: 1s\n"
+            "  group_interval: 1s\n  repeat_interval: 1h\n"
+            f"receivers:\n  - name: hook\n    webhook_configs:\n      - url: {webhook}\n        send_resolved: true\n"
+        )
+
+    def command(self) -> list[str]:
+        binary = shutil.which("prometheus-alertmanager") or shutil.which("alertmanager")
+        if binary is None:
+            raise RuntimeError("alertmanager is not installed: run scripts/test.sh")
+        return [binary, f"--config.file={self.conf}", f"--storage.path={self.workdir / 'data'}",
+                f"--web.listen-address=127.0.0.1:{self.port}", "--cluster.listen-address="]
+
+    def health_url(self) -> str:
+        return f"{self.url}/-/ready"
