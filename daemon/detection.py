@@ -9,7 +9,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -34,9 +34,11 @@ class DetectorConfig(StrictModel):
 
 
 class DetectorService:
-    def __init__(self, cfg: DetectorConfig, write: Callable[[list[str]], Awaitable[None]]) -> None:
+    def __init__(self, cfg: DetectorConfig, write: Callable[[list[str]], Awaitable[None]],
+                 emit: Callable[[str, dict[str, Any]], None] | None = None) -> None:
         self.cfg = cfg
         self.write = write
+        self.emit = emit
         rules = RuleConfig(pause_storm_per_s=cfg.pause_storm_per_s)
         hysteresis = Hysteresis(cfg.raise_k, cfg.raise_n, cfg.clear_m)
         if cfg.model is not None:
@@ -98,9 +100,13 @@ class DetectorService:
             if key not in self.active:
                 log.warning("link finding raised", extra={"device": f.device, "port": f.port,
                             "severity": f.severity, "source": f.source, "explanation": f.explanation})
+                if self.emit is not None:
+                    self.emit("link_finding", {"event": "raised", **f.to_json()})
         for key, f in self.active.items():
             if key not in now:
                 log.info("link finding cleared", extra={"device": f.device, "port": f.port})
+                if self.emit is not None:
+                    self.emit("link_finding", {"event": "cleared", **f.to_json()})
         self.active = now
 
     def _lines(self, start: int, links: list[LinkInterval], findings: list[Finding]) -> list[str]:

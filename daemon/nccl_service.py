@@ -56,8 +56,10 @@ def parse_bytes(content: bytes, name: str) -> list[RunRecord]:
 
 
 class NcclService:
-    def __init__(self, cfg: NcclSection, write: Callable[[list[str]], Awaitable[None]], site: str = "") -> None:
+    def __init__(self, cfg: NcclSection, write: Callable[[list[str]], Awaitable[None]], site: str = "",
+                 emit: Callable[[str, dict[str, Any]], None] | None = None) -> None:
         self.cfg = cfg
+        self.emit = emit
         self.write = write
         self.site = site
         self.ingested_runs = 0
@@ -78,6 +80,8 @@ class NcclService:
                 if plateau:
                     self.last[(run.collective, run.nranks)] = (
                         sorted(plateau)[len(plateau) // 2], sum(1 for r in run.rows if r.flags), time.time())
+            if self.emit is not None:
+                self.emit("nccl_run", {"source": name, **_summary(run)})
             log.info("nccl run ingested", extra={"source": name, "collective": run.collective,
                                                   "nranks": run.nranks, "rows": len(run.rows),
                                                   "flagged_rows": sum(1 for r in run.rows if r.flags),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collectors.gnmi.config import GnmiConfig
 from sinks.influxdb.config import InfluxConfig
+from sinks.mqtt.config import MqttConfig
 
 COLLECTORS: dict[str, type] = {
     "gnmi": GnmiConfig,
@@ -11,4 +12,5 @@ COLLECTORS: dict[str, type] = {
 
 SINKS: dict[str, type] = {
     "influxdb": InfluxConfig,
+    "mqtt": MqttConfig,
 }

@@ -58,12 +58,17 @@ class Runner:
         self.config_path = config_path
         self.listen = listen or config.daemon.listen
         self.pipeline = Pipeline(topology=load_topology(config), max_gap_s=config.pipeline.max_gap)
-        self.sinks: list[Any] = [s.build() for _kind, s in config.sink_configs()]
+        # storage sinks take line protocol; event sinks (MQTT) take events
+        self.sinks: list[Any] = [s.build() for kind, s in config.sink_configs() if kind != "mqtt"]
+        self.event_sinks: list[Any] = [s.build() for kind, s in config.sink_configs() if kind == "mqtt"]
         self.detector: DetectorService | None = None
         if config.detector.enabled:
-            self.detector = DetectorService(config.detector, self._write_sinks)
+            self.detector = DetectorService(config.detector, self._write_sinks, emit=self.emit)
             self.pipeline.on_rates = self.detector.add
-        self.nccl = NcclService(config.nccl, self._write_sinks, config.daemon.site)
+        self.nccl = NcclService(config.nccl, self._write_sinks, config.daemon.site, emit=self.emit)
+        self.pipeline.on_event = lambda ev: self.emit("link_state", {
+            "device": ev.device, "port": ev.port, "event": ev.kind, "detail": ev.detail,
+            "event_time_ns": ev.ts_ns, **{k: v for k, v in ev.tags.items() if k not in ("device", "port")}})
         self.metrics = SelfMetrics(self._metric_source, detector=lambda: self.detector, nccl=lambda: self.nccl)
         self.targets: dict[str, TargetStatus] = {}
         self._tasks: dict[str, tuple[str, asyncio.Task[None]]] = {}
@@ -93,7 +98,7 @@ class Runner:
             loop.add_signal_handler(signal.SIGTERM, self.stop)
             loop.add_signal_handler(signal.SIGINT, self.stop)
             loop.add_signal_handler(signal.SIGHUP, self.request_reload)
-        for sink in self.sinks:
+        for sink in self.sinks + self.event_sinks:
             await sink.start()
         self.http = HttpServer(self, self.listen)
         await self.http.start()
@@ -135,7 +140,7 @@ class Runner:
                     await self.detector.process(time.time_ns())
                 except Exception:
                     log.exception("final detector pass failed")
-            for sink in self.sinks:
+            for sink in self.sinks + self.event_sinks:
                 await sink.close()
             await self.http.stop()
             if install_signals:
@@ -172,6 +177,8 @@ class Runner:
                     async for batch in collector.stream():
                         if not status.up:
                             log.info("target up", extra={"target": collector.key})
+                            self.emit("collector", {"device": collector.device, "collector": collector.kind,
+                                                    "name": collector.cfg.name, "state": "up"})
                         status.up = True
                         delay = backoff.initial
                         await self.handle(batch, status)
@@ -180,6 +187,10 @@ class Runner:
                 status.up = False
                 raise
             except TargetError as exc:
+                if status.up or not status.errors:  # a transition, not every retry
+                    self.emit("collector", {"device": collector.device, "collector": collector.kind,
+                                            "name": collector.cfg.name, "state": "down", "error": exc.kind,
+                                            "detail": str(exc)})
                 status.error(exc.kind, str(exc))
                 log.warning("target failed", extra={"target": collector.key, "kind": exc.kind,
                                                     "error": str(exc)})
@@ -201,6 +212,11 @@ class Runner:
             status.unmapped += batch.unmapped
         await self._write_sinks(processed.lines)
         self.metrics.batch_seconds.labels(batch.collector).observe(time.perf_counter() - t0)
+
+    def emit(self, kind: str, payload: dict[str, Any]) -> None:
+        """An event for the event sinks (MQTT); never blocks, never fails the caller."""
+        for sink in self.event_sinks:
+            sink.event(kind, payload)
 
     async def _write_sinks(self, lines: list[str]) -> None:
         for sink in self.sinks:
