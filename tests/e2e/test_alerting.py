@@ -5,6 +5,7 @@ delivers the resolved notification."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -64,8 +65,11 @@ async def test_pfc_storm_pages_and_resolves(tmp_path: Path) -> None:
         labels = firing[0]["labels"]
         assert (labels["device"], labels["port"], labels["severity"]) == ("leaf-r0-0", "swp2", "critical")
         assert "leaf-r0-0:swp2" in firing[0]["annotations"]["summary"]
-        # every Prometheus panel-style query over fabricwatch's own metrics returns data
-        assert prom.query('fabricwatch_target_up == 1')
+        # every Prometheus panel query of the shipped dashboards returns data from this Prometheus
+        health = json.loads((ROOT / "grafana/dashboards/fabricwatch-health.json").read_text())
+        for panel in health["panels"]:
+            expr = panel["targets"][0]["expr"].replace("$__rate_interval", "1m")
+            assert prom.query(expr), (panel["title"], expr)
         assert prom.query('fabricwatch_link_flagged{severity="critical"}')
         async with aiohttp.ClientSession() as s, s.delete(f"{sim.control_url}/faults") as resp:
             assert (await resp.json())["removed"] == 1
