@@ -53,6 +53,7 @@ class DetectorService:
         self.aggregator = IntervalAggregator(interval)
         self.features = FeatureBuilder(interval)
         self.scores: dict[tuple[str, str], float] = {}
+        self.groups: dict[tuple[str, str], tuple[str, str]] = {}  # link -> (rail, role), for aggregates
         self.active: dict[tuple[str, str], Finding] = {}
         self.intervals = 0
         self.findings_total = 0
@@ -89,6 +90,7 @@ class DetectorService:
             self.intervals += 1
             self.findings_total += len(findings)
             self.scores = scores
+            self.groups = {(li.device, li.port): (li.tags.get("rail", ""), li.tags.get("role", "")) for li in links}
             self._events(findings)
             await self.write(self._lines(start, links, findings))
             out += findings

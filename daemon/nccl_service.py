@@ -11,6 +11,7 @@ import logging
 import random
 import shutil
 import time
+from collections import defaultdict, deque
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,8 @@ class NcclSection(StrictModel):
     watch_dir: Path | None = None  # new files here are ingested, then moved to processed/ or failed/
     poll_interval: Duration = 5.0
     mqtt: MqttSource | None = None
+    thresholds: Path | None = None  # gate every ingested run (with its recent repeats) against these
+    keep_runs: int = Field(20, ge=2)  # recent runs per (collective, ranks) for the gate and the variance
 
 
 def parse_bytes(content: bytes, name: str) -> list[RunRecord]:
@@ -66,6 +69,15 @@ class NcclService:
         self.rejected = 0
         # (collective, nranks) -> (large-message busbw plateau of the last run, flagged rows, unix time)
         self.last: dict[tuple[str, int], tuple[float, int, float]] = {}
+        self.recent: dict[tuple[str, int], deque[RunRecord]] = defaultdict(lambda: deque(maxlen=cfg.keep_runs))
+        self.gate_passed: dict[str, bool] = {}  # check name -> verdict over the recent runs
+        self.cv_pct: dict[tuple[str, int], float] = {}  # worst run-to-run CV over the recent runs
+        self.flagged_runs: dict[tuple[str, int], int] = {}
+        self.thresholds = None
+        if cfg.thresholds is not None:
+            from collectors.nccl.gate import load_thresholds
+
+            self.thresholds = load_thresholds(cfg.thresholds)  # a bad file fails at start, naming the key
 
     async def ingest(self, content: bytes, name: str, path: Path | None = None) -> list[RunRecord]:
         runs = parse_bytes(content, name)
@@ -80,6 +92,7 @@ class NcclService:
                 if plateau:
                     self.last[(run.collective, run.nranks)] = (
                         sorted(plateau)[len(plateau) // 2], sum(1 for r in run.rows if r.flags), time.time())
+                self._judge(run)
             if self.emit is not None:
                 self.emit("nccl_run", {"source": name, **_summary(run)})
             log.info("nccl run ingested", extra={"source": name, "collective": run.collective,
@@ -87,6 +100,27 @@ class NcclService:
                                                   "flagged_rows": sum(1 for r in run.rows if r.flags),
                                                   "complete": run.complete})
         return runs
+
+    def _judge(self, run: RunRecord) -> None:
+        """Variance and gate over the run and its recent repeats; verdicts become metrics and events."""
+        from collectors.nccl.gate import gate
+        from models.collective import analyse
+
+        key = (run.collective or "unknown", run.nranks)
+        self.recent[key].append(run)
+        runs = list(self.recent[key])
+        for rep in analyse(runs):
+            self.cv_pct[key] = max(rep.cv_pct.values(), default=0.0)
+            self.flagged_runs[key] = len(rep.flagged())
+        if self.thresholds is None:
+            return
+        results = [r for r in gate(self.thresholds, runs) if r.check.collective == run.collective]
+        for r in results:
+            self.gate_passed[r.check.name()] = r.passed
+        if results and self.emit is not None:
+            self.emit("nccl_gate", {"collective": run.collective, "nranks": run.nranks,
+                                    "verdict": "pass" if all(r.passed for r in results) else "fail",
+                                    "checks": [r.to_json() for r in results]})
 
     # -- HTTP upload -------------------------------------------------------------------
     def routes(self, app: web.Application) -> None:

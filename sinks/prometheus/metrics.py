@@ -126,6 +126,27 @@ class _DetectorCollector(Collector):
             for c in f.conditions:
                 cond.add_metric([f.device, f.port, c], 1.0)
         yield cond
+        # per rail and role: what a 100k-port fabric exposes with link_metrics = "flagged"
+        group_max = GaugeMetricFamily("fabricwatch_link_anomaly_score_max",
+                                      "Highest anomaly score of the last interval per rail and role",
+                                      labels=["rail", "role"])
+        group_flagged = GaugeMetricFamily("fabricwatch_links_flagged_by_group",
+                                          "Links with an active finding per rail and role", labels=["rail", "role"])
+        maxes: dict[tuple[str, str], float] = {}
+        counts: dict[tuple[str, str], int] = {}
+        for key, value in det.scores.items():
+            g = det.groups.get(key, ("", ""))
+            maxes[g] = max(maxes.get(g, value), value)
+            counts.setdefault(g, 0)
+        for key in active:
+            g = det.groups.get(key, ("", ""))
+            counts[g] = counts.get(g, 0) + 1
+        for (rail, role), value in maxes.items():
+            group_max.add_metric([rail, role], value)
+        for (rail, role), n in counts.items():
+            group_flagged.add_metric([rail, role], n)
+        yield group_max
+        yield group_flagged
         by_sev = GaugeMetricFamily("fabricwatch_links_flagged", "Links with an active finding", labels=["severity"])
         for sev in ("warning", "critical"):
             by_sev.add_metric([sev], sum(1 for f in active.values() if f.severity == sev))
@@ -163,7 +184,21 @@ class _NcclCollector(Collector):
             plateau.add_metric([coll, str(n)], bw)
             flagged.add_metric([coll, str(n)], nflag)
             when.add_metric([coll, str(n)], ts)
-        yield from (runs, rejected, plateau, flagged, when)
+        gate = GaugeMetricFamily("fabricwatch_nccl_gate_passed",
+                                 "1 if the recent runs pass the operator's threshold check, 0 if not", labels=["check"])
+        for check, passed in svc.gate_passed.items():
+            gate.add_metric([check], 1.0 if passed else 0.0)
+        cv = GaugeMetricFamily("fabricwatch_nccl_run_to_run_cv_pct",
+                               "Worst run-to-run coefficient of variation of busbw over the recent runs (%)",
+                               labels=["collective", "nranks"])
+        bad = GaugeMetricFamily("fabricwatch_nccl_runs_flagged",
+                                "Recent runs flagged by the variance analysis (slow, stalled, scaling)",
+                                labels=["collective", "nranks"])
+        for (coll, n), value in svc.cv_pct.items():
+            cv.add_metric([coll, str(n)], value)
+        for (coll, n), value in svc.flagged_runs.items():
+            bad.add_metric([coll, str(n)], value)
+        yield from (runs, rejected, plateau, flagged, when, gate, cv, bad)
 
 
 class SelfMetrics:

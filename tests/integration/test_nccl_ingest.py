@@ -122,3 +122,35 @@ async def test_results_published_over_mqtt(influx: InfluxDB1, tmp_path: Path) ->
         broker.stop()
     assert runner.nccl.ingested_runs >= 1 and runner.nccl.rejected == 1
     assert count(influx, "n3", "WHERE \"collective\" = 'all_reduce'") == 26
+
+
+async def test_daemon_gates_and_measures_variance_on_ingest(tmp_path: Path) -> None:
+    from tests.nccl_logs import render
+
+    sizes = [1 << p for p in range(24, 31)]
+    thresholds = tmp_path / "t.toml"
+    thresholds.write_text('[[check]]\ncollective = "all_reduce"\nnranks = 16\nmin_size = "256M"\n'
+                          "min_busbw = 170.0\nmax_cv_pct = 3.0\nmin_runs = 3\n")
+    cfg = parse({
+        "daemon": {"listen": "127.0.0.1:0"},
+        "detector": {"enabled": False},
+        "nccl": {"thresholds": str(thresholds)},
+        "sinks": {"influxdb": [{"database": "x", "url": "http://127.0.0.1:9", "spool": {"dir": str(tmp_path / "s")}}]},
+    }, "<test>")
+    runner, task = await start_runner(cfg)
+    try:
+        for i, j in enumerate((0.0, 0.004, -0.003)):
+            log = render("all_reduce", ["n1", "n2"], 8, {s: 180.0 * (1 + j) for s in sizes})
+            await runner.nccl.ingest(log.encode(), f"h{i}.log")
+        assert runner.nccl.gate_passed == {"all_reduce, 16 ranks, sizes 268435456..max": True}
+        slow = render("all_reduce", ["n1", "n2"], 8, {s: 180.0 * (0.8 if s >= 256 << 20 else 1) for s in sizes})
+        await runner.nccl.ingest(slow.encode(), "slow.log")
+        assert runner.nccl.gate_passed["all_reduce, 16 ranks, sizes 268435456..max"] is False
+        assert runner.nccl.cv_pct[("all_reduce", 16)] > 5 and runner.nccl.flagged_runs[("all_reduce", 16)] == 1
+        async with aiohttp.ClientSession() as s, s.get(f"{runner.http.url}/metrics") as resp:  # type: ignore[union-attr]
+            text = await resp.text()
+        assert 'fabricwatch_nccl_gate_passed{check="all_reduce, 16 ranks, sizes 268435456..max"} 0.0' in text
+        assert 'fabricwatch_nccl_runs_flagged{collective="all_reduce",nranks="16"} 1.0' in text
+    finally:
+        runner.stop()
+        await task
