@@ -121,10 +121,12 @@ class _DetectorCollector(Collector):
             flagged.add_metric([f.device, f.port, f.severity, f.source], 1.0)
         cond = GaugeMetricFamily("fabricwatch_link_condition",
                                  "1 while a condition holds on a link: anomaly, ecn_missing, pause_storm, flap, "
-                                 "link_down, saturated, buffer_overrun", labels=["device", "port", "condition"])
+                                 "link_down, saturated, buffer_overrun",
+                                 labels=["device", "port", "rail", "role", "condition"])
         for f in active.values():
+            rail, role = det.groups.get((f.device, f.port), ("", ""))
             for c in f.conditions:
-                cond.add_metric([f.device, f.port, c], 1.0)
+                cond.add_metric([f.device, f.port, rail, role, c], 1.0)
         yield cond
         # per rail and role: what a 100k-port fabric exposes with link_metrics = "flagged"
         group_max = GaugeMetricFamily("fabricwatch_link_anomaly_score_max",

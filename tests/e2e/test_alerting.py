@@ -64,6 +64,7 @@ async def test_pfc_storm_pages_and_resolves(tmp_path: Path) -> None:
         assert firing, f"no page; prometheus sees {prom.query('fabricwatch_link_condition')}"
         labels = firing[0]["labels"]
         assert (labels["device"], labels["port"], labels["severity"]) == ("leaf-r0-0", "swp2", "critical")
+        assert (labels["rail"], labels["role"]) == ("0", "leaf_down")  # Alertmanager groups by rail
         assert "leaf-r0-0:swp2" in firing[0]["annotations"]["summary"]
         # every Prometheus panel query of the shipped dashboards returns data from this Prometheus
         health = json.loads((ROOT / "grafana/dashboards/fabricwatch-health.json").read_text())
