@@ -14,7 +14,7 @@ import pytest
 from aiohttp import web
 
 from daemon.config import parse
-from tests.conftest import ROOT
+from tests.conftest import FIXTURES, ROOT
 from tests.integration.helpers import start_runner, start_sim
 from tests.servers import Alertmanager, Prometheus, free_port
 
@@ -37,14 +37,18 @@ async def test_pfc_storm_pages_and_resolves(tmp_path: Path) -> None:
 
     sim = await start_sim(fabric={"nodes": 8, "rails": 2, "spines": 2}, faults=["pfc_storm:leaf-r0-0:swp2"])
     daemon_port = free_port()
+    thresholds = tmp_path / "nccl.toml"
+    thresholds.write_text('[[check]]\ncollective = "all_reduce"\nmin_busbw = 10.0\n')
     cfg = parse({
         "daemon": {"listen": f"127.0.0.1:{daemon_port}"},
         "detector": {"interval": "2s"},
+        "nccl": {"thresholds": str(thresholds)},
         "collectors": {"gnmi": sim.daemon_collectors(0.5)},
         "sinks": {"influxdb": [{"database": "x", "url": f"http://127.0.0.1:{free_port()}",
                                 "spool": {"dir": str(tmp_path / "spool")}}]},
     }, "<test>")
     runner, task = await start_runner(cfg, sim)
+    await runner.nccl.ingest((FIXTURES / "nccl/allreduce_roce_2x1gpu_interleaved_info.log").read_bytes(), "run.log")
     am = Alertmanager(tmp_path / "am", f"http://127.0.0.1:{hook_port}/hook")
     am.start()
     prom = Prometheus(tmp_path / "prom", [f"127.0.0.1:{daemon_port}"], [ROOT / "prometheus/rules/fabricwatch.yml"],
@@ -67,10 +71,12 @@ async def test_pfc_storm_pages_and_resolves(tmp_path: Path) -> None:
         assert (labels["rail"], labels["role"]) == ("0", "leaf_down")  # Alertmanager groups by rail
         assert "leaf-r0-0:swp2" in firing[0]["annotations"]["summary"]
         # every Prometheus panel query of the shipped dashboards returns data from this Prometheus
-        health = json.loads((ROOT / "grafana/dashboards/fabricwatch-health.json").read_text())
-        for panel in health["panels"]:
-            expr = panel["targets"][0]["expr"].replace("$__rate_interval", "1m")
-            assert prom.query(expr), (panel["title"], expr)
+        for path in sorted((ROOT / "grafana/dashboards").glob("*.json")):
+            for panel in json.loads(path.read_text())["panels"]:
+                if panel["datasource"]["type"] != "prometheus":
+                    continue
+                expr = panel["targets"][0]["expr"].replace("$__rate_interval", "1m")
+                assert prom.query(expr), (path.name, panel["title"], expr)
         assert prom.query('fabricwatch_link_flagged{severity="critical"}')
         async with aiohttp.ClientSession() as s, s.delete(f"{sim.control_url}/faults") as resp:
             assert (await resp.json())["removed"] == 1
