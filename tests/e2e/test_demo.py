@@ -53,7 +53,12 @@ def test_demo_writes_to_influxdb_with_live_view_and_stops_on_ctrl_c(tmp_path: Pa
             cwd=ROOT, stdin=slave, stdout=slave, stderr=slave, env={**os.environ, "COLUMNS": "160"},
         )
         os.close(slave)
-        screen = read_pty(master, 6)
+        screen = ""
+        for _ in range(40):  # the demo first fits its detector, then the live view starts
+            screen += read_pty(master, 1)
+            if "targets up 4/4" in screen:
+                break
+        screen += read_pty(master, 8)  # collect a while: the flapping link goes down and up
         proc.send_signal(signal.SIGINT)  # Ctrl-C
         screen += read_pty(master, 3)
         assert proc.wait(30) == 0, screen[-2000:]
