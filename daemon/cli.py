@@ -83,7 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="simulator + daemon in one go, with a live view")
     demo.add_argument("--influx-url", default=None,
-                      help="InfluxDB URL (env FABRICWATCH_INFLUX_URL; default http://127.0.0.1:8086)")
+                      help="InfluxDB URL (env FABRICWATCH_INFLUX_URL; default http://127.0.0.1:8086); MQTT events "
+                           "go to FABRICWATCH_MQTT_HOST:FABRICWATCH_MQTT_PORT (default 127.0.0.1:1883) when it answers")
     demo.add_argument("--influx-api", choices=["v1", "v2"], default="v1")
     demo.add_argument("--influx-db", default="fabricwatch", help="database (v1) or bucket (v2)")
     demo.add_argument("--state-dir", type=Path, default=None,

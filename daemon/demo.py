@@ -33,6 +33,15 @@ DEMO_TRAIN_MIN = 90
 DEFAULT_FAULTS = ["flap:leaf-r0-0:{p0},period=20", "pfc_storm:leaf-r1-0:{p1}"]
 
 
+async def _broker_reachable(host: str, port: int) -> bool:
+    try:
+        _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 1.0)
+    except (OSError, TimeoutError):
+        return False
+    writer.close()
+    return True
+
+
 async def _prepare_influx(url: str, api: str, db: str) -> str | None:
     """Create the demo database when InfluxDB 1.x answers; None if reachable, else why not."""
     try:
@@ -153,6 +162,12 @@ async def run_demo(args: argparse.Namespace) -> int:
         "close_timeout": 3.0,
     }
     sink["database" if args.influx_api == "v1" else "bucket"] = args.influx_db
+    mqtt_host = os.environ.get("FABRICWATCH_MQTT_HOST", "127.0.0.1")
+    mqtt_port = int(os.environ.get("FABRICWATCH_MQTT_PORT", "1883"))
+    mqtt: list[dict[str, Any]] = []
+    if await _broker_reachable(mqtt_host, mqtt_port):  # Mosquitto when it is there, nothing otherwise
+        mqtt = [{"host": mqtt_host, "port": mqtt_port, "site": "demo", "client_id": "fabricwatch-demo"}]
+        influx_note += f"   MQTT events on {mqtt_host}:{mqtt_port} fabricwatch/demo/#"
     model_path = state / "demo-link-model.fwm"
     print(f"fabricwatch demo: fitting the link detector on {DEMO_TRAIN_MIN} simulated minutes of healthy "
           f"traffic ({len(sim.fabric.ports)} ports)...", flush=True)
@@ -161,7 +176,7 @@ async def run_demo(args: argparse.Namespace) -> int:
         "daemon": {"listen": args.listen, "site": "demo"},
         "detector": {"model": str(model_path)},
         "collectors": {"gnmi": sim.daemon_collectors(args.interval)},
-        "sinks": {"influxdb": [sink]},
+        "sinks": {"influxdb": [sink], "mqtt": mqtt},
     }, "<demo>")
     runner = Runner(cfg)
     runner.pipeline.topology = Topology.from_records(sim.fabric.topology.records())

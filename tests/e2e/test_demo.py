@@ -83,3 +83,40 @@ def test_demo_without_influxdb_spools(tmp_path: Path) -> None:
     assert "spooling to" in out
     spool = Spool(tmp_path / "state" / "spool")
     assert spool.pending_points > 50
+
+
+async def test_demo_publishes_events_when_mosquitto_answers(tmp_path: Path) -> None:
+    import asyncio
+    import json
+
+    import aiomqtt
+
+    from tests.servers import Mosquitto
+
+    broker = Mosquitto(tmp_path / "mqtt")
+    broker.start()
+    got: list[tuple[str, dict]] = []
+
+    async def listen() -> None:
+        async with aiomqtt.Client("127.0.0.1", broker.port, identifier="demo-watcher") as client:
+            await client.subscribe("fabricwatch/demo/#", qos=1)
+            async for msg in client.messages:
+                got.append((str(msg.topic), json.loads(msg.payload)))  # type: ignore[arg-type]
+
+    sub = asyncio.create_task(listen())
+    await asyncio.sleep(0.3)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "daemon.cli", "demo", "--nodes", "8", "--rails", "2", "--interval", "0.5",
+        "--state-dir", str(tmp_path / "state"), "--listen", f"127.0.0.1:{free_port()}",
+        "--influx-url", f"http://127.0.0.1:{free_port()}", "--no-view", "--duration", "6",
+        cwd=ROOT, env={**os.environ, "FABRICWATCH_MQTT_PORT": str(broker.port)},
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+    try:
+        assert await asyncio.wait_for(proc.wait(), 90) == 0
+        await asyncio.sleep(0.5)
+    finally:
+        sub.cancel()
+        broker.stop()
+    states = [p["state"] for t, p in got if t == "fabricwatch/demo/status"]
+    assert states[0] == "online" and states[-1] == "offline"  # a clean stop says offline itself
+    assert {p["device"] for t, p in got if t.endswith("/events/collector")} >= {"spine-0", "leaf-r0-0"}
