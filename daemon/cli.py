@@ -17,10 +17,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from daemon import config as config_mod
     from daemon.runner import Runner
 
-    try:
-        cfg = config_mod.load(args.config)
-    except config_mod.ConfigError as exc:
-        print(f"fabricwatch: config error\n{exc}", file=sys.stderr)
+    cfg = config_mod.load_or_report(args.config, "fabricwatch")
+    if cfg is None:
         return 2
     logs.setup(cfg.daemon.log_level)
 

@@ -14,6 +14,8 @@ from daemon.config_types import Duration, StrictModel
 from daemon.detection import DetectorConfig
 from daemon.nccl_service import NcclSection
 
+EVENT_SINKS = frozenset({"mqtt"})
+
 
 class ConfigError(Exception):
     """A config problem; str() is ready to show to an operator."""
@@ -87,6 +89,14 @@ class Config(StrictModel):
     def sink_configs(self) -> list[tuple[str, Any]]:
         return [(kind, s) for kind in registry.SINKS for s in getattr(self.sinks, kind)]
 
+    def storage_sink_configs(self) -> list[Any]:
+        """Sinks that take line protocol (and spool it)."""
+        return [s for kind, s in self.sink_configs() if kind not in EVENT_SINKS]
+
+    def event_sink_configs(self) -> list[Any]:
+        """Sinks that take events (MQTT)."""
+        return [s for kind, s in self.sink_configs() if kind in EVENT_SINKS]
+
 
 def _loc(loc: tuple[int | str, ...]) -> str:
     out = ""
@@ -127,3 +137,14 @@ def load(path: str | Path) -> Config:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     return parse(data, str(path))
+
+
+def load_or_report(path: str | Path, prog: str) -> Config | None:
+    """For commands: the config, or None after printing the error (file and key) to stderr."""
+    import sys
+
+    try:
+        return load(path)
+    except ConfigError as exc:
+        print(f"{prog}: config error\n{exc}", file=sys.stderr)
+        return None

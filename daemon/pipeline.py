@@ -42,7 +42,6 @@ class Pipeline:
         self.topology = topology or Topology()
         self.rates = RateEngine(max_gap_s)
         self.latest: dict[tuple[str, str], PortRateView] = {}
-        self.overflowed_fields = 0
         self._prefixes: dict[tuple[str, str], tuple[dict[str, str], str, str, str, dict[str, str]]] = {}
         self.on_event: Callable[[LinkEvent], None] | None = None
         # (device, port, ts_ns, rates, tags, saturated) for every sample that gave rates

@@ -59,8 +59,8 @@ class Runner:
         self.listen = listen or config.daemon.listen
         self.pipeline = Pipeline(topology=load_topology(config), max_gap_s=config.pipeline.max_gap)
         # storage sinks take line protocol; event sinks (MQTT) take events
-        self.sinks: list[Any] = [s.build() for kind, s in config.sink_configs() if kind != "mqtt"]
-        self.event_sinks: list[Any] = [s.build() for kind, s in config.sink_configs() if kind == "mqtt"]
+        self.sinks: list[Any] = [s.build() for s in config.storage_sink_configs()]
+        self.event_sinks: list[Any] = [s.build() for s in config.event_sink_configs()]
         self.detector: DetectorService | None = None
         if config.detector.enabled:
             self.detector = DetectorService(config.detector, self._write_sinks, emit=self.emit)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from models.features import LinkInterval
+from models.features import LinkInterval, own_matrix
 from simulator.fabric import COUNTER_NAMES, Fabric
 from simulator.faults import Fault
 from simulator.flavours import served
@@ -198,10 +198,6 @@ class EwmaZ:
     """Per-link EWMA mean and variance of each log-scaled own feature; flag |z| > limit."""
 
     def __init__(self, interval_s: float, alpha: float = 0.1, limit: float = 6.0, warmup: int = 10) -> None:
-        from models.features import own_values, parse_speed
-
-        self._own = own_values
-        self._speed = parse_speed
         self.interval_s = interval_s
         self.alpha, self.limit, self.warmup = alpha, limit, warmup
         self.state: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, int]] = {}
@@ -209,9 +205,8 @@ class EwmaZ:
     def __call__(self, start: int, links: list[LinkInterval]) -> set[tuple[str, str]]:
         out = set()
         a = self.alpha
-        for li in links:
-            x = np.log1p(np.maximum(np.array(self._own(li.rates, self._speed(li.tags.get("speed")),
-                                                       self.interval_s)), 0))
+        own = np.log1p(np.maximum(np.nan_to_num(own_matrix(links, self.interval_s)), 0.0))
+        for li, x in zip(links, own, strict=True):
             key = (li.device, li.port)
             mean, var, n = self.state.get(key, (x.copy(), np.full_like(x, 0.25), 0))
             z = np.abs(x - mean) / np.sqrt(var + 1e-3)

@@ -47,30 +47,6 @@ MIN_PEERS = 3
 BASELINE_STEP = 0.5  # log1p units a single interval may pull the own-history baseline
 
 
-def own_values(rates: Mapping[str, float], speed_bps: float, interval_s: float) -> list[float]:
-    """The link's own feature values (not yet log-scaled) from its mean rates."""
-    g = rates.get
-    pfc_rx = sum(g(f"pfc_rx_p{p}", 0.0) for p in range(8))
-    pfc_tx = sum(g(f"pfc_tx_p{p}", 0.0) for p in range(8))
-    pkts = g("out_pkts", 0.0) + g("in_pkts", 0.0)
-    # per million packets: in log units, a switch that stops marking falls far below its peers
-    ecn = g("ecn_marked", 0.0) * 1e6 / pkts if pkts > 0 else 0.0
-    octets = g("in_octets", 0.0) + g("out_octets", 0.0)
-    util = octets * 8 * 100.0 / (2 * speed_bps) if speed_bps > 0 else 0.0
-    return [
-        pfc_rx,
-        pfc_tx,
-        g("pause_rx", 0.0) + g("pause_tx", 0.0),
-        ecn,
-        g("in_discards", 0.0) + g("out_discards", 0.0) + g("xmit_discards", 0.0),
-        sum(g(name, 0.0) for name in ERROR_COUNTERS),
-        g("link_error_recovery", 0.0) + g("link_downed", 0.0),
-        g("xmit_wait", 0.0),
-        util,
-        g("link_transitions", 0.0) * interval_s,
-    ]
-
-
 def parse_speed(text: str | None, default_bps: float = 400e9) -> float:
     if not text:
         return default_bps
@@ -186,7 +162,7 @@ _K = {k: i for i, k in enumerate(_RATE_KEYS)}
 
 
 def own_matrix(links: list[LinkInterval], interval_s: float) -> np.ndarray:
-    """own_values for many links at once (the same arithmetic, vectorised). A feature none of
+    """The links' own feature values (before log scaling), one row per link. A feature none of
     whose counters the link reports is NaN: vendors expose different counters (no PFC over
     OpenConfig, tx-wait only on some), and "not reported" must not read as "zero"."""
     nan = float("nan")

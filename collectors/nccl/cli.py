@@ -101,14 +101,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from collectors.nccl.ingest import run_id, run_time_ns, to_lines
     from daemon import config as config_mod
 
-    try:
-        cfg = config_mod.load(args.config)
-    except config_mod.ConfigError as exc:
-        print(f"fabricwatch nccl ingest: config error\n{exc}", file=sys.stderr)
+    cfg = config_mod.load_or_report(args.config, "fabricwatch nccl ingest")
+    if cfg is None:
         return 2
-    sinks = [s.build() for _kind, s in cfg.sink_configs()]
+    sinks = [s.build() for s in cfg.storage_sink_configs()]
     if not sinks:
-        print("fabricwatch nccl ingest: the config has no sink to write to", file=sys.stderr)
+        print("fabricwatch nccl ingest: the config has no storage sink to write to", file=sys.stderr)
         return 2
 
     async def main() -> int:

@@ -35,6 +35,15 @@ _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*$", re.I)
 _MULT = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
+def cv_pct(values: list[float]) -> float:
+    """Sample coefficient of variation in percent (0 for fewer than two values or a zero mean)."""
+    if len(values) < 2:
+        return 0.0
+    mean = sum(values) / len(values)
+    std = math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
+    return 100.0 * std / mean if mean > 0 else 0.0
+
+
 def parse_size(v: Any) -> int:
     if isinstance(v, int):
         return v
@@ -154,9 +163,7 @@ def evaluate(check: Check, runs: list[RunRecord]) -> CheckResult:
         for size, values in sorted(per_size.items()):
             if len(values) < 2:
                 continue
-            mean = sum(values) / len(values)
-            std = math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
-            cv = 100.0 * std / mean if mean > 0 else 0.0
+            cv = cv_pct(values)
             res.worst_cv_pct = cv if res.worst_cv_pct is None else max(res.worst_cv_pct, cv)
             if cv > check.max_cv_pct:
                 res.failures.append(f"size {size}: busbw varies {cv:.1f}% across {len(values)} runs "
@@ -186,12 +193,7 @@ def suggest(runs: list[RunRecord], margin: float = 0.9) -> str:
             for row in r.rows:
                 if row.size >= floor and (b := _busbw(row)) is not None:
                     per_size[row.size].append(b)
-        cvs = []
-        for values in per_size.values():
-            if len(values) > 1:
-                mean = sum(values) / len(values)
-                std = math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
-                cvs.append(100 * std / mean)
+        cvs = [cv_pct(values) for values in per_size.values() if len(values) > 1]
         out += [
             "[[check]]",
             f'collective = "{coll}"',

@@ -13,7 +13,7 @@ import pytest
 from daemon.config import parse
 from tests.conftest import FIXTURES, ROOT
 from tests.integration.helpers import start_runner
-from tests.servers import InfluxDB1
+from tests.servers import InfluxDB1, free_port
 
 pytestmark = pytest.mark.integration
 REAL = FIXTURES / "nccl" / "allreduce_roce_2x1gpu_interleaved_info.log"
@@ -29,8 +29,9 @@ def count(influx: InfluxDB1, db: str, where: str = "") -> int:
 def test_cli_ingest_is_idempotent(influx: InfluxDB1, tmp_path: Path) -> None:
     influx.create_db("n1")
     conf = tmp_path / "fw.toml"
+    # an MQTT sink in the same config carries events, not results: ingest must leave it alone
     conf.write_text(f"[[sinks.influxdb]]\nurl = \"{influx.url}\"\ndatabase = \"n1\"\n"
-                    f"spool = {{ dir = \"{tmp_path}/spool\" }}\n")
+                    f"spool = {{ dir = \"{tmp_path}/spool\" }}\n[[sinks.mqtt]]\nport = {free_port()}\n")
     for _ in range(2):  # the same file twice: the same points, not twice as many
         res = subprocess.run([sys.executable, "-m", "daemon.cli", "nccl", "ingest", "-c", str(conf), str(REAL),
                               str(JSON_RUN)], cwd=ROOT, capture_output=True, text=True, timeout=120)
