@@ -38,6 +38,7 @@ _BASE: tuple[CounterSpec, ...] = (
     CounterSpec("in_discards", Kind.COUNTER, "packets", help="inbound packets discarded"),
     CounterSpec("out_discards", Kind.COUNTER, "packets", help="outbound packets discarded"),
     CounterSpec("fcs_errors", Kind.COUNTER, "packets", help="frames with a bad FCS"),
+    CounterSpec("buffer_discards", Kind.COUNTER, "packets", help="packets dropped for lack of buffer"),
     CounterSpec("pause_rx", Kind.COUNTER, "frames", help="802.3x pause frames received"),
     CounterSpec("pause_tx", Kind.COUNTER, "frames", help="802.3x pause frames sent"),
     CounterSpec("ecn_marked", Kind.COUNTER, "packets", help="packets marked CE"),

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collectors.gnmi.config import GnmiConfig
+from collectors.snmp.config import SnmpConfig
 from sinks.influxdb.config import InfluxConfig
 from sinks.mqtt.config import MqttConfig
 
 COLLECTORS: dict[str, type] = {
     "gnmi": GnmiConfig,
+    "snmp": SnmpConfig,
 }
 
 SINKS: dict[str, type] = {

@@ -234,3 +234,125 @@ class Alertmanager(Server):
 
     def health_url(self) -> str:
         return f"{self.url}/-/ready"
+
+
+def free_udp_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_snmp(port: int, community: str, proc: subprocess.Popen[bytes], log: Path, timeout: float = 60.0) -> None:
+    """Poll sysUpTime with net-snmp's snmpget until the agent answers."""
+    snmpget = require("snmpget")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"SNMP agent exited ({proc.returncode}): {log.read_text()[-2000:]}")
+        res = subprocess.run([snmpget, "-v2c", "-c", community, "-t", "0.5", "-r", "0", "-On",
+                              f"127.0.0.1:{port}", "1.3.6.1.2.1.1.3.0"], capture_output=True)
+        if res.returncode == 0:
+            return
+        time.sleep(0.2)
+    raise RuntimeError(f"SNMP agent on {port} did not answer: {log.read_text()[-2000:]}")
+
+
+# snmpsim drops root privileges; modules imported lazily afterwards would be unreadable
+_SNMPSIM_WRAPPER = """\
+import dbm.dumb, encodings.latin_1, encodings.utf_8, encodings.ascii, sys
+from snmpsim.commands.responder import main
+sys.exit(main())
+"""
+
+
+class SnmpSim:
+    """snmpsim serving .snmprec recordings (file name = community) on 127.0.0.1."""
+
+    def __init__(self, recordings: list[Path]) -> None:
+        import sys
+        import tempfile
+
+        # under /tmp with open permissions: snmpsim runs as nobody after dropping root
+        self.workdir = Path(tempfile.mkdtemp(prefix="fw-snmpsim-"))
+        self.workdir.chmod(0o755)
+        self.data = self.workdir / "data"
+        self.data.mkdir()
+        for rec in recordings:
+            shutil.copy(rec, self.data / rec.name)
+        self.cache = self.workdir / "cache"
+        self.cache.mkdir()
+        for d in (self.data, self.cache):
+            d.chmod(0o777)
+        self.wrapper = self.workdir / "responder.py"
+        self.wrapper.write_text(_SNMPSIM_WRAPPER)
+        self.python = sys.executable
+        self.port = free_udp_port()
+        self.log = self.workdir / "snmpsim.log"
+        self.communities = [r.stem for r in recordings]
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        cmd = [self.python, str(self.wrapper), f"--data-dir={self.data}", f"--cache-dir={self.cache}",
+               f"--agent-udpv4-endpoint=127.0.0.1:{self.port}"]
+        if os.geteuid() == 0:
+            cmd += ["--process-user=nobody", "--process-group=nogroup"]
+            os.chown(self.cache, 65534, 65534)
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+        _wait_snmp(self.port, self.communities[0], self.proc, self.log)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+class Snmpd:
+    """Debian's net-snmp agent serving this host's interfaces: a v2c community and a v3 authPriv user."""
+
+    COMMUNITY = "fw-test-ro"
+    USER = "fwuser"
+    AUTH_KEY = "fw-auth-passphrase"
+    PRIV_KEY = "fw-priv-passphrase"
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.port = free_udp_port()
+        self.conf = self.workdir / "snmpd.conf"
+        self.conf.write_text(
+            f"agentAddress udp:127.0.0.1:{self.port}\n"
+            f"rocommunity {self.COMMUNITY} 127.0.0.1\n"
+            f'createUser {self.USER} SHA-256 "{self.AUTH_KEY}" AES "{self.PRIV_KEY}"\n'
+            f"rouser {self.USER} priv\n"
+            f"persistentDir {self.workdir}\n"
+        )
+        self.log = self.workdir / "snmpd.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        snmpd = shutil.which("snmpd") or "/usr/sbin/snmpd"
+        if not os.path.exists(snmpd):
+            raise RuntimeError("snmpd is not installed: run scripts/test.sh (it installs the servers)")
+        env = {**os.environ, "SNMP_PERSISTENT_DIR": str(self.workdir), "MIBS": ""}
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(
+                [snmpd, "-f", "-Lo", "-C", "-c", str(self.conf), "-p", str(self.workdir / "snmpd.pid"),
+                 f"udp:127.0.0.1:{self.port}"], stdout=log, stderr=subprocess.STDOUT, env=env)
+        _wait_snmp(self.port, self.COMMUNITY, self.proc, self.log)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None

@@ -1,0 +1,242 @@
+"""SNMP collector: one agent per target, polled every interval with GETBULK column walks."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import AsyncIterator
+from fnmatch import fnmatchcase
+from typing import Any
+
+from collectors.snmp import ber
+from collectors.snmp.config import SnmpConfig, SnmpTarget, split_address
+from collectors.snmp.profiles import Column, Profile, Table, load_profile, select
+from collectors.snmp.transport import FastV2c, Pysnmp, Transport
+from collectors.snmp.walk import Rows, walk
+from daemon.batch import PortSample, SampleBatch
+
+log = logging.getLogger("fabricwatch.snmp")
+
+SYS_OBJECT_ID = ber.encode_oid("1.3.6.1.2.1.1.2.0")
+SYS_UPTIME = ber.encode_oid("1.3.6.1.2.1.1.3.0")
+IF_TABLE_LAST_CHANGE = ber.encode_oid("1.3.6.1.2.1.31.1.5.0")
+NAME_COLUMNS = {
+    "ifName": ber.encode_oid("1.3.6.1.2.1.31.1.1.1.1"),
+    "ifDescr": ber.encode_oid("1.3.6.1.2.1.2.2.1.2"),
+    "ifAlias": ber.encode_oid("1.3.6.1.2.1.31.1.1.1.18"),
+}
+NAME_FALLBACK = ("ifName", "ifDescr")
+
+
+class SnmpCollector:
+    kind = "snmp"
+
+    def __init__(self, cfg: SnmpConfig, target: SnmpTarget, section_limit: asyncio.Semaphore) -> None:
+        self.cfg = cfg
+        self.target = target
+        self.device = target.device
+        self.address = target.address
+        self.host, self.port = split_address(target.address)
+        self.tags = {**cfg.tags, **target.tags}
+        self.section_limit = section_limit
+        self.device_limit = asyncio.Semaphore(cfg.max_in_flight_per_device)
+        override = target.profile or cfg.profile
+        self.profile: Profile | None = load_profile(override) if override else None
+        self.sys_object_id: str | None = None
+        self.transport: Transport | None = None
+        # ifIndex -> port name, and what it was read under
+        self.names: dict[int, str] = {}
+        self._names_stamp: tuple[int | None, frozenset[int]] | None = None
+        self.name_refreshes = 0
+        self._uptime: int | None = None
+        self._last_change: dict[int, int] = {}
+        self._transitions: dict[int, int] = {}
+        self._index_cache: dict[bytes, tuple[int, ...]] = {}
+        self.unmapped = 0
+        self.polls = 0
+        self.overruns = 0  # polls that took longer than the interval
+        self.synced = False
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}:{self.cfg.name}:{self.device}"
+
+    @property
+    def garbage(self) -> int:
+        return self.transport.garbage if self.transport is not None else 0
+
+    def fingerprint(self) -> str:
+        return self.cfg.model_dump_json(exclude={"targets"}) + self.target.model_dump_json()
+
+    # -- session ---------------------------------------------------------------------
+    def _make_transport(self) -> Transport:
+        kw: dict[str, Any] = {"timeout": self.cfg.timeout, "retries": self.cfg.retries}
+        if self.cfg.version == "3":
+            v3 = self.target.v3 or self.cfg.v3
+            assert v3 is not None
+            return Pysnmp.v3(
+                self.device, self.host, self.port, user=v3.user, auth_protocol=v3.auth_protocol,
+                auth_key=v3.auth_key.resolve().get_secret_value() if v3.auth_key else None,
+                priv_protocol=v3.priv_protocol,
+                priv_key=v3.priv_key.resolve().get_secret_value() if v3.priv_key else None, **kw)
+        ref = self.target.community or self.cfg.community
+        assert ref is not None
+        community = ref.resolve().get_secret_value()
+        if self.cfg.engine == "pysnmp":
+            return Pysnmp.v2c(self.device, self.host, self.port, community, **kw)
+        return FastV2c(self.device, self.host, self.port, community.encode(), **kw)
+
+    async def __aenter__(self) -> SnmpCollector:
+        if self.transport is None:
+            self.transport = self._make_transport()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self.transport is not None:
+            await self.transport.close()
+            self.transport = None
+
+    # -- polling ---------------------------------------------------------------------
+    async def stream(self) -> AsyncIterator[SampleBatch]:
+        """One batch per poll, every interval, on a per-device phase so a fleet spreads out."""
+        loop = asyncio.get_running_loop()
+        if not self.polls:
+            await asyncio.sleep(random.uniform(0, min(self.cfg.interval * 0.1, 5.0)))
+        next_at = loop.time()
+        while True:
+            yield await self.poll()
+            next_at += self.cfg.interval
+            now = loop.time()
+            if next_at < now:
+                self.overruns += 1
+                next_at = now
+            await asyncio.sleep(next_at - now)
+
+    async def _get(self, oids: list[bytes]) -> dict[bytes, tuple[int, ber.Value]]:
+        assert self.transport is not None
+        async with self.device_limit, self.section_limit:
+            varbinds = await self.transport.get(oids)
+        return {oid: (tag, value) for oid, tag, value in varbinds}
+
+    async def _walk(self, columns: list[bytes]) -> Rows:
+        assert self.transport is not None
+        return await walk(self.transport, columns, max_repetitions=self.cfg.max_repetitions,
+                          limits=(self.device_limit, self.section_limit), device=self.device)
+
+    async def poll(self) -> SampleBatch:
+        scalars = await self._get([SYS_UPTIME, SYS_OBJECT_ID, IF_TABLE_LAST_CHANGE])
+        tag, uptime = scalars.get(SYS_UPTIME, (ber.NULL, None))
+        ticks = uptime if tag == ber.TIMETICKS and isinstance(uptime, int) else None
+        tag, last_change = scalars.get(IF_TABLE_LAST_CHANGE, (ber.NULL, None))
+        table_change = last_change if tag == ber.TIMETICKS and isinstance(last_change, int) else None
+        tag, oid = scalars.get(SYS_OBJECT_ID, (ber.NULL, None))
+        if tag == ber.OBJECT_IDENTIFIER and isinstance(oid, bytes):
+            self.sys_object_id = ber.oid_str(oid)
+        if self.profile is None:
+            self.profile = select(self.sys_object_id)
+            log.info("snmp profile chosen", extra={"device": self.device, "profile": self.profile.name,
+                                                    "sys_object_id": self.sys_object_id})
+        rebooted = ticks is not None and self._uptime is not None and ticks < self._uptime
+        if rebooted:
+            self._last_change.clear()
+        self._uptime = ticks
+
+        tables = self.profile.tables
+        results = await asyncio.gather(*(self._walk([c.oid for c in t.columns]) for t in tables))
+        ts_ns = time.time_ns()
+        values: dict[int, dict[str, float]] = {}
+        bits: dict[int, dict[str, int]] = {}
+        has_transitions = False
+        for table, rows in zip(tables, results, strict=True):
+            for col in table.columns:
+                has_transitions |= col.counter == "link_transitions"
+                self._apply(table, col, rows[col.oid], values, bits)
+
+        # names are re-read when the agent says its interface table changed, after a reboot,
+        # or when rows appear or disappear
+        indices = frozenset(values)
+        if (self._names_stamp is None or rebooted or self._names_stamp != (table_change, indices)):
+            await self._refresh_names()
+            self._names_stamp = (table_change, indices)
+        if not has_transitions:
+            for idx, v in values.items():
+                if idx in self._last_change or idx in self._transitions:
+                    v["link_transitions"] = float(self._transitions.get(idx, 0))
+        samples = []
+        include, exclude = self.cfg.include_ports, self.cfg.exclude_ports
+        uptime_s = ticks / 100.0 if ticks is not None else None
+        for idx, v in values.items():
+            name = self.names.get(idx) or f"ifIndex{idx}"
+            if include and not any(fnmatchcase(name, g) for g in include):
+                continue
+            if exclude and any(fnmatchcase(name, g) for g in exclude):
+                continue
+            samples.append(PortSample(self.device, name, ts_ns, v, self.tags, uptime_s, bits.get(idx)))
+        self.polls += 1
+        self.synced = True
+        return SampleBatch(self.kind, self.device, samples, self.unmapped)
+
+    def _index(self, suffix: bytes) -> tuple[int, ...]:
+        idx = self._index_cache.get(suffix)
+        if idx is None:
+            idx = self._index_cache[suffix] = ber.decode_arcs(suffix)
+        return idx
+
+    def _apply(self, table: Table, col: Column, rows: list[tuple[bytes, int, ber.Value]],
+               values: dict[int, dict[str, float]], bits: dict[int, dict[str, int]]) -> None:
+        per_priority = table.index == "ifIndex.priority"
+        want = 2 if per_priority else 1
+        counter = col.counter
+        for suffix, tag, value in rows:
+            if not isinstance(value, int) or tag in ber.EXCEPTIONS:
+                self.unmapped += 1  # a string where a number belongs, or a hole in the table
+                continue
+            arcs = self._index(suffix)
+            if len(arcs) != want:
+                self.unmapped += 1
+                continue
+            idx = arcs[0]
+            if col.role == "last_change":
+                prev = self._last_change.get(idx)
+                if prev is not None and prev != value:
+                    self._transitions[idx] = self._transitions.get(idx, 0) + 1
+                self._last_change[idx] = value
+                continue
+            assert counter is not None
+            if per_priority:
+                if arcs[1] > 7:
+                    self.unmapped += 1
+                    continue
+                name = counter.format(priority=arcs[1])
+            else:
+                name = counter
+            port = values.get(idx)
+            if port is None:
+                port = values[idx] = {}
+            if col.transform == "oper_status":
+                port[name] = 1.0 if value == 1 else 0.0
+            else:
+                port[name] = value * col.scale if col.scale != 1.0 else value
+            if col.bits != 64:
+                b = bits.get(idx)
+                if b is None:
+                    b = bits[idx] = {}
+                b[name] = col.bits
+            elif idx in bits:
+                bits[idx].pop(name, None)
+
+    async def _refresh_names(self) -> None:
+        wanted = [self.cfg.port_name, *(n for n in NAME_FALLBACK if n != self.cfg.port_name)]
+        rows = await self._walk([NAME_COLUMNS[n] for n in wanted])
+        names: dict[int, str] = {}
+        for n in reversed(wanted):  # the preferred column is applied last and wins
+            for suffix, _tag, value in rows[NAME_COLUMNS[n]]:
+                arcs = self._index(suffix)
+                if len(arcs) == 1 and isinstance(value, bytes) and value.strip(b"\x00 "):
+                    names[arcs[0]] = value.decode("utf-8", "replace").strip("\x00 ")
+        if names != self.names:
+            log.info("snmp port names read", extra={"device": self.device, "ports": len(names)})
+        self.names = names
+        self.name_refreshes += 1

@@ -1,0 +1,120 @@
+"""Config of the SNMP collector: one section, many agents sharing its settings."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from collectors.snmp.profiles import load_profile
+from collectors.snmp.transport import AUTH_PROTOCOLS, PRIV_PROTOCOLS
+from daemon.config_types import Backoff, Duration, SecretRef, StrictModel, Tags
+
+
+def _check_profile(v: str | None) -> str | None:
+    if v is not None:
+        load_profile(v)  # raises naming the known profiles
+    return v
+
+
+class V3Auth(StrictModel):
+    user: str = Field(min_length=1)
+    auth_protocol: Literal["md5", "sha", "sha224", "sha256", "sha384", "sha512"] | None = "sha256"
+    auth_key: SecretRef | None = None
+    priv_protocol: Literal["des", "aes", "aes128", "aes192", "aes256", "aes192c", "aes256c"] | None = "aes"
+    priv_key: SecretRef | None = None
+
+    @model_validator(mode="after")
+    def _levels(self) -> V3Auth:
+        assert set(AUTH_PROTOCOLS) >= {self.auth_protocol or "sha"}
+        assert set(PRIV_PROTOCOLS) >= {self.priv_protocol or "aes"}
+        if self.auth_protocol is not None and self.auth_key is None:
+            raise ValueError("auth_protocol needs auth_key (or set auth_protocol = false for noAuthNoPriv)")
+        if self.priv_protocol is not None and self.priv_key is None:
+            raise ValueError("priv_protocol needs priv_key (authPriv), or leave priv_protocol out for authNoPriv")
+        if self.priv_protocol is not None and self.auth_protocol is None:
+            raise ValueError("privacy without authentication is not allowed by SNMPv3 (RFC 3414)")
+        return self
+
+    @field_validator("auth_protocol", "priv_protocol", mode="before")
+    @classmethod
+    def _false_is_none(cls, v: object) -> object:
+        return None if v is False or v == "none" else v
+
+
+class SnmpTarget(StrictModel):
+    device: str = Field(min_length=1)
+    address: str  # host or host:port (161)
+    profile: str | None = None  # overrides the choice by sysObjectID
+    community: SecretRef | None = None  # overrides the section's
+    v3: V3Auth | None = None  # overrides the section's
+    tags: Tags = Field(default_factory=dict)
+
+    @field_validator("address")
+    @classmethod
+    def _address(cls, v: str) -> str:
+        host, port = split_address(v)
+        if not host:
+            raise ValueError("address must be 'host' or 'host:port'")
+        return v
+
+    _profile = field_validator("profile")(classmethod(lambda cls, v: _check_profile(v)))
+
+
+def split_address(address: str) -> tuple[str, int]:
+    if address.startswith("["):  # [v6]:port
+        host, _, rest = address[1:].partition("]")
+        return host, int(rest[1:]) if rest.startswith(":") and rest[1:].isdigit() else 161
+    host, sep, port = address.rpartition(":")
+    if sep and port.isdigit() and ":" not in host:
+        return host, int(port)
+    return address, 161
+
+
+class SnmpConfig(StrictModel):
+    name: str = "snmp"
+    version: Literal["2c", "3"] = "2c"
+    community: SecretRef | None = None
+    v3: V3Auth | None = None
+    # fast: our own v2c codec; pysnmp: pysnmp's engine; auto: fast for v2c, pysnmp for v3
+    engine: Literal["auto", "fast", "pysnmp"] = "auto"
+    interval: Duration = 30.0
+    timeout: Duration = 2.0
+    retries: int = Field(1, ge=0, le=10)
+    max_repetitions: int = Field(25, ge=1, le=500)
+    max_in_flight_per_device: int = Field(2, ge=1, le=64)  # concurrent table walks per agent
+    max_in_flight: int = Field(256, ge=1)  # requests in flight over the whole section
+    port_name: Literal["ifName", "ifDescr", "ifAlias"] = "ifName"
+    include_ports: list[str] = Field(default_factory=list)  # globs on port names; empty = all
+    exclude_ports: list[str] = Field(default_factory=list)
+    profile: str | None = None
+    backoff: Backoff = Backoff()
+    tags: Tags = Field(default_factory=dict)
+    targets: list[SnmpTarget] = Field(min_length=1)
+
+    _profile = field_validator("profile")(classmethod(lambda cls, v: _check_profile(v)))
+
+    @model_validator(mode="after")
+    def _check(self) -> SnmpConfig:
+        if self.interval <= 0 or self.timeout <= 0:
+            raise ValueError("interval and timeout must be > 0")
+        seen: set[str] = set()
+        for t in self.targets:
+            if t.device in seen:
+                raise ValueError(f"device {t.device!r} is listed twice")
+            seen.add(t.device)
+            if self.version == "2c" and (t.community or self.community) is None:
+                raise ValueError(f"device {t.device!r}: version 2c needs 'community' (section or target)")
+            if self.version == "3" and (t.v3 or self.v3) is None:
+                raise ValueError(f"device {t.device!r}: version 3 needs a [v3] block (section or target)")
+        if self.engine == "fast" and self.version == "3":
+            raise ValueError("engine 'fast' speaks v2c only; use 'auto' or 'pysnmp' for v3")
+        return self
+
+    def build(self) -> list[object]:
+        from collectors.snmp.collector import SnmpCollector
+
+        # one bound on requests in flight for the whole section, shared by its agents
+        section_limit = asyncio.Semaphore(self.max_in_flight)
+        return [SnmpCollector(self, t, section_limit) for t in self.targets]

@@ -1,0 +1,137 @@
+"""SNMP profiles: data files mapping MIB table columns to canonical counters, chosen by sysObjectID."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from collectors.snmp.ber import encode_oid
+from daemon.counters import COUNTERS, PRIORITIES
+
+PROFILE_DIR = Path(__file__).parent / "profiles"
+FALLBACK = "if-mib"
+INDEXES = ("ifIndex", "ifIndex.priority")
+TRANSFORMS = ("oper_status",)
+ROLES = ("last_change",)
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    sub: int  # the column's arc under the table entry
+    oid: bytes  # encoded entry.sub
+    counter: str | None  # canonical name, may hold '{priority}'
+    bits: int
+    scale: float = 1.0
+    transform: str | None = None
+    role: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    name: str
+    entry: str
+    index: str
+    columns: tuple[Column, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    name: str
+    description: str
+    source: str
+    sys_object_ids: tuple[str, ...]
+    tables: tuple[Table, ...]
+    not_exposed: tuple[str, ...]
+
+    def counters(self) -> set[str]:
+        out: set[str] = set()
+        for t in self.tables:
+            for c in t.columns:
+                if c.counter:
+                    out.update(c.counter.format(priority=p) for p in PRIORITIES)
+        return out
+
+
+class ProfileError(ValueError):
+    pass
+
+
+def _column(path: Path, table: str, key: str, raw: Any, bits: int) -> Column:
+    where = f"{path.name}: tables.{table}.columns.{key}"
+    if not key.isdigit():
+        raise ProfileError(f"{where}: a column key is the column's arc number")
+    spec = {"counter": raw} if isinstance(raw, str) else dict(raw)
+    unknown = set(spec) - {"counter", "bits", "scale", "transform", "role"}
+    if unknown:
+        raise ProfileError(f"{where}: unknown keys {sorted(unknown)}")
+    counter = spec.get("counter")
+    role = spec.get("role")
+    transform = spec.get("transform")
+    if (counter is None) == (role is None):
+        raise ProfileError(f"{where}: give exactly one of 'counter' or 'role'")
+    if role is not None and role not in ROLES:
+        raise ProfileError(f"{where}: role must be one of {ROLES}")
+    if transform is not None and transform not in TRANSFORMS:
+        raise ProfileError(f"{where}: transform must be one of {TRANSFORMS}")
+    if counter is not None:
+        for p in PRIORITIES:
+            name = counter.format(priority=p)
+            if name not in COUNTERS:
+                raise ProfileError(f"{where}: {name!r} is not a canonical counter")
+    return Column(int(key), b"", counter, int(spec.get("bits", bits)), float(spec.get("scale", 1.0)), transform, role)
+
+
+def _parse(path: Path) -> tuple[dict[str, Any], list[Table]]:
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ProfileError(f"{path}: {exc}") from exc
+    tables = []
+    for i, raw in enumerate(data.get("tables", [])):
+        name = raw.get("name", f"#{i}")
+        index = raw.get("index", "ifIndex")
+        if index not in INDEXES:
+            raise ProfileError(f"{path.name}: tables.{name}.index must be one of {INDEXES}")
+        entry = raw["entry"]
+        cols = []
+        for key, spec in raw.get("columns", {}).items():
+            c = _column(path, name, key, spec, int(raw.get("bits", 64)))
+            cols.append(Column(c.sub, encode_oid(f"{entry}.{c.sub}"), c.counter, c.bits, c.scale, c.transform,
+                               c.role))
+        if index == "ifIndex.priority" and any("{priority}" not in (c.counter or "{priority}") for c in cols):
+            raise ProfileError(f"{path.name}: tables.{name}: per-priority columns need '{{priority}}' in the name")
+        tables.append(Table(name, entry, index, tuple(cols)))
+    return data, tables
+
+
+@cache
+def load_profile(name: str) -> Profile:
+    path = PROFILE_DIR / f"{name}.toml"
+    if not path.is_file():
+        raise ProfileError(f"unknown SNMP profile {name!r} (known: {', '.join(profile_names())})")
+    data, tables = _parse(path)
+    for inc in data.get("include", []):
+        tables = list(load_profile(inc).tables) + tables
+    return Profile(
+        name=data.get("name", name), description=data.get("description", ""), source=data.get("source", ""),
+        sys_object_ids=tuple(data.get("sys_object_ids", [])), tables=tuple(tables),
+        not_exposed=tuple(data.get("not_exposed", [])),
+    )
+
+
+def profile_names() -> list[str]:
+    return sorted(p.stem for p in PROFILE_DIR.glob("*.toml"))
+
+
+def select(sys_object_id: str | None) -> Profile:
+    """The profile whose sysObjectID prefix matches longest; IF-MIB when none does."""
+    best, best_len = FALLBACK, -1
+    if sys_object_id:
+        for name in profile_names():
+            for prefix in load_profile(name).sys_object_ids:
+                if (sys_object_id == prefix or sys_object_id.startswith(prefix + ".")) and len(prefix) > best_len:
+                    best, best_len = name, len(prefix)
+    return load_profile(best)

@@ -1,0 +1,237 @@
+"""Two ways to send GET/GETBULK to one agent, returning the same (oid, tag, value) varbinds.
+
+- FastV2c: asyncio UDP and our narrow BER codec (collectors.snmp.ber); v2c only.
+- Pysnmp: pysnmp's v3arch engine; v3 USM (SHA-2 auth, AES privacy) and v2c.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from collectors.snmp import ber
+from daemon.errors import TargetError
+
+
+class Transport(Protocol):
+    garbage: int  # datagrams that could not be decoded
+    requests: int
+
+    async def get(self, oids: Sequence[bytes]) -> list[ber.VarBind]: ...
+
+    async def get_bulk(self, oids: Sequence[bytes], max_repetitions: int) -> list[ber.VarBind]: ...
+
+    async def close(self) -> None: ...
+
+
+def _error_status(status: int, index: int, device: str) -> TargetError:
+    name = ber.ERROR_STATUS.get(status, str(status))
+    return TargetError("too_big" if status == 1 else "snmp_error", f"{device}: agent answered {name} (index {index})")
+
+
+class _Endpoint(asyncio.DatagramProtocol):
+    def __init__(self, owner: FastV2c) -> None:
+        self.owner = owner
+
+    def datagram_received(self, data: bytes, addr: Any) -> None:
+        self.owner._received(data)
+
+    def error_received(self, exc: Exception) -> None:  # ICMP port unreachable and the like
+        self.owner.last_error = f"{type(exc).__name__}: {exc}"
+
+
+class FastV2c:
+    """One connected UDP socket per agent; requests matched to responses by request-id."""
+
+    def __init__(self, device: str, host: str, port: int, community: bytes, *, timeout: float, retries: int) -> None:
+        self.device = device
+        self.host = host
+        self.port = port
+        self.community = community
+        self.timeout = timeout
+        self.retries = retries
+        self.garbage = 0
+        self.requests = 0
+        self.last_error = ""
+        self._transport: asyncio.DatagramTransport | None = None
+        self._pending: dict[int, asyncio.Future[ber.Response]] = {}
+        self._next_id = random.randrange(1, 1 << 30)
+        self._bad: str = ""
+
+    async def open(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            self._transport, _ = await loop.create_datagram_endpoint(
+                lambda: _Endpoint(self), remote_addr=(self.host, self.port))
+        except OSError as exc:
+            raise TargetError("connect", f"{self.device}: cannot open UDP to {self.host}:{self.port}: {exc}") from None
+
+    async def close(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+            self._transport = None
+        for fut in self._pending.values():
+            fut.cancel()
+        self._pending.clear()
+
+    def _received(self, data: bytes) -> None:
+        rid = ber.peek_request_id(data)
+        fut = self._pending.get(rid) if rid is not None else None
+        if fut is None or fut.done():
+            if rid is None:
+                self.garbage += 1
+                self._bad = f"undecodable datagram of {len(data)} bytes"
+            return  # a late answer to a request we retried: harmless
+        try:
+            fut.set_result(ber.decode_response(data))
+        except ber.BerError as exc:
+            self.garbage += 1
+            self._bad = str(exc)
+
+    async def _request(self, pdu: int, oids: Sequence[bytes], max_repetitions: int = 0) -> list[ber.VarBind]:
+        if self._transport is None:
+            await self.open()
+        assert self._transport is not None
+        rid = self._next_id
+        self._next_id = (self._next_id % 0x7FFFFFFF) + 1
+        msg = ber.encode_request(pdu, self.community, rid, oids, max_repetitions=max_repetitions)
+        fut: asyncio.Future[ber.Response] = asyncio.get_running_loop().create_future()
+        self._pending[rid] = fut
+        self._bad = ""
+        try:
+            for _attempt in range(self.retries + 1):
+                self.requests += 1
+                self._transport.sendto(msg)
+                try:
+                    resp = await asyncio.wait_for(asyncio.shield(fut), self.timeout)
+                    break
+                except TimeoutError:
+                    continue
+            else:
+                if self._bad:
+                    raise TargetError("garbage", f"{self.device}: no valid answer; last datagram: {self._bad}")
+                detail = f" ({self.last_error})" if self.last_error else ""
+                raise TargetError(
+                    "timeout", f"{self.device}: no answer in {self.retries + 1} x {self.timeout:g}s{detail}")
+        finally:
+            self._pending.pop(rid, None)
+            if not fut.done():
+                fut.cancel()
+        if resp.error_status:
+            raise _error_status(resp.error_status, resp.error_index, self.device)
+        return resp.varbinds
+
+    async def get(self, oids: Sequence[bytes]) -> list[ber.VarBind]:
+        return await self._request(ber.GET_REQUEST, oids)
+
+    async def get_bulk(self, oids: Sequence[bytes], max_repetitions: int) -> list[ber.VarBind]:
+        return await self._request(ber.GET_BULK_REQUEST, oids, max_repetitions)
+
+
+# -- pysnmp ------------------------------------------------------------------------------
+AUTH_PROTOCOLS = {
+    "md5": "usmHMACMD5AuthProtocol", "sha": "usmHMACSHAAuthProtocol",
+    "sha224": "usmHMAC128SHA224AuthProtocol", "sha256": "usmHMAC192SHA256AuthProtocol",
+    "sha384": "usmHMAC256SHA384AuthProtocol", "sha512": "usmHMAC384SHA512AuthProtocol",
+}
+PRIV_PROTOCOLS = {
+    "des": "usmDESPrivProtocol", "aes": "usmAesCfb128Protocol", "aes128": "usmAesCfb128Protocol",
+    "aes192": "usmAesCfb192Protocol", "aes256": "usmAesCfb256Protocol",
+    # the key-extension variant Cisco and net-snmp call AES-192-C / AES-256-C
+    "aes192c": "usmAesBlumenthalCfb192Protocol", "aes256c": "usmAesBlumenthalCfb256Protocol",
+}
+
+
+def _tag_byte(value: Any) -> int:
+    tag = value.tagSet[-1]  # the effective (outermost implicit) tag
+    return int(tag.tagClass) | int(tag.tagFormat) | int(tag.tagId)
+
+
+class Pysnmp:
+    """pysnmp's engine for one agent; used for v3 and as the reference path for v2c."""
+
+    def __init__(self, device: str, host: str, port: int, auth: Any, *, timeout: float, retries: int) -> None:
+        from pysnmp.hlapi.v3arch import asyncio as hl
+
+        self._hl = hl
+        self.device = device
+        self.host = host
+        self.port = port
+        self.auth = auth  # CommunityData or UsmUserData
+        self.timeout = timeout
+        self.retries = retries
+        self.garbage = 0
+        self.requests = 0
+        self._engine = hl.SnmpEngine()
+        self._target: Any = None
+
+    @classmethod
+    def v2c(cls, device: str, host: str, port: int, community: str, **kw: Any) -> Pysnmp:
+        from pysnmp.hlapi.v3arch import asyncio as hl
+
+        return cls(device, host, port, hl.CommunityData(community, mpModel=1), **kw)
+
+    @classmethod
+    def v3(cls, device: str, host: str, port: int, *, user: str, auth_protocol: str | None, auth_key: str | None,
+           priv_protocol: str | None, priv_key: str | None, **kw: Any) -> Pysnmp:
+        from pysnmp.hlapi.v3arch import asyncio as hl
+
+        auth_p = getattr(hl, AUTH_PROTOCOLS[auth_protocol]) if auth_protocol else hl.usmNoAuthProtocol
+        priv_p = getattr(hl, PRIV_PROTOCOLS[priv_protocol]) if priv_protocol else hl.usmNoPrivProtocol
+        data = hl.UsmUserData(user, authKey=auth_key, privKey=priv_key, authProtocol=auth_p, privProtocol=priv_p)
+        return cls(device, host, port, data, **kw)
+
+    async def _target_for(self) -> Any:
+        if self._target is None:
+            self._target = await self._hl.UdpTransportTarget.create(
+                (self.host, self.port), timeout=self.timeout, retries=self.retries)
+        return self._target
+
+    def _convert(self, err_ind: Any, err_status: Any, err_index: Any, var_binds: Any) -> list[ber.VarBind]:
+        if err_ind:
+            text = str(err_ind)
+            low = text.lower()
+            if "timeout" in low or "no snmp response" in low:
+                kind = "timeout"
+            elif any(w in low for w in ("digest", "usm", "unknown user", "decrypt", "authentic", "unsupported sec")):
+                kind = "auth"
+            else:
+                kind = "snmp_error"
+            raise TargetError(kind, f"{self.device}: {text}")
+        if int(err_status):
+            raise _error_status(int(err_status), int(err_index), self.device)
+        out: list[ber.VarBind] = []
+        for oid, value in var_binds:
+            tag = _tag_byte(value)
+            v: ber.Value
+            if tag in ber.EXCEPTIONS or tag == ber.NULL:
+                v = None
+            elif tag == ber.OBJECT_IDENTIFIER:
+                v = ber.encode_oid(tuple(value))
+            elif tag in (ber.OCTET_STRING, ber.IP_ADDRESS, ber.OPAQUE):
+                v = bytes(value.asOctets())
+            else:
+                v = int(value)
+            out.append((ber.encode_oid(tuple(oid)), tag, v))
+        return out
+
+    def _types(self, oids: Sequence[bytes]) -> list[Any]:
+        hl = self._hl
+        return [hl.ObjectType(hl.ObjectIdentity(ber.oid_str(o))) for o in oids]
+
+    async def get(self, oids: Sequence[bytes]) -> list[ber.VarBind]:
+        self.requests += 1
+        res = await self._hl.get_cmd(self._engine, self.auth, await self._target_for(), self._hl.ContextData(),
+                                     *self._types(oids), lookupMib=False)
+        return self._convert(*res)
+
+    async def get_bulk(self, oids: Sequence[bytes], max_repetitions: int) -> list[ber.VarBind]:
+        self.requests += 1
+        res = await self._hl.bulk_cmd(self._engine, self.auth, await self._target_for(), self._hl.ContextData(),
+                                      0, max_repetitions, *self._types(oids), lookupMib=False)
+        return self._convert(*res)
+
+    async def close(self) -> None:
+        self._engine.close_dispatcher()
