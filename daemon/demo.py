@@ -142,6 +142,8 @@ async def run_demo(args: argparse.Namespace) -> int:
     url = (args.influx_url or os.environ.get("FABRICWATCH_INFLUX_URL") or "http://127.0.0.1:8086").rstrip("/")
     sim = Simulator(SimConfig.model_validate({
         "fabric": {"nodes": args.nodes, "rails": args.rails, "spines": args.spines},
+        # every third switch speaks SNMP only, the rest gNMI: the demo shows both collectors
+        "snmp": {"every": 3},
     }))
     leaf0 = sim.fabric.topology.devices.get("leaf-r0-0")
     leaf1 = sim.fabric.topology.devices.get("leaf-r1-0") or leaf0
@@ -175,7 +177,7 @@ async def run_demo(args: argparse.Namespace) -> int:
     cfg = parse({
         "daemon": {"listen": args.listen, "site": "demo"},
         "detector": {"model": str(model_path)},
-        "collectors": {"gnmi": sim.daemon_collectors(args.interval)},
+        "collectors": sim.collectors_config(args.interval),
         "sinks": {"influxdb": [sink], "mqtt": mqtt},
     }, "<demo>")
     runner = Runner(cfg)

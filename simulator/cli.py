@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from daemon.config import format_errors
-from simulator.service import SimConfig, Simulator
+from simulator.service import SIM_COMMUNITY_ENV, SimConfig, Simulator
 
 log = logging.getLogger("fabricwatch.simulator")
 
@@ -57,6 +57,21 @@ def daemon_config_toml(sim: Simulator, interval: str, topology: Path) -> str:
         lines.append("targets = [")
         for t in section["targets"]:
             lines.append(f'  {{ device = "{t["device"]}", address = "{t["address"]}" }},')
+        lines += ["]", ""]
+    for section in sim.daemon_snmp_collectors():
+        lines += [
+            "# SNMP-only switches; export the community first:",
+            f'#   export {SIM_COMMUNITY_ENV}={sim.config.snmp.community}',
+            "[[collectors.snmp]]",
+            f'name = "{section["name"]}"',
+            f'community = {{ env = "{SIM_COMMUNITY_ENV}" }}',
+            f'interval = "{interval}"',
+            f'tags = {{ fabric = "{section["tags"]["fabric"]}" }}',
+            "targets = [",
+        ]
+        for t in section["targets"]:
+            profile = f', profile = "{t["profile"]}"' if "profile" in t else ""
+            lines.append(f'  {{ device = "{t["device"]}", address = "{t["address"]}"{profile} }},')
         lines += ["]", ""]
     return "\n".join(lines)
 

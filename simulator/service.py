@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ from daemon.http import bound_port
 from simulator.fabric import Fabric
 from simulator.faults import KINDS, Fault
 from simulator.gnmi_server import GnmiTarget, start_server
+from simulator.snmp_agent import SnmpAgent, start_agent
 from simulator.topology import FLAVOURS, FabricSpec
 
 log = logging.getLogger("fabricwatch.simulator")
@@ -43,9 +45,19 @@ class GnmiSection(StrictModel):
     tls_key_file: Path | None = None
 
 
+class SnmpSection(StrictModel):
+    """Switches that speak SNMP only (no gNMI server), each on its own UDP port."""
+
+    devices: list[str] = Field(default_factory=list)
+    every: int = Field(0, ge=0)  # also every Nth switch (0 = none)
+    host: str = "127.0.0.1"
+    community: str = "fabricwatch-sim"
+
+
 class SimConfig(StrictModel):
     fabric: FabricSection = FabricSection()
     gnmi: GnmiSection = GnmiSection()
+    snmp: SnmpSection = SnmpSection()
     control_listen: str = "127.0.0.1:0"
     faults: list[str] = Field(default_factory=list)
     history: int = 0  # snapshots kept for tests that compare served values
@@ -56,6 +68,12 @@ class SimTarget:
     device: str
     address: str
     flavour: str
+    protocol: str = "gnmi"
+
+
+SIM_COMMUNITY_ENV = "FABRICWATCH_SIM_COMMUNITY"
+# SONiC answers with net-snmp's Linux sysObjectID, so its profile is named per target
+SNMP_PROFILE = {"sonic": "sonic"}
 
 
 @dataclass
@@ -65,6 +83,7 @@ class Simulator:
     targets: list[SimTarget] = field(default_factory=list)
     servers: dict[str, grpc.aio.Server] = field(default_factory=dict)
     servicers: dict[str, GnmiTarget] = field(default_factory=dict)
+    snmp_agents: dict[str, SnmpAgent] = field(default_factory=dict)
     control_url: str | None = None
     _runner: web.AppRunner | None = None
 
@@ -84,7 +103,13 @@ class Simulator:
         tls = None
         if g.tls_cert_file and g.tls_key_file:
             tls = (g.tls_cert_file.read_bytes(), g.tls_key_file.read_bytes())
+        snmp_cfg = self.config.snmp
         for i, (name, dev) in enumerate(self.fabric.topology.devices.items()):
+            if name in snmp_cfg.devices or (snmp_cfg.every and i % snmp_cfg.every == snmp_cfg.every - 1):
+                agent, udp_port = await start_agent(self.fabric, dev, snmp_cfg.host, 0, snmp_cfg.community)
+                self.snmp_agents[name] = agent
+                self.targets.append(SimTarget(name, f"{snmp_cfg.host}:{udp_port}", dev.flavour, "snmp"))
+                continue
             servicer = GnmiTarget(self.fabric, name, username=g.username, password=password)
             port_req = 0 if g.base_port == 0 else g.base_port + i
             server, port = await start_server(servicer, f"{g.host}:{port_req}", tls=tls)
@@ -97,6 +122,10 @@ class Simulator:
         for server in self.servers.values():
             await server.stop(grace=0.2)
         self.servers.clear()
+        for agent in self.snmp_agents.values():
+            if agent.transport is not None:
+                agent.transport.close()
+        self.snmp_agents.clear()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -106,12 +135,15 @@ class Simulator:
         server = self.servers.pop(device, None)
         if server is not None:
             await server.stop(grace=0)
+        agent = self.snmp_agents.pop(device, None)
+        if agent is not None and agent.transport is not None:
+            agent.transport.close()
 
     # -- what the daemon needs to know -------------------------------------------------
     def daemon_collectors(self, sample_interval: float = 10.0) -> list[dict[str, Any]]:
         """[[collectors.gnmi]] sections for these targets, one per flavour."""
         sections = []
-        for flavour in sorted({t.flavour for t in self.targets}):
+        for flavour in sorted({t.flavour for t in self.targets if t.protocol == "gnmi"}):
             section: dict[str, Any] = {
                 "name": f"sim-{flavour}",
                 "flavour": flavour,
@@ -119,13 +151,40 @@ class Simulator:
                 "tags": {"fabric": self.config.fabric.fabric},
                 "targets": [
                     {"device": t.device, "address": t.address}
-                    for t in self.targets if t.flavour == flavour
+                    for t in self.targets if t.flavour == flavour and t.protocol == "gnmi"
                 ],
             }
             if self.config.gnmi.username:
                 section["username"] = self.config.gnmi.username
             sections.append(section)
         return sections
+
+    def daemon_snmp_collectors(self, interval: float = 10.0) -> list[dict[str, Any]]:
+        """One [[collectors.snmp]] section for the SNMP-only switches (community from the env)."""
+        targets = [t for t in self.targets if t.protocol == "snmp"]
+        if not targets:
+            return []
+        os.environ.setdefault(SIM_COMMUNITY_ENV, self.config.snmp.community)
+        return [{
+            "name": "sim-snmp",
+            "community": {"env": SIM_COMMUNITY_ENV},
+            "interval": interval,
+            "timeout": max(1.0, min(interval, 5.0)),
+            "tags": {"fabric": self.config.fabric.fabric},
+            "targets": [
+                {"device": t.device, "address": t.address,
+                 **({"profile": SNMP_PROFILE[t.flavour]} if t.flavour in SNMP_PROFILE else {})}
+                for t in targets
+            ],
+        }]
+
+    def collectors_config(self, interval: float = 10.0) -> dict[str, list[dict[str, Any]]]:
+        """The daemon's [collectors] for every simulated switch, by protocol."""
+        out = {"gnmi": self.daemon_collectors(interval)}
+        snmp = self.daemon_snmp_collectors(interval)
+        if snmp:
+            out["snmp"] = snmp
+        return out
 
     def write_topology(self, path: Path) -> None:
         path.write_text(json.dumps(self.fabric.topology.records(), indent=1))

@@ -327,11 +327,9 @@ class Snmpd:
         self.port = free_udp_port()
         self.conf = self.workdir / "snmpd.conf"
         self.conf.write_text(
-            f"agentAddress udp:127.0.0.1:{self.port}\n"
             f"rocommunity {self.COMMUNITY} 127.0.0.1\n"
             f'createUser {self.USER} SHA-256 "{self.AUTH_KEY}" AES "{self.PRIV_KEY}"\n'
             f"rouser {self.USER} priv\n"
-            f"persistentDir {self.workdir}\n"
         )
         self.log = self.workdir / "snmpd.log"
         self.proc: subprocess.Popen[bytes] | None = None

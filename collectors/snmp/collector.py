@@ -12,7 +12,7 @@ from typing import Any
 
 from collectors.snmp import ber
 from collectors.snmp.config import SnmpConfig, SnmpTarget, split_address
-from collectors.snmp.profiles import Column, Profile, Table, load_profile, select
+from collectors.snmp.profile import Column, Profile, Table, load_profile, select
 from collectors.snmp.transport import FastV2c, Pysnmp, Transport
 from collectors.snmp.walk import Rows, walk
 from daemon.batch import PortSample, SampleBatch
@@ -163,7 +163,7 @@ class SnmpCollector:
         if not has_transitions:
             for idx, v in values.items():
                 if idx in self._last_change or idx in self._transitions:
-                    v["link_transitions"] = float(self._transitions.get(idx, 0))
+                    v["link_transitions"] = self._transitions.get(idx, 0)
         samples = []
         include, exclude = self.cfg.include_ports, self.cfg.exclude_ports
         uptime_s = ticks / 100.0 if ticks is not None else None
@@ -216,10 +216,10 @@ class SnmpCollector:
             if port is None:
                 port = values[idx] = {}
             if col.transform == "oper_status":
-                port[name] = 1.0 if value == 1 else 0.0
+                port[name] = 1 if value == 1 else 0
             else:
-                port[name] = value * col.scale if col.scale != 1.0 else value
-            if col.bits != 64:
+                port[name] = value * col.scale if col.scale != 1 else value
+            if col.bits != 64 and col.transform is None:
                 b = bits.get(idx)
                 if b is None:
                     b = bits[idx] = {}

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from collectors.snmp.profiles import load_profile
+from collectors.snmp.profile import load_profile
 from collectors.snmp.transport import AUTH_PROTOCOLS, PRIV_PROTOCOLS
 from daemon.config_types import Backoff, Duration, SecretRef, StrictModel, Tags
 
@@ -54,7 +54,7 @@ class SnmpTarget(StrictModel):
     @field_validator("address")
     @classmethod
     def _address(cls, v: str) -> str:
-        host, port = split_address(v)
+        host, _port = split_address(v)
         if not host:
             raise ValueError("address must be 'host' or 'host:port'")
         return v

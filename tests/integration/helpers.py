@@ -29,9 +29,12 @@ def daemon_config(sim: Simulator, sink: dict[str, Any], interval: float = 0.5,
     for s in sections:
         s.update(collector_overrides)
         s.setdefault("backoff", {"initial": 0.2, "max": 1.0})
+    snmp = sim.daemon_snmp_collectors(interval)
+    for s in snmp:
+        s["backoff"] = {"initial": 0.2, "max": 1.0}
     return parse({
         "daemon": {"listen": "127.0.0.1:0"},
-        "collectors": {"gnmi": sections},
+        "collectors": {"gnmi": sections, "snmp": snmp},
         "sinks": {"influxdb": [sink]},
     }, "<test>")
 

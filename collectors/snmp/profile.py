@@ -24,7 +24,7 @@ class Column:
     oid: bytes  # encoded entry.sub
     counter: str | None  # canonical name, may hold '{priority}'
     bits: int
-    scale: float = 1.0
+    scale: int | float = 1  # an int keeps integer counters integers (one field type in InfluxDB)
     transform: str | None = None
     role: str | None = None
 
@@ -81,7 +81,12 @@ def _column(path: Path, table: str, key: str, raw: Any, bits: int) -> Column:
             name = counter.format(priority=p)
             if name not in COUNTERS:
                 raise ProfileError(f"{where}: {name!r} is not a canonical counter")
-    return Column(int(key), b"", counter, int(spec.get("bits", bits)), float(spec.get("scale", 1.0)), transform, role)
+    return Column(int(key), b"", counter, int(spec.get("bits", bits)), _scale(spec.get("scale", 1)), transform, role)
+
+
+def _scale(v: object) -> int | float:
+    f = float(v)  # type: ignore[arg-type]
+    return int(f) if f.is_integer() else f
 
 
 def _parse(path: Path) -> tuple[dict[str, Any], list[Table]]:

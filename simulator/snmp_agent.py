@@ -1,0 +1,220 @@
+"""A real SNMPv2c agent for one simulated switch: GET, GETNEXT and GETBULK over UDP.
+
+Messages go through pysnmp/pyasn1's codec, not the collector's own BER code, and the
+OID layout below is written from the MIB definitions, independently of
+collectors/snmp/profiles/*.toml: a wrong profile shows up as different numbers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pyasn1.codec.ber import decoder, encoder
+from pyasn1.error import PyAsn1Error
+from pysnmp.proto import api, rfc1902, rfc1905
+
+from simulator.fabric import Fabric, Snapshot
+from simulator.topology import SimDevice, SimPort
+
+log = logging.getLogger("fabricwatch.simulator.snmp")
+V2C = api.PROTOCOL_MODULES[api.SNMP_VERSION_2C]
+M32 = (1 << 32) - 1
+
+# sysObjectID per flavour (SONiC answers with net-snmp's Linux OID, as the real one does)
+SYS_OBJECT_ID = {
+    "openconfig": "1.3.6.1.4.1.8072.3.2.10",
+    "arista": "1.3.6.1.4.1.30065.1.3011.7050.3741.32",
+    "cumulus": "1.3.6.1.4.1.40310",
+    "sonic": "1.3.6.1.4.1.8072.3.2.10",
+}
+IF_TABLE = (1, 3, 6, 1, 2, 1, 2, 2, 1)
+IF_X_TABLE = (1, 3, 6, 1, 2, 1, 31, 1, 1, 1)
+DOT3_PAUSE = (1, 3, 6, 1, 2, 1, 10, 7, 10, 1)
+CUMULUS_PFC = (1, 3, 6, 1, 4, 1, 40310, 2, 2, 3, 1)
+CUMULUS_UPDOWN = (1, 3, 6, 1, 4, 1, 40310, 2, 2, 5, 1)
+ARISTA_PFC = (1, 3, 6, 1, 4, 1, 30065, 3, 11, 1, 1, 1)
+CISCO_PFC_PRIO = (1, 3, 6, 1, 4, 1, 9, 9, 813, 1, 2, 1)
+
+Getter = Callable[[Snapshot, int], Any]  # (snapshot, sysUpTime ticks) -> pysnmp value
+
+
+def _c32(name: str, row: int) -> Getter:
+    return lambda s, _t: rfc1902.Counter32(int(s.counters[row][_col(name)]) & M32)
+
+
+def _c64(name: str, row: int) -> Getter:
+    return lambda s, _t: rfc1902.Counter64(int(s.counters[row][_col(name)]))
+
+
+def _col(name: str) -> int:
+    from simulator.fabric import COL
+
+    return COL[name]
+
+
+class AgentView:
+    """The sorted OID tree of one switch; values are read from the fabric at request time."""
+
+    def __init__(self, fabric: Fabric, device: SimDevice) -> None:
+        self.fabric = fabric
+        self.device = device
+        self.started = time.monotonic()
+        self.boot_ticks = 123_456  # the switch has been up a while before the simulation
+        self._last_change: dict[int, int] = {}
+        self._seen_transitions: dict[int, int] = {}
+        entries: dict[tuple[int, ...], Getter] = {}
+        flavour = device.flavour
+        entries[(1, 3, 6, 1, 2, 1, 1, 1, 0)] = lambda s, t: rfc1902.OctetString(f"simulated {flavour} switch")
+        entries[(1, 3, 6, 1, 2, 1, 1, 2, 0)] = lambda s, t: rfc1902.ObjectName(SYS_OBJECT_ID[flavour])
+        entries[(1, 3, 6, 1, 2, 1, 1, 3, 0)] = lambda s, t: rfc1902.TimeTicks(t)
+        entries[(1, 3, 6, 1, 2, 1, 1, 5, 0)] = lambda s, t: rfc1902.OctetString(device.name)
+        entries[(1, 3, 6, 1, 2, 1, 31, 1, 5, 0)] = lambda s, t: rfc1902.TimeTicks(0)
+        for pos, port in enumerate(device.ports):
+            self._add_port(entries, pos + 1, port, flavour)
+        self.oids = sorted(entries)
+        self.getters = [entries[o] for o in self.oids]
+
+    @staticmethod
+    def if_index(pos: int) -> int:
+        return 1000 + pos  # not 1..n, so a collector that assumes dense indices is caught
+
+    def _add_port(self, e: dict[tuple[int, ...], Getter], pos: int, port: SimPort, flavour: str) -> None:
+        idx = self.if_index(pos)
+        row = port.index
+        e[(*IF_TABLE, 1, idx)] = lambda s, t: rfc1902.Integer32(idx)
+        e[(*IF_TABLE, 2, idx)] = lambda s, t: rfc1902.OctetString(port.name)
+        e[(*IF_TABLE, 8, idx)] = lambda s, t: rfc1902.Integer32(1 if s.oper_up[row] else 2)
+        e[(*IF_TABLE, 9, idx)] = lambda s, t: rfc1902.TimeTicks(self._if_last_change(s, row))
+        for sub, name in ((13, "in_discards"), (14, "in_errors"), (19, "out_discards"), (20, "out_errors")):
+            e[(*IF_TABLE, sub, idx)] = _c32(name, row)
+        e[(*IF_X_TABLE, 1, idx)] = lambda s, t: rfc1902.OctetString(port.name)
+        for sub, name in ((6, "in_octets"), (7, "in_pkts"), (10, "out_octets"), (11, "out_pkts")):
+            e[(*IF_X_TABLE, sub, idx)] = _c64(name, row)
+        e[(*IF_X_TABLE, 15, idx)] = lambda s, t: rfc1902.Gauge32(port.speed_bps // 1_000_000)
+        e[(*IF_X_TABLE, 18, idx)] = lambda s, t: rfc1902.OctetString(f"to {port.peer_device} {port.peer_port}")
+        e[(*DOT3_PAUSE, 3, idx)] = _c32("pause_rx", row)
+        e[(*DOT3_PAUSE, 4, idx)] = _c32("pause_tx", row)
+        if flavour == "cumulus":
+            e[(*CUMULUS_PFC, 2, idx)] = _c64("pause_rx", row)
+            e[(*CUMULUS_PFC, 3, idx)] = _c64("pause_tx", row)
+            for p in range(8):
+                e[(*CUMULUS_PFC, 4 + 2 * p, idx)] = _c64(f"pfc_rx_p{p}", row)
+                e[(*CUMULUS_PFC, 5 + 2 * p, idx)] = _c64(f"pfc_tx_p{p}", row)
+            e[(*CUMULUS_UPDOWN, 4, idx)] = _c64("link_transitions", row)
+        elif flavour == "arista":
+            for p in range(8):
+                e[(*ARISTA_PFC, 3, idx, p)] = _c64(f"pfc_tx_p{p}", row)
+                e[(*ARISTA_PFC, 4, idx, p)] = _c64(f"pfc_rx_p{p}", row)
+        elif flavour == "sonic":
+            for p in range(8):
+                e[(*CISCO_PFC_PRIO, 2, idx, p)] = _c64(f"pfc_tx_p{p}", row)
+                e[(*CISCO_PFC_PRIO, 3, idx, p)] = _c64(f"pfc_rx_p{p}", row)
+
+    def _if_last_change(self, snap: Snapshot, row: int) -> int:
+        """sysUpTime of the port's last carrier change: moves whenever the model counts a transition."""
+        transitions = int(snap.counters[row][_col("link_transitions")])
+        if self._seen_transitions.get(row) != transitions:
+            if row in self._seen_transitions:
+                self._last_change[row] = self.ticks()
+            self._seen_transitions[row] = transitions
+        return self._last_change.get(row, 0)
+
+    def ticks(self) -> int:
+        return self.boot_ticks + int((time.monotonic() - self.started) * 100)
+
+    def value(self, i: int, snap: Snapshot, ticks: int) -> Any:
+        return self.getters[i](snap, ticks)
+
+
+class SnmpAgent(asyncio.DatagramProtocol):
+    """One UDP endpoint answering v2c requests for one switch from the live fabric."""
+
+    def __init__(self, fabric: Fabric, device: SimDevice, community: str, *, tick_s: float = 1.0) -> None:
+        self.fabric = fabric
+        self.device = device
+        self.community = community
+        self.view = AgentView(fabric, device)
+        self.tick_s = tick_s
+        self.transport: asyncio.DatagramTransport | None = None
+        self.requests = 0
+        self.mode = "normal"  # or: silent, garbage, truncated (for fault tests)
+
+    def connection_made(self, transport: Any) -> None:
+        self.transport = transport
+
+    def snapshot(self) -> Snapshot:
+        # values move in steps of tick_s so one poll reads one consistent instant
+        step = int(self.tick_s * 1e9)
+        return self.fabric.snapshot(time.time_ns() // step * step)
+
+    def datagram_received(self, data: bytes, addr: Any) -> None:
+        if self.fabric.is_dead(self.device.name) or self.mode == "silent":
+            return
+        try:
+            answer = self.answer(data)
+        except (PyAsn1Error, ValueError, KeyError, IndexError) as exc:
+            log.debug("bad SNMP request", extra={"device": self.device.name, "error": str(exc)})
+            return
+        if answer is not None and self.transport is not None:
+            if self.mode == "garbage":
+                answer = bytes(b ^ 0x5A for b in answer)
+            elif self.mode == "truncated":
+                answer = answer[: len(answer) * 2 // 3]
+            self.transport.sendto(answer, addr)
+
+    def answer(self, data: bytes) -> bytes | None:
+        msg, _ = decoder.decode(data, asn1Spec=V2C.Message())
+        if bytes(V2C.apiMessage.get_community(msg)) != self.community.encode():
+            return None  # wrong community: real agents stay silent
+        self.requests += 1
+        pdu = V2C.apiMessage.get_pdu(msg)
+        rsp = V2C.apiMessage.get_response(msg)
+        rsp_pdu = V2C.apiMessage.get_pdu(rsp)
+        snap = self.snapshot()
+        ticks = self.view.ticks()
+        oids = [tuple(o) for o, _ in V2C.apiPDU.get_varbinds(pdu)]
+        out: list[tuple[Any, Any]] = []
+        if pdu.isSameTypeWith(V2C.GetRequestPDU()):
+            for o in oids:
+                i = bisect.bisect_left(self.view.oids, o)
+                if i < len(self.view.oids) and self.view.oids[i] == o:
+                    out.append((o, self.view.value(i, snap, ticks)))
+                else:
+                    out.append((o, rfc1905.noSuchObject))
+        elif pdu.isSameTypeWith(V2C.GetNextRequestPDU()):
+            out = [self._next(o, snap, ticks) for o in oids]
+        elif pdu.isSameTypeWith(V2C.GetBulkRequestPDU()):
+            non_rep = int(V2C.apiBulkPDU.get_non_repeaters(pdu))
+            reps = min(int(V2C.apiBulkPDU.get_max_repetitions(pdu)), 1000)
+            out = [self._next(o, snap, ticks) for o in oids[:non_rep]]
+            cursors = oids[non_rep:]
+            for _ in range(reps):
+                if not cursors:
+                    break
+                row = [self._next(o, snap, ticks) for o in cursors]
+                out.extend(row)
+                cursors = [o for o, _ in row]
+                if all(v is rfc1905.endOfMibView for _, v in row):
+                    break
+        else:
+            return None
+        V2C.apiPDU.set_varbinds(rsp_pdu, out)
+        return bytes(encoder.encode(rsp))
+
+    def _next(self, oid: tuple[int, ...], snap: Snapshot, ticks: int) -> tuple[Any, Any]:
+        i = bisect.bisect_right(self.view.oids, oid)
+        if i >= len(self.view.oids):
+            return oid, rfc1905.endOfMibView
+        return self.view.oids[i], self.view.value(i, snap, ticks)
+
+
+async def start_agent(fabric: Fabric, device: SimDevice, host: str, port: int, community: str) -> tuple[SnmpAgent, int]:
+    loop = asyncio.get_running_loop()
+    agent = SnmpAgent(fabric, device, community)
+    transport, _ = await loop.create_datagram_endpoint(lambda: agent, local_addr=(host, port))
+    return agent, int(transport.get_extra_info("sockname")[1])
