@@ -18,6 +18,7 @@ from daemon.errors import TargetError
 class Transport(Protocol):
     garbage: int  # datagrams that could not be decoded
     requests: int
+    varbinds: int  # received in answers
 
     async def get(self, oids: Sequence[bytes]) -> list[ber.VarBind]: ...
 
@@ -54,6 +55,7 @@ class FastV2c:
         self.retries = retries
         self.garbage = 0
         self.requests = 0
+        self.varbinds = 0
         self.last_error = ""
         self._transport: asyncio.DatagramTransport | None = None
         self._pending: dict[int, asyncio.Future[ber.Response]] = {}
@@ -121,6 +123,7 @@ class FastV2c:
                 fut.cancel()
         if resp.error_status:
             raise _error_status(resp.error_status, resp.error_index, self.device)
+        self.varbinds += len(resp.varbinds)
         return resp.varbinds
 
     async def get(self, oids: Sequence[bytes]) -> list[ber.VarBind]:
@@ -164,6 +167,7 @@ class Pysnmp:
         self.retries = retries
         self.garbage = 0
         self.requests = 0
+        self.varbinds = 0
         self._engine = hl.SnmpEngine()
         self._target: Any = None
 
@@ -215,6 +219,7 @@ class Pysnmp:
             else:
                 v = int(value)
             out.append((ber.encode_oid(tuple(oid)), tag, v))
+        self.varbinds += len(out)
         return out
 
     def _types(self, oids: Sequence[bytes]) -> list[Any]:
