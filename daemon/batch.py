@@ -21,6 +21,20 @@ class PortSample:
 
 
 @dataclass(slots=True)
+class DeviceEvent:
+    """An event a device or its manager reported (e.g. a UFM event), for `link_events`."""
+
+    ts_ns: int
+    device: str
+    port: str
+    kind: str  # e.g. ufm_link_down, ufm_symbol_errors, unhealthy, healthy
+    detail: str
+    severity: str = ""
+    source: str = ""  # the system that reported it: ufm, ...
+    event_id: str = ""
+
+
+@dataclass(slots=True)
 class SampleBatch:
     """Samples from one collector target; batches, not single numbers, because fabrics are big."""
 
@@ -29,6 +43,9 @@ class SampleBatch:
     samples: list[PortSample]
     # updates the collector received but could not map to a canonical counter
     unmapped: int = 0
+    events: list[DeviceEvent] = field(default_factory=list)
+    # (kind, message) of parts of the poll that failed while the rest went on: counted, logged
+    problems: list[tuple[str, str]] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.samples)

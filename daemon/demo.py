@@ -142,8 +142,9 @@ async def run_demo(args: argparse.Namespace) -> int:
     url = (args.influx_url or os.environ.get("FABRICWATCH_INFLUX_URL") or "http://127.0.0.1:8086").rstrip("/")
     sim = Simulator(SimConfig.model_validate({
         "fabric": {"nodes": args.nodes, "rails": args.rails, "spines": args.spines},
-        # every third switch speaks SNMP only, the rest gNMI: the demo shows both collectors
-        "snmp": {"every": 3},
+        # one spine and every other leaf from rail 2 on speak SNMP only, the rest gNMI: the demo
+        # shows both collectors (the default faults sit on gNMI leaves, whose flaps stream live)
+        "snmp": {"devices": ["spine-1", *(f"leaf-r{r}-0" for r in range(2, args.rails, 2))]},
     }))
     leaf0 = sim.fabric.topology.devices.get("leaf-r0-0")
     leaf1 = sim.fabric.topology.devices.get("leaf-r1-0") or leaf0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from daemon.batch import PortSample, SampleBatch
+from daemon.batch import DeviceEvent, PortSample, SampleBatch
 from daemon.lineprotocol import line, tag_prefix
 from daemon.rates import RateEngine, RateResult
 from daemon.topology import Topology
@@ -86,7 +86,24 @@ class Pipeline:
                 if self.on_rates is not None:
                     self.on_rates(s.device, s.port, s.ts_ns, result.rates, tags, result.saturated)
             self._events(s, result, tags, out)
+        for dev_event in batch.events:
+            self._device_event(dev_event, out)
         return out
+
+    def _device_event(self, e: DeviceEvent, out: Processed) -> None:
+        tags = {**self.topology.tags(e.device, e.port), "device": e.device, "port": e.port}
+        ev = LinkEvent(e.ts_ns, e.device, e.port, e.kind, e.detail, tags)
+        point_tags = {**tags, "kind": e.kind, **({"source": e.source} if e.source else {}),
+                      **({"severity": e.severity} if e.severity else {})}
+        fields: dict[str, object] = {"detail": e.detail}
+        if e.event_id:
+            fields["event_id"] = e.event_id
+        el = line(tag_prefix("link_events", point_tags), fields, e.ts_ns)
+        if el is not None:
+            out.lines.append(el)
+        out.events.append(ev)
+        if self.on_event is not None:
+            self.on_event(ev)
 
     def _events(
         self, s: PortSample, r: RateResult, tags: dict[str, str], out: Processed

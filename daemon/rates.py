@@ -122,7 +122,9 @@ class RateEngine:
                 gap = True
                 continue
             delta = value - prev
-            if spec.saturates:
+            # an extended (64-bit) variant of a classic IB error counter wraps, never saturates
+            saturates = spec.saturates and not (bits_override and bits_override.get(name, spec.bits) != spec.bits)
+            if saturates:
                 if delta < 0:  # a saturating counter only goes down when cleared
                     stats.resets += 1
                     result.reset = True
@@ -134,7 +136,9 @@ class RateEngine:
                         stats.saturated += 1
                         result.newly_saturated.append(name)
                     result.saturated.append(name)
-                rates[name] = delta * 1e9 / dt_ns  # at the ceiling this is a lower bound
+                    if prev >= spec.max_value:
+                        continue  # stuck at the ceiling: the true rate is unknown, so none at all
+                rates[name] = delta * 1e9 / dt_ns  # reaching the ceiling: a lower bound
                 continue
             if delta < 0:
                 bits = bits_override.get(name, spec.bits) if bits_override else spec.bits

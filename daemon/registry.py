@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from collectors.gnmi.config import GnmiConfig
+from collectors.hostnic.config import HostNicConfig
 from collectors.snmp.config import SnmpConfig
+from collectors.ufm.config import UfmConfig
 from sinks.influxdb.config import InfluxConfig
 from sinks.mqtt.config import MqttConfig
 
 COLLECTORS: dict[str, type] = {
     "gnmi": GnmiConfig,
     "snmp": SnmpConfig,
+    "hostnic": HostNicConfig,
+    "ufm": UfmConfig,
 }
 
 SINKS: dict[str, type] = {

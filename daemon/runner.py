@@ -205,6 +205,12 @@ class Runner:
     async def handle(self, batch: SampleBatch, status: TargetStatus | None = None) -> None:
         t0 = time.perf_counter()
         processed = self.pipeline.process(batch)
+        for kind, message in batch.problems:
+            if status is not None:
+                status.errors[kind] = status.errors.get(kind, 0) + 1
+                status.last_error = f"{kind}: {message}"[:300]
+            log.warning("part of a poll failed", extra={"collector": batch.collector, "device": batch.device,
+                                                        "kind": kind, "error": message})
         if status is not None:
             status.last_update_unix = time.time()
             status.samples += len(batch.samples)

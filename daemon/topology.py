@@ -13,9 +13,20 @@ class Topology:
 
     def __init__(self, ports: dict[tuple[str, str], dict[str, str]] | None = None) -> None:
         self._ports = ports or {}
+        # the far end of every known link: a host NIC the file does not list is still tagged
+        # with the switch port it plugs into
+        self._peers: dict[tuple[str, str], dict[str, str]] = {}
+        for (device, port), tags in self._ports.items():
+            if "peer_device" in tags and "peer_port" in tags:
+                far = {k: v for k, v in tags.items() if k in ("fabric", "rail", "speed")}
+                self._peers[(tags["peer_device"], tags["peer_port"])] = {
+                    **far, "peer_device": device, "peer_port": port}
 
     def tags(self, device: str, port: str) -> dict[str, str]:
-        return self._ports.get((device, port), {})
+        found = self._ports.get((device, port))
+        if found is not None:
+            return found
+        return self._peers.get((device, port), {})
 
     def __len__(self) -> int:
         return len(self._ports)

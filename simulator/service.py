@@ -20,7 +20,8 @@ from simulator.fabric import Fabric
 from simulator.faults import KINDS, Fault
 from simulator.gnmi_server import GnmiTarget, start_server
 from simulator.snmp_agent import SnmpAgent, start_agent
-from simulator.topology import FLAVOURS, FabricSpec
+from simulator.topology import FLAVOURS, IB_FLAVOUR, FabricSpec
+from simulator.ufm_server import UfmServer
 
 log = logging.getLogger("fabricwatch.simulator")
 
@@ -54,10 +55,23 @@ class SnmpSection(StrictModel):
     community: str = "fabricwatch-sim"
 
 
+class UfmSection(StrictModel):
+    """Serve the fabric as InfiniBand managed by a UFM-style REST and Telemetry API (no gNMI)."""
+
+    enabled: bool = False
+    host: str = "127.0.0.1"
+    rest_port: int = Field(0, ge=0, le=65535)
+    telemetry_port: int = Field(0, ge=0, le=65535)
+    username: str = "admin"
+    password: str = "fabricwatch-sim"
+    token: str = "fabricwatch-sim-token"
+
+
 class SimConfig(StrictModel):
     fabric: FabricSection = FabricSection()
     gnmi: GnmiSection = GnmiSection()
     snmp: SnmpSection = SnmpSection()
+    ufm: UfmSection = UfmSection()
     control_listen: str = "127.0.0.1:0"
     faults: list[str] = Field(default_factory=list)
     history: int = 0  # snapshots kept for tests that compare served values
@@ -72,6 +86,8 @@ class SimTarget:
 
 
 SIM_COMMUNITY_ENV = "FABRICWATCH_SIM_COMMUNITY"
+SIM_UFM_PASSWORD_ENV = "FABRICWATCH_SIM_UFM_PASSWORD"
+SIM_UFM_TOKEN_ENV = "FABRICWATCH_SIM_UFM_TOKEN"
 # SONiC answers with net-snmp's Linux sysObjectID, so its profile is named per target
 SNMP_PROFILE = {"sonic": "sonic"}
 
@@ -84,6 +100,7 @@ class Simulator:
     servers: dict[str, grpc.aio.Server] = field(default_factory=dict)
     servicers: dict[str, GnmiTarget] = field(default_factory=dict)
     snmp_agents: dict[str, SnmpAgent] = field(default_factory=dict)
+    ufm: UfmServer | None = None
     control_url: str | None = None
     _runner: web.AppRunner | None = None
 
@@ -91,7 +108,8 @@ class Simulator:
         f = self.config.fabric
         spec = FabricSpec(
             nodes=f.nodes, rails=f.rails, leaves_per_rail=f.leaves_per_rail, spines=f.spines,
-            fabric=f.fabric, speed_gbps=f.speed_gbps, flavours=tuple(f.flavours),
+            fabric="ib" if self.config.ufm.enabled else f.fabric, speed_gbps=f.speed_gbps,
+            flavours=(IB_FLAVOUR,) if self.config.ufm.enabled else tuple(f.flavours),
         )
         self.fabric = Fabric(spec, seed=f.seed, start_ns=time.time_ns(), history=self.config.history)
         for text in self.config.faults:
@@ -103,6 +121,13 @@ class Simulator:
         tls = None
         if g.tls_cert_file and g.tls_key_file:
             tls = (g.tls_cert_file.read_bytes(), g.tls_key_file.read_bytes())
+        if self.config.ufm.enabled:
+            u = self.config.ufm
+            self.ufm = UfmServer(self.fabric, list(self.fabric.topology.devices.values()),
+                                 username=u.username, password=u.password, token=u.token)
+            await self.ufm.start(u.host, u.rest_port, u.telemetry_port)
+            await self._start_control()
+            return
         snmp_cfg = self.config.snmp
         for i, (name, dev) in enumerate(self.fabric.topology.devices.items()):
             if name in snmp_cfg.devices or (snmp_cfg.every and i % snmp_cfg.every == snmp_cfg.every - 1):
@@ -126,6 +151,8 @@ class Simulator:
             if agent.transport is not None:
                 agent.transport.close()
         self.snmp_agents.clear()
+        if self.ufm is not None:
+            await self.ufm.stop()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -178,9 +205,27 @@ class Simulator:
             ],
         }]
 
+    def daemon_ufm_collectors(self, interval: float = 10.0, *, token: bool = False) -> list[dict[str, Any]]:
+        """One [[collectors.ufm]] section for the simulated UFM (credentials from the env)."""
+        if self.ufm is None:
+            return []
+        u = self.config.ufm
+        os.environ.setdefault(SIM_UFM_PASSWORD_ENV, u.password)
+        os.environ.setdefault(SIM_UFM_TOKEN_ENV, u.token)
+        auth: dict[str, Any] = ({"token": {"env": SIM_UFM_TOKEN_ENV}} if token else
+                                {"username": u.username, "password": {"env": SIM_UFM_PASSWORD_ENV}})
+        return [{
+            "name": "sim-ufm", "url": self.ufm.rest_url, "telemetry_url": self.ufm.telemetry_url,
+            "interval": interval, "inventory_interval": max(interval * 10, 5.0), "events_interval": interval,
+            "timeout": 5.0, "tags": {"fabric": "ib"}, **auth,
+        }]
+
     def collectors_config(self, interval: float = 10.0) -> dict[str, list[dict[str, Any]]]:
         """The daemon's [collectors] for every simulated switch, by protocol."""
         out = {"gnmi": self.daemon_collectors(interval)}
+        ufm = self.daemon_ufm_collectors(interval)
+        if ufm:
+            out["ufm"] = ufm
         snmp = self.daemon_snmp_collectors(interval)
         if snmp:
             out["snmp"] = snmp

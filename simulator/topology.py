@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 FLAVOURS = ("openconfig", "arista", "cumulus", "sonic")
+# InfiniBand switches managed by UFM: ports are numbers, served over the UFM REST/Telemetry API
+IB_FLAVOUR = "infiniband"
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,12 +46,14 @@ class FabricSpec:
             raise ValueError("nodes, rails, leaves_per_rail and spines must all be >= 1")
         if self.leaves_per_rail > self.nodes:
             raise ValueError("leaves_per_rail cannot exceed nodes")
-        unknown = set(self.flavours) - set(FLAVOURS)
+        unknown = set(self.flavours) - {*FLAVOURS, IB_FLAVOUR}
         if unknown:
             raise ValueError(f"unknown flavours {sorted(unknown)}; known: {FLAVOURS}")
 
 
 def _port_name(flavour: str, i: int) -> str:
+    if flavour == IB_FLAVOUR:
+        return str(i + 1)
     if flavour == "cumulus":
         return f"swp{i + 1}"
     if flavour == "sonic":

@@ -79,10 +79,19 @@ def test_saturated_counter_is_at_least_max_never_a_wrap() -> None:
     stuck = e.process(sample(20, symbol_errors=ceiling))
     assert stuck is not None
     assert stuck.saturated == ["symbol_errors"] and stuck.newly_saturated == []
+    assert "symbol_errors" not in stuck.rates  # no bogus 0/s while errors may still be happening
     assert e.stats.saturated == 1 and e.stats.wraps == 0
     cleared = e.process(sample(30, symbol_errors=3))  # operator cleared the counters
     assert cleared is not None and cleared.reset and "symbol_errors" not in cleared.rates
     assert e.stats.wraps == 0
+
+
+def test_extended_ib_counter_declared_64_bit_never_saturates() -> None:
+    e = RateEngine()
+    rates_of(e, sample(0, symbol_errors=65_000, bits={"symbol_errors": 64}))
+    r = e.process(sample(10, symbol_errors=70_000, bits={"symbol_errors": 64}))
+    assert r is not None and r.rates["symbol_errors"] == pytest.approx(500.0)
+    assert r.saturated == [] and e.stats.saturated == 0
 
 
 def test_gap_gives_no_spike() -> None:

@@ -1,0 +1,35 @@
+"""Config of the host NIC collector: this host's IB/RoCE ports from sysfs, optionally ethtool."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+from pydantic import Field, model_validator
+
+from daemon.config_types import Backoff, Duration, StrictModel, Tags
+
+
+class HostNicConfig(StrictModel):
+    name: str = "hostnic"
+    host: str = Field(default_factory=socket.gethostname)  # the device name of this host's ports
+    sysfs_root: Path = Path("/")  # tests and containers point this at another tree
+    devices: list[str] = Field(default_factory=list)  # globs on RDMA device names; empty = all
+    interval: Duration = 10.0
+    hw_counters: bool = True  # mlx5 RoCE congestion and retry counters
+    ethtool: bool = False  # per-priority pause from `ethtool -S <netdev>`
+    ethtool_path: str = "ethtool"
+    ethtool_timeout: Duration = 5.0
+    backoff: Backoff = Backoff()
+    tags: Tags = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _check(self) -> HostNicConfig:
+        if self.interval <= 0:
+            raise ValueError("interval must be > 0")
+        return self
+
+    def build(self) -> list[object]:
+        from collectors.hostnic.collector import HostNicCollector
+
+        return [HostNicCollector(self)]

@@ -1,0 +1,96 @@
+"""InfiniBand and RoCE NIC counter names, in every spelling we meet, to canonical counters.
+
+The same IBA PortCounters appear as `SymbolErrorCounter` (perfquery, UFM CSV), `symbol_error`
+(sysfs), `SymbolErrorCounterExtended` (extended counter sets), `Infiniband_SymbolErrors_u_Errors`
+(UFM Telemetry JSON) ...: one table, looked up by a normalised key (lower case, no '_').
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class IbCounter:
+    canonical: str
+    scale: int = 1  # PortXmitData/PortRcvData count 4-octet words
+    bits: int | None = None  # width override: extended variants are 64-bit and wrap
+
+
+def _key(name: str) -> str:
+    return name.replace("_", "").replace("-", "").lower()
+
+
+# classic IBA PortCounters (perfquery / UFM names) -> canonical
+_CLASSIC = {
+    "SymbolErrorCounter": "symbol_errors",
+    "LinkErrorRecoveryCounter": "link_error_recovery",
+    "LinkDownedCounter": "link_downed",
+    "PortRcvErrors": "rcv_errors",
+    "PortRcvRemotePhysicalErrors": "rcv_remote_physical_errors",
+    "PortRcvSwitchRelayErrors": "rcv_switch_relay_errors",
+    "PortXmitDiscards": "xmit_discards",
+    "PortXmitConstraintErrors": "xmit_constraint_errors",
+    "PortRcvConstraintErrors": "rcv_constraint_errors",
+    "LocalLinkIntegrityErrors": "local_link_integrity_errors",
+    "ExcessiveBufferOverrunErrors": "excessive_buffer_overrun_errors",
+    "VL15Dropped": "vl15_dropped",
+    "PortXmitWait": "xmit_wait",
+    "PortXmitPkts": "out_pkts",
+    "PortRcvPkts": "in_pkts",
+}
+_DATA = {"PortXmitData": "out_octets", "PortRcvData": "in_octets"}
+# sysfs file names that are not just the snake case of the classic name
+_SYSFS = {
+    "symbol_error": "symbol_errors", "link_error_recovery": "link_error_recovery",
+    "link_downed": "link_downed", "port_xmit_packets": "out_pkts", "port_rcv_packets": "in_pkts",
+}
+# UFM Telemetry JSON: Infiniband_<name>_u_<unit>
+_TELEMETRY = {
+    "SymbolErrors": "symbol_errors", "LinkRecovers": "link_error_recovery", "LinkDowned": "link_downed",
+    "RcvErrors": "rcv_errors", "RcvRemotePhysErrors": "rcv_remote_physical_errors",
+    "RcvSwRelayErrors": "rcv_switch_relay_errors", "XmtDiscards": "xmit_discards",
+    "XmtConstraintErrors": "xmit_constraint_errors", "RcvConstraintErrors": "rcv_constraint_errors",
+    "LinkIntegrityErrors": "local_link_integrity_errors", "ExcBufOverrunErrors": "excessive_buffer_overrun_errors",
+    "VL15Dropped": "vl15_dropped", "XmitWait": "xmit_wait", "PckOut": "out_pkts", "PckIn": "in_pkts",
+}
+# mlx5 hw_counters (RoCE) and ethtool -S names
+_NIC = {
+    "np_ecn_marked_roce_packets": "ecn_marked", "np_cnp_sent": "cnp_sent", "rp_cnp_handled": "cnp_handled",
+    "rp_cnp_ignored": "cnp_ignored", "out_of_sequence": "out_of_sequence", "packet_seq_err": "packet_seq_err",
+    "local_ack_timeout_err": "local_ack_timeout_err", "rnr_nak_retry_err": "rnr_nak_retry_err",
+    "roce_adp_retrans": "roce_adp_retrans",
+    "rx_pause_ctrl_phy": "pause_rx", "tx_pause_ctrl_phy": "pause_tx",
+    "tx_pause_storm_warning_events": "pause_storm_events",
+    **{f"rx_prio{p}_pause": f"pfc_rx_p{p}" for p in range(8)},
+    **{f"tx_prio{p}_pause": f"pfc_tx_p{p}" for p in range(8)},
+}
+
+
+def _build() -> dict[str, IbCounter]:
+    table: dict[str, IbCounter] = {}
+    for name, canonical in _CLASSIC.items():
+        table[_key(name)] = IbCounter(canonical)
+        table[_key(name + "Extended")] = IbCounter(canonical, bits=64)
+    for name, canonical in _DATA.items():
+        table[_key(name)] = IbCounter(canonical, scale=4)
+        table[_key(name + "Extended")] = IbCounter(canonical, scale=4, bits=64)
+    for name, canonical in _SYSFS.items():
+        table[_key(name)] = IbCounter(canonical)
+    for name, canonical in _TELEMETRY.items():
+        table[_key(f"Infiniband_{name}")] = IbCounter(canonical)
+    for name, canonical in _NIC.items():
+        table[_key(name)] = IbCounter(canonical)
+    return table
+
+
+TABLE = _build()
+
+
+def lookup(name: str) -> IbCounter | None:
+    """The canonical counter for a counter name in any known spelling, or None.
+
+    UFM Telemetry's `_u_<unit>` suffix is ignored; `Infiniband_MBOut/MBIn` are not mapped: their
+    unit is not documented in the samples we have."""
+    base, sep, _unit = name.partition("_u_")
+    return TABLE.get(_key(base if sep else name))

@@ -1,0 +1,78 @@
+"""HTTP to UFM: one aiohttp session, errors that name the target and say what came back."""
+
+from __future__ import annotations
+
+import base64
+import json
+import ssl
+from typing import Any
+
+import aiohttp
+
+from collectors.ufm.config import UfmConfig
+from daemon.errors import TargetError
+
+
+class UfmClient:
+    def __init__(self, cfg: UfmConfig) -> None:
+        self.cfg = cfg
+        self._session: aiohttp.ClientSession | None = None
+
+    def _auth_header(self) -> str:
+        if self.cfg.token is not None:
+            return f"Basic {self.cfg.token.resolve().get_secret_value()}"
+        assert self.cfg.username is not None and self.cfg.password is not None
+        pair = f"{self.cfg.username}:{self.cfg.password.resolve().get_secret_value()}"
+        return "Basic " + base64.b64encode(pair.encode()).decode()
+
+    def _ssl(self) -> ssl.SSLContext | bool:
+        if not self.cfg.tls.verify:
+            return False
+        if self.cfg.tls.ca_file is not None:
+            return ssl.create_default_context(cafile=str(self.cfg.tls.ca_file))
+        return True
+
+    async def open(self) -> None:
+        if self._session is None:
+            self._session = aiohttp.ClientSession(
+                timeout=aiohttp.ClientTimeout(total=self.cfg.timeout),
+                connector=aiohttp.TCPConnector(ssl=self._ssl(), limit=4))
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def _get(self, url: str, *, auth: bool) -> tuple[str, str]:
+        """(content type, body) of a 200 answer; TargetError for anything else."""
+        await self.open()
+        assert self._session is not None
+        headers = {"Authorization": self._auth_header()} if auth else {}
+        where = f"{self.cfg.name}: GET {url}"
+        try:
+            async with self._session.get(url, headers=headers) as resp:
+                body = await resp.text(errors="replace")
+                if resp.status in (401, 403):
+                    raise TargetError("auth", f"{where}: {resp.status} — check the UFM credentials")
+                if resp.status != 200:
+                    raise TargetError("http", f"{where}: HTTP {resp.status}: {body[:200]!r}")
+                return resp.content_type, body
+        except TimeoutError:
+            raise TargetError("timeout", f"{where}: no answer within {self.cfg.timeout:g}s") from None
+        except aiohttp.ClientError as exc:
+            raise TargetError("connect", f"{where}: {type(exc).__name__}: {exc}") from None
+
+    async def rest(self, path: str) -> Any:
+        """JSON from the REST API, e.g. rest('resources/ports')."""
+        url = f"{self.cfg.url}{self.cfg.rest_prefix}/{path}"
+        ctype, body = await self._get(url, auth=True)
+        try:
+            return json.loads(body)
+        except json.JSONDecodeError as exc:
+            raise TargetError("decode", f"{self.cfg.name}: GET {url}: expected JSON, got {ctype or 'no type'} "
+                                        f"({exc.msg} at char {exc.pos}): {body[:80]!r}") from None
+
+    async def telemetry(self) -> str:
+        path = self.cfg.telemetry_path if self.cfg.telemetry_format == "csv" else "/metrics"
+        _, body = await self._get(f"{self.cfg.telemetry_base}{path}", auth=False)
+        return body

@@ -1,0 +1,82 @@
+"""Config of the UFM collector: one UFM (REST + Telemetry) per section, for one InfiniBand fabric."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urlsplit
+
+from pydantic import Field, field_validator, model_validator
+
+from daemon.config_types import Backoff, Duration, SecretRef, StrictModel, Tags
+
+
+class UfmTls(StrictModel):
+    verify: bool = True  # verify the UFM certificate; off only for a lab
+    ca_file: Path | None = None
+
+
+def _url(v: str) -> str:
+    parts = urlsplit(v)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("must be an http(s) URL like 'https://ufm.example'")
+    return v.rstrip("/")
+
+
+class UfmConfig(StrictModel):
+    name: str = "ufm"
+    url: str  # the UFM REST base, e.g. https://ufm.example
+    # rest: /ufmRest with basic auth; v3: /ufmRestV3 with an access token; auto: v3 when a token is given
+    api: Literal["auto", "rest", "v3"] = "auto"
+    username: str | None = None
+    password: SecretRef | None = None
+    token: SecretRef | None = None
+    telemetry_url: str | None = None  # default: http://<UFM host>:9001
+    telemetry_format: Literal["csv", "prometheus"] = "csv"
+    telemetry_path: str = "/csv/cset/converted_enterprise"
+    interval: Duration = 30.0  # Telemetry poll
+    inventory_interval: Duration = 300.0  # ports, systems, links
+    events_interval: Duration = 30.0  # app/events and app/unhealthy_ports
+    events_backfill: bool = False  # also publish events UFM held before the first poll
+    timeout: Duration = 10.0
+    tls: UfmTls = UfmTls()
+    backoff: Backoff = Backoff(initial=5.0, max=300.0)
+    tags: Tags = Field(default_factory=dict)
+
+    _u = field_validator("url")(classmethod(lambda cls, v: _url(v)))
+
+    @field_validator("telemetry_url")
+    @classmethod
+    def _telemetry(cls, v: str | None) -> str | None:
+        return None if v is None else _url(v)
+
+    @model_validator(mode="after")
+    def _auth(self) -> UfmConfig:
+        basic = self.username is not None or self.password is not None
+        if basic and self.token is not None:
+            raise ValueError("give either username/password (basic auth) or token, not both")
+        if basic and (self.username is None or self.password is None):
+            raise ValueError("basic auth needs both username and password")
+        if not basic and self.token is None:
+            raise ValueError("give username and password, or token")
+        if self.api == "v3" and self.token is None:
+            raise ValueError("api 'v3' (/ufmRestV3) authenticates with a token")
+        if min(self.interval, self.inventory_interval, self.events_interval, self.timeout) <= 0:
+            raise ValueError("intervals and timeout must be > 0")
+        return self
+
+    @property
+    def rest_prefix(self) -> str:
+        v3 = self.api == "v3" or (self.api == "auto" and self.token is not None)
+        return "/ufmRestV3" if v3 else "/ufmRest"
+
+    @property
+    def telemetry_base(self) -> str:
+        if self.telemetry_url:
+            return self.telemetry_url
+        return f"http://{urlsplit(self.url).hostname}:9001"
+
+    def build(self) -> list[object]:
+        from collectors.ufm.collector import UfmCollector
+
+        return [UfmCollector(self)]
