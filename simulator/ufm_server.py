@@ -83,6 +83,7 @@ class UfmState:
     oper: dict[int, bool] = field(default_factory=dict)
     # test hooks: make an endpoint misbehave
     broken: dict[str, str] = field(default_factory=dict)  # path suffix -> "500" | "html" | "slow" | "rename"
+    unauthorized: int = 0  # requests turned away with 401
 
     def __post_init__(self) -> None:
         for i, dev in enumerate(self.devices):
@@ -148,6 +149,7 @@ class UfmServer:
     async def _middleware(self, request: web.Request, handler: Any) -> web.StreamResponse:
         telemetry = request.path == "/metrics" or request.path.startswith("/csv/")
         if not telemetry and not self._authorized(request):
+            self.state.unauthorized += 1
             return web.json_response({"error": "Unauthorized"}, status=401)
         for suffix, how in self.state.broken.items():
             if request.path.endswith(suffix):
@@ -158,7 +160,7 @@ class UfmServer:
                 if how == "slow":
                     import asyncio
 
-                    await asyncio.sleep(30)
+                    await asyncio.sleep(3)
         return await handler(request)
 
     # -- REST ----------------------------------------------------------------------------
@@ -179,8 +181,8 @@ class UfmServer:
                     "active_speed": "NDR" if p.speed_bps >= 400e9 else "HDR", "active_width": "4x",
                     "node_type": "switch", "severity": "Info", "description": "Switch IB Port",
                 }
-                if rename:  # a schema change: the field the collector keys on is gone
-                    rec["system"] = rec.pop("system_name")
+                if rename:  # a schema change: the field the collector keys ports on is gone
+                    rec["port_number"] = rec.pop("number")
                 out.append(rec)
         return web.json_response(out)
 
