@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collectors.gnmi.config import GnmiConfig
 from collectors.hostnic.config import HostNicConfig
+from collectors.ibdiag.config import IbDiagConfig
 from collectors.snmp.config import SnmpConfig
 from collectors.ufm.config import UfmConfig
 from sinks.influxdb.config import InfluxConfig
@@ -14,6 +15,7 @@ COLLECTORS: dict[str, type] = {
     "snmp": SnmpConfig,
     "hostnic": HostNicConfig,
     "ufm": UfmConfig,
+    "ibdiag": IbDiagConfig,
 }
 
 SINKS: dict[str, type] = {

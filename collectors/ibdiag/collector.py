@@ -1,0 +1,124 @@
+"""ibdiag collector: topology from ibnetdiscover, per-switch counters from perfquery, as subprocesses."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator
+
+from collectors.ibdiag.config import IbDiagConfig
+from collectors.ibdiag.parsers import Topology, parse_ibnetdiscover, parse_ibnetdiscover_ports, parse_perfquery
+from daemon.batch import PortSample, SampleBatch
+from daemon.errors import TargetError
+
+log = logging.getLogger("fabricwatch.ibdiag")
+
+
+class IbDiagCollector:
+    kind = "ibdiag"
+
+    def __init__(self, cfg: IbDiagConfig) -> None:
+        self.cfg = cfg
+        self.device = cfg.fabric
+        self.address = cfg.ibnetdiscover[0]
+        self.tags = dict(cfg.tags)
+        self.topology = Topology()
+        self._topology_at = float("-inf")
+        self._sem = asyncio.Semaphore(cfg.max_concurrency)
+        self.unmapped = 0
+        self.polls = 0
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}:{self.cfg.name}:{self.device}"
+
+    def fingerprint(self) -> str:
+        return self.cfg.model_dump_json()
+
+    async def __aenter__(self) -> IbDiagCollector:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+    async def run(self, argv: list[str]) -> str:
+        """stdout of a command, or TargetError naming it (missing, timed out, failed)."""
+        async with self._sem:
+            try:
+                proc = await asyncio.create_subprocess_exec(
+                    *argv, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            except OSError as exc:
+                raise TargetError("command", f"{self.device}: cannot run {argv[0]}: {exc.strerror}") from None
+            try:
+                out, err = await asyncio.wait_for(proc.communicate(), self.cfg.timeout)
+            except TimeoutError:
+                proc.kill()
+                await proc.wait()
+                raise TargetError("timeout", f"{self.device}: {' '.join(argv)} took over {self.cfg.timeout:g}s") \
+                    from None
+        if proc.returncode != 0:
+            raise TargetError("command", f"{self.device}: {' '.join(argv)} exited {proc.returncode}: "
+                                         f"{err.decode(errors='replace').strip()[:200]}")
+        return out.decode(errors="replace")
+
+    async def refresh_topology(self) -> list[str]:
+        text = await self.run(self.cfg.ibnetdiscover)
+        topo = parse_ibnetdiscover_ports(text) if "-p" in self.cfg.ibnetdiscover else parse_ibnetdiscover(text)
+        if not topo.ports:
+            raise TargetError("parse", f"{self.device}: ibnetdiscover gave no ports ({len(text)} bytes)")
+        self.topology = topo
+        log.info("ib topology read", extra={"target": self.key, "ports": len(topo.ports),
+                                             "switches": len(topo.switches())})
+        return topo.problems
+
+    async def _query(self, guid: str, lid: int, name: str) -> tuple[list[PortSample], list[tuple[str, str]]]:
+        argv = [a.replace("{lid}", str(lid)).replace("{guid}", guid) for a in self.cfg.perfquery]
+        try:
+            text = await self.run(argv)
+        except TargetError as exc:
+            return [], [(exc.kind, f"{name} (lid {lid}): {exc}")]
+        res = parse_perfquery(text)
+        now = time.time_ns()
+        peers = {p.port: p for p in self.topology.ports if p.guid == guid}
+        samples = []
+        for pp in res.ports:
+            self.unmapped += len(pp.unmapped)
+            peer = peers.get(pp.port)
+            tags = {**self.tags, **({"peer_device": peer.peer_name, "peer_port": peer.peer_port}
+                                    if peer and peer.peer_name else {})}
+            samples.append(PortSample(name, pp.port, now, dict(pp.values), tags, None, pp.bits or None))
+        return samples, [("parse", f"{name} (lid {lid}): perfquery {p}") for p in res.problems]
+
+    async def poll(self) -> SampleBatch:
+        loop = asyncio.get_running_loop()
+        problems: list[tuple[str, str]] = []
+        if loop.time() - self._topology_at >= self.cfg.topology_interval:
+            try:
+                found = await self.refresh_topology()
+                problems += [("parse", f"{self.device}: ibnetdiscover {p}") for p in found[:20]]
+                self._topology_at = loop.time()
+            except TargetError as exc:
+                if not self.topology.ports:
+                    raise  # nothing to query without a topology
+                problems.append((exc.kind, str(exc)))
+        nodes = {p.guid: (p.lid, p.name) for p in self.topology.ports
+                 if p.node_type == "SW" or (self.cfg.include_hosts and p.node_type == "CA")}
+        results = await asyncio.gather(*(self._query(g, lid, name) for g, (lid, name) in nodes.items()))
+        samples = [s for ss, _ in results for s in ss]
+        for _, ps in results:
+            problems += ps
+        if nodes and not samples:
+            raise TargetError(problems[0][0] if problems else "command",
+                              f"{self.device}: no switch answered perfquery"
+                              + (f"; first: {problems[0][1]}" if problems else ""))
+        self.polls += 1
+        return SampleBatch(self.kind, self.device, samples, self.unmapped, [], problems)
+
+    async def stream(self) -> AsyncIterator[SampleBatch]:
+        loop = asyncio.get_running_loop()
+        next_at = loop.time()
+        while True:
+            yield await self.poll()
+            next_at = max(next_at + self.cfg.interval, loop.time())
+            await asyncio.sleep(next_at - loop.time())
