@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from daemon.config import format_errors
-from simulator.service import SIM_COMMUNITY_ENV, SimConfig, Simulator
+from simulator.service import SIM_COMMUNITY_ENV, SIM_UFM_PASSWORD_ENV, SimConfig, Simulator
 
 log = logging.getLogger("fabricwatch.simulator")
 
@@ -73,6 +73,20 @@ def daemon_config_toml(sim: Simulator, interval: str, topology: Path) -> str:
             profile = f', profile = "{t["profile"]}"' if "profile" in t else ""
             lines.append(f'  {{ device = "{t["device"]}", address = "{t["address"]}"{profile} }},')
         lines += ["]", ""]
+    for section in sim.daemon_ufm_collectors():
+        lines += [
+            "# the simulated UFM; export its password first:",
+            f"#   export {SIM_UFM_PASSWORD_ENV}={sim.config.ufm.password}",
+            "[[collectors.ufm]]",
+            f'name = "{section["name"]}"',
+            f'url = "{section["url"]}"',
+            f'telemetry_url = "{section["telemetry_url"]}"',
+            f'username = "{section["username"]}"',
+            f'password = {{ env = "{SIM_UFM_PASSWORD_ENV}" }}',
+            f'interval = "{interval}"',
+            'tags = { fabric = "ib" }',
+            "",
+        ]
     return "\n".join(lines)
 
 
@@ -94,6 +108,7 @@ async def run_simulate(args: argparse.Namespace) -> int:
         "ports": len(sim.fabric.ports),
         "targets": [t.__dict__ for t in sim.targets],
         "faults": [f.to_dict() for f in sim.fabric.faults],
+        **({"ufm": {"rest": sim.ufm.rest_url, "telemetry": sim.ufm.telemetry_url}} if sim.ufm else {}),
     }, indent=1), flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -137,7 +137,8 @@ def parse_prometheus(text: str) -> Parsed:
         raise TelemetryError(f"Prometheus text: {exc}") from None
     for fam in families:
         for s in fam.samples:
-            c = lookup(s.name)
+            # the parser (like OpenMetrics) names counter samples <family>_total
+            c = lookup(s.name) or lookup(s.name.removesuffix("_total"))
             if c is None:
                 if s.name not in out.unmapped_columns:
                     out.unmapped_columns.append(s.name)

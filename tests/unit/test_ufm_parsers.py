@@ -135,6 +135,22 @@ def test_csv_without_the_key_columns_is_an_error() -> None:
         parse_csv("<html><body>UFM Telemetry is starting</body></html>\n")
 
 
+def test_prometheus_text_with_and_without_counter_types() -> None:
+    from collectors.ufm.telemetry import parse_prometheus
+
+    text = (
+        "# TYPE PortXmitDataExtended counter\n"
+        'PortXmitDataExtended{node_guid="0xaa",port_num="1"} 5 1700000000000\n'
+        'SymbolErrorCounter{node_guid="0xaa",port_num="1"} 65535 1700000000000\n'
+        'PortRcvPktsExtended{node_guid="0xaa"} 9\n'
+    )
+    parsed = parse_prometheus(text)
+    [pc] = parsed.ports
+    assert (pc.guid, pc.port, pc.ts_ns) == ("00000000000000aa", "1", 1_700_000_000_000_000_000)
+    assert pc.values == {"out_octets": 20, "symbol_errors": 65535} and pc.bits == {"out_octets": 64}
+    assert parsed.problems == ["PortRcvPktsExtended: sample without node_guid/port_num labels"]
+
+
 def test_events_incremental_by_id_old_and_new_schema() -> None:
     inv = Inventory(systems={"00000000000000aa": "sw1"})
     data = [
