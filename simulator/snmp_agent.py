@@ -65,6 +65,8 @@ class AgentView:
         self.device = device
         self.started = time.monotonic()
         self.boot_ticks = 123_456  # the switch has been up a while before the simulation
+        self.table_last_change = 0  # ifTableLastChange; tests move it to say "interfaces changed"
+        self.names: dict[int, str] = {}  # ifIndex -> ifName overrides (a renamed port)
         self._last_change: dict[int, int] = {}
         self._seen_transitions: dict[int, int] = {}
         entries: dict[tuple[int, ...], Getter] = {}
@@ -73,7 +75,7 @@ class AgentView:
         entries[(1, 3, 6, 1, 2, 1, 1, 2, 0)] = lambda s, t: rfc1902.ObjectName(SYS_OBJECT_ID[flavour])
         entries[(1, 3, 6, 1, 2, 1, 1, 3, 0)] = lambda s, t: rfc1902.TimeTicks(t)
         entries[(1, 3, 6, 1, 2, 1, 1, 5, 0)] = lambda s, t: rfc1902.OctetString(device.name)
-        entries[(1, 3, 6, 1, 2, 1, 31, 1, 5, 0)] = lambda s, t: rfc1902.TimeTicks(0)
+        entries[(1, 3, 6, 1, 2, 1, 31, 1, 5, 0)] = lambda s, t: rfc1902.TimeTicks(self.table_last_change)
         for pos, port in enumerate(device.ports):
             self._add_port(entries, pos + 1, port, flavour)
         self.oids = sorted(entries)
@@ -92,7 +94,7 @@ class AgentView:
         e[(*IF_TABLE, 9, idx)] = lambda s, t: rfc1902.TimeTicks(self._if_last_change(s, row))
         for sub, name in ((13, "in_discards"), (14, "in_errors"), (19, "out_discards"), (20, "out_errors")):
             e[(*IF_TABLE, sub, idx)] = _c32(name, row)
-        e[(*IF_X_TABLE, 1, idx)] = lambda s, t: rfc1902.OctetString(port.name)
+        e[(*IF_X_TABLE, 1, idx)] = lambda s, t: rfc1902.OctetString(self.names.get(idx, port.name))
         for sub, name in ((6, "in_octets"), (7, "in_pkts"), (10, "out_octets"), (11, "out_pkts")):
             e[(*IF_X_TABLE, sub, idx)] = _c64(name, row)
         e[(*IF_X_TABLE, 15, idx)] = lambda s, t: rfc1902.Gauge32(port.speed_bps // 1_000_000)
@@ -126,6 +128,11 @@ class AgentView:
 
     def ticks(self) -> int:
         return self.boot_ticks + int((time.monotonic() - self.started) * 100)
+
+    def reboot(self) -> None:
+        """sysUpTime starts again from zero, as after a reload of the switch."""
+        self.boot_ticks = 0
+        self.started = time.monotonic()
 
     def value(self, i: int, snap: Snapshot, ticks: int) -> Any:
         return self.getters[i](snap, ticks)
