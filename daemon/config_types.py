@@ -90,3 +90,12 @@ class Backoff(StrictModel):
 
 
 Tags = dict[str, str]
+
+
+def check_unique_devices(targets: list[Any]) -> None:
+    """A device listed twice in one section would poll it twice and mix its series."""
+    seen: set[str] = set()
+    for t in targets:
+        if t.device in seen:
+            raise ValueError(f"device {t.device!r} is listed twice")
+        seen.add(t.device)

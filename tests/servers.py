@@ -27,6 +27,17 @@ def require(binary: str) -> str:
     return path
 
 
+def terminate(proc: subprocess.Popen[bytes] | None) -> None:
+    """Stop a server child: SIGTERM, then SIGKILL after 10 s. Returns None for `self.proc = ...`."""
+    if proc is not None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 def _wait_http(url: str, timeout: float = 30.0, ok: tuple[int, ...] = (200, 204)) -> None:
     deadline = time.monotonic() + timeout
     last: Exception | None = None
@@ -65,14 +76,7 @@ class Server:
         _wait_http(self.health_url())
 
     def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-            self.proc = None
+        self.proc = terminate(self.proc)
 
 
 class InfluxDB1(Server):
@@ -302,14 +306,7 @@ class SnmpSim:
         _wait_snmp(self.port, self.communities[0], self.proc, self.log)
 
     def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-            self.proc = None
+        self.proc = terminate(self.proc)
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
@@ -346,11 +343,4 @@ class Snmpd:
         _wait_snmp(self.port, self.COMMUNITY, self.proc, self.log)
 
     def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-            self.proc = None
+        self.proc = terminate(self.proc)

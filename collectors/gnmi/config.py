@@ -7,7 +7,15 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from collectors.gnmi.mapping import load_table
-from daemon.config_types import Backoff, Duration, SecretRef, StrictModel, Tags, TlsConfig
+from daemon.config_types import (
+    Backoff,
+    Duration,
+    SecretRef,
+    StrictModel,
+    Tags,
+    TlsConfig,
+    check_unique_devices,
+)
 
 
 def _check_flavour(v: str | None) -> str | None:
@@ -56,11 +64,7 @@ class GnmiConfig(StrictModel):
     def _check(self) -> GnmiConfig:
         if self.sample_interval <= 0:
             raise ValueError("sample_interval must be > 0")
-        seen: set[str] = set()
-        for t in self.targets:
-            if t.device in seen:
-                raise ValueError(f"device {t.device!r} is listed twice")
-            seen.add(t.device)
+        check_unique_devices(self.targets)
         if self.password is not None and self.username is None:
             raise ValueError("password given without username")
         return self

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
 
 from collectors.hostnic.config import HostNicConfig
 from collectors.hostnic.ethtool import parse_ethtool_stats
 from collectors.hostnic.sysfs import read_ports
+from collectors.polling import PolledCollector
 from daemon.batch import PortSample, SampleBatch
 from daemon.errors import TargetError
 
 
-class HostNicCollector:
+class HostNicCollector(PolledCollector):
     kind = "hostnic"
 
     def __init__(self, cfg: HostNicConfig) -> None:
@@ -22,20 +22,6 @@ class HostNicCollector:
         self.address = str(cfg.sysfs_root)
         self.tags = {**cfg.tags, "role": "host"}
         self.unmapped = 0
-        self.polls = 0
-
-    @property
-    def key(self) -> str:
-        return f"{self.kind}:{self.cfg.name}:{self.device}"
-
-    def fingerprint(self) -> str:
-        return self.cfg.model_dump_json()
-
-    async def __aenter__(self) -> HostNicCollector:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        return None
 
     async def _ethtool(self, netdev: str) -> dict[str, int]:
         try:
@@ -69,13 +55,4 @@ class HostNicCollector:
                     values.update(await self._ethtool(netdev))
             self.unmapped += p.unmapped
             samples.append(PortSample(self.device, p.name, ts_ns, values, self.tags, None, p.bits or None))
-        self.polls += 1
         return SampleBatch(self.kind, self.device, samples, self.unmapped)
-
-    async def stream(self) -> AsyncIterator[SampleBatch]:
-        loop = asyncio.get_running_loop()
-        next_at = loop.time()
-        while True:
-            yield await self.poll()
-            next_at = max(next_at + self.cfg.interval, loop.time())
-            await asyncio.sleep(next_at - loop.time())

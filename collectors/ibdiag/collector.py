@@ -5,17 +5,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
 
 from collectors.ibdiag.config import IbDiagConfig
 from collectors.ibdiag.parsers import Topology, parse_ibnetdiscover, parse_ibnetdiscover_ports, parse_perfquery
+from collectors.polling import PolledCollector
 from daemon.batch import PortSample, SampleBatch
 from daemon.errors import TargetError
 
 log = logging.getLogger("fabricwatch.ibdiag")
 
 
-class IbDiagCollector:
+class IbDiagCollector(PolledCollector):
     kind = "ibdiag"
 
     def __init__(self, cfg: IbDiagConfig) -> None:
@@ -27,20 +27,6 @@ class IbDiagCollector:
         self._topology_at = float("-inf")
         self._sem = asyncio.Semaphore(cfg.max_concurrency)
         self.unmapped = 0
-        self.polls = 0
-
-    @property
-    def key(self) -> str:
-        return f"{self.kind}:{self.cfg.name}:{self.device}"
-
-    def fingerprint(self) -> str:
-        return self.cfg.model_dump_json()
-
-    async def __aenter__(self) -> IbDiagCollector:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        return None
 
     async def run(self, argv: list[str]) -> str:
         """stdout of a command, or TargetError naming it (missing, timed out, failed)."""
@@ -112,13 +98,4 @@ class IbDiagCollector:
             raise TargetError(problems[0][0] if problems else "command",
                               f"{self.device}: no switch answered perfquery"
                               + (f"; first: {problems[0][1]}" if problems else ""))
-        self.polls += 1
         return SampleBatch(self.kind, self.device, samples, self.unmapped, [], problems)
-
-    async def stream(self) -> AsyncIterator[SampleBatch]:
-        loop = asyncio.get_running_loop()
-        next_at = loop.time()
-        while True:
-            yield await self.poll()
-            next_at = max(next_at + self.cfg.interval, loop.time())
-            await asyncio.sleep(next_at - loop.time())

@@ -6,10 +6,10 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import AsyncIterator
 from fnmatch import fnmatchcase
 from typing import Any
 
+from collectors.polling import PolledCollector
 from collectors.snmp import ber
 from collectors.snmp.config import SnmpConfig, SnmpTarget, split_address
 from collectors.snmp.profile import Column, Profile, Table, load_profile, select
@@ -30,7 +30,7 @@ NAME_COLUMNS = {
 NAME_FALLBACK = ("ifName", "ifDescr")
 
 
-class SnmpCollector:
+class SnmpCollector(PolledCollector):
     kind = "snmp"
 
     def __init__(self, cfg: SnmpConfig, target: SnmpTarget, section_limit: asyncio.Semaphore) -> None:
@@ -55,13 +55,7 @@ class SnmpCollector:
         self._transitions: dict[int, int] = {}
         self._index_cache: dict[bytes, tuple[int, ...]] = {}
         self.unmapped = 0
-        self.polls = 0
         self.overruns = 0  # polls that took longer than the interval
-        self.synced = False
-
-    @property
-    def key(self) -> str:
-        return f"{self.kind}:{self.cfg.name}:{self.device}"
 
     @property
     def garbage(self) -> int:
@@ -69,6 +63,12 @@ class SnmpCollector:
 
     def fingerprint(self) -> str:
         return self.cfg.model_dump_json(exclude={"targets"}) + self.target.model_dump_json()
+
+    def first_delay(self) -> float:
+        return random.uniform(0, min(self.cfg.interval * 0.1, 5.0))
+
+    def overran(self) -> None:
+        self.overruns += 1
 
     # -- session ---------------------------------------------------------------------
     def _make_transport(self) -> Transport:
@@ -88,32 +88,16 @@ class SnmpCollector:
             return Pysnmp.v2c(self.device, self.host, self.port, community, **kw)
         return FastV2c(self.device, self.host, self.port, community.encode(), **kw)
 
-    async def __aenter__(self) -> SnmpCollector:
+    async def open(self) -> None:
         if self.transport is None:
             self.transport = self._make_transport()
-        return self
 
-    async def __aexit__(self, *exc: object) -> None:
+    async def close(self) -> None:
         if self.transport is not None:
             await self.transport.close()
             self.transport = None
 
     # -- polling ---------------------------------------------------------------------
-    async def stream(self) -> AsyncIterator[SampleBatch]:
-        """One batch per poll, every interval, on a per-device phase so a fleet spreads out."""
-        loop = asyncio.get_running_loop()
-        if not self.polls:
-            await asyncio.sleep(random.uniform(0, min(self.cfg.interval * 0.1, 5.0)))
-        next_at = loop.time()
-        while True:
-            yield await self.poll()
-            next_at += self.cfg.interval
-            now = loop.time()
-            if next_at < now:
-                self.overruns += 1
-                next_at = now
-            await asyncio.sleep(next_at - now)
-
     async def _get(self, oids: list[bytes]) -> dict[bytes, tuple[int, ber.Value]]:
         assert self.transport is not None
         async with self.device_limit, self.section_limit:
@@ -174,8 +158,6 @@ class SnmpCollector:
             if exclude and any(fnmatchcase(name, g) for g in exclude):
                 continue
             samples.append(PortSample(self.device, name, ts_ns, v, self.tags, uptime_s, bits.get(idx)))
-        self.polls += 1
-        self.synced = True
         return SampleBatch(self.kind, self.device, samples, self.unmapped)
 
     def _index(self, suffix: bytes) -> tuple[int, ...]:

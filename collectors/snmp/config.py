@@ -9,7 +9,7 @@ from pydantic import Field, field_validator, model_validator
 
 from collectors.snmp.profile import load_profile
 from collectors.snmp.transport import AUTH_PROTOCOLS, PRIV_PROTOCOLS
-from daemon.config_types import Backoff, Duration, SecretRef, StrictModel, Tags
+from daemon.config_types import Backoff, Duration, SecretRef, StrictModel, Tags, check_unique_devices
 
 
 def _check_profile(v: str | None) -> str | None:
@@ -99,11 +99,8 @@ class SnmpConfig(StrictModel):
     def _check(self) -> SnmpConfig:
         if self.interval <= 0 or self.timeout <= 0:
             raise ValueError("interval and timeout must be > 0")
-        seen: set[str] = set()
+        check_unique_devices(self.targets)
         for t in self.targets:
-            if t.device in seen:
-                raise ValueError(f"device {t.device!r} is listed twice")
-            seen.add(t.device)
             if self.version == "2c" and (t.community or self.community) is None:
                 raise ValueError(f"device {t.device!r}: version 2c needs 'community' (section or target)")
             if self.version == "3" and (t.v3 or self.v3) is None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
 
+from collectors.polling import PolledCollector
 from collectors.ufm.client import UfmClient
 from collectors.ufm.config import UfmConfig
 from collectors.ufm.events import parse_events, parse_unhealthy
@@ -23,7 +23,7 @@ from daemon.errors import TargetError
 log = logging.getLogger("fabricwatch.ufm")
 
 
-class UfmCollector:
+class UfmCollector(PolledCollector):
     kind = "ufm"
 
     def __init__(self, cfg: UfmConfig) -> None:
@@ -38,29 +38,12 @@ class UfmCollector:
         self._last_event_id: int | None = None
         self._unhealthy: dict[tuple[str, str], str] = {}
         self.unmapped = 0
-        self.polls = 0
 
-    @property
-    def key(self) -> str:
-        return f"{self.kind}:{self.cfg.name}:{self.device}"
-
-    def fingerprint(self) -> str:
-        return self.cfg.model_dump_json()
-
-    async def __aenter__(self) -> UfmCollector:
+    async def open(self) -> None:
         await self.client.open()
-        return self
 
-    async def __aexit__(self, *exc: object) -> None:
+    async def close(self) -> None:
         await self.client.close()
-
-    async def stream(self) -> AsyncIterator[SampleBatch]:
-        loop = asyncio.get_running_loop()
-        next_at = loop.time()
-        while True:
-            yield await self.poll()
-            next_at = max(next_at + self.cfg.interval, loop.time())
-            await asyncio.sleep(next_at - loop.time())
 
     # -- parts of a poll ---------------------------------------------------------------
     async def refresh_inventory(self) -> list[str]:
@@ -150,5 +133,4 @@ class UfmCollector:
         if failed_parts == parts:
             kind, message = problems[-1]
             raise TargetError(kind, message)
-        self.polls += 1
         return SampleBatch(self.kind, self.device, samples, self.unmapped, events, problems)
