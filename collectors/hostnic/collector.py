@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 import time
 
+from collectors.command import run_command
 from collectors.hostnic.config import HostNicConfig
 from collectors.hostnic.ethtool import parse_ethtool_stats
 from collectors.hostnic.sysfs import read_ports
 from collectors.polling import PolledCollector
 from daemon.batch import PortSample, SampleBatch
-from daemon.errors import TargetError
 
 
 class HostNicCollector(PolledCollector):
@@ -24,22 +24,9 @@ class HostNicCollector(PolledCollector):
         self.unmapped = 0
 
     async def _ethtool(self, netdev: str) -> dict[str, int]:
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                self.cfg.ethtool_path, "-S", netdev,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-        except OSError as exc:
-            raise TargetError("command", f"{self.device}: cannot run {self.cfg.ethtool_path}: {exc}") from None
-        try:
-            out, err = await asyncio.wait_for(proc.communicate(), self.cfg.ethtool_timeout)
-        except TimeoutError:
-            proc.kill()
-            await proc.wait()
-            raise TargetError("timeout", f"{self.device}: ethtool -S {netdev} took over "
-                                         f"{self.cfg.ethtool_timeout:g}s") from None
-        if proc.returncode != 0:
-            raise TargetError("command", f"{self.device}: ethtool -S {netdev}: {err.decode(errors='replace')[:200]}")
-        values, unmapped = parse_ethtool_stats(out.decode(errors="replace"))
+        text = await run_command([self.cfg.ethtool_path, "-S", netdev], timeout=self.cfg.ethtool_timeout,
+                                 who=self.device)
+        values, unmapped = parse_ethtool_stats(text)
         self.unmapped += unmapped
         return values
 

@@ -6,6 +6,7 @@ import asyncio
 import logging
 import time
 
+from collectors.command import run_command
 from collectors.ibdiag.config import IbDiagConfig
 from collectors.ibdiag.parsers import Topology, parse_ibnetdiscover, parse_ibnetdiscover_ports, parse_perfquery
 from collectors.polling import PolledCollector
@@ -29,24 +30,8 @@ class IbDiagCollector(PolledCollector):
         self.unmapped = 0
 
     async def run(self, argv: list[str]) -> str:
-        """stdout of a command, or TargetError naming it (missing, timed out, failed)."""
         async with self._sem:
-            try:
-                proc = await asyncio.create_subprocess_exec(
-                    *argv, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-            except OSError as exc:
-                raise TargetError("command", f"{self.device}: cannot run {argv[0]}: {exc.strerror}") from None
-            try:
-                out, err = await asyncio.wait_for(proc.communicate(), self.cfg.timeout)
-            except TimeoutError:
-                proc.kill()
-                await proc.wait()
-                raise TargetError("timeout", f"{self.device}: {' '.join(argv)} took over {self.cfg.timeout:g}s") \
-                    from None
-        if proc.returncode != 0:
-            raise TargetError("command", f"{self.device}: {' '.join(argv)} exited {proc.returncode}: "
-                                         f"{err.decode(errors='replace').strip()[:200]}")
-        return out.decode(errors="replace")
+            return await run_command(argv, timeout=self.cfg.timeout, who=self.device)
 
     async def refresh_topology(self) -> list[str]:
         text = await self.run(self.cfg.ibnetdiscover)
