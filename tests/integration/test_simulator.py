@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import aiohttp
+import pytest
 
 from simulator.fabric import COL, Fabric
 from simulator.faults import Fault
@@ -65,3 +68,27 @@ async def test_live_fault_injection_over_http() -> None:
             assert (await resp.json())["removed"] == 1
     finally:
         await sim.stop()
+
+
+@pytest.mark.parametrize("overrides", [{"snmp": {"every": 2}}, {"ufm": {"enabled": True}}])
+async def test_simulate_out_writes_a_daemon_config_that_loads(
+    tmp_path: Path, overrides: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`fabricwatch simulate --out` writes a config for every protocol the simulator serves."""
+    import tomllib
+
+    from daemon.config import parse
+    from simulator.cli import daemon_config_toml
+    from simulator.service import SIM_COMMUNITY_ENV, SIM_UFM_PASSWORD_ENV
+    sim = await start_sim(**overrides)
+    try:
+        text = daemon_config_toml(sim, "10s", tmp_path / "topology.json")
+    finally:
+        await sim.stop()
+    monkeypatch.setenv(SIM_COMMUNITY_ENV, sim.config.snmp.community)
+    monkeypatch.setenv(SIM_UFM_PASSWORD_ENV, sim.config.ufm.password)
+    cfg = parse(tomllib.loads(text), "fabricwatch.toml")
+    kinds = {kind for kind, _ in cfg.collector_configs()}
+    assert kinds == ({"gnmi", "snmp"} if "snmp" in overrides else {"ufm"})
+    devices = {c.device for _, section in cfg.collector_configs() for c in section.build()}
+    assert devices == ({t.device for t in sim.targets} if "snmp" in overrides else {"sim-ufm"})
