@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import ssl
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +66,8 @@ class UfmSection(StrictModel):
     username: str = "admin"
     password: str = "fabricwatch-sim"
     token: str = "fabricwatch-sim-token"
+    tls_cert_file: Path | None = None  # serve REST over HTTPS, like a real UFM
+    tls_key_file: Path | None = None
 
 
 class SimConfig(StrictModel):
@@ -125,7 +128,11 @@ class Simulator:
             u = self.config.ufm
             self.ufm = UfmServer(self.fabric, list(self.fabric.topology.devices.values()),
                                  username=u.username, password=u.password, token=u.token)
-            await self.ufm.start(u.host, u.rest_port, u.telemetry_port)
+            https: ssl.SSLContext | None = None
+            if u.tls_cert_file and u.tls_key_file:
+                https = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+                https.load_cert_chain(u.tls_cert_file, u.tls_key_file)
+            await self.ufm.start(u.host, u.rest_port, u.telemetry_port, tls=https)
             await self._start_control()
             return
         snmp_cfg = self.config.snmp

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import ssl
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -261,7 +262,8 @@ class UfmServer:
                                  f'port_num="{p.name}"}} {v} {ts_ms}')
         return web.Response(text="\n".join(lines) + "\n", content_type="text/plain")
 
-    async def start(self, host: str = "127.0.0.1", rest_port: int = 0, telemetry_port: int = 0) -> None:
+    async def start(self, host: str = "127.0.0.1", rest_port: int = 0, telemetry_port: int = 0, *,
+                    tls: ssl.SSLContext | None = None) -> None:
         rest = web.Application(middlewares=[self._middleware])
         for prefix in ("/ufmRest", "/ufmRestV3"):
             rest.router.add_get(f"{prefix}/resources/ports", self._ports)
@@ -273,13 +275,13 @@ class UfmServer:
         telemetry.router.add_get(CSV_PATH, self._csv)
         telemetry.router.add_get("/metrics", self._metrics)
         urls = []
-        for app, port in ((rest, rest_port), (telemetry, telemetry_port)):
+        for app, port, ctx in ((rest, rest_port, tls), (telemetry, telemetry_port, None)):
             runner = web.AppRunner(app, access_log=None)
             await runner.setup()
-            site = web.TCPSite(runner, host, port)
+            site = web.TCPSite(runner, host, port, ssl_context=ctx)
             await site.start()
             self._runners.append(runner)
-            urls.append(f"http://{host}:{bound_port(site, port)}")
+            urls.append(f"{'https' if ctx else 'http'}://{host}:{bound_port(site, port)}")
         self.rest_url, self.telemetry_url = urls
         self.state.sync_events()
 

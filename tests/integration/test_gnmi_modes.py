@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import datetime
 from pathlib import Path
 
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
 from collectors.gnmi.config import GnmiConfig
 from daemon.errors import TargetError
+from tests.certs import self_signed
 from tests.integration.helpers import start_sim
 
 pytestmark = pytest.mark.integration
@@ -46,25 +42,6 @@ async def test_poll_and_once_modes_deliver_every_interval(mode: str) -> None:
     ports = len(sim.fabric.topology.devices[section["targets"][0]["device"]].ports)
     assert len(stamps) >= 4, stamps  # one answer per period
     assert samples >= ports * 4
-
-
-def self_signed(tmp_path: Path) -> tuple[Path, Path]:
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "sim-switch")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-        .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName("sim-switch")]), critical=False)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = tmp_path / "cert.pem", tmp_path / "key.pem"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
-    return cert_path, key_path
 
 
 async def test_tls_with_ca_file_and_server_name(tmp_path: Path) -> None:

@@ -178,3 +178,23 @@ async def test_bad_credentials_are_a_clear_auth_error_not_a_tight_loop(
     assert "sim-ufm" in status.last_error and "/ufmRestV3/" in status.last_error and "credentials" in status.last_error
     assert "not-the-token" not in status.last_error
     assert sim.ufm.state.unauthorized <= 3, "401s must back off (5 s first), not hammer UFM"
+
+
+async def test_tls_is_verified_by_default_and_a_ca_file_makes_it_work(tmp_path: Path) -> None:
+    from tests.certs import self_signed
+
+    cert, key = self_signed(tmp_path, "ufm.sim", ip="127.0.0.1")
+    sim = await start_sim(ufm={"enabled": True, "tls_cert_file": str(cert), "tls_key_file": str(key)})
+    try:
+        assert sim.ufm is not None and sim.ufm.rest_url.startswith("https://")
+        unverified = _collector(sim)  # default: verify against the system CAs, which do not know this one
+        async with unverified:
+            b = await unverified.poll()  # Telemetry (plain HTTP here) still answers; REST fails
+        assert b.samples and {k for k, _ in b.problems} == {"connect"}
+        assert any("certificate" in m.lower() for _, m in b.problems)
+        trusted = _collector(sim, tls={"ca_file": str(cert)})
+        async with trusted:
+            b = await trusted.poll()
+        assert not b.problems and {s.device for s in b.samples} == set(sim.fabric.topology.devices)
+    finally:
+        await sim.stop()
