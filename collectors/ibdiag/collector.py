@@ -8,7 +8,7 @@ import time
 
 from collectors.command import run_command
 from collectors.ibdiag.config import IbDiagConfig
-from collectors.ibdiag.parsers import Topology, parse_ibnetdiscover, parse_ibnetdiscover_ports, parse_perfquery
+from collectors.ibdiag.parsers import Topology, parse_perfquery, parse_topology
 from collectors.polling import PolledCollector
 from daemon.batch import PortSample, SampleBatch
 from daemon.errors import TargetError
@@ -35,7 +35,7 @@ class IbDiagCollector(PolledCollector):
 
     async def refresh_topology(self) -> list[str]:
         text = await self.run(self.cfg.ibnetdiscover)
-        topo = parse_ibnetdiscover_ports(text) if "-p" in self.cfg.ibnetdiscover else parse_ibnetdiscover(text)
+        topo = parse_topology(text)
         if not topo.ports:
             raise TargetError("parse", f"{self.device}: ibnetdiscover gave no ports ({len(text)} bytes)")
         self.topology = topo

@@ -178,3 +178,14 @@ def parse_ibnetdiscover(text: str) -> Topology:
         out.ports.append(IbPort(t, node_lid, port, "0x" + nid[2:].lower(), name, width, speed, rname, rport,
                                 "0x" + rid[2:].lower(), rt))
     return out
+
+
+def parse_topology(text: str) -> Topology:
+    """Either ibnetdiscover format, told apart by the first line that is one or the other."""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if _PORT_LINE.match(line):
+            return parse_ibnetdiscover_ports(text)
+        if _NODE.match(line):
+            return parse_ibnetdiscover(text)
+    return parse_ibnetdiscover_ports(text)

@@ -75,15 +75,22 @@ class UfmCollector(PolledCollector):
             out.append(PortSample(info.device, info.port, pc.ts_ns or now_ns, values, tags, None, pc.bits or None))
         return out
 
-    async def read_events(self) -> tuple[list[DeviceEvent], list[str]]:
+    async def read_events(self) -> tuple[list[DeviceEvent], list[tuple[str, str]]]:
         data = await self.client.rest("app/events")
         first = self._last_event_id is None
-        events, top, problems = parse_events(data, self.inventory, self._last_event_id or 0)
+        events, top, found = parse_events(data, self.inventory, self._last_event_id or 0)
+        problems = [("schema", f"{self.cfg.name}: {p}") for p in found[:20]]
         self._last_event_id = top
         if first and not self.cfg.events_backfill:
             events = []  # what UFM held before we started is history, not news
-        unhealthy_data = await self.client.rest("app/unhealthy_ports")
+        try:
+            unhealthy_data = await self.client.rest("app/unhealthy_ports")
+        except TargetError as exc:  # the events are read: keep them, count this
+            if exc.kind == "auth":
+                raise
+            return events, [*problems, (exc.kind, str(exc))]
         unhealthy, more = parse_unhealthy(unhealthy_data, self.inventory)
+        problems += [("schema", f"{self.cfg.name}: {p}") for p in more[:20]]
         now = time.time_ns()
         for key, cause in unhealthy.items():
             if key not in self._unhealthy:
@@ -91,7 +98,7 @@ class UfmCollector(PolledCollector):
         for key in self._unhealthy.keys() - unhealthy.keys():
             events.append(DeviceEvent(now, key[0], key[1], "healthy", "no longer in unhealthy_ports", "Info", "ufm"))
         self._unhealthy = unhealthy
-        return events, problems + more
+        return events, problems
 
     async def poll(self) -> SampleBatch:
         loop = asyncio.get_running_loop()
@@ -126,7 +133,7 @@ class UfmCollector(PolledCollector):
             parts += 1
             try:
                 events, ev_problems = await self.read_events()
-                problems += [("schema", f"{self.cfg.name}: {p}") for p in ev_problems[:20]]
+                problems += ev_problems
                 self._events_at = loop.time()
             except TargetError as exc:
                 note(exc)

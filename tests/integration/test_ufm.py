@@ -112,6 +112,16 @@ async def test_each_bad_answer_is_counted_and_the_rest_of_the_poll_goes_on() -> 
             assert [k for k, _ in b.problems] == ["http"] and "HTTP 500" in b.problems[0][1]
             broken.clear()
 
+            # events read but unhealthy_ports failing: the events are kept, the failure counted
+            sim.fabric.inject(Fault.parse("ber:leaf-r0-0:1,rate=5"))
+            broken["app/unhealthy_ports"] = "500"
+            c._events_at = float("-inf")
+            b = await c.poll()
+            assert [e.kind for e in b.events] == ["ufm_symbol_error_counter_rate_exceeded_threshold"]
+            assert [k for k, _ in b.problems] == ["http"] and "unhealthy_ports: HTTP 500" in b.problems[0][1]
+            broken.clear()
+            sim.fabric.clear_faults()
+
             broken["resources/systems"] = "html"
             c._inventory_at = float("-inf")
             b = await c.poll()

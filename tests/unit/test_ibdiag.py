@@ -9,7 +9,12 @@ from pathlib import Path
 import pytest
 
 from collectors.ibdiag.config import IbDiagConfig
-from collectors.ibdiag.parsers import parse_ibnetdiscover, parse_ibnetdiscover_ports, parse_perfquery
+from collectors.ibdiag.parsers import (
+    parse_ibnetdiscover,
+    parse_ibnetdiscover_ports,
+    parse_perfquery,
+    parse_topology,
+)
 from daemon.errors import TargetError
 from daemon.topology import Topology
 
@@ -88,6 +93,7 @@ def test_a_2328_node_hdr_fabric_becomes_a_topology_with_the_right_peers(fixtures
     assert all(ends.get(far) == near for near, far in ends.items() if far in ends), "links are symmetric"
     known = sum(1 for far in ends.values() if far in ends)
     assert known >= 0.99 * len(ends)
+    assert parse_topology(text).switches() == topo.switches()  # the format is told from the text
     tp = Topology.from_records(topo.records())
     first = next(p for p in topo.ports if p.node_type == "SW" and p.peer_type == "CA")
     assert tp.tags(first.name, first.port)["peer_device"] == first.peer_name
