@@ -76,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--out", type=Path,
                      help="write topology.json and a matching fabricwatch.toml into this folder")
     sim.add_argument("--interval", default="10s", help="sample interval written in fabricwatch.toml")
+    sim.add_argument("--host-sysfs", type=Path,
+                     help="keep a sysfs tree per simulated host under this folder (for the hostnic collector)")
     sim.add_argument("--log-level", default="info")
     sim.set_defaults(func=_cmd_simulate)
 

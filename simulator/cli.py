@@ -112,8 +112,28 @@ async def run_simulate(args: argparse.Namespace) -> int:
     }, indent=1), flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    host_trees = None
+    if args.host_sysfs:
+        host_trees = asyncio.create_task(_write_host_trees(sim, args.host_sysfs, stop), name="host-sysfs")
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
+    if host_trees is not None:
+        await host_trees
     await sim.stop()
     return 0
+
+
+async def _write_host_trees(sim: Simulator, root: Path, stop: asyncio.Event, every_s: float = 2.0) -> None:
+    """Refresh every host's sysfs tree from the fabric until stopped."""
+    import time
+
+    from simulator.host_sysfs import write_host_trees
+
+    while not stop.is_set():
+        snap = sim.fabric.snapshot(time.time_ns() // 1_000_000_000 * 1_000_000_000)
+        await asyncio.to_thread(write_host_trees, sim.fabric, snap, root)
+        try:
+            await asyncio.wait_for(stop.wait(), every_s)
+        except TimeoutError:
+            pass

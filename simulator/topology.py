@@ -114,7 +114,8 @@ def build(spec: FabricSpec) -> Topology:
             leaf = new_device(f"leaf-r{rail}-{li}", "leaf")
             members = [n for n in range(spec.nodes) if n * spec.leaves_per_rail // spec.nodes == li]
             for n in members:
-                add(leaf, "leaf_down", f"node{n:03d}", f"mlx5_{rail}", rail)
+                # the host end as the host NIC collector names it: <rdma device>/<port>
+                add(leaf, "leaf_down", f"node{n:03d}", f"mlx5_{rail}/1", rail)
             for spine in spines:
                 spine_port_name = _port_name(spine.flavour, len(spine.ports))
                 up = add(leaf, "leaf_up", spine.name, spine_port_name, rail)

@@ -24,7 +24,7 @@ def test_rail_optimised_fat_tree() -> None:
         up = [p for p in leaf.ports if p.role == "leaf_up"]
         assert len(down) == 8 and len(up) == 4
         assert {p.rail for p in leaf.ports} == {int(leaf.name.split("-")[1][1:])}  # one rail per leaf
-        assert {p.peer_port for p in down} == {f"mlx5_{down[0].rail}"}
+        assert {p.peer_port for p in down} == {f"mlx5_{down[0].rail}/1"}
     by_name = {(p.device, p.name): p for p in topo.ports}
     for p in topo.ports:
         if p.role == "leaf_up":

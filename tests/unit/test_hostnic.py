@@ -78,3 +78,31 @@ def test_one_table_for_every_spelling() -> None:
     data = lookup("PortXmitDataExtended")
     assert data is not None and (data.canonical, data.scale, data.bits) == ("out_octets", 4, 64)
     assert lookup("Infiniband_MBOut_u_Gb") is None
+
+
+def test_simulated_host_trees_read_back_and_find_their_leaf(tmp_path: Path) -> None:
+    import asyncio
+    import time
+
+    from simulator.fabric import Fabric
+    from simulator.host_sysfs import write_host_trees
+    from simulator.topology import FabricSpec
+
+    fabric = Fabric(FabricSpec(nodes=4, rails=2, spines=2), seed=3, start_ns=time.time_ns() - 60 * 10**9)
+    snap = fabric.snapshot(time.time_ns())
+    hosts = write_host_trees(fabric, snap, tmp_path)
+    assert hosts == ["node000", "node001", "node002", "node003"]
+    cfg = HostNicConfig(host="node002", sysfs_root=tmp_path / "node002")
+    [collector] = cfg.build()
+    batch: SampleBatch = asyncio.run(collector.poll())  # type: ignore[attr-defined]
+    assert {s.port for s in batch.samples} == {"mlx5_0/1", "mlx5_1/1"}
+    topo = Topology.from_records(fabric.topology.records())
+    for s in batch.samples:
+        leaf = next(p for p in fabric.ports if p.peer_device == "node002" and p.peer_port == s.port)
+        row = snap.port_values(leaf)
+        assert s.values["out_octets"] == row["in_octets"] // 4 * 4  # what the leaf received, the host sent
+        assert s.values["in_pkts"] == row["out_pkts"]
+        assert s.values["ecn_marked"] == row["ecn_marked"] and s.values["cnp_sent"] == row["ecn_marked"]
+        assert s.values["oper_status"] == 1 and s.values["speed_bps"] == leaf.speed_bps
+        tags = topo.tags("node002", s.port)
+        assert (tags["peer_device"], tags["peer_port"]) == (leaf.device, leaf.name)
