@@ -116,14 +116,21 @@ def _int(n: int) -> bytes:
     return _tlv(INTEGER, n.to_bytes(max(1, (n.bit_length() + 8) // 8), "big", signed=True))
 
 
+def encode_pdu(pdu_type: int, request_id: int, oids: Sequence[bytes], *, non_repeaters: int = 0,
+               max_repetitions: int = 0) -> bytes:
+    """A GetRequest or GetBulkRequest PDU for OIDs given as encoded content."""
+    binds = b"".join(_tlv(SEQUENCE, _tlv(OBJECT_IDENTIFIER, o) + b"\x05\x00") for o in oids)
+    pdu = _int(request_id) + _int(non_repeaters) + _int(max_repetitions) + _tlv(SEQUENCE, binds)
+    return _tlv(pdu_type, pdu)
+
+
 def encode_request(
     pdu_type: int, community: bytes, request_id: int, oids: Sequence[bytes], *,
     non_repeaters: int = 0, max_repetitions: int = 0,
 ) -> bytes:
-    """A v2c GetRequest or GetBulkRequest for OIDs given as encoded content."""
-    binds = b"".join(_tlv(SEQUENCE, _tlv(OBJECT_IDENTIFIER, o) + b"\x05\x00") for o in oids)
-    pdu = _int(request_id) + _int(non_repeaters) + _int(max_repetitions) + _tlv(SEQUENCE, binds)
-    return _tlv(SEQUENCE, _int(VERSION_2C) + _tlv(OCTET_STRING, community) + _tlv(pdu_type, pdu))
+    """A v2c GetRequest or GetBulkRequest message."""
+    pdu = encode_pdu(pdu_type, request_id, oids, non_repeaters=non_repeaters, max_repetitions=max_repetitions)
+    return _tlv(SEQUENCE, _int(VERSION_2C) + _tlv(OCTET_STRING, community) + pdu)
 
 
 # -- decoding ----------------------------------------------------------------------------
@@ -160,6 +167,14 @@ def _read_int(data: bytes, pos: int, end: int, what: str) -> tuple[int, int]:
     return int.from_bytes(data[start:stop], "big", signed=True), stop
 
 
+# the building blocks, for the v3 message codec (usm.py)
+tlv = _tlv
+integer = _int
+header = _header
+expect = _expect
+read_int = _read_int
+
+
 class Response:
     __slots__ = ("community", "error_index", "error_status", "request_id", "varbinds")
 
@@ -183,9 +198,17 @@ def decode_response(data: bytes) -> Response:
         raise BerError(f"SNMP version field {version}, not v2c", start)
     cs, ce = _expect(data, pos, end, OCTET_STRING, "community")
     community = data[cs:ce]
-    tag, pos, pdu_end = _header(data, ce, end)
+    tag, request_id, error_status, error_index, varbinds = decode_pdu(data, ce, end)
     if tag != RESPONSE:
         raise BerError(f"PDU type 0x{tag:02x} is not a Response", ce)
+    return Response(community, request_id, error_status, error_index, varbinds)
+
+
+def decode_pdu(data: bytes, pos: int, end: int) -> tuple[int, int, int, int, list[VarBind]]:
+    """(PDU tag, request-id, error-status, error-index, varbinds) of the PDU at pos."""
+    tag, pos, pdu_end = _header(data, pos, end)
+    if pdu_end != end:
+        raise BerError(f"{end - pdu_end} bytes after the PDU", pdu_end)
     request_id, pos = _read_int(data, pos, pdu_end, "request-id")
     error_status, pos = _read_int(data, pos, pdu_end, "error-status")
     error_index, pos = _read_int(data, pos, pdu_end, "error-index")
@@ -236,7 +259,7 @@ def decode_response(data: bytes) -> Response:
         pos = vb_end
     if pos != list_end:
         raise BerError("varbind list length mismatch", pos)
-    return Response(community, request_id, error_status, error_index, varbinds)
+    return tag, request_id, error_status, error_index, varbinds
 
 
 def peek_request_id(data: bytes) -> int | None:

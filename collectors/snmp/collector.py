@@ -10,10 +10,10 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from collectors.polling import PolledCollector
-from collectors.snmp import ber
+from collectors.snmp import ber, usm
 from collectors.snmp.config import SnmpConfig, SnmpTarget, split_address
 from collectors.snmp.profile import Column, Profile, Table, load_profile, select
-from collectors.snmp.transport import FastV2c, Pysnmp, Transport
+from collectors.snmp.transport import FastV2c, FastV3, Pysnmp, Transport
 from collectors.snmp.walk import Rows, walk
 from daemon.batch import PortSample, SampleBatch
 
@@ -76,6 +76,11 @@ class SnmpCollector(PolledCollector):
         if self.cfg.version == "3":
             v3 = self.target.v3 or self.cfg.v3
             assert v3 is not None
+            auth_pass = v3.auth_key.resolve().get_secret_value() if v3.auth_key else None
+            priv_pass = v3.priv_key.resolve().get_secret_value() if v3.priv_key else None
+            if self.cfg.engine != "pysnmp" and usm.supported(v3.auth_protocol, v3.priv_protocol):
+                user = usm.UsmUser(v3.user, v3.auth_protocol, auth_pass, v3.priv_protocol, priv_pass)
+                return FastV3(self.device, self.host, self.port, user, **kw)
             return Pysnmp.v3(
                 self.device, self.host, self.port, user=v3.user, auth_protocol=v3.auth_protocol,
                 auth_key=v3.auth_key.resolve().get_secret_value() if v3.auth_key else None,

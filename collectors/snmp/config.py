@@ -77,7 +77,8 @@ class SnmpConfig(StrictModel):
     version: Literal["2c", "3"] = "2c"
     community: SecretRef | None = None
     v3: V3Auth | None = None
-    # fast: our own v2c codec; pysnmp: pysnmp's engine; auto: fast for v2c, pysnmp for v3
+    # fast: our own codec (v2c; v3 with MD5/SHA/SHA-2 + AES); pysnmp: pysnmp's engine;
+    # auto: fast where it covers the security settings, pysnmp otherwise
     engine: Literal["auto", "fast", "pysnmp"] = "auto"
     interval: Duration = 30.0
     timeout: Duration = 2.0
@@ -106,7 +107,13 @@ class SnmpConfig(StrictModel):
             if self.version == "3" and (t.v3 or self.v3) is None:
                 raise ValueError(f"device {t.device!r}: version 3 needs a [v3] block (section or target)")
         if self.engine == "fast" and self.version == "3":
-            raise ValueError("engine 'fast' speaks v2c only; use 'auto' or 'pysnmp' for v3")
+            from collectors.snmp.usm import supported
+
+            for t in self.targets:
+                v3 = t.v3 or self.v3
+                if v3 is not None and not supported(v3.auth_protocol, v3.priv_protocol):
+                    raise ValueError(f"device {t.device!r}: engine 'fast' does not cover auth "
+                                     f"{v3.auth_protocol} with priv {v3.priv_protocol}; use 'auto' or 'pysnmp'")
         return self
 
     def build(self) -> list[object]:
