@@ -56,6 +56,7 @@ class SnmpCollector(PolledCollector):
         self._index_cache: dict[bytes, tuple[int, ...]] = {}
         self.unmapped = 0
         self.overruns = 0  # polls that took longer than the interval
+        self.rows_read = 0  # varbinds that were rows of the columns asked for (the useful ones)
 
     @property
     def garbage(self) -> int:
@@ -107,12 +108,15 @@ class SnmpCollector(PolledCollector):
         assert self.transport is not None
         async with self.device_limit, self.section_limit:
             varbinds = await self.transport.get(oids)
+        self.rows_read += len(varbinds)
         return {oid: (tag, value) for oid, tag, value in varbinds}
 
     async def _walk(self, columns: list[bytes]) -> Rows:
         assert self.transport is not None
-        return await walk(self.transport, columns, max_repetitions=self.cfg.max_repetitions,
+        rows = await walk(self.transport, columns, max_repetitions=self.cfg.max_repetitions,
                           limits=(self.device_limit, self.section_limit), device=self.device)
+        self.rows_read += sum(len(r) for r in rows.values())
+        return rows
 
     async def poll(self) -> SampleBatch:
         scalars = await self._get([SYS_UPTIME, SYS_OBJECT_ID, IF_TABLE_LAST_CHANGE])

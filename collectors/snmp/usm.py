@@ -13,7 +13,12 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
+
+try:  # cryptography >= 47 keeps CFB with the "decrepit" ciphers; SNMP's AES (RFC 3826) is CFB-128
+    from cryptography.hazmat.decrepit.ciphers.modes import CFB
+except ImportError:  # pragma: no cover - older cryptography
+    from cryptography.hazmat.primitives.ciphers.modes import CFB
 
 from collectors.snmp import ber
 
@@ -135,7 +140,7 @@ def _security_params(engine: Engine, boots: int, etime: int, user: bytes, auth: 
 
 def _aes(key: bytes, boots: int, etime: int, salt: bytes, data: bytes, *, encrypt: bool) -> bytes:
     iv = boots.to_bytes(4, "big") + etime.to_bytes(4, "big") + salt
-    c = Cipher(algorithms.AES(key), modes.CFB(iv))
+    c = Cipher(algorithms.AES(key), CFB(iv))
     op = c.encryptor() if encrypt else c.decryptor()
     return op.update(data) + op.finalize()
 
