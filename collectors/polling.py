@@ -67,3 +67,7 @@ class PolledCollector:
 
     def overran(self) -> None:
         """A poll took longer than the interval."""
+
+    def activity(self) -> dict[str, float]:
+        """Cumulative counts for /metrics (fabricwatch_target_activity_total{what=...})."""
+        return {"polls": self.polls}

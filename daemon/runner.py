@@ -182,6 +182,9 @@ class Runner:
                         status.up = True
                         delay = backoff.initial
                         await self.handle(batch, status)
+                        activity = getattr(collector, "activity", None)
+                        if activity is not None:
+                            status.activity = activity()
                 raise TargetError("closed", "session ended")
             except asyncio.CancelledError:
                 status.up = False
@@ -197,6 +200,9 @@ class Runner:
             except Exception as exc:  # a bug or a surprise must not stop the other targets
                 status.error("internal", repr(exc))
                 log.exception("target loop error", extra={"target": collector.key})
+            activity = getattr(collector, "activity", None)
+            if activity is not None:  # a failing target's own counts (garbage, requests) matter most
+                status.activity = activity()
             self.metrics.poll_seconds.labels(collector.kind).observe(time.monotonic() - started)
             # full jitter around the current delay so a fleet does not reconnect in step
             await asyncio.sleep(delay * random.uniform(0.5, 1.5))

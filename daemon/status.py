@@ -18,6 +18,8 @@ class TargetStatus:
     values: int = 0
     unmapped: int = 0
     errors: dict[str, int] = field(default_factory=dict)
+    # what the collector counts of its own (requests, garbage datagrams, overruns...), cumulative
+    activity: dict[str, float] = field(default_factory=dict)
     last_error: str = ""
 
     def error(self, kind: str, message: str) -> None:

@@ -57,10 +57,8 @@ class SnmpCollector(PolledCollector):
         self.unmapped = 0
         self.overruns = 0  # polls that took longer than the interval
         self.rows_read = 0  # varbinds that were rows of the columns asked for (the useful ones)
-
-    @property
-    def garbage(self) -> int:
-        return self.transport.garbage if self.transport is not None else 0
+        self._closed_requests = 0  # counts of transports of earlier sessions
+        self._closed_garbage = 0
 
     def fingerprint(self) -> str:
         return self.cfg.model_dump_json(exclude={"targets"}) + self.target.model_dump_json()
@@ -70,6 +68,13 @@ class SnmpCollector(PolledCollector):
 
     def overran(self) -> None:
         self.overruns += 1
+
+    def activity(self) -> dict[str, float]:
+        t = self.transport
+        return {"polls": self.polls, "overruns": self.overruns, "rows": self.rows_read,
+                "name_refreshes": self.name_refreshes,
+                "requests": self._closed_requests + (t.requests if t else 0),
+                "garbage": self._closed_garbage + (t.garbage if t else 0)}
 
     # -- session ---------------------------------------------------------------------
     def _make_transport(self) -> Transport:
@@ -100,6 +105,8 @@ class SnmpCollector(PolledCollector):
 
     async def close(self) -> None:
         if self.transport is not None:
+            self._closed_requests += self.transport.requests
+            self._closed_garbage += self.transport.garbage
             await self.transport.close()
             self.transport = None
 

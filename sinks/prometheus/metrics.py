@@ -50,6 +50,10 @@ class _StateCollector(Collector):
                                        labels=["collector", "name", "device"])
         errors = CounterMetricFamily("fabricwatch_target_errors", "Target failures by kind",
                                      labels=["collector", "name", "device", "kind"])
+        activity = CounterMetricFamily("fabricwatch_target_activity",
+                                       "What a collector counts of its own work: polls, requests, "
+                                       "undecodable datagrams, rows read, overruns, name refreshes",
+                                       labels=["collector", "name", "device", "what"])
         for t in targets:
             lbl = [t.collector, t.name, t.device]
             up.add_metric(lbl, 1.0 if t.up else 0.0)
@@ -60,7 +64,9 @@ class _StateCollector(Collector):
             connects.add_metric(lbl, t.connects)
             for kind, n in t.errors.items():
                 errors.add_metric([*lbl, kind], n)
-        yield from (up, last, samples, values, unmapped, connects, errors)
+            for what, count in t.activity.items():
+                activity.add_metric([*lbl, what], count)
+        yield from (up, last, samples, values, unmapped, connects, errors, activity)
 
         pipe = CounterMetricFamily("fabricwatch_pipeline_events",
                                    "Rate-engine events: wraps, resets, reboots, gaps, out-of-order, saturations",

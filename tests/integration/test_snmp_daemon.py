@@ -130,3 +130,9 @@ async def test_bad_agents_are_counted_while_the_good_one_stays_on_time(tmp_path:
         assert not st.up
     # what the operator sees: per-target error counters on /metrics, by kind
     assert 'kind="garbage"' in metrics and 'device="leaf-r0-0"' in metrics
+    garbage = [line for line in metrics.splitlines() if line.startswith("fabricwatch_target_activity_total")
+               and 'device="leaf-r1-0"' in line and 'what="garbage"' in line]
+    assert garbage and float(garbage[0].rsplit(" ", 1)[1]) >= 2  # truncated answers, counted per datagram
+    polls = [line for line in metrics.splitlines() if line.startswith("fabricwatch_target_activity_total")
+             and 'device="spine-0"' in line and 'what="polls"' in line]
+    assert polls and float(polls[0].rsplit(" ", 1)[1]) >= 4
