@@ -93,9 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--nodes", type=int, default=16)
     demo.add_argument("--rails", type=int, default=4)
     demo.add_argument("--spines", type=int, default=2)
+    demo.add_argument("--fabric", choices=["roce", "ib"], default="roce",
+                      help="roce: switches over gNMI and SNMP; ib: an InfiniBand fabric behind a simulated UFM")
     demo.add_argument("--interval", type=float, default=2.0, help="sample interval, seconds")
     demo.add_argument("--fault", action="append", default=None,
-                      help="fault to inject (default: a flapping link and a PFC storm)")
+                      help="fault to inject (default: a flapping link and a PFC storm; on ib a high BER)")
     demo.add_argument("--duration", type=float, default=None, help="stop after N seconds")
     demo.add_argument("--no-view", action="store_true", help="plain JSON logs instead of the live view")
     demo.set_defaults(func=_cmd_demo)

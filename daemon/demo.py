@@ -31,6 +31,8 @@ log = logging.getLogger("fabricwatch.demo")
 DEMO_INTERVAL_S = 10.0
 DEMO_TRAIN_MIN = 90
 DEFAULT_FAULTS = ["flap:leaf-r0-0:{p0},period=20", "pfc_storm:leaf-r1-0:{p1}"]
+# on InfiniBand (UFM): a flapping link and a dirty optic whose 16-bit symbol error counter fills up
+DEFAULT_IB_FAULTS = ["flap:leaf-r0-0:{p0},period=20", "ber:leaf-r1-0:{p1},rate=200"]
 
 
 async def _broker_reachable(host: str, port: int) -> bool:
@@ -140,17 +142,19 @@ async def run_demo(args: argparse.Namespace) -> int:
     else:
         logs.setup("info", path=state / "demo.log")
     url = (args.influx_url or os.environ.get("FABRICWATCH_INFLUX_URL") or "http://127.0.0.1:8086").rstrip("/")
+    ib = args.fabric == "ib"
     sim = Simulator(SimConfig.model_validate({
         "fabric": {"nodes": args.nodes, "rails": args.rails, "spines": args.spines},
-        # one spine and every other leaf from rail 2 on speak SNMP only, the rest gNMI: the demo
-        # shows both collectors (the default faults sit on gNMI leaves, whose flaps stream live)
-        "snmp": {"devices": ["spine-1", *(f"leaf-r{r}-0" for r in range(2, args.rails, 2))]},
+        # RoCE: one spine and every other leaf from rail 2 on speak SNMP only, the rest gNMI (the
+        # default faults sit on gNMI leaves, whose flaps stream live); InfiniBand: UFM manages all
+        **({"ufm": {"enabled": True}} if ib else
+           {"snmp": {"devices": ["spine-1", *(f"leaf-r{r}-0" for r in range(2, args.rails, 2))]}}),
     }))
     leaf0 = sim.fabric.topology.devices.get("leaf-r0-0")
     leaf1 = sim.fabric.topology.devices.get("leaf-r1-0") or leaf0
     faults = args.fault if args.fault is not None else [
         f.format(p0=leaf0.ports[0].name if leaf0 else "", p1=leaf1.ports[1].name if leaf1 else "")
-        for f in DEFAULT_FAULTS
+        for f in (DEFAULT_IB_FAULTS if ib else DEFAULT_FAULTS)
     ]
     from simulator.faults import Fault
 

@@ -224,6 +224,8 @@ class Simulator:
         return [{
             "name": "sim-ufm", "url": self.ufm.rest_url, "telemetry_url": self.ufm.telemetry_url,
             "interval": interval, "inventory_interval": max(interval * 10, 5.0), "events_interval": interval,
+            # the simulated UFM's history is this run's: faults injected at start are news too
+            "events_backfill": True,
             "timeout": 5.0, "tags": {"fabric": "ib"}, **auth,
         }]
 

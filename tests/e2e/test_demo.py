@@ -120,3 +120,25 @@ async def test_demo_publishes_events_when_mosquitto_answers(tmp_path: Path) -> N
     states = [p["state"] for t, p in got if t == "fabricwatch/demo/status"]
     assert states[0] == "online" and states[-1] == "offline"  # a clean stop says offline itself
     assert {p["device"] for t, p in got if t.endswith("/events/collector")} >= {"spine-0", "leaf-r0-0"}
+
+
+def test_demo_on_infiniband_through_the_simulated_ufm(tmp_path: Path) -> None:
+    influx = InfluxDB1(tmp_path / "influx")
+    influx.start()
+    try:
+        proc = demo(["--fabric", "ib", "--no-view", "--duration", "12", "--influx-url", influx.url], tmp_path / "s")
+        out, _ = proc.communicate(timeout=120)
+        assert proc.returncode == 0, out[-2000:]
+        assert "ufm inventory read" in out
+        counters = influx.query('SELECT last("symbol_errors") FROM "port_counters" GROUP BY "device","port"',
+                                "fabricwatch")
+        ports = {(s["tags"]["device"], s["tags"]["port"]) for s in counters["results"][0]["series"]}
+        assert ("leaf-r1-0", "2") in ports and all(p.isdigit() for _, p in ports)  # IB ports are numbers
+        events = influx.query('SELECT "detail" FROM "link_events" WHERE "source" = \'ufm\' GROUP BY "kind","port"',
+                              "fabricwatch")
+        kinds = {(s["tags"]["kind"], s["tags"]["port"]) for s in events["results"][0]["series"]}
+        # the demo's faults, as UFM reported them
+        assert ("ufm_symbol_error_counter_rate_exceeded_threshold", "2") in kinds
+        assert ("unhealthy", "1") in kinds and ("unhealthy", "2") in kinds
+    finally:
+        influx.stop()
