@@ -115,6 +115,8 @@ class Pipeline:
             events.append(LinkEvent(s.ts_ns, s.device, s.port, kind, f"{old:g}->{new:g}", tags))
         if r.rates.get("link_transitions", 0) > 0:
             events.append(LinkEvent(s.ts_ns, s.device, s.port, "flap", "link_transitions rose", tags))
+        elif r.rates.get("link_downed", 0) > 0:  # InfiniBand's own count of a link going down
+            events.append(LinkEvent(s.ts_ns, s.device, s.port, "flap", "link_downed rose", tags))
         for name in r.newly_saturated:
             events.append(
                 LinkEvent(s.ts_ns, s.device, s.port, "saturated", f"{name} at its ceiling", tags)

@@ -44,6 +44,24 @@ def test_saturation_raises_one_event_and_flags_the_rate() -> None:
     assert again.events == []
 
 
+def test_infiniband_link_downed_is_a_flap_and_device_events_become_points() -> None:
+    from daemon.batch import DeviceEvent
+
+    topo = Topology.from_records([{"device": "leaf1", "port": "swp1", "role": "leaf_down", "rail": "1"}])
+    p = Pipeline(topology=topo)
+    seen = []
+    p.on_event = seen.append
+    p.process(batch(0, link_downed=2))
+    out = p.process(batch(10, link_downed=3))
+    assert [(e.kind, e.detail) for e in out.events] == [("flap", "link_downed rose")]
+    ufm = SampleBatch("ufm", "ufm-a", [], events=[DeviceEvent(
+        20 * S, "leaf1", "swp1", "ufm_link_went_down", "port swp1 is down", "Critical", "ufm", "17")])
+    lines = p.process(ufm).lines
+    assert lines == ['link_events,device=leaf1,kind=ufm_link_went_down,port=swp1,rail=1,role=leaf_down,'
+                     'severity=Critical,source=ufm detail="port swp1 is down",event_id="17" 20000000000']
+    assert [e.kind for e in seen] == ["flap", "ufm_link_went_down"]
+
+
 def test_coalesce_merges_one_port_one_instant() -> None:
     a = SampleBatch("gnmi", "d", [PortSample("d", "p", 5, {"pfc_rx_p3": 1})])
     b = SampleBatch("gnmi", "d", [PortSample("d", "p", 5, {"pfc_tx_p3": 2}), PortSample("d", "q", 5, {"x": 1})], 3)
