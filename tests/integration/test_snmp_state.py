@@ -66,8 +66,9 @@ async def test_a_flap_between_two_polls_is_seen_through_if_last_change() -> None
     try:
         async with c:
             pipeline.process(await c.poll())
-            sim.fabric.inject(Fault.parse(f"flap:spine-0:{port},period=0.5"))
-            for _ in range(4):
+            # 3 s period: the link is down one second in three, so whole-second snapshots see it change
+            sim.fabric.inject(Fault.parse(f"flap:spine-0:{port},period=3"))
+            for _ in range(5):
                 await asyncio.sleep(1.0)
                 events += pipeline.process(await c.poll()).events
     finally:
