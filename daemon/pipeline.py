@@ -91,10 +91,11 @@ class Pipeline:
         return out
 
     def _device_event(self, e: DeviceEvent, out: Processed) -> None:
-        tags = {**self.topology.tags(e.device, e.port), "device": e.device, "port": e.port}
+        tags = {**self.topology.tags(e.device, e.port), "device": e.device, "port": e.port,
+                **({"source": e.source} if e.source else {}), **({"severity": e.severity} if e.severity else {})}
+        # the event stream (MQTT) carries who reported it and how bad, like the stored point
         ev = LinkEvent(e.ts_ns, e.device, e.port, e.kind, e.detail, tags)
-        point_tags = {**tags, "kind": e.kind, **({"source": e.source} if e.source else {}),
-                      **({"severity": e.severity} if e.severity else {})}
+        point_tags = {**tags, "kind": e.kind}
         fields: dict[str, object] = {"detail": e.detail}
         if e.event_id:
             fields["event_id"] = e.event_id
