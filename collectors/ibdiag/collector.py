@@ -8,7 +8,7 @@ import time
 
 from collectors.command import run_command
 from collectors.ibdiag.config import IbDiagConfig
-from collectors.ibdiag.parsers import Topology, parse_perfquery, parse_topology
+from collectors.ibdiag.parsers import IbPort, Topology, parse_perfquery, parse_topology
 from collectors.polling import PolledCollector
 from daemon.batch import PortSample, SampleBatch
 from daemon.errors import TargetError
@@ -25,6 +25,7 @@ class IbDiagCollector(PolledCollector):
         self.address = cfg.ibnetdiscover[0]
         self.tags = dict(cfg.tags)
         self.topology = Topology()
+        self._ports_by_guid: dict[str, dict[str, IbPort]] = {}
         self._topology_at = float("-inf")
         self._sem = asyncio.Semaphore(cfg.max_concurrency)
         self.unmapped = 0
@@ -39,6 +40,11 @@ class IbDiagCollector(PolledCollector):
         if not topo.ports:
             raise TargetError("parse", f"{self.device}: ibnetdiscover gave no ports ({len(text)} bytes)")
         self.topology = topo
+        # per switch, its ports: each perfquery answer looks its peers up here
+        by_guid: dict[str, dict[str, IbPort]] = {}
+        for p in topo.ports:
+            by_guid.setdefault(p.guid, {})[p.port] = p
+        self._ports_by_guid = by_guid
         log.info("ib topology read", extra={"target": self.key, "ports": len(topo.ports),
                                              "switches": len(topo.switches())})
         return topo.problems
@@ -51,7 +57,7 @@ class IbDiagCollector(PolledCollector):
             return [], [(exc.kind, f"{name} (lid {lid}): {exc}")]
         res = parse_perfquery(text)
         now = time.time_ns()
-        peers = {p.port: p for p in self.topology.ports if p.guid == guid}
+        peers = self._ports_by_guid.get(guid, {})
         samples = []
         for pp in res.ports:
             self.unmapped += len(pp.unmapped)

@@ -187,6 +187,7 @@ class SnmpCollector(PolledCollector):
         per_priority = table.index == "ifIndex.priority"
         want = 2 if per_priority else 1
         counter = col.counter
+        by_priority = [counter.format(priority=p) for p in range(8)] if per_priority and counter else []
         for suffix, tag, value in rows:
             if not isinstance(value, int) or tag in ber.EXCEPTIONS:
                 self.unmapped += 1  # a string where a number belongs, or a hole in the table
@@ -207,7 +208,7 @@ class SnmpCollector(PolledCollector):
                 if arcs[1] > 7:
                     self.unmapped += 1
                     continue
-                name = counter.format(priority=arcs[1])
+                name = by_priority[arcs[1]]
             else:
                 name = counter
             port = values.get(idx)

@@ -109,6 +109,11 @@ def parse_links(data: Any, inv: Inventory) -> int:
             inv.problems.append(f"resources/links[{i}]: missing {exc.args[0]}")
             continue
         n += 1
+        # newer schemas describe each end ("SSPINE1-13:2"): a name for systems the inventory lacks
+        for end, (guid, _port) in (("source", a), ("destination", b)):
+            desc = str(rec.get(f"{end}_port_node_description") or "")
+            if guid not in inv.systems and ":" in desc:
+                inv.systems[guid] = desc.rsplit(":", 1)[0].strip()
         for near, far in ((a, b), (b, a)):
             info = inv.port(*near)
             tags = {**info.tags, "peer_device": inv.device(far[0]), "peer_port": far[1]}

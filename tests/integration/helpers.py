@@ -71,3 +71,18 @@ def counter_names(values: dict[str, int]) -> set[str]:
 
 def spool_dir(tmp: Path) -> dict[str, str]:
     return {"dir": str(tmp / "spool")}
+
+
+def collectors_config(kind: str, sections: list[dict[str, Any]], tmp: Path, *, influx_url: str | None = None,
+                      database: str = "x") -> Any:
+    """A daemon config with these collector sections and one InfluxDB v1 sink; without a URL the
+    sink points at a closed port (the test looks at the collectors, the spool keeps the points)."""
+    from tests.servers import free_port
+
+    url = influx_url or f"http://127.0.0.1:{free_port()}"
+    return parse({
+        "daemon": {"listen": "127.0.0.1:0"},
+        "collectors": {kind: sections},
+        "sinks": {"influxdb": [{"api": "v1", "url": url, "database": database, "flush_interval": 0.2,
+                                "spool": spool_dir(tmp)}]},
+    }, "<test>")

@@ -12,9 +12,8 @@ from typing import Any
 import pytest
 
 from daemon.batch import SampleBatch
-from daemon.config import parse
 from daemon.runner import Runner
-from tests.integration.helpers import spool_dir, start_runner, start_sim
+from tests.integration.helpers import collectors_config, start_runner, start_sim
 from tests.servers import InfluxDB1, free_port
 
 pytestmark = pytest.mark.integration
@@ -45,12 +44,8 @@ async def test_simulated_snmp_switches_into_influxdb(influx: InfluxDB1, tmp_path
     sim = await start_sim(snmp={"every": 1}, history=400)  # every switch speaks SNMP only
     assert {t.protocol for t in sim.targets} == {"snmp"}
     assert {t.flavour for t in sim.targets} == {"openconfig", "arista", "cumulus", "sonic"}
-    cfg = parse({
-        "daemon": {"listen": "127.0.0.1:0"},
-        "collectors": {"snmp": sim.daemon_snmp_collectors(1.0)},
-        "sinks": {"influxdb": [{"api": "v1", "url": influx.url, "database": "fwsnmp", "flush_interval": 0.2,
-                                "spool": spool_dir(tmp_path)}]},
-    }, "<test>")
+    cfg = collectors_config("snmp", sim.daemon_snmp_collectors(1.0), tmp_path, influx_url=influx.url,
+                            database="fwsnmp")
     runner, task = await start_runner(cfg, sim)
     await asyncio.sleep(5)
     runner.stop()
@@ -90,12 +85,7 @@ async def test_bad_agents_are_counted_while_the_good_one_stays_on_time(tmp_path:
     section["targets"].append({"device": "black-hole", "address": f"127.0.0.1:{nobody.getsockname()[1]}"})
     section["targets"].append({"device": "refused", "address": f"127.0.0.1:{free_port()}"})
     section.update(timeout=0.4, retries=1, backoff={"initial": 0.2, "max": 0.5})
-    cfg = parse({
-        "daemon": {"listen": "127.0.0.1:0"},
-        "collectors": {"snmp": [section]},
-        "sinks": {"influxdb": [{"api": "v1", "database": "x", "url": f"http://127.0.0.1:{free_port()}",
-                                "spool": spool_dir(tmp_path)}]},
-    }, "<test>")
+    cfg = collectors_config("snmp", [section], tmp_path)
     arrivals: dict[str, list[float]] = {}
 
     def prepare(runner: Runner) -> None:

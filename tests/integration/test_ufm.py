@@ -9,13 +9,12 @@ from typing import Any
 import pytest
 
 from collectors.ufm.config import UfmConfig
-from daemon.config import parse
 from daemon.errors import TargetError
 from simulator.faults import Fault
 from simulator.service import Simulator
 from simulator.ufm_server import CSV_PATH, telemetry_values
-from tests.integration.helpers import spool_dir, start_runner, start_sim
-from tests.servers import InfluxDB1, free_port
+from tests.integration.helpers import collectors_config, start_runner, start_sim
+from tests.servers import InfluxDB1
 
 pytestmark = pytest.mark.integration
 
@@ -47,12 +46,7 @@ async def test_simulated_ufm_into_influxdb_with_events_and_saturation(influx: In
     sim = await start_sim(ufm={"enabled": True}, history=400)
     [section] = sim.daemon_ufm_collectors(1.0)
     section["events_interval"] = 0.5
-    cfg = parse({
-        "daemon": {"listen": "127.0.0.1:0"},
-        "collectors": {"ufm": [section]},
-        "sinks": {"influxdb": [{"api": "v1", "url": influx.url, "database": "fwufm", "flush_interval": 0.2,
-                                "spool": spool_dir(tmp_path)}]},
-    }, "<test>")
+    cfg = collectors_config("ufm", [section], tmp_path, influx_url=influx.url, database="fwufm")
     runner, task = await start_runner(cfg, sim)
     await asyncio.sleep(2.5)
     # faults injected while the daemon runs show up as UFM events
@@ -172,12 +166,7 @@ async def test_bad_credentials_are_a_clear_auth_error_not_a_tight_loop(
     [section] = sim.daemon_ufm_collectors(1.0, token=True)
     monkeypatch.setenv("FW_BAD_TOKEN", "not-the-token")
     section["token"] = {"env": "FW_BAD_TOKEN"}
-    cfg = parse({
-        "daemon": {"listen": "127.0.0.1:0"},
-        "collectors": {"ufm": [section]},
-        "sinks": {"influxdb": [{"api": "v1", "database": "x", "url": f"http://127.0.0.1:{free_port()}",
-                                "spool": spool_dir(tmp_path)}]},
-    }, "<test>")
+    cfg = collectors_config("ufm", [section], tmp_path)
     runner, task = await start_runner(cfg, sim)
     await asyncio.sleep(4)
     [status] = runner.targets.values()

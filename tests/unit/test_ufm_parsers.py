@@ -72,15 +72,15 @@ def test_real_inventory_ports_systems_and_links(fixtures: Path) -> None:
 def test_newer_schema_with_peer_fields(fixtures: Path) -> None:
     inv = _inventory(fixtures, "ufm_samples/")
     ports = _load(fixtures, "ufm_samples/ports.json")
-    assert isinstance(ports, list)
-    for p in ports:
+    assert isinstance(ports, list) and len(ports) == 2
+    for p in ports:  # neither port is a link end in links.json: the peer comes from the peer_* fields
         info = inv.port(norm_guid(p["systemID"]), str(p["number"]))
         assert info.device == p["system_name"]
-        if p.get("peer_node_name") and (norm_guid(p["systemID"]), str(p["number"])) not in {
-            (norm_guid(link["source_guid"]), str(link["source_port"]))
-            for link in _load(fixtures, "ufm_samples/links.json")  # type: ignore[union-attr]
-        }:
-            assert info.tags["peer_device"] == p["peer_node_name"]
+        assert (info.tags["peer_device"], info.tags["peer_port"]) == (p["peer_node_name"], p["peer_port_dname"])
+    # the one link: its spine end is in no systems list; the link's end description names it
+    link = inv.port("1c34da0300728606", "37")
+    assert (link.device, link.tags["peer_device"], link.tags["peer_port"]) == ("SLG01-02", "SSPINE1-13", "2")
+    assert inv.port("1c34da0300728a06", "2").tags["peer_device"] == "SLG01-02"
 
 
 def test_a_renamed_or_missing_field_is_reported_and_the_rest_parsed() -> None:
