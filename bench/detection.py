@@ -19,12 +19,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from models.evaluation import EwmaZ, Injection, Run, Score, StaticThresholds, evaluate_many, simulate
-from models.features import FeatureBuilder, LinkInterval
-from models.link_detector import LinkDetector
-from simulator.fabric import Fabric
-from simulator.faults import Fault
-from simulator.topology import FabricSpec
+from fabricwatch.lab.evaluation import EwmaZ, Injection, Run, Score, StaticThresholds, evaluate_many, simulate
+from fabricwatch.models.features import FeatureBuilder, LinkInterval
+from fabricwatch.models.link_detector import LinkDetector
+from fabricwatch.simulator.fabric import Fabric
+from fabricwatch.simulator.faults import Fault
+from fabricwatch.simulator.topology import FabricSpec
 
 INTERVAL = 30.0
 MINDER = "ByteDance Minder (NSDI 2025): precision 0.904, F1 0.893"

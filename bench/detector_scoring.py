@@ -19,10 +19,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from models.evaluation import simulate
-from models.features import FeatureBuilder, FeatureFrame
-from models.link_detector import LinkDetector
-from simulator.topology import FabricSpec
+from fabricwatch.lab.evaluation import simulate
+from fabricwatch.models.features import FeatureBuilder, FeatureFrame
+from fabricwatch.models.link_detector import LinkDetector
+from fabricwatch.simulator.topology import FabricSpec
 
 TARGET = 1.5
 

@@ -22,13 +22,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pygnmi.spec.v080 import gnmi_pb2
 
-from collectors.gnmi.mapping import Decoder, load_table
-from daemon.batch import SampleBatch, coalesce
-from daemon.pipeline import Pipeline
-from daemon.topology import Topology
-from simulator.fabric import Fabric
-from simulator.flavours import port_notifications
-from simulator.topology import FabricSpec
+from fabricwatch.collectors.gnmi.mapping import Decoder, load_table
+from fabricwatch.core.batch import SampleBatch, coalesce
+from fabricwatch.core.topology import Topology
+from fabricwatch.pipeline.pipeline import Pipeline
+from fabricwatch.simulator.fabric import Fabric
+from fabricwatch.simulator.flavours import port_notifications
+from fabricwatch.simulator.topology import FabricSpec
 
 TARGET_RATIO = 0.3
 TARGET_RATE = 100_000

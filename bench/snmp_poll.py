@@ -26,8 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from collectors.snmp.config import SnmpConfig  # noqa: E402
-from daemon.pipeline import Pipeline  # noqa: E402
+from fabricwatch.collectors.snmp.config import SnmpConfig  # noqa: E402
+from fabricwatch.pipeline.pipeline import Pipeline  # noqa: E402
 from tests.servers import Snmpd, SnmpSim, free_port, require  # noqa: E402
 
 RECORDING = ROOT.parent / "shared" / "fixtures" / "snmp" / "nxos-n9000.snmprec"

@@ -23,8 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from collectors.ufm.config import UfmConfig  # noqa: E402
-from daemon.pipeline import Pipeline  # noqa: E402
+from fabricwatch.collectors.ufm.config import UfmConfig  # noqa: E402
+from fabricwatch.pipeline.pipeline import Pipeline  # noqa: E402
 
 INTERVAL_S = 30.0
 TARGET_RATIO = 0.25
@@ -44,7 +44,7 @@ enabled = true
 def start_simulator() -> tuple[subprocess.Popen[str], dict[str, str], int]:
     conf = Path(tempfile.mkdtemp(prefix="fw-bench-ufm-")) / "sim.toml"
     conf.write_text(SIM)
-    proc = subprocess.Popen([sys.executable, "-m", "daemon.cli", "simulate", "-c", str(conf)], cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "-m", "fabricwatch", "simulate", "-c", str(conf)], cwd=ROOT,
                             stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     text = ""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from daemon.errors import TargetError
+from fabricwatch.core.errors import TargetError
 
 
 async def run_command(argv: list[str], *, timeout: float, who: str) -> str:

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any, ClassVar
 
-from daemon.batch import SampleBatch
+from fabricwatch.core.batch import SampleBatch
 
 
 class PolledCollector:

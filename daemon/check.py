@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from daemon import config as config_mod
-from daemon.errors import TargetError
-from daemon.runner import build_collectors, load_topology
+from fabricwatch.core.errors import TargetError
+from fabricwatch.daemon import config as config_mod
+from fabricwatch.daemon.runner import build_collectors, load_topology
+from fabricwatch.models.link_detector import LinkDetector, ModelError
 
 
 async def _reach(collector: Any, timeout: float) -> str | None:
@@ -38,8 +39,6 @@ async def run_check(path: Path, *, timeout: float = 10.0, out: Any = None) -> in
     print(f"ok   config {path}", file=out)
     failed = 0
     if cfg.detector.enabled and cfg.detector.model is not None:
-        from models.link_detector import LinkDetector, ModelError
-
         try:
             det = LinkDetector.load(cfg.detector.model)
             print(f"ok   detector model {cfg.detector.model} ({len(det.models)} classes)", file=out)

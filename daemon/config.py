@@ -9,10 +9,10 @@ from typing import Any
 
 from pydantic import Field, ValidationError, create_model, field_validator
 
-from daemon import registry
-from daemon.config_types import Duration, StrictModel
-from daemon.detection import DetectorConfig
-from daemon.nccl_service import NcclSection
+from fabricwatch.core.config_types import Duration, StrictModel
+from fabricwatch.daemon import registry
+from fabricwatch.detection.service import DetectorConfig
+from fabricwatch.nccl.service import NcclSection
 
 EVENT_SINKS = frozenset({"mqtt"})
 

@@ -8,15 +8,10 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
+from fabricwatch.core.net import bound_port
+
 if TYPE_CHECKING:
-    from daemon.runner import Runner
-
-
-def bound_port(site: web.TCPSite, asked: int) -> int:
-    """The port a site really listens on (asked for 0: the kernel picked one)."""
-    server: Any = site._server
-    sockets = getattr(server, "sockets", None) or []
-    return int(sockets[0].getsockname()[1]) if sockets else asked
+    from fabricwatch.daemon.runner import Runner
 
 
 class HttpServer:

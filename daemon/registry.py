@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collectors.gnmi.config import GnmiConfig
-from collectors.hostnic.config import HostNicConfig
-from collectors.ibdiag.config import IbDiagConfig
-from collectors.snmp.config import SnmpConfig
-from collectors.ufm.config import UfmConfig
-from sinks.influxdb.config import InfluxConfig
-from sinks.mqtt.config import MqttConfig
+from fabricwatch.collectors.gnmi.config import GnmiConfig
+from fabricwatch.collectors.hostnic.config import HostNicConfig
+from fabricwatch.collectors.ibdiag.config import IbDiagConfig
+from fabricwatch.collectors.snmp.config import SnmpConfig
+from fabricwatch.collectors.ufm.config import UfmConfig
+from fabricwatch.sinks.influxdb.config import InfluxConfig
+from fabricwatch.sinks.mqtt.config import MqttConfig
 
 COLLECTORS: dict[str, type] = {
     "gnmi": GnmiConfig,

@@ -15,20 +15,20 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from daemon import config as config_mod
-from daemon.batch import SampleBatch
-from daemon.config import Config, ConfigError
-from daemon.detection import DetectorService
-from daemon.errors import TargetError
-from daemon.http import HttpServer
-from daemon.nccl_service import NcclService
-from daemon.pipeline import Pipeline
-from daemon.rates import RateStats
-from daemon.sdnotify import Notifier
-from daemon.sharding import owns
-from daemon.status import TargetStatus
-from daemon.topology import Topology
-from sinks.prometheus.metrics import SelfMetrics
+from fabricwatch.core.batch import SampleBatch
+from fabricwatch.core.errors import TargetError
+from fabricwatch.core.topology import Topology
+from fabricwatch.daemon import config as config_mod
+from fabricwatch.daemon.config import Config, ConfigError
+from fabricwatch.daemon.http import HttpServer
+from fabricwatch.daemon.metrics import SelfMetrics
+from fabricwatch.daemon.sdnotify import Notifier
+from fabricwatch.daemon.sharding import owns
+from fabricwatch.daemon.status import TargetStatus
+from fabricwatch.detection.service import DetectorService
+from fabricwatch.nccl.service import NcclService
+from fabricwatch.pipeline.pipeline import Pipeline
+from fabricwatch.pipeline.rates import RateStats
 
 log = logging.getLogger("fabricwatch.runner")
 

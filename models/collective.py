@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from sklearn.ensemble import IsolationForest
 
-from collectors.nccl.parser import Row, RunRecord
+from fabricwatch.core.nccl_records import Row, RunRecord
 
 PLATEAU_FRACTION = 0.25  # sizes >= this fraction of the largest are the large-message plateau
 
@@ -76,7 +76,7 @@ def _bw(row: Row) -> float | None:
     return m.busbw if m is not None else None
 
 
-def _curve(run: RunRecord) -> dict[int, float]:
+def busbw_curve(run: RunRecord) -> dict[int, float]:
     """busbw per size; with -N repeated sweeps, the median over sweeps."""
     values: dict[int, list[float]] = defaultdict(list)
     for row in run.rows:
@@ -114,7 +114,7 @@ def analyse(runs: list[RunRecord], cfg: VarianceConfig = VarianceConfig()) -> li
             groups[(r.collective, r.nranks)].append(r)
     reports = []
     for (coll, n), rs in sorted(groups.items()):
-        curves = {r.source: _curve(r) for r in rs}
+        curves = {r.source: busbw_curve(r) for r in rs}
         sizes = sorted({s for c in curves.values() for s in c})
         baseline = {s: float(np.median([c[s] for c in curves.values() if s in c])) for s in sizes}
         cv = {}
@@ -177,7 +177,7 @@ def _scaling(reports: list[GroupReport], runs: list[RunRecord], cfg: VarianceCon
 
 
 def _plateau(run: RunRecord) -> float:
-    c = _curve(run)
+    c = busbw_curve(run)
     if not c:
         return 0.0
     top = max(c)

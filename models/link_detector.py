@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 from sklearn.ensemble import IsolationForest
 
-from models.features import FEATURE_NAMES, N_OWN, OWN_NAMES, UNITS, FeatureFrame, LinkState
-from models.rules import RuleConfig, evaluate, worst
+from fabricwatch.models.features import FEATURE_NAMES, N_OWN, OWN_NAMES, UNITS, FeatureFrame, LinkState
+from fabricwatch.models.rules import RuleConfig, evaluate, worst
 
 MODEL_VERSION = 1
 MIN_CLASS_ROWS = 50

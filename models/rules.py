@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from models.features import LinkInterval
+from fabricwatch.models.features import LinkInterval
 
 SEVERITIES = ("ok", "warning", "critical")
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simulator.faults import Fault
-from simulator.topology import FabricSpec, SimPort, Topology, build
+from fabricwatch.simulator.faults import Fault
+from fabricwatch.simulator.topology import FabricSpec, SimPort, Topology, build
 
 # The canonical counters the simulator keeps for every port (a superset of what any flavour serves).
 COUNTER_NAMES: tuple[str, ...] = (

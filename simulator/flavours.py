@@ -12,8 +12,8 @@ from typing import Any
 
 from pygnmi.spec.v080 import gnmi_pb2
 
-from simulator.fabric import Snapshot
-from simulator.topology import SimPort
+from fabricwatch.simulator.fabric import Snapshot
+from fabricwatch.simulator.topology import SimPort
 
 OC_COUNTERS = {
     "in-octets": "in_octets", "out-octets": "out_octets", "in-pkts": "in_pkts",

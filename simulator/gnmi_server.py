@@ -15,9 +15,9 @@ from typing import Any
 import grpc
 from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
 
-from simulator.fabric import Fabric, align
-from simulator.flavours import oper_notification, port_notifications
-from simulator.topology import SimDevice
+from fabricwatch.simulator.fabric import Fabric, align
+from fabricwatch.simulator.flavours import oper_notification, port_notifications
+from fabricwatch.simulator.topology import SimDevice
 
 log = logging.getLogger("fabricwatch.simulator.gnmi")
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from simulator.fabric import COL, Fabric, Snapshot
-from simulator.topology import SimPort
+from fabricwatch.simulator.fabric import COL, Fabric, Snapshot
+from fabricwatch.simulator.topology import SimPort
 
 
 def host_port_files(snap: Snapshot, leaf_port: SimPort) -> dict[str, str]:

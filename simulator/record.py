@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TextIO
 
-from daemon.lineprotocol import line, tag_prefix
-from simulator.fabric import COUNTER_NAMES, Fabric
+from fabricwatch.core.lineprotocol import line, tag_prefix
+from fabricwatch.simulator.fabric import COUNTER_NAMES, Fabric
 
 
 def record(fabric: Fabric, out: TextIO, *, steps: int, step_s: float,

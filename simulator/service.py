@@ -15,14 +15,15 @@ import grpc
 from aiohttp import web
 from pydantic import Field
 
-from daemon.config_types import SecretRef, StrictModel
-from daemon.http import bound_port
-from simulator.fabric import Fabric
-from simulator.faults import KINDS, Fault
-from simulator.gnmi_server import GnmiTarget, start_server
-from simulator.snmp_agent import SnmpAgent, start_agent
-from simulator.topology import FLAVOURS, IB_FLAVOUR, FabricSpec
-from simulator.ufm_server import UfmServer
+from fabricwatch.core.config_types import StrictModel
+from fabricwatch.core.net import bound_port
+from fabricwatch.core.secrets import SecretRef
+from fabricwatch.simulator.fabric import Fabric
+from fabricwatch.simulator.faults import KINDS, Fault
+from fabricwatch.simulator.gnmi_server import GnmiTarget, start_server
+from fabricwatch.simulator.snmp_agent import SnmpAgent, start_agent
+from fabricwatch.simulator.topology import FLAVOURS, IB_FLAVOUR, FabricSpec
+from fabricwatch.simulator.ufm_server import UfmServer
 
 log = logging.getLogger("fabricwatch.simulator")
 

@@ -18,8 +18,8 @@ from pyasn1.codec.ber import decoder, encoder
 from pyasn1.error import PyAsn1Error
 from pysnmp.proto import api, rfc1902, rfc1905
 
-from simulator.fabric import Fabric, Snapshot
-from simulator.topology import SimDevice, SimPort
+from fabricwatch.simulator.fabric import COL, Fabric, Snapshot
+from fabricwatch.simulator.topology import SimDevice, SimPort
 
 log = logging.getLogger("fabricwatch.simulator.snmp")
 V2C = api.PROTOCOL_MODULES[api.SNMP_VERSION_2C]
@@ -52,8 +52,6 @@ def _c64(name: str, row: int) -> Getter:
 
 
 def _col(name: str) -> int:
-    from simulator.fabric import COL
-
     return COL[name]
 
 

@@ -18,10 +18,10 @@ from typing import Any
 
 from aiohttp import web
 
-from daemon.http import bound_port
-from simulator.fabric import Fabric, Snapshot
-from simulator.faults import Fault
-from simulator.topology import SimDevice, SimPort
+from fabricwatch.core.net import bound_port
+from fabricwatch.simulator.fabric import COL, Fabric, Snapshot
+from fabricwatch.simulator.faults import Fault
+from fabricwatch.simulator.topology import SimDevice, SimPort
 
 # Telemetry column -> (model counter, divisor, saturating width or None)
 TELEMETRY_COLUMNS: tuple[tuple[str, str | None, int, int | None], ...] = (
@@ -59,8 +59,6 @@ def guid_of(index: int) -> str:
 def telemetry_values(snap: Snapshot, port: SimPort) -> dict[str, int]:
     """What the manager reports for one port, by Telemetry column name."""
     row = snap.counters[port.index]
-    from simulator.fabric import COL
-
     out = {}
     for column, model, div, width in TELEMETRY_COLUMNS:
         value = int(row[COL[model]]) // div if model is not None else 0

@@ -5,15 +5,17 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
 
-from collectors.gnmi.config import GnmiConfig, GnmiTarget
-from collectors.gnmi.mapping import Decoder, load_table
-from daemon.batch import SampleBatch, coalesce
-from daemon.errors import TargetError
+from fabricwatch.collectors.gnmi.mapping import Decoder, load_table
+from fabricwatch.core.batch import SampleBatch, coalesce
+from fabricwatch.core.errors import TargetError
+
+if TYPE_CHECKING:
+    from fabricwatch.collectors.gnmi.config import GnmiConfig, GnmiTarget
 
 _ENCODING = {"proto": gnmi_pb2.PROTO, "json_ietf": gnmi_pb2.JSON_IETF, "json": gnmi_pb2.JSON}
 _SL = gnmi_pb2.SubscriptionList

@@ -6,16 +6,12 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from collectors.gnmi.mapping import load_table
-from daemon.config_types import (
-    Backoff,
-    Duration,
-    SecretRef,
-    StrictModel,
-    Tags,
-    TlsConfig,
-    check_unique_devices,
-)
+from fabricwatch.collectors.gnmi.collector import GnmiCollector
+from fabricwatch.collectors.gnmi.mapping import load_table
+from fabricwatch.core.backoff import Backoff
+from fabricwatch.core.config_types import Duration, StrictModel, Tags, check_unique_devices
+from fabricwatch.core.secrets import SecretRef
+from fabricwatch.core.tls import TlsConfig
 
 
 def _check_flavour(v: str | None) -> str | None:
@@ -70,6 +66,4 @@ class GnmiConfig(StrictModel):
         return self
 
     def build(self) -> list[object]:
-        from collectors.gnmi.collector import GnmiCollector
-
         return [GnmiCollector(self, t) for t in self.targets]

@@ -9,8 +9,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from daemon.batch import PortSample
-from daemon.counters import COUNTERS
+from fabricwatch.core.batch import PortSample
+from fabricwatch.core.counters import COUNTERS
 
 PATHS_DIR = Path(__file__).parent / "paths"
 

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import TYPE_CHECKING
 
-from collectors.command import run_command
-from collectors.hostnic.config import HostNicConfig
-from collectors.hostnic.ethtool import parse_ethtool_stats
-from collectors.hostnic.sysfs import read_ports
-from collectors.polling import PolledCollector
-from daemon.batch import PortSample, SampleBatch
+from fabricwatch.collectors.command import run_command
+from fabricwatch.collectors.hostnic.ethtool import parse_ethtool_stats
+from fabricwatch.collectors.hostnic.sysfs import read_ports
+from fabricwatch.collectors.polling import PolledCollector
+from fabricwatch.core.batch import PortSample, SampleBatch
+
+if TYPE_CHECKING:
+    from fabricwatch.collectors.hostnic.config import HostNicConfig
 
 
 class HostNicCollector(PolledCollector):

@@ -7,7 +7,9 @@ from pathlib import Path
 
 from pydantic import Field, model_validator
 
-from daemon.config_types import Backoff, Duration, StrictModel, Tags
+from fabricwatch.collectors.hostnic.collector import HostNicCollector
+from fabricwatch.core.backoff import Backoff
+from fabricwatch.core.config_types import Duration, StrictModel, Tags
 
 
 class HostNicConfig(StrictModel):
@@ -30,6 +32,4 @@ class HostNicConfig(StrictModel):
         return self
 
     def build(self) -> list[object]:
-        from collectors.hostnic.collector import HostNicCollector
-
         return [HostNicCollector(self)]

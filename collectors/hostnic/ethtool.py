@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collectors.ibnames import lookup
+from fabricwatch.collectors.ibnames import lookup
 
 
 def parse_ethtool_stats(text: str) -> tuple[dict[str, int], int]:

@@ -5,13 +5,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from typing import TYPE_CHECKING
 
-from collectors.command import run_command
-from collectors.ibdiag.config import IbDiagConfig
-from collectors.ibdiag.parsers import IbPort, Topology, parse_perfquery, parse_topology
-from collectors.polling import PolledCollector
-from daemon.batch import PortSample, SampleBatch
-from daemon.errors import TargetError
+from fabricwatch.collectors.command import run_command
+from fabricwatch.collectors.ibdiag.parsers import IbPort, Topology, parse_perfquery, parse_topology
+from fabricwatch.collectors.polling import PolledCollector
+from fabricwatch.core.batch import PortSample, SampleBatch
+from fabricwatch.core.errors import TargetError
+
+if TYPE_CHECKING:
+    from fabricwatch.collectors.ibdiag.config import IbDiagConfig
 
 log = logging.getLogger("fabricwatch.ibdiag")
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
-from daemon.config_types import Backoff, Duration, StrictModel, Tags
+from fabricwatch.collectors.ibdiag.collector import IbDiagCollector
+from fabricwatch.core.backoff import Backoff
+from fabricwatch.core.config_types import Duration, StrictModel, Tags
 
 
 class IbDiagConfig(StrictModel):
@@ -32,6 +34,4 @@ class IbDiagConfig(StrictModel):
         return self
 
     def build(self) -> list[object]:
-        from collectors.ibdiag.collector import IbDiagCollector
-
         return [IbDiagCollector(self)]

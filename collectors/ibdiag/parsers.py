@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from collectors.ibnames import lookup
+from fabricwatch.collectors.ibnames import lookup
 
 _BLOCK = re.compile(r"^#\s*(?P<what>.*?)counters:\s*Lid\s+(?P<lid>\d+)\s+port\s+(?P<port>\d+)", re.I)
 _FIELD = re.compile(r"^(?P<name>[A-Za-z0-9_]+):\.*(?P<value>\S+)\s*$")

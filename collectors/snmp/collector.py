@@ -7,15 +7,17 @@ import logging
 import random
 import time
 from fnmatch import fnmatchcase
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from collectors.polling import PolledCollector
-from collectors.snmp import ber, usm
-from collectors.snmp.config import SnmpConfig, SnmpTarget, split_address
-from collectors.snmp.profile import Column, Profile, Table, load_profile, select
-from collectors.snmp.transport import FastV2c, FastV3, Pysnmp, Transport
-from collectors.snmp.walk import Rows, walk
-from daemon.batch import PortSample, SampleBatch
+from fabricwatch.collectors.polling import PolledCollector
+from fabricwatch.collectors.snmp import ber, usm
+from fabricwatch.collectors.snmp.profile import Column, Profile, Table, load_profile, select
+from fabricwatch.collectors.snmp.transport import FastV2c, FastV3, Pysnmp, Transport, split_address
+from fabricwatch.collectors.snmp.walk import Rows, walk
+from fabricwatch.core.batch import PortSample, SampleBatch
+
+if TYPE_CHECKING:
+    from fabricwatch.collectors.snmp.config import SnmpConfig, SnmpTarget
 
 log = logging.getLogger("fabricwatch.snmp")
 

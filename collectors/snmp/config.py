@@ -7,9 +7,13 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from collectors.snmp.profile import load_profile
-from collectors.snmp.transport import AUTH_PROTOCOLS, PRIV_PROTOCOLS
-from daemon.config_types import Backoff, Duration, SecretRef, StrictModel, Tags, check_unique_devices
+from fabricwatch.collectors.snmp.collector import SnmpCollector
+from fabricwatch.collectors.snmp.profile import load_profile
+from fabricwatch.collectors.snmp.transport import AUTH_PROTOCOLS, PRIV_PROTOCOLS, split_address
+from fabricwatch.collectors.snmp.usm import supported
+from fabricwatch.core.backoff import Backoff
+from fabricwatch.core.config_types import Duration, StrictModel, Tags, check_unique_devices
+from fabricwatch.core.secrets import SecretRef
 
 
 def _check_profile(v: str | None) -> str | None:
@@ -62,16 +66,6 @@ class SnmpTarget(StrictModel):
     _profile = field_validator("profile")(classmethod(lambda cls, v: _check_profile(v)))
 
 
-def split_address(address: str) -> tuple[str, int]:
-    if address.startswith("["):  # [v6]:port
-        host, _, rest = address[1:].partition("]")
-        return host, int(rest[1:]) if rest.startswith(":") and rest[1:].isdigit() else 161
-    host, sep, port = address.rpartition(":")
-    if sep and port.isdigit() and ":" not in host:
-        return host, int(port)
-    return address, 161
-
-
 class SnmpConfig(StrictModel):
     name: str = "snmp"
     version: Literal["2c", "3"] = "2c"
@@ -107,8 +101,6 @@ class SnmpConfig(StrictModel):
             if self.version == "3" and (t.v3 or self.v3) is None:
                 raise ValueError(f"device {t.device!r}: version 3 needs a [v3] block (section or target)")
         if self.engine == "fast" and self.version == "3":
-            from collectors.snmp.usm import supported
-
             for t in self.targets:
                 v3 = t.v3 or self.v3
                 if v3 is not None and not supported(v3.auth_protocol, v3.priv_protocol):
@@ -117,8 +109,6 @@ class SnmpConfig(StrictModel):
         return self
 
     def build(self) -> list[object]:
-        from collectors.snmp.collector import SnmpCollector
-
         # one bound on requests in flight for the whole section, shared by its agents
         section_limit = asyncio.Semaphore(self.max_in_flight)
         return [SnmpCollector(self, t, section_limit) for t in self.targets]

@@ -8,8 +8,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from collectors.snmp.ber import encode_oid
-from daemon.counters import COUNTERS, PRIORITIES
+from fabricwatch.collectors.snmp.ber import encode_oid
+from fabricwatch.core.counters import COUNTERS, PRIORITIES
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
 FALLBACK = "if-mib"

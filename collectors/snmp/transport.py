@@ -13,8 +13,18 @@ import time
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from collectors.snmp import ber, usm
-from daemon.errors import TargetError
+from fabricwatch.collectors.snmp import ber, usm
+from fabricwatch.core.errors import TargetError
+
+
+def split_address(address: str) -> tuple[str, int]:
+    if address.startswith("["):  # [v6]:port
+        host, _, rest = address[1:].partition("]")
+        return host, int(rest[1:]) if rest.startswith(":") and rest[1:].isdigit() else 161
+    host, sep, port = address.rpartition(":")
+    if sep and port.isdigit() and ":" not in host:
+        return host, int(port)
+    return address, 161
 
 
 class Transport(Protocol):

@@ -20,7 +20,7 @@ try:  # cryptography >= 47 keeps CFB with the "decrepit" ciphers; SNMP's AES (RF
 except ImportError:  # pragma: no cover - older cryptography
     from cryptography.hazmat.primitives.ciphers.modes import CFB
 
-from collectors.snmp import ber
+from fabricwatch.collectors.snmp import ber
 
 VERSION_3 = 3
 USM = 3

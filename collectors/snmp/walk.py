@@ -6,9 +6,9 @@ import asyncio
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
 
-from collectors.snmp import ber
-from collectors.snmp.transport import Transport
-from daemon.errors import TargetError
+from fabricwatch.collectors.snmp import ber
+from fabricwatch.collectors.snmp.transport import Transport
+from fabricwatch.core.errors import TargetError
 
 MAX_ROWS = 200_000  # per column: an agent that never ends a table must not hold us forever
 

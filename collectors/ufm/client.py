@@ -5,12 +5,14 @@ from __future__ import annotations
 import base64
 import json
 import ssl
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 
-from collectors.ufm.config import UfmConfig
-from daemon.errors import TargetError
+from fabricwatch.core.errors import TargetError
+
+if TYPE_CHECKING:
+    from fabricwatch.collectors.ufm.config import UfmConfig
 
 
 class UfmClient:

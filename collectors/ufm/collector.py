@@ -10,15 +10,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from typing import TYPE_CHECKING
 
-from collectors.polling import PolledCollector
-from collectors.ufm.client import UfmClient
-from collectors.ufm.config import UfmConfig
-from collectors.ufm.events import parse_events, parse_unhealthy
-from collectors.ufm.inventory import Inventory, parse_links, parse_ports, parse_systems, resolve_peers
-from collectors.ufm.telemetry import Parsed, TelemetryError, parse_csv, parse_prometheus
-from daemon.batch import DeviceEvent, PortSample, SampleBatch
-from daemon.errors import TargetError
+from fabricwatch.collectors.polling import PolledCollector
+from fabricwatch.collectors.ufm.client import UfmClient
+from fabricwatch.collectors.ufm.events import parse_events, parse_unhealthy
+from fabricwatch.collectors.ufm.inventory import Inventory, parse_links, parse_ports, parse_systems, resolve_peers
+from fabricwatch.collectors.ufm.telemetry import Parsed, TelemetryError, parse_csv, parse_prometheus
+from fabricwatch.core.batch import DeviceEvent, PortSample, SampleBatch
+from fabricwatch.core.errors import TargetError
+
+if TYPE_CHECKING:
+    from fabricwatch.collectors.ufm.config import UfmConfig
 
 log = logging.getLogger("fabricwatch.ufm")
 

@@ -8,7 +8,10 @@ from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator, model_validator
 
-from daemon.config_types import Backoff, Duration, SecretRef, StrictModel, Tags
+from fabricwatch.collectors.ufm.collector import UfmCollector
+from fabricwatch.core.backoff import Backoff
+from fabricwatch.core.config_types import Duration, StrictModel, Tags
+from fabricwatch.core.secrets import SecretRef
 
 
 class UfmTls(StrictModel):
@@ -77,6 +80,4 @@ class UfmConfig(StrictModel):
         return f"http://{urlsplit(self.url).hostname}:9001"
 
     def build(self) -> list[object]:
-        from collectors.ufm.collector import UfmCollector
-
         return [UfmCollector(self)]

@@ -7,8 +7,8 @@ import re
 import time
 from typing import Any
 
-from collectors.ufm.inventory import Inventory, norm_guid
-from daemon.batch import DeviceEvent
+from fabricwatch.collectors.ufm.inventory import Inventory, norm_guid
+from fabricwatch.core.batch import DeviceEvent
 
 _SLUG = re.compile(r"[^a-z0-9]+")
 _FORMATS = ("%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S.%f", "%Y-%m-%dT%H:%M:%S")

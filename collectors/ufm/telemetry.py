@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from collectors.ibnames import lookup
-from collectors.ufm.inventory import norm_guid
+from fabricwatch.collectors.ibnames import lookup
+from fabricwatch.collectors.ufm.inventory import norm_guid
 
 REQUIRED = ("Node_GUID", "Port_Number")
 

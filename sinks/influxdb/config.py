@@ -7,7 +7,11 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from daemon.config_types import Backoff, Duration, SecretRef, StrictModel
+from fabricwatch.core.backoff import Backoff
+from fabricwatch.core.config_types import Duration, StrictModel
+from fabricwatch.core.secrets import SecretRef
+from fabricwatch.sinks.influxdb.sink import InfluxSink
+from fabricwatch.sinks.influxdb.writers import V1Writer, V2Writer
 
 
 class SpoolConfig(StrictModel):
@@ -53,8 +57,6 @@ class InfluxConfig(StrictModel):
 
     async def check(self) -> str | None:
         """None if the server answers and the database/bucket is there, else what is wrong."""
-        from sinks.influxdb.writers import V1Writer, V2Writer
-
         writer = V1Writer(self) if self.api == "v1" else V2Writer(self)
         try:
             return await writer.check()
@@ -62,6 +64,4 @@ class InfluxConfig(StrictModel):
             await writer.close()
 
     def build(self) -> object:
-        from sinks.influxdb.sink import InfluxSink
-
         return InfluxSink(self)

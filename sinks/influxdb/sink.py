@@ -7,10 +7,13 @@ import logging
 import random
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from sinks.influxdb.config import InfluxConfig
-from sinks.influxdb.writers import V1Writer, V2Writer, WriteOutcome, Writer
-from sinks.spool import Record, Spool
+from fabricwatch.sinks.influxdb.writers import V1Writer, V2Writer, WriteOutcome, Writer
+from fabricwatch.sinks.spool import Record, Spool
+
+if TYPE_CHECKING:
+    from fabricwatch.sinks.influxdb.config import InfluxConfig
 
 log = logging.getLogger("fabricwatch.sink.influxdb")
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import aiohttp
 
-from sinks.influxdb.config import InfluxConfig
+if TYPE_CHECKING:
+    from fabricwatch.sinks.influxdb.config import InfluxConfig
+
 
 
 @dataclass

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
-from daemon.config_types import Backoff, SecretRef, StrictModel
+from fabricwatch.core.backoff import Backoff
+from fabricwatch.core.config_types import StrictModel
+from fabricwatch.core.secrets import SecretRef
+from fabricwatch.sinks.mqtt.sink import MqttSink
 
 
 class MqttConfig(StrictModel):
@@ -40,6 +43,4 @@ class MqttConfig(StrictModel):
             return f"cannot reach MQTT broker {self.host}:{self.port}: {exc}"
 
     def build(self) -> object:
-        from sinks.mqtt.sink import MqttSink
-
         return MqttSink(self)

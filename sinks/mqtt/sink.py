@@ -10,9 +10,11 @@ import random
 import socket
 import time
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sinks.mqtt.config import MqttConfig
+if TYPE_CHECKING:
+    from fabricwatch.sinks.mqtt.config import MqttConfig
+
 
 log = logging.getLogger("fabricwatch.sink.mqtt")
 SCHEMA = 1

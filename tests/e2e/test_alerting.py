@@ -13,7 +13,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from daemon.config import parse
+from fabricwatch.daemon.config import parse
 from tests.conftest import FIXTURES, ROOT
 from tests.integration.helpers import start_runner, start_sim
 from tests.servers import Alertmanager, Prometheus, free_port

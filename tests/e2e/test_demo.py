@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sinks.spool import Spool
+from fabricwatch.sinks.spool import Spool
 from tests.conftest import ROOT
 from tests.servers import InfluxDB1, free_port
 
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.integration
 
 def demo(args: list[str], state: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "daemon.cli", "demo", "--nodes", "8", "--rails", "2",
+        [sys.executable, "-m", "fabricwatch", "demo", "--nodes", "8", "--rails", "2",
          "--interval", "0.5", "--state-dir", str(state), "--listen", f"127.0.0.1:{free_port()}", *args],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
@@ -47,7 +47,7 @@ def test_demo_writes_to_influxdb_with_live_view_and_stops_on_ctrl_c(tmp_path: Pa
     master, slave = pty.openpty()  # a real terminal, as an operator would run it
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "daemon.cli", "demo", "--nodes", "8", "--rails", "2", "--interval", "0.5",
+            [sys.executable, "-m", "fabricwatch", "demo", "--nodes", "8", "--rails", "2", "--interval", "0.5",
              "--state-dir", str(tmp_path / "state"), "--listen", f"127.0.0.1:{free_port()}",
              "--influx-url", influx.url, "--fault", "flap:leaf-r0-0:swp1,period=2"],
             cwd=ROOT, stdin=slave, stdout=slave, stderr=slave, env={**os.environ, "COLUMNS": "160"},
@@ -106,7 +106,7 @@ async def test_demo_publishes_events_when_mosquitto_answers(tmp_path: Path) -> N
     sub = asyncio.create_task(listen())
     await asyncio.sleep(0.3)
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "daemon.cli", "demo", "--nodes", "8", "--rails", "2", "--interval", "0.5",
+        sys.executable, "-m", "fabricwatch", "demo", "--nodes", "8", "--rails", "2", "--interval", "0.5",
         "--state-dir", str(tmp_path / "state"), "--listen", f"127.0.0.1:{free_port()}",
         "--influx-url", f"http://127.0.0.1:{free_port()}", "--no-view", "--duration", "6",
         cwd=ROOT, env={**os.environ, "FABRICWATCH_MQTT_PORT": str(broker.port)},

@@ -7,12 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from daemon.config import parse
-from daemon.runner import Runner
-from daemon.topology import Topology
-from simulator.fabric import COUNTER_NAMES
-from simulator.flavours import served
-from simulator.service import SimConfig, Simulator
+from fabricwatch.core.topology import Topology
+from fabricwatch.daemon.config import parse
+from fabricwatch.daemon.runner import Runner
+from fabricwatch.simulator.fabric import COUNTER_NAMES
+from fabricwatch.simulator.flavours import served
+from fabricwatch.simulator.service import SimConfig, Simulator
 
 
 async def start_sim(**overrides: Any) -> Simulator:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from daemon.config import parse
+from fabricwatch.daemon.config import parse
 from tests.integration.helpers import start_runner, start_sim
 from tests.servers import free_port
 

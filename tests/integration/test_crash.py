@@ -13,8 +13,8 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from simulator.cli import daemon_config_toml
-from sinks.spool import Spool
+from fabricwatch.cli.simulate import daemon_config_toml
+from fabricwatch.sinks.spool import Spool
 from tests.conftest import ROOT
 from tests.integration.helpers import start_sim
 from tests.lp import points
@@ -35,7 +35,7 @@ async def metric(url: str, name: str) -> float | None:
 
 def start_daemon(config: Path, log: Path) -> subprocess.Popen[bytes]:
     with open(log, "ab") as out:
-        return subprocess.Popen([sys.executable, "-m", "daemon.cli", "run", "-c", str(config)],
+        return subprocess.Popen([sys.executable, "-m", "fabricwatch", "run", "-c", str(config)],
                                 cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from daemon.config import parse
+from fabricwatch.daemon.config import parse
 from tests.integration.helpers import start_runner, start_sim
 from tests.servers import InfluxDB1
 

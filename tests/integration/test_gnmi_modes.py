@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from collectors.gnmi.config import GnmiConfig
-from daemon.errors import TargetError
+from fabricwatch.collectors.gnmi.config import GnmiConfig
+from fabricwatch.core.errors import TargetError
 from tests.certs import self_signed
 from tests.integration.helpers import start_sim
 

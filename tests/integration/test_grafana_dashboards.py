@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 import yaml
 
-from daemon.config import parse
-from models.evaluation import simulate
-from models.features import FeatureBuilder
-from models.link_detector import LinkDetector
+from fabricwatch.daemon.config import parse
+from fabricwatch.lab.evaluation import simulate
+from fabricwatch.models.features import FeatureBuilder
+from fabricwatch.models.link_detector import LinkDetector
 from tests.conftest import FIXTURES, ROOT
 from tests.integration.helpers import start_runner, start_sim
 from tests.servers import InfluxDB1

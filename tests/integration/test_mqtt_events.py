@@ -15,7 +15,7 @@ from typing import Any
 import aiomqtt
 import pytest
 
-from daemon.config import parse
+from fabricwatch.daemon.config import parse
 from tests.conftest import ROOT
 from tests.integration.helpers import start_runner, start_sim
 from tests.servers import Mosquitto, free_port
@@ -33,7 +33,7 @@ async def collect(port: int, topic: str, into: list[tuple[str, dict[str, Any]]],
 
 
 def start_daemon(conf: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "daemon.cli", "run", "-c", str(conf)], cwd=ROOT,
+    return subprocess.Popen([sys.executable, "-m", "fabricwatch", "run", "-c", str(conf)], cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from daemon.topology import Topology
-from models.blame import path_links
-from simulator.faults import Fault
+from fabricwatch.core.topology import Topology
+from fabricwatch.nccl.blame import path_links
+from fabricwatch.simulator.faults import Fault
 from tests.conftest import ROOT
 from tests.integration.helpers import daemon_config, spool_dir, start_runner, start_sim
 from tests.nccl_logs import render
@@ -24,7 +24,7 @@ SIZES = [1 << p for p in range(24, 31)]
 
 
 def fabricwatch(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "daemon.cli", *args], cwd=ROOT, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "fabricwatch", *args], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
 
 

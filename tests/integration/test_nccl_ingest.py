@@ -10,7 +10,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from daemon.config import parse
+from fabricwatch.daemon.config import parse
 from tests.conftest import FIXTURES, ROOT
 from tests.integration.helpers import start_runner
 from tests.servers import InfluxDB1, free_port
@@ -33,7 +33,7 @@ def test_cli_ingest_is_idempotent(influx: InfluxDB1, tmp_path: Path) -> None:
     conf.write_text(f"[[sinks.influxdb]]\nurl = \"{influx.url}\"\ndatabase = \"n1\"\n"
                     f"spool = {{ dir = \"{tmp_path}/spool\" }}\n[[sinks.mqtt]]\nport = {free_port()}\n")
     for _ in range(2):  # the same file twice: the same points, not twice as many
-        res = subprocess.run([sys.executable, "-m", "daemon.cli", "nccl", "ingest", "-c", str(conf), str(REAL),
+        res = subprocess.run([sys.executable, "-m", "fabricwatch", "nccl", "ingest", "-c", str(conf), str(REAL),
                               str(JSON_RUN)], cwd=ROOT, capture_output=True, text=True, timeout=120)
         assert res.returncode == 0, res.stderr
     assert count(influx, "n1", "WHERE \"collective\" = 'all_reduce'") == 26  # 13 sizes x 2 places

@@ -9,7 +9,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from daemon.runner import Runner
+from fabricwatch.daemon.runner import Runner
 from tests.integration.helpers import daemon_config, expected_points, spool_dir, start_runner, start_sim
 from tests.lp import points
 from tests.servers import InfluxDB1

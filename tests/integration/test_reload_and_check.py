@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from daemon.check import run_check
-from daemon.config import load
-from daemon.runner import Runner
-from simulator.cli import daemon_config_toml
+from fabricwatch.cli.simulate import daemon_config_toml
+from fabricwatch.daemon.check import run_check
+from fabricwatch.daemon.config import load
+from fabricwatch.daemon.runner import Runner
 from tests.conftest import ROOT
 from tests.integration.helpers import start_sim
 from tests.servers import InfluxDB1, free_port
@@ -90,10 +90,10 @@ async def test_check_reports_sink_and_targets(tmp_path: Path) -> None:
 def test_check_cli_names_bad_key(tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text('[daemon]\nlisten = "127.0.0.1:9465"\nshrad = "1/2"\n')
-    res = subprocess.run([sys.executable, "-m", "daemon.cli", "check", "-c", str(bad)],
+    res = subprocess.run([sys.executable, "-m", "fabricwatch", "check", "-c", str(bad)],
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert res.returncode == 1
     assert f"{bad}: daemon.shrad: unknown key" in res.stdout
-    res = subprocess.run([sys.executable, "-m", "daemon.cli", "run", "-c", str(bad)],
+    res = subprocess.run([sys.executable, "-m", "fabricwatch", "run", "-c", str(bad)],
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert res.returncode == 2 and f"{bad}: daemon.shrad: unknown key" in res.stderr

@@ -7,9 +7,9 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from simulator.fabric import COL, Fabric
-from simulator.faults import Fault
-from simulator.topology import FabricSpec, build
+from fabricwatch.simulator.fabric import COL, Fabric
+from fabricwatch.simulator.faults import Fault
+from fabricwatch.simulator.topology import FabricSpec, build
 from tests.integration.helpers import start_sim
 
 S = 1_000_000_000
@@ -77,9 +77,9 @@ async def test_simulate_out_writes_a_daemon_config_that_loads(
     """`fabricwatch simulate --out` writes a config for every protocol the simulator serves."""
     import tomllib
 
-    from daemon.config import parse
-    from simulator.cli import daemon_config_toml
-    from simulator.service import SIM_COMMUNITY_ENV, SIM_UFM_PASSWORD_ENV
+    from fabricwatch.cli.simulate import daemon_config_toml
+    from fabricwatch.daemon.config import parse
+    from fabricwatch.simulator.service import SIM_COMMUNITY_ENV, SIM_UFM_PASSWORD_ENV
     sim = await start_sim(**overrides)
     try:
         text = daemon_config_toml(sim, "10s", tmp_path / "topology.json")

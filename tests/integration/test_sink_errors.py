@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-from sinks.influxdb.config import InfluxConfig
-from sinks.influxdb.sink import InfluxSink
+from fabricwatch.sinks.influxdb.config import InfluxConfig
+from fabricwatch.sinks.influxdb.sink import InfluxSink
 
 pytestmark = pytest.mark.integration
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from daemon.batch import SampleBatch
-from daemon.runner import Runner
+from fabricwatch.core.batch import SampleBatch
+from fabricwatch.daemon.runner import Runner
 from tests.integration.helpers import collectors_config, start_runner, start_sim
 from tests.servers import InfluxDB1, free_port
 

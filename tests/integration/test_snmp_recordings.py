@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from collectors.snmp.config import SnmpConfig
+from fabricwatch.collectors.snmp.config import SnmpConfig
 from tests.servers import SnmpSim
 
 pytestmark = pytest.mark.integration
@@ -115,7 +115,7 @@ async def test_profile_override_and_port_filters(snmpsim: SnmpSim, monkeypatch: 
 
 
 async def test_wrong_community_times_out_naming_the_device(snmpsim: SnmpSim, monkeypatch: pytest.MonkeyPatch) -> None:
-    from daemon.errors import TargetError
+    from fabricwatch.core.errors import TargetError
 
     monkeypatch.setenv("FW_TEST_COMMUNITY", "not-a-recording")
     cfg = SnmpConfig.model_validate({

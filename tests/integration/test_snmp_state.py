@@ -6,15 +6,15 @@ import asyncio
 
 import pytest
 
-from daemon.pipeline import Pipeline
-from simulator.faults import Fault
+from fabricwatch.pipeline.pipeline import Pipeline
+from fabricwatch.simulator.faults import Fault
 from tests.integration.helpers import start_sim
 
 pytestmark = pytest.mark.integration
 
 
 def _collector(sim, device: str):  # type: ignore[no-untyped-def]
-    from collectors.snmp.config import SnmpConfig
+    from fabricwatch.collectors.snmp.config import SnmpConfig
 
     [section] = sim.daemon_snmp_collectors(1.0)
     section["targets"] = [t for t in section["targets"] if t["device"] == device]

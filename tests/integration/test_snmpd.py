@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from collectors.snmp.config import SnmpConfig
-from daemon.errors import TargetError
+from fabricwatch.collectors.snmp.config import SnmpConfig
+from fabricwatch.core.errors import TargetError
 from tests.servers import Snmpd
 
 pytestmark = pytest.mark.integration

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from daemon.config import parse
-from daemon.runner import Runner
-from simulator.fabric import Fabric
-from simulator.record import record
-from simulator.topology import FabricSpec
+from fabricwatch.daemon.config import parse
+from fabricwatch.daemon.runner import Runner
+from fabricwatch.simulator.fabric import Fabric
+from fabricwatch.simulator.record import record
+from fabricwatch.simulator.topology import FabricSpec
 from tests.conftest import ROOT
 from tests.servers import InfluxDB1
 
@@ -25,7 +25,7 @@ START_NS = 1_790_000_000_000_000_000  # 2026-09-21T...
 
 
 def fabricwatch(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "daemon.cli", *args], cwd=ROOT, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "fabricwatch", *args], cwd=ROOT, capture_output=True,
                           text=True, timeout=300)
 
 

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from collectors.ufm.config import UfmConfig
-from daemon.errors import TargetError
-from simulator.faults import Fault
-from simulator.service import Simulator
-from simulator.ufm_server import CSV_PATH, telemetry_values
+from fabricwatch.collectors.ufm.config import UfmConfig
+from fabricwatch.core.errors import TargetError
+from fabricwatch.simulator.faults import Fault
+from fabricwatch.simulator.service import Simulator
+from fabricwatch.simulator.ufm_server import CSV_PATH, telemetry_values
 from tests.integration.helpers import collectors_config, start_runner, start_sim
 from tests.servers import InfluxDB1
 

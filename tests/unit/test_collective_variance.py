@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from collectors.nccl.parser import parse_file
-from models.collective import analyse
+from fabricwatch.models.collective import analyse
+from fabricwatch.nccl.parser import parse_file
 from tests.nccl_logs import render
 
 SIZES = [1 << p for p in range(20, 31)]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from daemon import config
-from daemon.config import ConfigError
+from fabricwatch.daemon import config
+from fabricwatch.daemon.config import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
 

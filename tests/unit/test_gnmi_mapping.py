@@ -9,8 +9,8 @@ import pytest
 from google.protobuf import json_format
 from pygnmi.spec.v080 import gnmi_pb2
 
-from collectors.gnmi.mapping import Decoder, flavours, load_table
-from daemon.counters import COUNTERS
+from fabricwatch.collectors.gnmi.mapping import Decoder, flavours, load_table
+from fabricwatch.core.counters import COUNTERS
 
 
 def responses(fixtures: Path, case: str) -> list:
@@ -142,7 +142,7 @@ def test_sonic_shapes_in_db_dump(fixtures: Path) -> None:
 
 def test_arista_and_cumulus_priority_keys() -> None:
     def upd(path: str, value: int) -> object:
-        from collectors.gnmi.collector import parse_path
+        from fabricwatch.collectors.gnmi.collector import parse_path
 
         return gnmi_pb2.Update(path=parse_path(path), val=gnmi_pb2.TypedValue(uint_val=value))
 

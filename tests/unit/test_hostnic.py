@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from collectors.hostnic.config import HostNicConfig
-from collectors.hostnic.ethtool import parse_ethtool_stats
-from collectors.hostnic.sysfs import read_ports
-from collectors.ibnames import lookup
-from daemon.batch import SampleBatch
-from daemon.pipeline import Pipeline
-from daemon.topology import Topology
+from fabricwatch.collectors.hostnic.config import HostNicConfig
+from fabricwatch.collectors.hostnic.ethtool import parse_ethtool_stats
+from fabricwatch.collectors.hostnic.sysfs import read_ports
+from fabricwatch.collectors.ibnames import lookup
+from fabricwatch.core.batch import SampleBatch
+from fabricwatch.core.topology import Topology
+from fabricwatch.pipeline.pipeline import Pipeline
 
 
 def _raw(root: Path, dev: str, port: str, sub: str, name: str) -> int:
@@ -84,9 +84,9 @@ def test_simulated_host_trees_read_back_and_find_their_leaf(tmp_path: Path) -> N
     import asyncio
     import time
 
-    from simulator.fabric import Fabric
-    from simulator.host_sysfs import write_host_trees
-    from simulator.topology import FabricSpec
+    from fabricwatch.simulator.fabric import Fabric
+    from fabricwatch.simulator.host_sysfs import write_host_trees
+    from fabricwatch.simulator.topology import FabricSpec
 
     fabric = Fabric(FabricSpec(nodes=4, rails=2, spines=2), seed=3, start_ns=time.time_ns() - 60 * 10**9)
     snap = fabric.snapshot(time.time_ns())

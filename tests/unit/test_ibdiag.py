@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from collectors.ibdiag.config import IbDiagConfig
-from collectors.ibdiag.parsers import (
+from fabricwatch.collectors.ibdiag.config import IbDiagConfig
+from fabricwatch.collectors.ibdiag.parsers import (
     parse_ibnetdiscover,
     parse_ibnetdiscover_ports,
     parse_perfquery,
     parse_topology,
 )
-from daemon.errors import TargetError
-from daemon.topology import Topology
+from fabricwatch.core.errors import TargetError
+from fabricwatch.core.topology import Topology
 
 
 def _fields(text: str) -> list[dict[str, int]]:

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from daemon.lineprotocol import line, tag_prefix
+from fabricwatch.core.lineprotocol import line, tag_prefix
 
 
 def test_escaping_and_sorted_tags() -> None:

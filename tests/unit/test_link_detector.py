@@ -11,15 +11,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from daemon.lineprotocol import parse_line
-from models.evaluation import Injection, simulate
-from models.features import FeatureBuilder, LinkInterval
-from models.link_detector import Hysteresis, LinkDetector, ModelError
-from models.rules import evaluate
-from simulator.fabric import Fabric
-from simulator.faults import Fault
-from simulator.record import record
-from simulator.topology import FabricSpec
+from fabricwatch.core.lineprotocol import parse_line
+from fabricwatch.lab.evaluation import Injection, simulate
+from fabricwatch.models.features import FeatureBuilder, LinkInterval
+from fabricwatch.models.link_detector import Hysteresis, LinkDetector, ModelError
+from fabricwatch.models.rules import evaluate
+from fabricwatch.simulator.fabric import Fabric
+from fabricwatch.simulator.faults import Fault
+from fabricwatch.simulator.record import record
+from fabricwatch.simulator.topology import FabricSpec
 from tests.conftest import ROOT
 
 SPEC = FabricSpec(nodes=32, rails=4, leaves_per_rail=2, spines=4)
@@ -154,7 +154,7 @@ def test_replay_cli_on_recorded_line_protocol(tmp_path: Path) -> None:
     with open(lp, "w") as out:
         record(fabric, out, steps=390, step_s=10, on_step=inject)
     parse_line(lp.read_text().splitlines()[0])  # what we wrote is valid line protocol
-    res = subprocess.run([sys.executable, "-m", "daemon.cli", "replay", str(lp), "--fit-first", "45m", "--json"],
+    res = subprocess.run([sys.executable, "-m", "fabricwatch", "replay", str(lp), "--fit-first", "45m", "--json"],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     findings = [json.loads(x) for x in res.stdout.splitlines()]

@@ -35,7 +35,7 @@ def write_runs(tmp_path: Path) -> tuple[list[Path], Path]:
 
 
 def fabricwatch(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "daemon.cli", *args], cwd=ROOT, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "fabricwatch", *args], cwd=ROOT, capture_output=True,
                           text=True, timeout=60)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from collectors.nccl.parser import parse_file, parse_text
+from fabricwatch.nccl.parser import parse_file, parse_text
 from tests.conftest import ROOT
 
 DATA = ROOT / "tests" / "data" / "nccl"
@@ -86,7 +86,7 @@ def test_collective_inferred_from_bandwidth_when_nothing_names_it() -> None:
 
 
 def test_cli_json_and_truncation_message() -> None:
-    res = subprocess.run([sys.executable, "-m", "daemon.cli", "nccl", "parse", "--json",
+    res = subprocess.run([sys.executable, "-m", "fabricwatch", "nccl", "parse", "--json",
                           str(DATA / "all_reduce_iters_truncated.log")],
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert res.returncode == 0
@@ -99,6 +99,6 @@ def test_cli_json_and_truncation_message() -> None:
 def test_nothing_to_parse_is_an_error(tmp_path: Path, junk: str) -> None:
     p = tmp_path / "x.log"
     p.write_text(junk)
-    res = subprocess.run([sys.executable, "-m", "daemon.cli", "nccl", "parse", str(p)],
+    res = subprocess.run([sys.executable, "-m", "fabricwatch", "nccl", "parse", str(p)],
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert res.returncode == 1 and "no result rows" in res.stderr

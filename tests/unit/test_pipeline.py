@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from daemon.batch import PortSample, SampleBatch, coalesce
-from daemon.config import parse
-from daemon.pipeline import Pipeline
-from daemon.runner import build_collectors
-from daemon.topology import Topology
+from fabricwatch.core.batch import PortSample, SampleBatch, coalesce
+from fabricwatch.core.topology import Topology
+from fabricwatch.daemon.config import parse
+from fabricwatch.daemon.runner import build_collectors
+from fabricwatch.pipeline.pipeline import Pipeline
 
 S = 1_000_000_000
 
@@ -45,7 +45,7 @@ def test_saturation_raises_one_event_and_flags_the_rate() -> None:
 
 
 def test_infiniband_link_downed_is_a_flap_and_device_events_become_points() -> None:
-    from daemon.batch import DeviceEvent
+    from fabricwatch.core.batch import DeviceEvent
 
     topo = Topology.from_records([{"device": "leaf1", "port": "swp1", "role": "leaf_down", "rail": "1"}])
     p = Pipeline(topology=topo)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from daemon.batch import PortSample
-from daemon.rates import RateEngine
+from fabricwatch.core.batch import PortSample
+from fabricwatch.pipeline.rates import RateEngine
 
 S = 1_000_000_000  # one second in ns
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from daemon.sharding import owns, shard_of
+from fabricwatch.daemon.sharding import owns, shard_of
 
 
 def test_every_device_has_exactly_one_owner_and_split_is_even() -> None:

@@ -8,7 +8,7 @@ import pytest
 from pyasn1.codec.ber import encoder
 from pysnmp.proto import api, rfc1902, rfc1905
 
-from collectors.snmp import ber
+from fabricwatch.collectors.snmp import ber
 
 V2C = api.PROTOCOL_MODULES[api.SNMP_VERSION_2C]
 

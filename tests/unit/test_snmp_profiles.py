@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from collectors.snmp import profile as profiles
-from collectors.snmp.profile import ProfileError, load_profile, profile_names, select
+from fabricwatch.collectors.snmp import profile as profiles
+from fabricwatch.collectors.snmp.profile import ProfileError, load_profile, profile_names, select
 
 
 def test_every_profile_loads_documents_itself_and_says_ecn_is_not_exposed() -> None:

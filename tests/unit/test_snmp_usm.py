@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from collectors.snmp import ber, usm
+from fabricwatch.collectors.snmp import ber, usm
 
 
 @pytest.mark.parametrize(("hash_name", "ku", "kul"), [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sinks.spool import Spool
+from fabricwatch.sinks.spool import Spool
 
 
 def payloads(n: int, size: int = 50) -> list[bytes]:

@@ -55,7 +55,7 @@ def test_notify_ready_watchdog_reloading_stopping(tmp_path: Path) -> None:
     conf = tmp_path / "fw.toml"
     conf.write_text('[daemon]\nlisten = "127.0.0.1:0"\n[detector]\nenabled = false\n')
     env = {**os.environ, "NOTIFY_SOCKET": str(sock_path), "WATCHDOG_USEC": "400000"}
-    proc = subprocess.Popen([sys.executable, "-m", "daemon.cli", "run", "-c", str(conf)], cwd=ROOT, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "fabricwatch", "run", "-c", str(conf)], cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     got: list[str] = []
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from collectors.ufm.events import parse_events
-from collectors.ufm.inventory import (
+from fabricwatch.collectors.ufm.events import parse_events
+from fabricwatch.collectors.ufm.inventory import (
     Inventory,
     norm_guid,
     parse_links,
@@ -17,8 +17,8 @@ from collectors.ufm.inventory import (
     resolve_peers,
     topology_records,
 )
-from collectors.ufm.telemetry import TelemetryError, parse_csv, parse_json
-from daemon.topology import Topology
+from fabricwatch.collectors.ufm.telemetry import TelemetryError, parse_csv, parse_json
+from fabricwatch.core.topology import Topology
 
 
 def _load(fixtures: Path, name: str) -> object:
@@ -136,7 +136,7 @@ def test_csv_without_the_key_columns_is_an_error() -> None:
 
 
 def test_prometheus_text_with_and_without_counter_types() -> None:
-    from collectors.ufm.telemetry import parse_prometheus
+    from fabricwatch.collectors.ufm.telemetry import parse_prometheus
 
     text = (
         "# TYPE PortXmitDataExtended counter\n"

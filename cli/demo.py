@@ -1,0 +1,216 @@
+"""`fabricwatch demo`: simulator + daemon in one process, with a live terminal view."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+from rich.console import Group
+from rich.live import Live
+from rich.table import Table
+
+from fabricwatch.core.topology import Topology
+from fabricwatch.daemon import logs
+from fabricwatch.daemon.config import parse
+from fabricwatch.daemon.runner import Runner
+from fabricwatch.lab.evaluation import simulate
+from fabricwatch.models.features import FeatureBuilder
+from fabricwatch.models.link_detector import LinkDetector
+from fabricwatch.simulator.service import SimConfig, Simulator
+from fabricwatch.simulator.topology import FabricSpec
+
+log = logging.getLogger("fabricwatch.demo")
+
+DEMO_INTERVAL_S = 10.0
+DEMO_TRAIN_MIN = 90
+DEFAULT_FAULTS = ["flap:leaf-r0-0:{p0},period=20", "pfc_storm:leaf-r1-0:{p1}"]
+# on InfiniBand (UFM): a flapping link and a dirty optic whose 16-bit symbol error counter fills up
+DEFAULT_IB_FAULTS = ["flap:leaf-r0-0:{p0},period=20", "ber:leaf-r1-0:{p1},rate=200"]
+
+
+async def _broker_reachable(host: str, port: int) -> bool:
+    try:
+        _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 1.0)
+    except (OSError, TimeoutError):
+        return False
+    writer.close()
+    return True
+
+
+async def _prepare_influx(url: str, api: str, db: str) -> str | None:
+    """Create the demo database when InfluxDB 1.x answers; None if reachable, else why not."""
+    try:
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=2)) as s:
+            async with s.get(f"{url}/ping") as resp:
+                if resp.status >= 300:
+                    return f"{url}/ping answered {resp.status}"
+            if api == "v1":
+                async with s.post(f"{url}/query", data={"q": f'CREATE DATABASE "{db}"'}) as resp:
+                    if resp.status != 200:
+                        return f"CREATE DATABASE answered {resp.status}"
+    except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def _train_demo_model(spec: FabricSpec, path: Path) -> None:
+    """A model for the demo's fabric, fitted on simulated healthy history (another seed)."""
+    run = simulate(spec, int(DEMO_TRAIN_MIN * 60 / DEMO_INTERVAL_S), interval_s=DEMO_INTERVAL_S, seed=97,
+                   as_served=True)
+    builder = FeatureBuilder(DEMO_INTERVAL_S)
+    frames = [builder.build(start, links) for start, links in run.frames]
+    LinkDetector(interval_s=DEMO_INTERVAL_S).fit(frames).save(path)
+
+
+def _findings(runner: Runner) -> Table:
+    table = Table(title="link findings (detector)", expand=True)
+    for col in ("device", "port", "severity", "source", "score", "explanation"):
+        table.add_column(col)
+    det = runner.detector
+    if det is None:
+        return table
+    for f in sorted(det.active.values(), key=lambda f: (f.severity != "critical", -f.score))[:8]:
+        colour = "red" if f.severity == "critical" else "yellow"
+        table.add_row(f.device, f.port, f"[{colour}]{f.severity}", f.source, f"{f.score:.2f}",
+                      f.explanation[:110])
+    if not det.active:
+        table.add_row("", "", "", "", "", f"none yet ({det.intervals} intervals of {det.interval_s:g}s scored)")
+    return table
+
+
+def _view(runner: Runner, influx_note: str, rates: dict[str, float]) -> Group:
+    targets = Table(title="targets", expand=True)
+    for col in ("device", "collector", "up", "samples", "errors", "last error"):
+        targets.add_column(col)
+    for t in sorted(runner.targets.values(), key=lambda t: t.device):
+        targets.add_row(
+            t.device, t.name, "[green]up" if t.up else "[red]down", str(t.samples),
+            str(sum(t.errors.values())), t.last_error[:50],
+        )
+    storage = Table(title="storage", expand=True)
+    for col in ("sink", "written", "spooled points", "spool bytes", "dropped", "last error"):
+        storage.add_column(col)
+    for s in runner.sinks:
+        storage.add_row(
+            s.name, str(s.stats.points_written), str(s.spool.pending_points),
+            str(s.spool.pending_bytes),
+            str(s.spool.stats.dropped_points + s.stats.points_rejected), s.stats.last_error[:50],
+        )
+    links = Table(title="top links by pause and error rate (per second)", expand=True)
+    for col in ("device", "port", "role", "score", "pfc rx+tx", "pause", "errors", "ecn", "Gb/s in"):
+        links.add_column(col)
+    scores = runner.detector.scores if runner.detector is not None else {}
+
+    def pfc(r: dict[str, float]) -> float:
+        return sum(v for k, v in r.items() if k.startswith("pfc_"))
+
+    def errs(r: dict[str, float]) -> float:
+        return sum(r.get(k, 0.0) for k in ("in_errors", "fcs_errors", "out_discards", "in_discards"))
+
+    latest = sorted(runner.pipeline.latest.items(),
+                    key=lambda kv: pfc(kv[1].rates) + 1000 * errs(kv[1].rates), reverse=True)
+    for (device, port), view in latest[:10]:
+        r = view.rates
+        score = scores.get((device, port))
+        links.add_row(
+            device, port, view.tags.get("role", ""), "" if score is None else f"{score:.2f}", f"{pfc(r):.0f}",
+            f"{r.get('pause_rx', 0) + r.get('pause_tx', 0):.0f}", f"{errs(r):.1f}",
+            f"{r.get('ecn_marked', 0):.0f}", f"{r.get('in_octets', 0) * 8 / 1e9:.1f}",
+        )
+    up = sum(t.up for t in runner.targets.values())
+    header = Table.grid(expand=True)
+    header.add_row(
+        f"[bold]fabricwatch demo[/] targets up {up}/{len(runner.targets)}   "
+        f"ingest {rates.get('values', 0):,.0f} counter values/s   "
+        f"metrics {runner.http.url if runner.http else ''}/metrics   {influx_note}   Ctrl-C stops"
+    )
+    return Group(header, targets, storage, _findings(runner), links)
+
+
+async def run_demo(args: argparse.Namespace) -> int:
+    state = args.state_dir or Path(os.environ.get("XDG_STATE_HOME", Path.home() / ".local/state")) / "fabricwatch/demo"
+    state.mkdir(parents=True, exist_ok=True)
+    if args.no_view:
+        logs.setup("info")
+    else:
+        logs.setup("info", path=state / "demo.log")
+    url = (args.influx_url or os.environ.get("FABRICWATCH_INFLUX_URL") or "http://127.0.0.1:8086").rstrip("/")
+    ib = args.fabric == "ib"
+    sim = Simulator(SimConfig.model_validate({
+        "fabric": {"nodes": args.nodes, "rails": args.rails, "spines": args.spines},
+        # RoCE: one spine and every other leaf from rail 2 on speak SNMP only, the rest gNMI (the
+        # default faults sit on gNMI leaves, whose flaps stream live); InfiniBand: UFM manages all
+        **({"ufm": {"enabled": True}} if ib else
+           {"snmp": {"devices": ["spine-1", *(f"leaf-r{r}-0" for r in range(2, args.rails, 2))]}}),
+    }))
+    leaf0 = sim.fabric.topology.devices.get("leaf-r0-0")
+    leaf1 = sim.fabric.topology.devices.get("leaf-r1-0") or leaf0
+    faults = args.fault if args.fault is not None else [
+        f.format(p0=leaf0.ports[0].name if leaf0 else "", p1=leaf1.ports[1].name if leaf1 else "")
+        for f in (DEFAULT_IB_FAULTS if ib else DEFAULT_FAULTS)
+    ]
+    from fabricwatch.simulator.faults import Fault
+
+    for text in faults:
+        sim.fabric.inject(Fault.parse(text))
+    await sim.start()
+    problem = await _prepare_influx(url, args.influx_api, args.influx_db)
+    influx_note = (f"InfluxDB {url} db={args.influx_db}" if problem is None
+                   else f"InfluxDB not reachable ({url}): spooling to {state / 'spool'}")
+    sink: dict[str, Any] = {
+        "api": args.influx_api, "url": url, "spool": {"dir": str(state / "spool")},
+        "close_timeout": 3.0,
+    }
+    sink["database" if args.influx_api == "v1" else "bucket"] = args.influx_db
+    mqtt_host = os.environ.get("FABRICWATCH_MQTT_HOST", "127.0.0.1")
+    mqtt_port = int(os.environ.get("FABRICWATCH_MQTT_PORT", "1883"))
+    mqtt: list[dict[str, Any]] = []
+    if await _broker_reachable(mqtt_host, mqtt_port):  # Mosquitto when it is there, nothing otherwise
+        mqtt = [{"host": mqtt_host, "port": mqtt_port, "site": "demo", "client_id": "fabricwatch-demo"}]
+        influx_note += f"   MQTT events on {mqtt_host}:{mqtt_port} fabricwatch/demo/#"
+    model_path = state / "demo-link-model.fwm"
+    print(f"fabricwatch demo: fitting the link detector on {DEMO_TRAIN_MIN} simulated minutes of healthy "
+          f"traffic ({len(sim.fabric.ports)} ports)...", flush=True)
+    await asyncio.to_thread(_train_demo_model, sim.fabric.spec, model_path)
+    cfg = parse({
+        "daemon": {"listen": args.listen, "site": "demo"},
+        "detector": {"model": str(model_path)},
+        "collectors": sim.collectors_config(args.interval),
+        "sinks": {"influxdb": [sink], "mqtt": mqtt},
+    }, "<demo>")
+    runner = Runner(cfg)
+    runner.pipeline.topology = Topology.from_records(sim.fabric.topology.records())
+    log.info("demo starting", extra={"influx": influx_note, "ports": len(sim.fabric.ports)})
+    run_task = asyncio.create_task(runner.run(), name="daemon")
+    stop_timer = None
+    if args.duration:
+        stop_timer = asyncio.get_running_loop().call_later(args.duration, runner.stop)
+    try:
+        if args.no_view:
+            await run_task
+        else:
+            rates: dict[str, float] = {}
+            last_values, last_t = 0, time.monotonic()
+            with Live(_view(runner, influx_note, rates), refresh_per_second=2, screen=False) as live:
+                while not run_task.done():
+                    await asyncio.wait({run_task}, timeout=1.0)
+                    now = time.monotonic()
+                    values = sum(t.values for t in runner.targets.values())
+                    rates["values"] = (values - last_values) / max(now - last_t, 1e-6)
+                    last_values, last_t = values, now
+                    live.update(_view(runner, influx_note, rates))
+        code = await run_task
+    finally:
+        if stop_timer is not None:
+            stop_timer.cancel()
+        with contextlib.suppress(Exception):
+            await sim.stop()
+    print(f"fabricwatch demo stopped. {influx_note}. Log: {state / 'demo.log'}")
+    return code

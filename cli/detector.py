@@ -1,0 +1,168 @@
+"""`fabricwatch train` and `fabricwatch replay`: fit the link detector, re-run recorded counters."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from fabricwatch.core.config_types import parse_duration
+from fabricwatch.detection.replay import ReadReport, intervals_from_lp, intervals_from_samples, samples_from_influx
+from fabricwatch.models.features import FeatureBuilder, FeatureFrame, LinkInterval
+from fabricwatch.models.link_detector import LinkDetector, ModelError
+
+
+def _frames(intervals: list[tuple[int, list[LinkInterval]]], interval_s: float) -> list[FeatureFrame]:
+    builder = FeatureBuilder(interval_s)
+    return [builder.build(start, links) for start, links in intervals]
+
+
+def _read(paths: list[Path], interval_s: float, err: Console) -> list[tuple[int, list[LinkInterval]]]:
+    report = ReadReport()
+    for p in paths:
+        if not p.is_file():
+            raise SystemExit(f"fabricwatch: {p}: no such file")
+    intervals = intervals_from_lp(paths, interval_s, report=report)
+    err.print(f"read {report.lines:,} lines: {report.samples:,} port_counters samples, "
+              f"{report.skipped:,} skipped, {len(intervals):,} intervals")
+    for e in report.errors:
+        err.print(f"  [yellow]{e}")
+    return intervals
+
+
+def _fit(frames: list[FeatureFrame], interval_s: float, far: float, err: Console) -> LinkDetector:
+    det = LinkDetector(interval_s=interval_s, false_alarm_rate=far)
+    with Progress(console=err, transient=True) as progress:
+        task = progress.add_task("fitting port classes", total=None)
+
+        def step(cls: str, done: int, total: int) -> None:
+            progress.update(task, total=total, completed=done, description=f"fitted {cls}")
+
+        det.fit(frames, progress=step)
+    return det
+
+
+def _read_influx(args: argparse.Namespace, interval_s: float, err: Console) -> list[tuple[int, list[LinkInterval]]]:
+    auth = None
+    if args.influx_user:
+        auth = (args.influx_user, os.environ.get(args.influx_password_env or "", ""))
+    with Progress(console=err, transient=True) as progress:
+        task = progress.add_task("reading port_counters from InfluxDB", total=None)
+
+        def step(done: int, total: int) -> None:
+            progress.update(task, total=total, completed=done)
+
+        samples = list(samples_from_influx(args.influx_url, args.influx_db, args.start, args.end,
+                                           auth=auth, progress=step))
+    intervals = intervals_from_samples(samples, interval_s)
+    err.print(f"read {len(samples):,} port_counters samples from {args.influx_url}, {len(intervals):,} intervals")
+    return intervals
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    err = Console(stderr=True)
+    interval = parse_duration(args.interval)
+    if args.influx_url:
+        if not (args.influx_db and args.start and args.end):
+            err.print("[red]fabricwatch train: --influx-url needs --influx-db, --start and --end")
+            return 2
+        try:
+            intervals = _read_influx(args, interval, err)
+        except (OSError, ValueError) as exc:
+            err.print(f"[red]fabricwatch train: {exc}")
+            return 1
+    elif args.files:
+        intervals = _read(args.files, interval, err)
+    else:
+        err.print("[red]fabricwatch train: give line-protocol FILES or --influx-url")
+        return 2
+    frames = _frames(intervals, interval)
+    try:
+        det = _fit(frames, interval, args.false_alarm_rate, err)
+    except ModelError as exc:
+        err.print(f"[red]fabricwatch train: {exc}")
+        return 1
+    det.save(args.out)
+    table = Table(title=f"model {args.out}")
+    for col in ("class", "train intervals", "held out", "forest threshold"):
+        table.add_column(col)
+    for cls, m in sorted(det.models.items()):
+        table.add_row(cls, f"{m.train_rows:,}", f"{m.holdout_rows:,}", f"{m.threshold:.4f}")
+    Console().print(table)
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    err = Console(stderr=True)
+    interval = parse_duration(args.interval)
+    intervals = _read(args.files, interval, err)
+    if args.model:
+        try:
+            det = LinkDetector.load(args.model)
+        except ModelError as exc:
+            err.print(f"[red]fabricwatch replay: {exc}")
+            return 2
+        interval = det.interval_s
+    elif args.fit_first:
+        first = parse_duration(args.fit_first)
+        if not intervals:
+            err.print("[red]fabricwatch replay: no data")
+            return 1
+        t0 = intervals[0][0]
+        fit_part = [iv for iv in intervals if iv[0] < t0 + first * 1e9]
+        intervals = [iv for iv in intervals if iv[0] >= t0 + first * 1e9]
+        try:
+            det = _fit(_frames(fit_part, interval), interval, args.false_alarm_rate, err)
+        except ModelError as exc:
+            err.print(f"[red]fabricwatch replay: {exc}")
+            return 1
+    else:
+        err.print("[red]fabricwatch replay: give --model FILE or --fit-first DURATION")
+        return 2
+    builder = FeatureBuilder(interval)
+    rows = []
+    for start, links in intervals:
+        for finding in det.detect(builder.build(start, links)):
+            rows.append(finding)
+            if args.json:
+                print(json.dumps(finding.to_json()), flush=True)
+    if not args.json:
+        table = Table(title=f"{len(rows)} flagged link-intervals")
+        for col in ("time", "device", "port", "severity", "score", "explanation"):
+            table.add_column(col)
+        for f in rows:
+            j = f.to_json()
+            table.add_row(j["time"], f.device, f.port, f.severity, f"{f.score:.2f}", f.explanation)
+        Console().print(table)
+    return 0
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    train = sub.add_parser("train", help="fit the link detector on healthy history (line-protocol files)")
+    train.add_argument("files", nargs="*", type=Path, help="port_counters line protocol")
+    train.add_argument("--influx-url", help="read history from InfluxDB (InfluxQL /query) instead of files")
+    train.add_argument("--influx-db")
+    train.add_argument("--influx-user")
+    train.add_argument("--influx-password-env", help="environment variable holding the password")
+    train.add_argument("--start", help="window start, ISO 8601 (e.g. 2026-11-20T00:00:00Z)")
+    train.add_argument("--end", help="window end, ISO 8601")
+    train.add_argument("--out", type=Path, required=True, help="model file to write")
+    train.add_argument("--interval", default="30s")
+    train.add_argument("--false-alarm-rate", type=float, default=1e-4,
+                       help="share of healthy held-out intervals allowed over the threshold")
+    train.set_defaults(func=cmd_train)
+
+    replay = sub.add_parser("replay", help="run pipeline + detector over recorded port_counters")
+    replay.add_argument("files", nargs="+", type=Path)
+    replay.add_argument("--model", type=Path)
+    replay.add_argument("--fit-first", help="fit on the first DURATION of the data, score the rest")
+    replay.add_argument("--interval", default="30s")
+    replay.add_argument("--false-alarm-rate", type=float, default=1e-4)
+    replay.add_argument("--json", action="store_true", help="one JSON object per flagged link-interval")
+    replay.set_defaults(func=cmd_replay)
+

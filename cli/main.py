@@ -1,0 +1,119 @@
+"""The `fabricwatch` command line: run, check, demo, simulate."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from pathlib import Path
+
+from fabricwatch.daemon import logs
+
+log = logging.getLogger("fabricwatch.cli")
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from fabricwatch.daemon import config as config_mod
+    from fabricwatch.daemon.runner import Runner
+
+    cfg = config_mod.load_or_report(args.config, "fabricwatch")
+    if cfg is None:
+        return 2
+    logs.setup(cfg.daemon.log_level)
+
+    from fabricwatch.models.link_detector import ModelError
+
+    async def main() -> int:
+        try:
+            runner = Runner(cfg, config_path=Path(args.config), listen=args.listen)
+        except (ModelError, ValueError) as exc:
+            print(f"fabricwatch: cannot start: {exc}", file=sys.stderr)
+            return 2
+        return await runner.run()
+
+    return asyncio.run(main())
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from fabricwatch.daemon.check import run_check
+
+    logs.setup("error")
+    return asyncio.run(run_check(Path(args.config), timeout=args.timeout))
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from fabricwatch.cli.simulate import run_simulate
+
+    logs.setup(args.log_level)
+    return asyncio.run(run_simulate(args))
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from fabricwatch.cli.demo import run_demo
+
+    return asyncio.run(run_demo(args))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="fabricwatch", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run the daemon")
+    run.add_argument("-c", "--config", required=True, help="TOML config file")
+    run.add_argument("--listen", help="override daemon.listen (host:port)")
+    run.set_defaults(func=_cmd_run)
+
+    check = sub.add_parser("check", help="validate the config, check sinks, reach every target")
+    check.add_argument("-c", "--config", required=True)
+    check.add_argument("--timeout", type=float, default=10.0, help="seconds per target")
+    check.set_defaults(func=_cmd_check)
+
+    sim = sub.add_parser("simulate", help="run the simulated fabric alone")
+    sim.add_argument("-c", "--config", help="simulator TOML (defaults: 8 nodes, 2 rails, 2 spines)")
+    sim.add_argument("--fault", action="append", default=[],
+                     help="inject at start: kind:device[:port][,key=value] (repeatable)")
+    sim.add_argument("--out", type=Path,
+                     help="write topology.json and a matching fabricwatch.toml into this folder")
+    sim.add_argument("--interval", default="10s", help="sample interval written in fabricwatch.toml")
+    sim.add_argument("--host-sysfs", type=Path,
+                     help="keep a sysfs tree per simulated host under this folder (for the hostnic collector)")
+    sim.add_argument("--log-level", default="info")
+    sim.set_defaults(func=_cmd_simulate)
+
+    demo = sub.add_parser("demo", help="simulator + daemon in one go, with a live view")
+    demo.add_argument("--influx-url", default=None,
+                      help="InfluxDB URL (env FABRICWATCH_INFLUX_URL; default http://127.0.0.1:8086); MQTT events "
+                           "go to FABRICWATCH_MQTT_HOST:FABRICWATCH_MQTT_PORT (default 127.0.0.1:1883) when it answers")
+    demo.add_argument("--influx-api", choices=["v1", "v2"], default="v1")
+    demo.add_argument("--influx-db", default="fabricwatch", help="database (v1) or bucket (v2)")
+    demo.add_argument("--state-dir", type=Path, default=None,
+                      help="spool and log folder (default ~/.local/state/fabricwatch/demo)")
+    demo.add_argument("--listen", default="127.0.0.1:9465")
+    demo.add_argument("--nodes", type=int, default=16)
+    demo.add_argument("--rails", type=int, default=4)
+    demo.add_argument("--spines", type=int, default=2)
+    demo.add_argument("--fabric", choices=["roce", "ib"], default="roce",
+                      help="roce: switches over gNMI and SNMP; ib: an InfiniBand fabric behind a simulated UFM")
+    demo.add_argument("--interval", type=float, default=2.0, help="sample interval, seconds")
+    demo.add_argument("--fault", action="append", default=None,
+                      help="fault to inject (default: a flapping link and a PFC storm; on ib a high BER)")
+    demo.add_argument("--duration", type=float, default=None, help="stop after N seconds")
+    demo.add_argument("--no-view", action="store_true", help="plain JSON logs instead of the live view")
+    demo.set_defaults(func=_cmd_demo)
+
+    from fabricwatch.cli.detector import add_parsers
+    from fabricwatch.cli.nccl import add_parsers as add_nccl
+
+    add_parsers(sub)
+    add_nccl(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,267 @@
+"""`fabricwatch nccl parse`: nccl-tests output -> documented run records."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from fabricwatch.core.nccl_records import RunRecord
+from fabricwatch.nccl.parser import COLLECTIVES, parse_file
+
+
+def cmd_parse(args: argparse.Namespace) -> int:
+    status = 0
+    for path in args.files:
+        try:
+            runs = parse_file(path, args.collective)
+        except (OSError, ValueError) as exc:
+            print(f"fabricwatch nccl parse: {exc}", file=sys.stderr)
+            status = 1
+            continue
+        if not any(r.rows for r in runs):
+            print(f"fabricwatch nccl parse: {path}: no result rows found", file=sys.stderr)
+            status = 1
+        for run in runs:
+            if run.stopped_at:
+                print(f"{path}: incomplete run: parsed {len(run.rows)} rows, stopped after line "
+                      f"{run.stopped_at['line']}: {run.stopped_at['reason']}", file=sys.stderr)
+            if args.json:
+                print(json.dumps(run.to_json()))
+            else:
+                flagged = sum(1 for r in run.rows if r.flags)
+                plateau = max((r.out_of_place.busbw or 0.0) for r in run.rows if r.out_of_place) if run.rows else 0
+                print(f"{path}: {run.collective or 'unknown collective'} ({run.collective_from}), "
+                      f"{run.nranks} ranks on {len(run.hosts)} hosts, {len(run.rows)} rows, "
+                      f"peak busbw {plateau:g} GB/s, {flagged} rows flagged, "
+                      f"{'complete' if run.complete else 'INCOMPLETE'}")
+    return status
+
+
+def _runs(paths: list[Path], err: list[str]) -> list[RunRecord]:
+    runs = []
+    for path in paths:
+        try:
+            runs += parse_file(path)
+        except (OSError, ValueError) as exc:
+            err.append(str(exc))
+    return runs
+
+
+def cmd_gate(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from fabricwatch.nccl.gate import gate, load_thresholds, suggest
+
+    errors: list[str] = []
+    runs = _runs(args.runs, errors)
+    for e in errors:
+        print(f"fabricwatch gate: {e}", file=sys.stderr)
+    if args.suggest:
+        if not runs:
+            print("fabricwatch gate: no runs to learn from", file=sys.stderr)
+            return 2
+        text = suggest(runs)
+        if args.out:
+            args.out.write_text(text)
+        else:
+            print(text)
+        return 0
+    if args.thresholds is None:
+        print("fabricwatch gate: give --thresholds FILE (or --suggest to write one)", file=sys.stderr)
+        return 2
+    try:
+        thresholds = load_thresholds(args.thresholds)
+    except ValueError as exc:
+        print(f"fabricwatch gate: {exc}", file=sys.stderr)
+        return 2
+    results = gate(thresholds, runs)
+    passed = all(r.passed for r in results) and not errors
+    if args.json:
+        print(json.dumps({"verdict": "pass" if passed else "fail", "runs": [r.source for r in runs],
+                          "unreadable": errors, "checks": [r.to_json() for r in results]}))
+    else:
+        table = Table(title=f"NCCL acceptance gate: {'PASS' if passed else 'FAIL'}")
+        for col in ("check", "runs", "worst busbw", "worst CV %", "verdict", "why"):
+            table.add_column(col)
+        for r in results:
+            table.add_row(r.check.name(), str(len(r.runs)),
+                          "" if r.worst_busbw is None else f"{r.worst_busbw:g}",
+                          "" if r.worst_cv_pct is None else f"{r.worst_cv_pct:.1f}",
+                          "[green]pass" if r.passed else "[red]FAIL", "\n".join(r.failures[:5]))
+        Console().print(table)
+    return 0 if passed else 1
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    """Parse files and write nccl_results through the config's sinks (spooled if storage is down)."""
+    import asyncio
+
+    from fabricwatch.daemon import config as config_mod
+    from fabricwatch.nccl.ingest import run_id, run_time_ns, to_lines
+
+    cfg = config_mod.load_or_report(args.config, "fabricwatch nccl ingest")
+    if cfg is None:
+        return 2
+    sinks = [s.build() for s in cfg.storage_sink_configs()]
+    if not sinks:
+        print("fabricwatch nccl ingest: the config has no storage sink to write to", file=sys.stderr)
+        return 2
+
+    async def main() -> int:
+        status = 0
+        for sink in sinks:
+            await sink.start()
+        try:
+            for path in args.files:
+                try:
+                    content = path.read_bytes()
+                    runs = parse_file(path, args.collective)
+                except (OSError, ValueError) as exc:
+                    print(f"fabricwatch nccl ingest: {exc}", file=sys.stderr)
+                    status = 1
+                    continue
+                for run in runs:
+                    lines = to_lines(run, run_id(run, content), run_time_ns(run, path, run.start_time),
+                                     cfg.daemon.site)
+                    for sink in sinks:
+                        await sink.write(lines)
+                    print(f"{path}: {run.collective} {run.nranks} ranks, {len(run.rows)} rows -> {len(lines)} points")
+        finally:
+            for sink in sinks:
+                await sink.close()
+        spooled = sum(s.spool.pending_points for s in sinks)
+        if spooled:
+            print(f"fabricwatch nccl ingest: {spooled} points spooled (storage not reachable); "
+                  "the daemon or the next ingest sends them", file=sys.stderr)
+        return status
+
+    return asyncio.run(main())
+
+
+def cmd_blame(args: argparse.Namespace) -> int:
+    import datetime as dt
+
+    from fabricwatch.core.topology import Topology
+    from fabricwatch.nccl.blame import InfluxQL, blame
+
+    try:
+        (run, *_) = parse_file(args.run)
+        topology = Topology.load(args.topology)
+    except (OSError, ValueError) as exc:
+        print(f"fabricwatch nccl blame: {exc}", file=sys.stderr)
+        return 2
+    hosts = args.hosts.split(",") if args.hosts else run.hosts
+    if not hosts:
+        print("fabricwatch nccl blame: the run names no hosts; give --hosts", file=sys.stderr)
+        return 2
+
+    def ts(text: str) -> int:
+        return int(dt.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1e9)
+
+    end = ts(args.end) if args.end else int(args.run.stat().st_mtime * 1e9)
+    start = ts(args.start) if args.start else end - int(3600e9)
+    try:
+        ranked = blame(InfluxQL(args.influx_url, args.influx_db), topology, hosts, start, end)
+    except (OSError, ValueError) as exc:
+        print(f"fabricwatch nccl blame: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps({"run": str(args.run), "hosts": hosts, "start_ns": start, "end_ns": end,
+                          "links": [c.to_json() for c in ranked]}))
+    else:
+        for i, c in enumerate(ranked[: args.top], 1):
+            print(f"{i:2d}. {c.device}:{c.port} ({c.role}, {c.why_in_path}): {c.explanation}")
+    return 0
+
+
+def cmd_analyse(args: argparse.Namespace) -> int:
+    from fabricwatch.models.collective import analyse
+
+    errors: list[str] = []
+    runs = _runs(args.runs, errors)
+    for e in errors:
+        print(f"fabricwatch nccl analyse: {e}", file=sys.stderr)
+    reports = analyse(runs)
+    if args.json:
+        for rep in reports:
+            print(json.dumps(rep.to_json()))
+    else:
+        for rep in reports:
+            worst_cv = max(rep.cv_pct.values(), default=0.0)
+            print(f"{rep.collective}, {rep.nranks} ranks: {len(rep.runs)} runs, worst run-to-run CV {worst_cv:.1f}%")
+            for f in rep.findings:
+                print(f"  {f.kind:10s} {f.source}: {f.detail}")
+    return 1 if any(rep.findings for rep in reports) else 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from fabricwatch.models.collective import analyse
+    from fabricwatch.nccl.gate import gate, load_thresholds
+    from fabricwatch.nccl.report import render
+
+    errors: list[str] = []
+    runs = _runs(args.runs, errors)
+    for e in errors:
+        print(f"fabricwatch report: {e}", file=sys.stderr)
+    verdict = None
+    if args.thresholds:
+        try:
+            verdict = gate(load_thresholds(args.thresholds), runs)
+        except ValueError as exc:
+            print(f"fabricwatch report: {exc}", file=sys.stderr)
+            return 2
+    blamed = None
+    if args.blame:
+        blamed = json.loads(args.blame.read_text()).get("links", [])
+    args.out.write_text(render(runs, analyse(runs), verdict, blamed))
+    print(f"wrote {args.out}")
+    return 0
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    rep = sub.add_parser("report", help="a self-contained HTML report over NCCL runs")
+    rep.add_argument("runs", nargs="+", type=Path)
+    rep.add_argument("--thresholds", type=Path, help="add the gate's verdict")
+    rep.add_argument("--blame", type=Path, help="the JSON of `fabricwatch nccl blame --json`")
+    rep.add_argument("--out", type=Path, required=True)
+    rep.set_defaults(func=cmd_report)
+    g = sub.add_parser("gate", help="acceptance verdict over NCCL runs (exit 0 pass, 1 fail)")
+    g.add_argument("runs", nargs="+", type=Path, help="nccl-tests outputs (text or JSON)")
+    g.add_argument("--thresholds", type=Path, help="operator thresholds (TOML)")
+    g.add_argument("--json", action="store_true")
+    g.add_argument("--suggest", action="store_true", help="write starting thresholds from these (healthy) runs")
+    g.add_argument("--out", type=Path, help="with --suggest: the file to write")
+    g.set_defaults(func=cmd_gate)
+
+    nccl = sub.add_parser("nccl", help="NCCL test results")
+    nsub = nccl.add_subparsers(dest="nccl_command", required=True)
+    parse = nsub.add_parser("parse", help="parse nccl-tests output (text or -J JSON)")
+    parse.add_argument("files", nargs="+", type=Path)
+    parse.add_argument("--json", action="store_true", help="one JSON run record per line")
+    parse.add_argument("--collective", choices=COLLECTIVES,
+                       help="name the collective when the log does not (no header line, odd file name)")
+    parse.set_defaults(func=cmd_parse)
+    ing = nsub.add_parser("ingest", help="write runs to the config's sinks as nccl_results")
+    ing.add_argument("-c", "--config", required=True, type=Path)
+    ing.add_argument("files", nargs="+", type=Path)
+    ing.add_argument("--collective", choices=COLLECTIVES)
+    ing.set_defaults(func=cmd_ingest)
+    bl = nsub.add_parser("blame", help="rank the links a run crossed by their findings and counters")
+    bl.add_argument("run", type=Path)
+    bl.add_argument("--topology", type=Path, required=True, help="port records with role and peer tags")
+    bl.add_argument("--influx-url", required=True)
+    bl.add_argument("--influx-db", required=True)
+    bl.add_argument("--hosts", help="comma-separated hosts (default: the run's rank lines)")
+    bl.add_argument("--start", help="window start, ISO 8601 (default: an hour before --end)")
+    bl.add_argument("--end", help="window end, ISO 8601 (default: the file's modification time)")
+    bl.add_argument("--top", type=int, default=10)
+    bl.add_argument("--json", action="store_true")
+    bl.set_defaults(func=cmd_blame)
+    an = nsub.add_parser("analyse", aliases=["analyze"],
+                         help="run-to-run variance, stalls and scaling over repeated runs (exit 1 if any is flagged)")
+    an.add_argument("runs", nargs="+", type=Path)
+    an.add_argument("--json", action="store_true", help="one JSON report per (collective, ranks) group")
+    an.set_defaults(func=cmd_analyse)

@@ -1,0 +1,40 @@
+"""Secrets come from an environment variable or a file, never from the config itself."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import SecretStr, model_validator
+
+from fabricwatch.core.config_types import StrictModel
+
+
+class SecretRef(StrictModel):
+    """`{ env = "NAME" }` or `{ file = "/path" }`; resolved at load time so a missing one names its key."""
+
+    env: str | None = None
+    file: Path | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> SecretRef:
+        if (self.env is None) == (self.file is None):
+            raise ValueError("give exactly one of 'env' or 'file'")
+        self.resolve()  # fail at load time, naming the key, not at first use
+        return self
+
+    def resolve(self) -> SecretStr:
+        if self.env is not None:
+            if self.env not in os.environ:
+                raise ValueError(f"environment variable {self.env} is not set")
+            return SecretStr(os.environ[self.env])
+        assert self.file is not None
+        try:
+            return SecretStr(self.file.read_text().strip())
+        except OSError as exc:
+            raise ValueError(f"cannot read secret file {self.file}: {exc.strerror}") from exc
+
+
+def reveal(ref: SecretRef | None) -> str | None:
+    """The secret's text, read now (a rotated file or variable takes effect on the next session)."""
+    return None if ref is None else ref.resolve().get_secret_value()

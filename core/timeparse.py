@@ -1,0 +1,29 @@
+"""One parser for the times users and devices write: ISO 8601, 'YYYY-mm-dd HH:MM:SS', relative."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+
+from fabricwatch.core.config_types import parse_duration
+
+
+def parse_time_ns(text: str, *, now_ns: int | None = None) -> int:
+    """Nanoseconds since the epoch. Accepts '2026-11-20T00:00:00Z', '2026-11-20 22:00:00[.123]'
+    (no zone = UTC, as UFM and nccl-tests write), 'now', and '-2h' / '-30m' before now."""
+    s = text.strip()
+    now = time.time_ns() if now_ns is None else now_ns
+    if s == "now":
+        return now
+    if s.startswith("-"):
+        try:
+            return now - int(parse_duration(s[1:]) * 1e9)
+        except ValueError:
+            raise ValueError(f"not a time: {text!r} (relative times look like '-2h')") from None
+    try:
+        t = dt.datetime.fromisoformat(s.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"not a time: {text!r} (give ISO 8601, e.g. 2026-11-20T22:00:00Z, or '-2h')") from None
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=dt.UTC)
+    return int(t.timestamp() * 1e9)

@@ -1,0 +1,131 @@
+"""The link detector inside the daemon: rates fold into intervals; each closed interval is
+scored in a worker thread (never blocking collection); findings go to the sinks
+(`link_anomaly`), to /metrics and to the event log."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field
+
+from fabricwatch.core.config_types import Duration, StrictModel
+from fabricwatch.core.lineprotocol import line, tag_prefix
+from fabricwatch.models.features import FeatureBuilder, IntervalAggregator, LinkInterval
+from fabricwatch.models.link_detector import Finding, Hysteresis, LinkDetector
+from fabricwatch.models.rules import RuleConfig
+
+log = logging.getLogger("fabricwatch.detector")
+
+
+class DetectorConfig(StrictModel):
+    enabled: bool = True
+    model: Path | None = None  # from `fabricwatch train`; without it, rules only
+    interval: Duration = 30.0
+    raise_k: int = Field(2, ge=1, le=16)
+    raise_n: int = Field(3, ge=1, le=16)
+    clear_m: int = Field(3, ge=1)
+    pause_storm_per_s: float = Field(10_000.0, gt=0)
+    link_metrics: Literal["all", "flagged"] = "all"  # per-link score series on /metrics
+
+
+class DetectorService:
+    def __init__(self, cfg: DetectorConfig, write: Callable[[list[str]], Awaitable[None]],
+                 emit: Callable[[str, dict[str, Any]], None] | None = None) -> None:
+        self.cfg = cfg
+        self.write = write
+        self.emit = emit
+        rules = RuleConfig(pause_storm_per_s=cfg.pause_storm_per_s)
+        hysteresis = Hysteresis(cfg.raise_k, cfg.raise_n, cfg.clear_m)
+        if cfg.model is not None:
+            self.detector = LinkDetector.load(cfg.model)
+            self.detector.rules = rules
+            self.detector.hysteresis = hysteresis
+            interval = self.detector.interval_s
+        else:
+            self.detector = LinkDetector(interval_s=cfg.interval, rules=rules, hysteresis=hysteresis)
+            interval = cfg.interval
+        self.interval_s = interval
+        self.aggregator = IntervalAggregator(interval)
+        self.features = FeatureBuilder(interval)
+        self.scores: dict[tuple[str, str], float] = {}
+        self.groups: dict[tuple[str, str], tuple[str, str]] = {}  # link -> (rail, role), for aggregates
+        self.active: dict[tuple[str, str], Finding] = {}
+        self.intervals = 0
+        self.findings_total = 0
+        self.last_seconds = 0.0
+
+    @property
+    def mode(self) -> str:
+        return "model+rules" if self.detector.models else "rules"
+
+    def add(self, device: str, port: str, ts_ns: int, rates: Mapping[str, float],
+            tags: Mapping[str, str], saturated: list[str]) -> None:
+        self.aggregator.add(device, port, ts_ns, rates, tags, saturated)
+
+    def _score(self, start: int, links: list[LinkInterval]) -> tuple[list[Finding], dict[tuple[str, str], float]]:
+        frame = self.features.build(start, links)
+        findings = self.detector.detect(frame)
+        scores = self.detector.score(frame)
+        return findings, {(li.device, li.port): float(s) for li, s in zip(links, scores, strict=True)
+                          if s == s}
+
+    async def run(self) -> None:
+        while True:
+            await asyncio.sleep(min(5.0, self.interval_s / 2))
+            await self.process(time.time_ns())
+
+    async def process(self, now_ns: int, *, flush: bool = False) -> list[Finding]:
+        ready = self.aggregator.flush() if flush else self.aggregator.complete(now_ns)
+        out: list[Finding] = []
+        for start, links in ready:
+            t0 = time.perf_counter()
+            # the forest runs in a thread: collection and the HTTP server keep going
+            findings, scores = await asyncio.to_thread(self._score, start, links)
+            self.last_seconds = time.perf_counter() - t0
+            self.intervals += 1
+            self.findings_total += len(findings)
+            self.scores = scores
+            self.groups = {(li.device, li.port): (li.tags.get("rail", ""), li.tags.get("role", "")) for li in links}
+            self._events(findings)
+            await self.write(self._lines(start, links, findings))
+            out += findings
+        return out
+
+    def _events(self, findings: list[Finding]) -> None:
+        now = {(f.device, f.port): f for f in findings}
+        for key, f in now.items():
+            if key not in self.active:
+                log.warning("link finding raised", extra={"device": f.device, "port": f.port,
+                            "severity": f.severity, "source": f.source, "explanation": f.explanation})
+                if self.emit is not None:
+                    self.emit("link_finding", {"event": "raised", **f.to_json()})
+        for key, f in self.active.items():
+            if key not in now:
+                log.info("link finding cleared", extra={"device": f.device, "port": f.port})
+                if self.emit is not None:
+                    self.emit("link_finding", {"event": "cleared", **f.to_json()})
+        self.active = now
+
+    def _lines(self, start: int, links: list[LinkInterval], findings: list[Finding]) -> list[str]:
+        by_link = {(f.device, f.port): f for f in findings}
+        out = []
+        for li in links:
+            key = (li.device, li.port)
+            f = by_link.get(key)
+            score = self.scores.get(key)
+            if f is None and score is None:
+                continue
+            fields: dict[str, object] = {"score": round(score, 4) if score is not None else 0.0,
+                                         "flagged": f is not None}
+            if f is not None:
+                fields.update(severity=f.severity, source=f.source, explanation=f.explanation)
+            text = line(tag_prefix("link_anomaly", {**li.tags, "device": li.device, "port": li.port}),
+                        fields, start)
+            if text:
+                out.append(text)
+        return out

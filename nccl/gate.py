@@ -1,0 +1,208 @@
+"""The acceptance gate: operator thresholds over NCCL runs -> pass/fail, with the reasons.
+
+No thresholds ship: a cluster's numbers are its own. `suggest` writes a starting file from runs
+the operator trusts. Thresholds (TOML)::
+
+    [[check]]
+    collective = "all_reduce"      # required
+    nranks = 16                    # optional: only runs with this many ranks
+    min_size = "1G"                # rows at or above this size (default: all)
+    max_size = "16G"
+    min_busbw = 180.0              # GB/s, every row, out-of-place and in-place
+    max_cv_pct = 3.0               # run-to-run coefficient of variation of busbw per size
+    min_runs = 3                   # repeats needed for the verdict to count
+    require_zero_wrong = true      # any #wrong > 0 fails
+    require_complete = true        # a run that stopped early fails
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, ValidationError, field_validator
+
+from fabricwatch.core.config_errors import format_errors
+from fabricwatch.core.config_types import StrictModel
+from fabricwatch.core.nccl_records import Row, RunRecord
+from fabricwatch.nccl.parser import COLLECTIVES
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*$", re.I)
+_MULT = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def cv_pct(values: list[float]) -> float:
+    """Sample coefficient of variation in percent (0 for fewer than two values or a zero mean)."""
+    if len(values) < 2:
+        return 0.0
+    mean = sum(values) / len(values)
+    std = math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
+    return 100.0 * std / mean if mean > 0 else 0.0
+
+
+def parse_size(v: Any) -> int:
+    if isinstance(v, int):
+        return v
+    m = _SIZE.match(str(v))
+    if not m:
+        raise ValueError(f"expected a size like 1048576, '64M' or '1G', got {v!r}")
+    return int(float(m.group(1)) * _MULT[m.group(2).upper()])
+
+
+class Check(StrictModel):
+    collective: str
+    nranks: int | None = Field(None, ge=1)
+    min_size: int = 0
+    max_size: int | None = None
+    min_busbw: float | None = Field(None, gt=0)
+    max_cv_pct: float | None = Field(None, gt=0)
+    min_runs: int = Field(1, ge=1)
+    require_zero_wrong: bool = True
+    require_complete: bool = True
+
+    @field_validator("collective")
+    @classmethod
+    def _collective(cls, v: str) -> str:
+        if v not in COLLECTIVES:
+            raise ValueError(f"unknown collective; known: {', '.join(COLLECTIVES)}")
+        return v
+
+    @field_validator("min_size", "max_size", mode="before")
+    @classmethod
+    def _size(cls, v: Any) -> int | None:
+        return None if v is None else parse_size(v)
+
+    def name(self) -> str:
+        parts = [self.collective]
+        if self.nranks:
+            parts.append(f"{self.nranks} ranks")
+        if self.min_size or self.max_size:
+            parts.append(f"sizes {self.min_size}..{self.max_size or 'max'}")
+        return ", ".join(parts)
+
+
+class Thresholds(StrictModel):
+    check: list[Check] = Field(min_length=1)
+
+
+def load_thresholds(path: Path) -> Thresholds:
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    try:
+        return Thresholds.model_validate(data)
+    except ValidationError as exc:
+        raise ValueError(format_errors(str(path), exc)) from None
+
+
+@dataclass
+class CheckResult:
+    check: Check
+    runs: list[str]
+    failures: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    worst_busbw: float | None = None
+    worst_cv_pct: float | None = None
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "check": self.check.name(), "passed": self.passed, "runs": self.runs,
+            "worst_busbw": self.worst_busbw, "worst_cv_pct": self.worst_cv_pct,
+            "failures": self.failures, "warnings": self.warnings,
+            "thresholds": self.check.model_dump(exclude_none=True),
+        }
+
+
+def _rows(run: RunRecord, check: Check) -> list[Row]:
+    return [r for r in run.rows
+            if r.size >= check.min_size and (check.max_size is None or r.size <= check.max_size)]
+
+
+def _busbw(row: Row) -> float | None:
+    values = [m.busbw for m in (row.out_of_place, row.in_place) if m is not None and m.busbw is not None]
+    return min(values) if values else None
+
+
+def evaluate(check: Check, runs: list[RunRecord]) -> CheckResult:
+    chosen = [r for r in runs
+              if r.collective == check.collective and (check.nranks is None or r.nranks == check.nranks)]
+    res = CheckResult(check, [r.source for r in chosen])
+    if len(chosen) < check.min_runs:
+        res.failures.append(f"{len(chosen)} matching run(s), {check.min_runs} needed")
+    per_size: dict[int, list[float]] = defaultdict(list)
+    for run in chosen:
+        if check.require_complete and not run.complete:
+            where = run.stopped_at["line"] if run.stopped_at else "?"
+            res.failures.append(f"{run.source}: incomplete (stopped after line {where})")
+        rows = _rows(run, check)
+        if not rows:
+            res.failures.append(f"{run.source}: no rows in the checked size range")
+        for row in rows:
+            bw = _busbw(row)
+            if bw is not None:
+                res.worst_busbw = bw if res.worst_busbw is None else min(res.worst_busbw, bw)
+                per_size[row.size].append(bw)  # every sweep of every run is a repeat
+                if check.min_busbw is not None and bw < check.min_busbw:
+                    res.failures.append(f"{run.source}: size {row.size} busbw {bw:g} GB/s < {check.min_busbw:g}")
+            wrong = [m.wrong for m in (row.out_of_place, row.in_place) if m is not None and m.wrong]
+            if check.require_zero_wrong and wrong:
+                res.failures.append(f"{run.source}: size {row.size}: {max(wrong):g} wrong elements")
+            for flag in row.flags:
+                if "wrong elements" not in flag:
+                    res.warnings.append(f"{run.source}: size {row.size}: {flag}")
+    if check.max_cv_pct is not None:
+        for size, values in sorted(per_size.items()):
+            if len(values) < 2:
+                continue
+            cv = cv_pct(values)
+            res.worst_cv_pct = cv if res.worst_cv_pct is None else max(res.worst_cv_pct, cv)
+            if cv > check.max_cv_pct:
+                res.failures.append(f"size {size}: busbw varies {cv:.1f}% across {len(values)} runs "
+                                    f"(> {check.max_cv_pct:g}%)")
+    return res
+
+
+def gate(thresholds: Thresholds, runs: list[RunRecord]) -> list[CheckResult]:
+    return [evaluate(c, runs) for c in thresholds.check]
+
+
+def suggest(runs: list[RunRecord], margin: float = 0.9) -> str:
+    """A starting thresholds file from healthy runs: per collective and rank count, the
+    large-message plateau (sizes >= a quarter of the largest) at `margin` of its worst run,
+    and twice the observed variation (at least 2 %)."""
+    groups: dict[tuple[str, int], list[RunRecord]] = defaultdict(list)
+    for r in runs:
+        if r.collective and r.rows:
+            groups[(r.collective, r.nranks)].append(r)
+    out = ["# written by `fabricwatch gate --suggest` from runs the operator trusts: review before use", ""]
+    for (coll, n), rs in sorted(groups.items()):
+        largest = max(row.size for r in rs for row in r.rows)
+        floor = largest // 4
+        plateau = [b for r in rs for row in r.rows if row.size >= floor and (b := _busbw(row)) is not None]
+        per_size: dict[int, list[float]] = defaultdict(list)
+        for r in rs:
+            for row in r.rows:
+                if row.size >= floor and (b := _busbw(row)) is not None:
+                    per_size[row.size].append(b)
+        cvs = [cv_pct(values) for values in per_size.values() if len(values) > 1]
+        out += [
+            "[[check]]",
+            f'collective = "{coll}"',
+            f"nranks = {n}",
+            f"min_size = {floor}",
+            f"min_busbw = {round(min(plateau) * margin, 2)}",
+            f"max_cv_pct = {round(max(2.0, 2 * max(cvs, default=1.0)), 1)}",
+            f"min_runs = {min(3, len(rs))}",
+            "",
+        ]
+    return "\n".join(out)

@@ -1,0 +1,56 @@
+"""NCCL run records -> `nccl_results` line protocol (one point per run, size, sweep and place)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from pathlib import Path
+
+from fabricwatch.core.lineprotocol import line, tag_prefix
+from fabricwatch.core.nccl_records import RunRecord
+
+
+def run_id(run: RunRecord, content: bytes) -> str:
+    """Stable id of a run: the same file ingested twice gives the same points (idempotent)."""
+    return hashlib.sha256(content).hexdigest()[:16] + (f"-{run.collective}" if run.collective else "")
+
+
+def run_time_ns(run: RunRecord, path: Path | None, start_time: str | None = None) -> int:
+    """When the run happened: the JSON start_time, else the file's modification time."""
+    if start_time:
+        try:
+            return int(dt.datetime.strptime(start_time, "%Y-%m-%d %H:%M:%S").replace(
+                tzinfo=dt.UTC).timestamp() * 1e9)
+        except ValueError:
+            pass
+    if path is not None and path.exists():
+        return int(path.stat().st_mtime * 1e9)
+    return int(dt.datetime.now(dt.UTC).timestamp() * 1e9)
+
+
+def to_lines(run: RunRecord, rid: str, ts_ns: int, site: str = "") -> list[str]:
+    base = {
+        "collective": run.collective or "unknown",
+        "nranks": str(run.nranks),
+        "nodes": str(len(run.hosts) or ""),
+        "run": rid,
+        "site": site,
+    }
+    out = []
+    hosts = ",".join(run.hosts)
+    for row in run.rows:
+        for place, m in (("out_of_place", row.out_of_place), ("in_place", row.in_place)):
+            if m is None:
+                continue
+            fields: dict[str, object] = {
+                "busbw": m.busbw, "algbw": m.algbw, "time_us": m.time_us, "flagged": bool(row.flags),
+                "hosts": hosts, "complete": run.complete,
+            }
+            if m.wrong is not None:
+                fields["wrong"] = m.wrong
+            text = line(tag_prefix("nccl_results", {**base, "size": str(row.size), "place": place,
+                                                    "sweep": str(row.sweep)}),
+                        {k: v for k, v in fields.items() if v is not None}, ts_ns)
+            if text:
+                out.append(text)
+    return out

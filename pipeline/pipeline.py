@@ -1,0 +1,134 @@
+"""Batches in, line protocol out: raw counters, rates and link events, tagged from topology."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from fabricwatch.core.batch import DeviceEvent, PortSample, SampleBatch
+from fabricwatch.core.lineprotocol import line, tag_prefix
+from fabricwatch.core.topology import Topology
+from fabricwatch.pipeline.rates import RateEngine, RateResult
+
+
+@dataclass(slots=True)
+class LinkEvent:
+    ts_ns: int
+    device: str
+    port: str
+    kind: str  # oper_down, oper_up, flap, saturated, counter_reset
+    detail: str
+    tags: dict[str, str]
+
+
+@dataclass(slots=True)
+class Processed:
+    lines: list[str] = field(default_factory=list)
+    events: list[LinkEvent] = field(default_factory=list)
+    values: int = 0
+
+
+@dataclass(slots=True)
+class PortRateView:
+    """The latest rates of one port: what the live view and /api read."""
+
+    ts_ns: int
+    tags: dict[str, str]
+    rates: dict[str, float]
+
+
+class Pipeline:
+    def __init__(self, *, topology: Topology | None = None, max_gap_s: float = 300.0) -> None:
+        self.topology = topology or Topology()
+        self.rates = RateEngine(max_gap_s)
+        self.latest: dict[tuple[str, str], PortRateView] = {}
+        self._prefixes: dict[tuple[str, str], tuple[dict[str, str], str, str, str, dict[str, str]]] = {}
+        self.on_event: Callable[[LinkEvent], None] | None = None
+        # (device, port, ts_ns, rates, tags, saturated) for every sample that gave rates
+        self.on_rates: Callable[[str, str, int, dict[str, float], dict[str, str], list[str]], None] | None = None
+
+    def _tags(self, s: PortSample) -> tuple[dict[str, str], str, str, str, dict[str, str]]:
+        key = (s.device, s.port)
+        cached = self._prefixes.get(key)
+        if cached is not None and cached[0] is s.tags:
+            return cached
+        tags = {**s.tags, **self.topology.tags(s.device, s.port), "device": s.device, "port": s.port}
+        entry = (
+            s.tags,
+            tag_prefix("port_counters", tags),
+            tag_prefix("port_rates", tags),
+            tag_prefix("link_events", tags),
+            tags,
+        )
+        self._prefixes[key] = entry
+        return entry
+
+    def process(self, batch: SampleBatch) -> Processed:
+        out = Processed()
+        lines = out.lines
+        for s in batch.samples:
+            _, raw_prefix, rate_prefix, _, tags = self._tags(s)
+            out.values += len(s.values)
+            raw = line(raw_prefix, s.values, s.ts_ns)
+            if raw is not None:
+                lines.append(raw)
+            result = self.rates.process(s)
+            if result is None:
+                continue
+            if result.rates:
+                fields: dict[str, object] = dict(result.rates)
+                for name in result.saturated:
+                    fields[f"{name}_saturated"] = True
+                rl = line(rate_prefix, fields, s.ts_ns)
+                if rl is not None:
+                    lines.append(rl)
+                self.latest[(s.device, s.port)] = PortRateView(s.ts_ns, tags, result.rates)
+                if self.on_rates is not None:
+                    self.on_rates(s.device, s.port, s.ts_ns, result.rates, tags, result.saturated)
+            self._events(s, result, tags, out)
+        for dev_event in batch.events:
+            self._device_event(dev_event, out)
+        return out
+
+    def _device_event(self, e: DeviceEvent, out: Processed) -> None:
+        tags = {**self.topology.tags(e.device, e.port), "device": e.device, "port": e.port,
+                **({"source": e.source} if e.source else {}), **({"severity": e.severity} if e.severity else {})}
+        # the event stream (MQTT) carries who reported it and how bad, like the stored point
+        ev = LinkEvent(e.ts_ns, e.device, e.port, e.kind, e.detail, tags)
+        point_tags = {**tags, "kind": e.kind}
+        fields: dict[str, object] = {"detail": e.detail}
+        if e.event_id:
+            fields["event_id"] = e.event_id
+        el = line(tag_prefix("link_events", point_tags), fields, e.ts_ns)
+        if el is not None:
+            out.lines.append(el)
+        out.events.append(ev)
+        if self.on_event is not None:
+            self.on_event(ev)
+
+    def _events(
+        self, s: PortSample, r: RateResult, tags: dict[str, str], out: Processed
+    ) -> None:
+        events: list[LinkEvent] = []
+        if r.state_changes and "oper_status" in r.state_changes:
+            old, new = r.state_changes["oper_status"]
+            kind = "oper_up" if new else "oper_down"
+            events.append(LinkEvent(s.ts_ns, s.device, s.port, kind, f"{old:g}->{new:g}", tags))
+        if r.rates.get("link_transitions", 0) > 0:
+            events.append(LinkEvent(s.ts_ns, s.device, s.port, "flap", "link_transitions rose", tags))
+        elif r.rates.get("link_downed", 0) > 0:  # InfiniBand's own count of a link going down
+            events.append(LinkEvent(s.ts_ns, s.device, s.port, "flap", "link_downed rose", tags))
+        for name in r.newly_saturated:
+            events.append(
+                LinkEvent(s.ts_ns, s.device, s.port, "saturated", f"{name} at its ceiling", tags)
+            )
+        if r.reset:
+            events.append(LinkEvent(s.ts_ns, s.device, s.port, "counter_reset", "reset", tags))
+        for ev in events:
+            # kind is a tag so that two events of one port at one instant are two points
+            el = line(tag_prefix("link_events", {**tags, "kind": ev.kind}), {"detail": ev.detail}, ev.ts_ns)
+            if el is not None:
+                out.lines.append(el)
+            out.events.append(ev)
+            if self.on_event is not None:
+                self.on_event(ev)

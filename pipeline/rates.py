@@ -1,0 +1,160 @@
+"""Per-second rates from raw cumulative counters: wrap, reset, saturation, gaps, disorder.
+
+The only place in fabricwatch where these are handled; collectors hand over raw values and
+dashboards read rates computed here.
+
+Decisions, for a counter that goes down between two samples:
+- a saturating counter (IB error counters) never wraps: going down means it was cleared;
+- otherwise, if the value as a wrap of the declared width gives a delta smaller than half the
+  counter range, it is a wrap; a bigger "wrap" is far more likely a clear or reboot (reset);
+- device uptime going back is a reboot: every counter of the port restarts, no rate.
+A reset, a gap longer than ``max_gap_s`` and the first sample of a port give no rate (never a
+spike); a sample not newer than the previous one is out of order and is ignored for rates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fabricwatch.core.batch import PortSample
+from fabricwatch.core.counters import COUNTERS, Kind
+
+_SPECS = COUNTERS
+
+
+@dataclass(slots=True)
+class RateStats:
+    samples: int = 0
+    wraps: int = 0
+    resets: int = 0
+    reboots: int = 0
+    gaps: int = 0
+    out_of_order: int = 0
+    saturated: int = 0
+
+
+@dataclass(slots=True)
+class _PortState:
+    uptime_s: float | None
+    # name -> (raw value, timestamp ns): per counter, because a device may send one port's
+    # counters in several notifications (per priority, per path) with the same timestamp
+    last: dict[str, tuple[float, int]]
+    saturated: set[str] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class RateResult:
+    rates: dict[str, float]
+    # counters that reached their saturation ceiling at this sample (rate is a lower bound)
+    newly_saturated: list[str]
+    saturated: list[str]
+    reset: bool = False  # a reboot or clear was seen
+    state_changes: dict[str, tuple[float, float]] | None = None  # name -> (old, new)
+
+
+class RateEngine:
+    def __init__(self, max_gap_s: float = 300.0) -> None:
+        self.max_gap_ns = int(max_gap_s * 1e9)
+        self.stats = RateStats()
+        self._ports: dict[tuple[str, str], _PortState] = {}
+
+    def forget(self, device: str) -> None:
+        """Drop the state of a device (its target was removed)."""
+        for key in [k for k in self._ports if k[0] == device]:
+            del self._ports[key]
+
+    def process(self, sample: PortSample) -> RateResult | None:
+        """Rates for one sample; None when every value in it is out of order."""
+        stats = self.stats
+        stats.samples += 1
+        key = (sample.device, sample.port)
+        ts = sample.ts_ns
+        state = self._ports.get(key)
+        if state is None:
+            self._ports[key] = _PortState(
+                sample.uptime_s, {n: (v, ts) for n, v in sample.values.items()}
+            )
+            return RateResult({}, [], [])
+        result = RateResult({}, [], [])
+        last = state.last
+        if (
+            sample.uptime_s is not None
+            and state.uptime_s is not None
+            and sample.uptime_s < state.uptime_s
+        ):
+            stats.reboots += 1
+            result.reset = True
+            state.saturated.clear()
+            last.clear()
+        if sample.uptime_s is not None:
+            state.uptime_s = sample.uptime_s
+        stats_ooo = False
+        gap = False
+        bits_override = sample.bits
+        rates = result.rates
+        max_gap = self.max_gap_ns
+        for name, value in sample.values.items():
+            prev_entry = last.get(name)
+            if prev_entry is None:
+                last[name] = (value, ts)
+                continue
+            prev, prev_ts = prev_entry
+            dt_ns = ts - prev_ts
+            if dt_ns <= 0:
+                if dt_ns == 0:
+                    # the same instant again (a sum completed by a later notification): the
+                    # newer value is the better base for the next rate
+                    last[name] = (value, ts)
+                else:
+                    stats_ooo = True
+                continue
+            last[name] = (value, ts)
+            spec = _SPECS.get(name)
+            if spec is None:
+                continue
+            if spec.kind is not Kind.COUNTER:
+                if spec.kind is Kind.STATE and prev != value:
+                    if result.state_changes is None:
+                        result.state_changes = {}
+                    result.state_changes[name] = (prev, value)
+                continue
+            if dt_ns > max_gap:
+                gap = True
+                continue
+            delta = value - prev
+            # an extended (64-bit) variant of a classic IB error counter wraps, never saturates
+            saturates = spec.saturates and not (bits_override and bits_override.get(name, spec.bits) != spec.bits)
+            if saturates:
+                if delta < 0:  # a saturating counter only goes down when cleared
+                    stats.resets += 1
+                    result.reset = True
+                    state.saturated.discard(name)
+                    continue
+                if value >= spec.max_value:
+                    if name not in state.saturated:
+                        state.saturated.add(name)
+                        stats.saturated += 1
+                        result.newly_saturated.append(name)
+                    result.saturated.append(name)
+                    if prev >= spec.max_value:
+                        continue  # stuck at the ceiling: the true rate is unknown, so none at all
+                rates[name] = delta * 1e9 / dt_ns  # reaching the ceiling: a lower bound
+                continue
+            if delta < 0:
+                bits = bits_override.get(name, spec.bits) if bits_override else spec.bits
+                wrapped = value + (1 << bits) - prev
+                if 0 <= wrapped < (1 << (bits - 1)):
+                    stats.wraps += 1
+                    delta = wrapped
+                else:
+                    stats.resets += 1
+                    result.reset = True
+                    continue
+            rates[name] = delta * 1e9 / dt_ns
+        if gap:
+            stats.gaps += 1
+        if stats_ooo:
+            stats.out_of_order += 1
+            if not rates and result.state_changes is None and not result.reset:
+                return None
+        return result
