@@ -23,8 +23,10 @@ from fabricwatch.daemon.runner import Runner
 from fabricwatch.lab.evaluation import simulate
 from fabricwatch.models.features import FeatureBuilder
 from fabricwatch.models.link_detector import LinkDetector
+from fabricwatch.pipeline.ranking import error_rate, worst_links
 from fabricwatch.simulator.service import SimConfig, Simulator
 from fabricwatch.simulator.topology import FabricSpec
+from fabricwatch.sinks.influxdb.sink import InfluxSink
 
 log = logging.getLogger("fabricwatch.demo")
 
@@ -76,7 +78,7 @@ def _findings(runner: Runner) -> Table:
     det = runner.detector
     if det is None:
         return table
-    for f in sorted(det.active.values(), key=lambda f: (f.severity != "critical", -f.score))[:8]:
+    for f in det.ranked_findings()[:8]:
         colour = "red" if f.severity == "critical" else "yellow"
         table.add_row(f.device, f.port, f"[{colour}]{f.severity}", f.source, f"{f.score:.2f}",
                       f.explanation[:110])
@@ -98,6 +100,8 @@ def _view(runner: Runner, influx_note: str, rates: dict[str, float]) -> Group:
     for col in ("sink", "written", "spooled points", "spool bytes", "dropped", "last error"):
         storage.add_column(col)
     for s in runner.sinks:
+        if not isinstance(s, InfluxSink):
+            continue
         storage.add_row(
             s.name, str(s.stats.points_written), str(s.spool.pending_points),
             str(s.spool.pending_bytes),
@@ -111,17 +115,12 @@ def _view(runner: Runner, influx_note: str, rates: dict[str, float]) -> Group:
     def pfc(r: dict[str, float]) -> float:
         return sum(v for k, v in r.items() if k.startswith("pfc_"))
 
-    def errs(r: dict[str, float]) -> float:
-        return sum(r.get(k, 0.0) for k in ("in_errors", "fcs_errors", "out_discards", "in_discards"))
-
-    latest = sorted(runner.pipeline.latest.items(),
-                    key=lambda kv: pfc(kv[1].rates) + 1000 * errs(kv[1].rates), reverse=True)
-    for (device, port), view in latest[:10]:
+    for (device, port), view in worst_links(runner.pipeline.latest, limit=10):
         r = view.rates
         score = scores.get((device, port))
         links.add_row(
             device, port, view.tags.get("role", ""), "" if score is None else f"{score:.2f}", f"{pfc(r):.0f}",
-            f"{r.get('pause_rx', 0) + r.get('pause_tx', 0):.0f}", f"{errs(r):.1f}",
+            f"{r.get('pause_rx', 0) + r.get('pause_tx', 0):.0f}", f"{error_rate(r):.1f}",
             f"{r.get('ecn_marked', 0):.0f}", f"{r.get('in_octets', 0) * 8 / 1e9:.1f}",
         )
     up = sum(t.up for t in runner.targets.values())

@@ -5,13 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from pathlib import Path
 
 from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
+from fabricwatch.cli.errors import CommandError, warn
 from fabricwatch.core.config_types import parse_duration
+from fabricwatch.core.influxql import InfluxQL
 from fabricwatch.detection.replay import ReadReport, intervals_from_lp, intervals_from_samples, samples_from_influx
 from fabricwatch.models.features import FeatureBuilder, FeatureFrame, LinkInterval
 from fabricwatch.models.link_detector import LinkDetector, ModelError
@@ -26,12 +29,12 @@ def _read(paths: list[Path], interval_s: float, err: Console) -> list[tuple[int,
     report = ReadReport()
     for p in paths:
         if not p.is_file():
-            raise SystemExit(f"fabricwatch: {p}: no such file")
+            raise CommandError(f"{p}: no such file", 2)
     intervals = intervals_from_lp(paths, interval_s, report=report)
     err.print(f"read {report.lines:,} lines: {report.samples:,} port_counters samples, "
               f"{report.skipped:,} skipped, {len(intervals):,} intervals")
     for e in report.errors:
-        err.print(f"  [yellow]{e}")
+        print(f"  {e}", file=sys.stderr)
     return intervals
 
 
@@ -57,8 +60,8 @@ def _read_influx(args: argparse.Namespace, interval_s: float, err: Console) -> l
         def step(done: int, total: int) -> None:
             progress.update(task, total=total, completed=done)
 
-        samples = list(samples_from_influx(args.influx_url, args.influx_db, args.start, args.end,
-                                           auth=auth, progress=step))
+        samples = list(samples_from_influx(InfluxQL(args.influx_url, args.influx_db, auth=auth, timeout=300.0),
+                                           args.start, args.end, progress=step))
     intervals = intervals_from_samples(samples, interval_s)
     err.print(f"read {len(samples):,} port_counters samples from {args.influx_url}, {len(intervals):,} intervals")
     return intervals
@@ -69,23 +72,23 @@ def cmd_train(args: argparse.Namespace) -> int:
     interval = parse_duration(args.interval)
     if args.influx_url:
         if not (args.influx_db and args.start and args.end):
-            err.print("[red]fabricwatch train: --influx-url needs --influx-db, --start and --end")
+            warn(args, "--influx-url needs --influx-db, --start and --end")
             return 2
         try:
             intervals = _read_influx(args, interval, err)
         except (OSError, ValueError) as exc:
-            err.print(f"[red]fabricwatch train: {exc}")
+            warn(args, f"{exc}")
             return 1
     elif args.files:
         intervals = _read(args.files, interval, err)
     else:
-        err.print("[red]fabricwatch train: give line-protocol FILES or --influx-url")
+        warn(args, "give line-protocol FILES or --influx-url")
         return 2
     frames = _frames(intervals, interval)
     try:
         det = _fit(frames, interval, args.false_alarm_rate, err)
     except ModelError as exc:
-        err.print(f"[red]fabricwatch train: {exc}")
+        warn(args, f"{exc}")
         return 1
     det.save(args.out)
     table = Table(title=f"model {args.out}")
@@ -105,13 +108,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
         try:
             det = LinkDetector.load(args.model)
         except ModelError as exc:
-            err.print(f"[red]fabricwatch replay: {exc}")
+            warn(args, f"{exc}")
             return 2
         interval = det.interval_s
     elif args.fit_first:
         first = parse_duration(args.fit_first)
         if not intervals:
-            err.print("[red]fabricwatch replay: no data")
+            warn(args, "no data")
             return 1
         t0 = intervals[0][0]
         fit_part = [iv for iv in intervals if iv[0] < t0 + first * 1e9]
@@ -119,10 +122,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
         try:
             det = _fit(_frames(fit_part, interval), interval, args.false_alarm_rate, err)
         except ModelError as exc:
-            err.print(f"[red]fabricwatch replay: {exc}")
+            warn(args, f"{exc}")
             return 1
     else:
-        err.print("[red]fabricwatch replay: give --model FILE or --fit-first DURATION")
+        warn(args, "give --model FILE or --fit-first DURATION")
         return 2
     builder = FeatureBuilder(interval)
     rows = []

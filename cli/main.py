@@ -1,4 +1,8 @@
-"""The `fabricwatch` command line: run, check, demo, simulate."""
+"""The `fabricwatch` command line: every command in one tree.
+
+Commands import the layers they drive when they run (function-local imports, on purpose): a quick
+`fabricwatch nccl parse` or `--version` must not pay two seconds of scikit-learn and gRPC imports.
+"""
 
 from __future__ import annotations
 
@@ -8,18 +12,17 @@ import logging
 import sys
 from pathlib import Path
 
+import fabricwatch
+from fabricwatch.cli.errors import CommandError, load_config, warn
 from fabricwatch.daemon import logs
 
 log = logging.getLogger("fabricwatch.cli")
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from fabricwatch.daemon import config as config_mod
     from fabricwatch.daemon.runner import Runner
 
-    cfg = config_mod.load_or_report(args.config, "fabricwatch")
-    if cfg is None:
-        return 2
+    cfg = load_config(args.config)
     logs.setup(cfg.daemon.log_level)
 
     from fabricwatch.models.link_detector import ModelError
@@ -28,7 +31,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         try:
             runner = Runner(cfg, config_path=Path(args.config), listen=args.listen)
         except (ModelError, ValueError) as exc:
-            print(f"fabricwatch: cannot start: {exc}", file=sys.stderr)
+            warn(args, f"cannot start: {exc}")
             return 2
         return await runner.run()
 
@@ -56,7 +59,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="fabricwatch", description=__doc__)
+    p = argparse.ArgumentParser(prog="fabricwatch", description="Watch the network fabric of GPU clusters.")
+    p.add_argument("--version", action="version", version=f"fabricwatch {fabricwatch.__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="run the daemon")
@@ -107,12 +111,26 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_parsers(sub)
     add_nccl(sub)
+    _name_commands(p)
     return p
+
+
+def _name_commands(parser: argparse.ArgumentParser) -> None:
+    """Each command knows its full name ("fabricwatch nccl parse"): the prefix of its messages."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                sub.set_defaults(prog=sub.prog)
+                _name_commands(sub)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except CommandError as exc:
+        warn(args, str(exc))
+        return exc.code
 
 
 if __name__ == "__main__":

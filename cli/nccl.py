@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from fabricwatch.cli.errors import load_config, warn
 from fabricwatch.core.nccl_records import RunRecord
 from fabricwatch.nccl.parser import COLLECTIVES, parse_file
 
@@ -17,11 +18,11 @@ def cmd_parse(args: argparse.Namespace) -> int:
         try:
             runs = parse_file(path, args.collective)
         except (OSError, ValueError) as exc:
-            print(f"fabricwatch nccl parse: {exc}", file=sys.stderr)
+            warn(args, f"{exc}")
             status = 1
             continue
         if not any(r.rows for r in runs):
-            print(f"fabricwatch nccl parse: {path}: no result rows found", file=sys.stderr)
+            warn(args, f"{path}: no result rows found")
             status = 1
         for run in runs:
             if run.stopped_at:
@@ -58,10 +59,10 @@ def cmd_gate(args: argparse.Namespace) -> int:
     errors: list[str] = []
     runs = _runs(args.runs, errors)
     for e in errors:
-        print(f"fabricwatch gate: {e}", file=sys.stderr)
+        warn(args, f"{e}")
     if args.suggest:
         if not runs:
-            print("fabricwatch gate: no runs to learn from", file=sys.stderr)
+            warn(args, "no runs to learn from")
             return 2
         text = suggest(runs)
         if args.out:
@@ -70,12 +71,12 @@ def cmd_gate(args: argparse.Namespace) -> int:
             print(text)
         return 0
     if args.thresholds is None:
-        print("fabricwatch gate: give --thresholds FILE (or --suggest to write one)", file=sys.stderr)
+        warn(args, "give --thresholds FILE (or --suggest to write one)")
         return 2
     try:
         thresholds = load_thresholds(args.thresholds)
     except ValueError as exc:
-        print(f"fabricwatch gate: {exc}", file=sys.stderr)
+        warn(args, f"{exc}")
         return 2
     results = gate(thresholds, runs)
     passed = all(r.passed for r in results) and not errors
@@ -99,15 +100,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     """Parse files and write nccl_results through the config's sinks (spooled if storage is down)."""
     import asyncio
 
-    from fabricwatch.daemon import config as config_mod
-    from fabricwatch.nccl.ingest import run_id, run_time_ns, to_lines
+    from fabricwatch.nccl.ingest import prepare
 
-    cfg = config_mod.load_or_report(args.config, "fabricwatch nccl ingest")
-    if cfg is None:
-        return 2
+    cfg = load_config(args.config)
     sinks = [s.build() for s in cfg.storage_sink_configs()]
     if not sinks:
-        print("fabricwatch nccl ingest: the config has no storage sink to write to", file=sys.stderr)
+        warn(args, "the config has no storage sink to write to")
         return 2
 
     async def main() -> int:
@@ -117,22 +115,20 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         try:
             for path in args.files:
                 try:
-                    content = path.read_bytes()
-                    runs = parse_file(path, args.collective)
+                    prepared = prepare(path.read_bytes(), str(path), path=path, site=cfg.daemon.site,
+                                       collective=args.collective)
                 except (OSError, ValueError) as exc:
-                    print(f"fabricwatch nccl ingest: {exc}", file=sys.stderr)
+                    warn(args, f"{exc}")
                     status = 1
                     continue
-                for run in runs:
-                    lines = to_lines(run, run_id(run, content), run_time_ns(run, path, run.start_time),
-                                     cfg.daemon.site)
+                for run, lines in prepared:
                     for sink in sinks:
                         await sink.write(lines)
                     print(f"{path}: {run.collective} {run.nranks} ranks, {len(run.rows)} rows -> {len(lines)} points")
         finally:
             for sink in sinks:
                 await sink.close()
-        spooled = sum(s.spool.pending_points for s in sinks)
+        spooled = sum(s.queue_depth for s in sinks)
         if spooled:
             print(f"fabricwatch nccl ingest: {spooled} points spooled (storage not reachable); "
                   "the daemon or the next ingest sends them", file=sys.stderr)
@@ -142,31 +138,32 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_blame(args: argparse.Namespace) -> int:
-    import datetime as dt
-
+    from fabricwatch.core.influxql import InfluxQL
+    from fabricwatch.core.timeparse import parse_time_ns
     from fabricwatch.core.topology import Topology
-    from fabricwatch.nccl.blame import InfluxQL, blame
+    from fabricwatch.nccl.blame import blame
 
     try:
         (run, *_) = parse_file(args.run)
         topology = Topology.load(args.topology)
     except (OSError, ValueError) as exc:
-        print(f"fabricwatch nccl blame: {exc}", file=sys.stderr)
+        warn(args, f"{exc}")
         return 2
     hosts = args.hosts.split(",") if args.hosts else run.hosts
     if not hosts:
-        print("fabricwatch nccl blame: the run names no hosts; give --hosts", file=sys.stderr)
+        warn(args, "the run names no hosts; give --hosts")
         return 2
 
-    def ts(text: str) -> int:
-        return int(dt.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1e9)
-
-    end = ts(args.end) if args.end else int(args.run.stat().st_mtime * 1e9)
-    start = ts(args.start) if args.start else end - int(3600e9)
+    try:
+        end = parse_time_ns(args.end) if args.end else int(args.run.stat().st_mtime * 1e9)
+        start = parse_time_ns(args.start) if args.start else end - int(3600e9)
+    except ValueError as exc:
+        warn(args, f"{exc}")
+        return 2
     try:
         ranked = blame(InfluxQL(args.influx_url, args.influx_db), topology, hosts, start, end)
     except (OSError, ValueError) as exc:
-        print(f"fabricwatch nccl blame: {exc}", file=sys.stderr)
+        warn(args, f"{exc}")
         return 1
     if args.json:
         print(json.dumps({"run": str(args.run), "hosts": hosts, "start_ns": start, "end_ns": end,
@@ -183,7 +180,7 @@ def cmd_analyse(args: argparse.Namespace) -> int:
     errors: list[str] = []
     runs = _runs(args.runs, errors)
     for e in errors:
-        print(f"fabricwatch nccl analyse: {e}", file=sys.stderr)
+        warn(args, f"{e}")
     reports = analyse(runs)
     if args.json:
         for rep in reports:
@@ -205,13 +202,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     errors: list[str] = []
     runs = _runs(args.runs, errors)
     for e in errors:
-        print(f"fabricwatch report: {e}", file=sys.stderr)
+        warn(args, f"{e}")
     verdict = None
     if args.thresholds:
         try:
             verdict = gate(load_thresholds(args.thresholds), runs)
         except ValueError as exc:
-            print(f"fabricwatch report: {exc}", file=sys.stderr)
+            warn(args, f"{exc}")
             return 2
     blamed = None
     if args.blame:

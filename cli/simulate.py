@@ -7,14 +7,18 @@ import asyncio
 import json
 import logging
 import signal
+import time
 import tomllib
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from fabricwatch.daemon.config import format_errors
-from fabricwatch.simulator.service import SIM_COMMUNITY_ENV, SIM_UFM_PASSWORD_ENV, SimConfig, Simulator
+from fabricwatch.cli.errors import warn
+from fabricwatch.core.config_errors import format_errors
+from fabricwatch.simulator.daemon_config import daemon_config_toml
+from fabricwatch.simulator.host_sysfs import write_host_trees
+from fabricwatch.simulator.service import SimConfig, Simulator
 
 log = logging.getLogger("fabricwatch.simulator")
 
@@ -30,72 +34,12 @@ def load_sim_config(path: str | None, faults: list[str]) -> SimConfig:
         raise ValueError(format_errors(path or "<simulator>", exc)) from None
 
 
-def daemon_config_toml(sim: Simulator, interval: str, topology: Path) -> str:
-    """A fabricwatch.toml that polls this simulator (spool-only InfluxDB v1 on localhost)."""
-    lines = [
-        "# written by `fabricwatch simulate --out`: the daemon config for this simulated fabric",
-        "[daemon]",
-        f'topology = "{topology}"',
-        "",
-        "[[sinks.influxdb]]",
-        'api = "v1"',
-        'url = "http://127.0.0.1:8086"',
-        'database = "fabricwatch"',
-        f'spool = {{ dir = "{topology.parent / "spool"}" }}',
-        "",
-    ]
-    for section in sim.daemon_collectors():
-        lines += [
-            "[[collectors.gnmi]]",
-            f'name = "{section["name"]}"',
-            f'flavour = "{section["flavour"]}"',
-            f'sample_interval = "{interval}"',
-            f'tags = {{ fabric = "{section["tags"]["fabric"]}" }}',
-        ]
-        if "username" in section:
-            lines.append(f'username = "{section["username"]}"')
-        lines.append("targets = [")
-        for t in section["targets"]:
-            lines.append(f'  {{ device = "{t["device"]}", address = "{t["address"]}" }},')
-        lines += ["]", ""]
-    for section in sim.daemon_snmp_collectors():
-        lines += [
-            "# SNMP-only switches; export the community first:",
-            f'#   export {SIM_COMMUNITY_ENV}={sim.config.snmp.community}',
-            "[[collectors.snmp]]",
-            f'name = "{section["name"]}"',
-            f'community = {{ env = "{SIM_COMMUNITY_ENV}" }}',
-            f'interval = "{interval}"',
-            f'tags = {{ fabric = "{section["tags"]["fabric"]}" }}',
-            "targets = [",
-        ]
-        for t in section["targets"]:
-            profile = f', profile = "{t["profile"]}"' if "profile" in t else ""
-            lines.append(f'  {{ device = "{t["device"]}", address = "{t["address"]}"{profile} }},')
-        lines += ["]", ""]
-    for section in sim.daemon_ufm_collectors():
-        lines += [
-            "# the simulated UFM; export its password first:",
-            f"#   export {SIM_UFM_PASSWORD_ENV}={sim.config.ufm.password}",
-            "[[collectors.ufm]]",
-            f'name = "{section["name"]}"',
-            f'url = "{section["url"]}"',
-            f'telemetry_url = "{section["telemetry_url"]}"',
-            f'username = "{section["username"]}"',
-            f'password = {{ env = "{SIM_UFM_PASSWORD_ENV}" }}',
-            f'interval = "{interval}"',
-            'tags = { fabric = "ib" }',
-            "",
-        ]
-    return "\n".join(lines)
-
-
 async def run_simulate(args: argparse.Namespace) -> int:
     try:
         cfg = load_sim_config(args.config, args.fault)
         sim = Simulator(cfg)
     except (ValueError, OSError) as exc:
-        print(f"fabricwatch simulate: {exc}")
+        warn(args, str(exc))
         return 2
     await sim.start()
     if args.out:
@@ -126,10 +70,6 @@ async def run_simulate(args: argparse.Namespace) -> int:
 
 async def _write_host_trees(sim: Simulator, root: Path, stop: asyncio.Event, every_s: float = 2.0) -> None:
     """Refresh every host's sysfs tree from the fabric until stopped."""
-    import time
-
-    from fabricwatch.simulator.host_sysfs import write_host_trees
-
     while not stop.is_set():
         snap = sim.fabric.snapshot(time.time_ns() // 1_000_000_000 * 1_000_000_000)
         await asyncio.to_thread(write_host_trees, sim.fabric, snap, root)

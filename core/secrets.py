@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import overload
 
 from pydantic import SecretStr, model_validator
 
@@ -35,6 +36,12 @@ class SecretRef(StrictModel):
             raise ValueError(f"cannot read secret file {self.file}: {exc.strerror}") from exc
 
 
+@overload
+def reveal(ref: SecretRef) -> str: ...
+@overload
+def reveal(ref: None) -> None: ...
+@overload
+def reveal(ref: SecretRef | None) -> str | None: ...
 def reveal(ref: SecretRef | None) -> str | None:
     """The secret's text, read now (a rotated file or variable takes effect on the next session)."""
     return None if ref is None else ref.resolve().get_secret_value()

@@ -9,16 +9,14 @@ from typing import Any
 
 from pydantic import Field, ValidationError, create_model, field_validator
 
+from fabricwatch.core.config_errors import ConfigError, format_errors
 from fabricwatch.core.config_types import Duration, StrictModel
+from fabricwatch.core.protocols import CollectorConfig, EventSinkConfig, StorageSinkConfig
 from fabricwatch.daemon import registry
 from fabricwatch.detection.service import DetectorConfig
-from fabricwatch.nccl.service import NcclSection
+from fabricwatch.nccl.config import NcclSection
 
-EVENT_SINKS = frozenset({"mqtt"})
-
-
-class ConfigError(Exception):
-    """A config problem; str() is ready to show to an operator."""
+__all__ = ["Config", "ConfigError", "load", "parse"]
 
 
 class DaemonSection(StrictModel):
@@ -83,40 +81,19 @@ class Config(StrictModel):
     collectors: CollectorsSection = Field(default_factory=CollectorsSection)  # type: ignore[valid-type]
     sinks: SinksSection = Field(default_factory=SinksSection)  # type: ignore[valid-type]
 
-    def collector_configs(self) -> list[tuple[str, Any]]:
+    def collector_configs(self) -> list[tuple[str, CollectorConfig]]:
         return [(kind, c) for kind in registry.COLLECTORS for c in getattr(self.collectors, kind)]
 
     def sink_configs(self) -> list[tuple[str, Any]]:
         return [(kind, s) for kind in registry.SINKS for s in getattr(self.sinks, kind)]
 
-    def storage_sink_configs(self) -> list[Any]:
+    def storage_sink_configs(self) -> list[StorageSinkConfig]:
         """Sinks that take line protocol (and spool it)."""
-        return [s for kind, s in self.sink_configs() if kind not in EVENT_SINKS]
+        return [s for kind in registry.STORAGE_SINKS for s in getattr(self.sinks, kind)]
 
-    def event_sink_configs(self) -> list[Any]:
+    def event_sink_configs(self) -> list[EventSinkConfig]:
         """Sinks that take events (MQTT)."""
-        return [s for kind, s in self.sink_configs() if kind in EVENT_SINKS]
-
-
-def _loc(loc: tuple[int | str, ...]) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += f".{part}" if out else str(part)
-    return out or "(top level)"
-
-
-def format_errors(source: str, exc: ValidationError) -> str:
-    lines = []
-    for err in exc.errors():
-        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
-        msg = err["msg"].removeprefix("Value error, ")
-        if err["type"] == "extra_forbidden":
-            msg = "unknown key"
-        lines.append(f"{source}: {_loc(loc)}: {msg}")
-    return "\n".join(lines)
+        return [s for kind in registry.EVENT_SINKS for s in getattr(self.sinks, kind)]
 
 
 def parse(data: dict[str, Any], source: str = "<config>") -> Config:
@@ -137,14 +114,3 @@ def load(path: str | Path) -> Config:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     return parse(data, str(path))
-
-
-def load_or_report(path: str | Path, prog: str) -> Config | None:
-    """For commands: the config, or None after printing the error (file and key) to stderr."""
-    import sys
-
-    try:
-        return load(path)
-    except ConfigError as exc:
-        print(f"{prog}: config error\n{exc}", file=sys.stderr)
-        return None

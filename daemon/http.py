@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from fabricwatch.core.net import bound_port
+from fabricwatch.pipeline.ranking import worst_links
 
 if TYPE_CHECKING:
     from fabricwatch.daemon.runner import Runner
@@ -74,23 +75,16 @@ class HttpServer:
         det = self.runner.detector
         if det is None:
             return web.json_response({"enabled": False, "findings": []})
-        findings = sorted(det.active.values(), key=lambda f: (f.severity != "critical", -f.score))
+        findings = det.ranked_findings()
         return web.json_response({"enabled": True, "mode": det.mode, "intervals": det.intervals,
                                   "findings": [f.to_json() for f in findings]})
 
     async def api_links(self, request: web.Request) -> web.Response:
-        """Latest rates per port, sorted by ?sort=<counter> (default pfc + pause)."""
-        key = request.query.get("sort", "")
-        limit = int(request.query.get("limit", "20"))
-        rows: list[dict[str, Any]] = []
-        for (device, port), view in self.runner.pipeline.latest.items():
-            rows.append({"device": device, "port": port, "tags": view.tags, "rates": view.rates})
-
-        def score(r: dict[str, Any]) -> float:
-            rates = r["rates"]
-            if key:
-                return float(rates.get(key, 0.0))
-            return float(sum(v for k, v in rates.items() if k.startswith(("pfc_", "pause_"))))
-
-        rows.sort(key=score, reverse=True)
-        return web.json_response(rows[:limit])
+        """Latest rates per port, worst first (pauses + 1000 x errors), or by ?sort=<counter>."""
+        try:
+            limit = max(0, int(request.query.get("limit", "20")))
+        except ValueError:
+            return web.json_response({"error": "limit must be a whole number"}, status=400)
+        ranked = worst_links(self.runner.pipeline.latest, by=request.query.get("sort", ""), limit=limit)
+        return web.json_response([{"device": device, "port": port, "tags": view.tags, "rates": view.rates}
+                                  for (device, port), view in ranked])

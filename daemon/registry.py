@@ -7,6 +7,7 @@ from fabricwatch.collectors.hostnic.config import HostNicConfig
 from fabricwatch.collectors.ibdiag.config import IbDiagConfig
 from fabricwatch.collectors.snmp.config import SnmpConfig
 from fabricwatch.collectors.ufm.config import UfmConfig
+from fabricwatch.core.protocols import CollectorConfig, EventSinkConfig, StorageSinkConfig
 from fabricwatch.sinks.influxdb.config import InfluxConfig
 from fabricwatch.sinks.mqtt.config import MqttConfig
 
@@ -18,7 +19,24 @@ COLLECTORS: dict[str, type] = {
     "ibdiag": IbDiagConfig,
 }
 
-SINKS: dict[str, type] = {
+# sinks that take line protocol (and spool it)
+STORAGE_SINKS: dict[str, type] = {
     "influxdb": InfluxConfig,
+}
+
+# sinks that take events
+EVENT_SINKS: dict[str, type] = {
     "mqtt": MqttConfig,
 }
+
+# every [[sinks.<name>]] section
+SINKS: dict[str, type] = {**STORAGE_SINKS, **EVENT_SINKS}
+
+
+def _conforms(
+    gnmi: GnmiConfig, snmp: SnmpConfig, hostnic: HostNicConfig, ufm: UfmConfig, ibdiag: IbDiagConfig,
+    influxdb: InfluxConfig, mqtt: MqttConfig,
+) -> tuple[list[CollectorConfig], StorageSinkConfig, EventSinkConfig]:
+    """Never called: here mypy checks that every section builds what the runtime expects (the
+    core Protocols), which the name -> class tables above cannot say."""
+    return [gnmi, snmp, hostnic, ufm, ibdiag], influxdb, mqtt

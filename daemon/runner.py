@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 import signal
 import time
-from collections.abc import Iterable
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from fabricwatch.core.batch import SampleBatch
 from fabricwatch.core.errors import TargetError
+from fabricwatch.core.protocols import Collector, EventSink, StorageSink
 from fabricwatch.core.topology import Topology
 from fabricwatch.daemon import config as config_mod
 from fabricwatch.daemon.config import Config, ConfigError
@@ -24,19 +24,24 @@ from fabricwatch.daemon.http import HttpServer
 from fabricwatch.daemon.metrics import SelfMetrics
 from fabricwatch.daemon.sdnotify import Notifier
 from fabricwatch.daemon.sharding import owns
-from fabricwatch.daemon.status import TargetStatus
+from fabricwatch.daemon.status import TargetMetrics, TargetStatus
+from fabricwatch.detection.metrics import DetectorMetrics
 from fabricwatch.detection.service import DetectorService
+from fabricwatch.nccl.metrics import NcclMetrics
 from fabricwatch.nccl.service import NcclService
+from fabricwatch.pipeline.metrics import RateMetrics
 from fabricwatch.pipeline.pipeline import Pipeline
-from fabricwatch.pipeline.rates import RateStats
 
 log = logging.getLogger("fabricwatch.runner")
 
 
-def build_collectors(config: Config) -> list[Any]:
+S = TypeVar("S", StorageSink, EventSink)
+
+
+def build_collectors(config: Config) -> list[Collector]:
     """Every collector target of the config that this daemon's shard owns."""
     k, n = config.daemon.shard_k_n
-    out = []
+    out: list[Collector] = []
     for _kind, section in config.collector_configs():
         for collector in section.build():
             if owns(collector.device, k, n):
@@ -59,8 +64,8 @@ class Runner:
         self.listen = listen or config.daemon.listen
         self.pipeline = Pipeline(topology=load_topology(config), max_gap_s=config.pipeline.max_gap)
         # storage sinks take line protocol; event sinks (MQTT) take events
-        self.sinks: list[Any] = [s.build() for s in config.storage_sink_configs()]
-        self.event_sinks: list[Any] = [s.build() for s in config.event_sink_configs()]
+        self.sinks: list[StorageSink] = [s.build() for s in config.storage_sink_configs()]
+        self.event_sinks: list[EventSink] = [s.build() for s in config.event_sink_configs()]
         self.detector: DetectorService | None = None
         if config.detector.enabled:
             self.detector = DetectorService(config.detector, self._write_sinks, emit=self.emit)
@@ -69,8 +74,15 @@ class Runner:
         self.pipeline.on_event = lambda ev: self.emit("link_state", {
             "device": ev.device, "port": ev.port, "event": ev.kind, "detail": ev.detail,
             "event_time_ns": ev.ts_ns, **{k: v for k, v in ev.tags.items() if k not in ("device", "port")}})
-        self.metrics = SelfMetrics(self._metric_source, detector=lambda: self.detector, nccl=lambda: self.nccl)
         self.targets: dict[str, TargetStatus] = {}
+        self.metrics = SelfMetrics()
+        self.metrics.register(TargetMetrics(lambda: list(self.targets.values())))
+        self.metrics.register(RateMetrics(self.pipeline.rates.stats))
+        for group in _by_kind(self.sinks) + _by_kind(self.event_sinks):
+            self.metrics.register(type(group[0]).metrics(group))
+        self.metrics.register(NcclMetrics(self.nccl))
+        if self.detector is not None:
+            self.metrics.register(DetectorMetrics(self.detector))
         self._tasks: dict[str, tuple[str, asyncio.Task[None]]] = {}
         self._stop = asyncio.Event()
         self._reload = asyncio.Event()
@@ -81,9 +93,6 @@ class Runner:
         self.reload_failures = 0
         self.started_unix = time.time()
         self.notifier = Notifier()
-
-    def _metric_source(self) -> tuple[Iterable[TargetStatus], RateStats, Iterable[Any]]:
-        return list(self.targets.values()), self.pipeline.rates.stats, self.sinks
 
     # -- lifecycle ---------------------------------------------------------------------
     def stop(self) -> None:
@@ -150,7 +159,7 @@ class Runner:
         return 0
 
     # -- targets -----------------------------------------------------------------------
-    def _start_target(self, collector: Any) -> None:
+    def _start_target(self, collector: Collector) -> None:
         assert self._tg is not None
         status = TargetStatus(collector.kind, collector.cfg.name, collector.device, collector.address)
         self.targets[collector.key] = status
@@ -166,9 +175,8 @@ class Runner:
             pass
         self.targets.pop(key, None)
 
-    async def _target_loop(self, collector: Any, status: TargetStatus) -> None:
-        backoff = collector.cfg.backoff
-        delay = backoff.initial
+    async def _target_loop(self, collector: Collector, status: TargetStatus) -> None:
+        delays = collector.cfg.backoff.delays()
         while True:
             started = time.monotonic()
             try:
@@ -180,11 +188,9 @@ class Runner:
                             self.emit("collector", {"device": collector.device, "collector": collector.kind,
                                                     "name": collector.cfg.name, "state": "up"})
                         status.up = True
-                        delay = backoff.initial
-                        await self.handle(batch, status)
-                        activity = getattr(collector, "activity", None)
-                        if activity is not None:
-                            status.activity = activity()
+                        delays.reset()
+                        await self.handle(batch, status, target=collector.key)
+                        status.activity = collector.activity()
                 raise TargetError("closed", "session ended")
             except asyncio.CancelledError:
                 status.up = False
@@ -200,17 +206,14 @@ class Runner:
             except Exception as exc:  # a bug or a surprise must not stop the other targets
                 status.error("internal", repr(exc))
                 log.exception("target loop error", extra={"target": collector.key})
-            activity = getattr(collector, "activity", None)
-            if activity is not None:  # a failing target's own counts (garbage, requests) matter most
-                status.activity = activity()
+            status.activity = collector.activity()  # a failing target's own counts matter most
             self.metrics.poll_seconds.labels(collector.kind).observe(time.monotonic() - started)
-            # full jitter around the current delay so a fleet does not reconnect in step
-            await asyncio.sleep(delay * random.uniform(0.5, 1.5))
-            delay = min(delay * backoff.multiplier, backoff.max)
+            await asyncio.sleep(delays.next())
 
-    async def handle(self, batch: SampleBatch, status: TargetStatus | None = None) -> None:
+    async def handle(self, batch: SampleBatch, status: TargetStatus | None = None, *, target: str = "") -> None:
+        """One batch from `target` (its key): through the pipeline, into the sinks."""
         t0 = time.perf_counter()
-        processed = self.pipeline.process(batch)
+        processed = self.pipeline.process(batch, target=target)
         for kind, message in batch.problems:
             if status is not None:
                 status.errors[kind] = status.errors.get(kind, 0) + 1
@@ -233,6 +236,14 @@ class Runner:
     async def _write_sinks(self, lines: list[str]) -> None:
         for sink in self.sinks:
             await sink.write(lines)
+
+    def forget_target(self, key: str) -> None:
+        """Drop everything kept for a removed target: its ports' rates, latest view, tag cache and
+        detector state (ports another target still reports stay)."""
+        ports = self.pipeline.forget_target(key)
+        if self.detector is not None:
+            self.detector.forget(ports)
+        log.info("target forgotten", extra={"target": key, "ports": len(ports)})
 
     # -- reload ------------------------------------------------------------------------
     async def _reload_loop(self) -> None:
@@ -272,11 +283,18 @@ class Runner:
         for key in changed + added:
             self._start_target(wanted[key])
         for key in removed:
-            self.pipeline.rates.forget(key.rsplit(":", 1)[-1])
-        self.pipeline.topology = topology
-        self.pipeline._prefixes.clear()
+            self.forget_target(key)
+        self.pipeline.set_topology(topology)
         self.config = new
         self.reloads += 1
         log.info("config reloaded", extra={"added": added, "removed": removed, "changed": changed,
                                            "kept": len(self._tasks) - len(added) - len(changed)})
         return True
+
+
+def _by_kind(sinks: Sequence[S]) -> list[list[S]]:
+    """Sinks grouped by class, in config order: each kind registers one metrics collector."""
+    groups: dict[type, list[S]] = {}
+    for s in sinks:
+        groups.setdefault(type(s), []).append(s)
+    return list(groups.values())

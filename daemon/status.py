@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
 
 
 @dataclass(slots=True)
@@ -26,3 +30,46 @@ class TargetStatus:
         self.errors[kind] = self.errors.get(kind, 0) + 1
         self.last_error = f"{kind}: {message}"[:300]
         self.up = False
+
+
+class TargetMetrics(Collector):
+    """`fabricwatch_target_*`: one series per target the daemon runs now (removed targets vanish)."""
+
+    def __init__(self, targets: Callable[[], Iterable[TargetStatus]]) -> None:
+        self.targets = targets
+
+    def collect(self) -> Iterator[Metric]:
+        targets = list(self.targets())
+        up = GaugeMetricFamily("fabricwatch_target_up", "1 if the target's session delivers data",
+                               labels=["collector", "name", "device"])
+        last = GaugeMetricFamily("fabricwatch_target_last_update_timestamp_seconds",
+                                 "Unix time of the last batch from the target",
+                                 labels=["collector", "name", "device"])
+        samples = CounterMetricFamily("fabricwatch_samples_ingested", "Port samples ingested",
+                                      labels=["collector", "name", "device"])
+        values = CounterMetricFamily("fabricwatch_counter_values_ingested",
+                                     "Counter values ingested", labels=["collector", "name", "device"])
+        unmapped = CounterMetricFamily("fabricwatch_unmapped_updates",
+                                       "Updates whose path maps to no canonical counter",
+                                       labels=["collector", "name", "device"])
+        connects = CounterMetricFamily("fabricwatch_target_connects", "Sessions opened",
+                                       labels=["collector", "name", "device"])
+        errors = CounterMetricFamily("fabricwatch_target_errors", "Target failures by kind",
+                                     labels=["collector", "name", "device", "kind"])
+        activity = CounterMetricFamily("fabricwatch_target_activity",
+                                       "What a collector counts of its own work: polls, requests, "
+                                       "undecodable datagrams, rows read, overruns, name refreshes",
+                                       labels=["collector", "name", "device", "what"])
+        for t in targets:
+            lbl = [t.collector, t.name, t.device]
+            up.add_metric(lbl, 1.0 if t.up else 0.0)
+            last.add_metric(lbl, t.last_update_unix)
+            samples.add_metric(lbl, t.samples)
+            values.add_metric(lbl, t.values)
+            unmapped.add_metric(lbl, t.unmapped)
+            connects.add_metric(lbl, t.connects)
+            for kind, n in t.errors.items():
+                errors.add_metric([*lbl, kind], n)
+            for what, count in t.activity.items():
+                activity.add_metric([*lbl, what], count)
+        yield from (up, last, samples, values, unmapped, connects, errors, activity)

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import base64
-import json
 import logging
-import urllib.parse
-import urllib.request
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from fabricwatch.core.batch import PortSample
+from fabricwatch.core.influxql import InfluxQL
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
+from fabricwatch.core.timeparse import parse_time_ns
 from fabricwatch.models.features import IntervalAggregator, LinkInterval
 from fabricwatch.pipeline.rates import RateEngine
 
@@ -62,43 +60,27 @@ def intervals_from_lp(
     return intervals_from_samples(read_samples(paths, report), interval_s, max_gap_s)
 
 
-def samples_from_influx(url: str, database: str, start: str, end: str, *, chunk_s: float = 3600.0,
-                        auth: tuple[str, str] | None = None,
+def samples_from_influx(db: InfluxQL, start: str, end: str, *, chunk_s: float = 3600.0,
                         progress: Callable[[int, int], None] | None = None) -> Iterator[PortSample]:
     """Raw port_counters from InfluxDB (InfluxQL over HTTP: 1.x, 2.x via DBRP, 3.x), read in
     time chunks so a week of history never sits in one response."""
-    import datetime as dt
-
-    def ts(text: str) -> int:
-        return int(dt.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1e9)
-
-    t0, t1 = ts(start), ts(end)
+    t0, t1 = parse_time_ns(start), parse_time_ns(end)
     step = int(chunk_s * 1e9)
     chunks = max(1, -(-(t1 - t0) // step))
     for n in range(chunks):
         lo, hi = t0 + n * step, min(t1, t0 + (n + 1) * step)
         q = f'SELECT * FROM "port_counters" WHERE time >= {lo} AND time < {hi} GROUP BY *'
-        params = urllib.parse.urlencode({"db": database, "q": q, "epoch": "ns"}).encode()
-        req = urllib.request.Request(f"{url.rstrip('/')}/query", data=params)
-        if auth is not None:
-            token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode()
-            req.add_header("Authorization", f"Basic {token}")
-        with urllib.request.urlopen(req, timeout=300) as resp:
-            body = json.loads(resp.read())
-        for result in body.get("results", []):
-            if "error" in result:
-                raise ValueError(f"InfluxDB: {result['error']}")
-            for series in result.get("series", []) or []:
-                tags = series.get("tags", {})
-                if not all(k in tags for k in TAG_KEYS):
-                    continue
-                extra = {k: v for k, v in tags.items() if k not in TAG_KEYS and v}
-                cols = series["columns"]
-                for row in series["values"]:
-                    values = {c: v for c, v in zip(cols[1:], row[1:], strict=True)
-                              if isinstance(v, int | float) and not isinstance(v, bool)}
-                    if values:
-                        yield PortSample(tags["device"], tags["port"], int(row[0]), values, extra)
+        for series in db.query(q):
+            tags = series.get("tags", {})
+            if not all(k in tags for k in TAG_KEYS):
+                continue
+            extra = {k: v for k, v in tags.items() if k not in TAG_KEYS and v}
+            cols = series["columns"]
+            for row in series["values"]:
+                values = {c: v for c, v in zip(cols[1:], row[1:], strict=True)
+                          if isinstance(v, int | float) and not isinstance(v, bool)}
+                if values:
+                    yield PortSample(tags["device"], tags["port"], int(row[0]), values, extra)
         if progress is not None:
             progress(n + 1, chunks)
 

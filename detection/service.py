@@ -67,6 +67,20 @@ class DetectorService:
             tags: Mapping[str, str], saturated: list[str]) -> None:
         self.aggregator.add(device, port, ts_ns, rates, tags, saturated)
 
+    def ranked_findings(self) -> list[Finding]:
+        """Active findings, critical first, then by score."""
+        return sorted(self.active.values(), key=lambda f: (f.severity != "critical", -f.score))
+
+    def forget(self, keys: list[tuple[str, str]]) -> None:
+        """Forget these links everywhere (their target was removed): no score, finding or history left."""
+        self.aggregator.forget(keys)
+        self.features.forget(keys)
+        self.detector.forget(keys)
+        for key in keys:
+            self.scores.pop(key, None)
+            self.groups.pop(key, None)
+            self.active.pop(key, None)
+
     def _score(self, start: int, links: list[LinkInterval]) -> tuple[list[Finding], dict[tuple[str, str], float]]:
         frame = self.features.build(start, links)
         findings = self.detector.detect(frame)

@@ -132,6 +132,18 @@ class IntervalAggregator:
         ready = sorted(b for b in self._done if b < limit)
         return [(b * self.interval_ns, self._done.pop(b)) for b in ready]
 
+    def open_links(self) -> set[tuple[str, str]]:
+        """Links with an interval being folded now."""
+        return set(self._acc)
+
+    def forget(self, keys: Iterable[tuple[str, str]]) -> None:
+        """Drop open and closed intervals of these links (their target was removed)."""
+        gone = set(keys)
+        for key in gone:
+            self._acc.pop(key, None)
+        for bucket, links in self._done.items():
+            self._done[bucket] = [li for li in links if (li.device, li.port) not in gone]
+
     def flush(self) -> list[tuple[int, list[LinkInterval]]]:
         for key, acc in list(self._acc.items()):
             self._close(key, acc)
@@ -202,6 +214,8 @@ class LinkState:
 
     def __init__(self, **arrays: tuple[tuple[int, ...], type]) -> None:
         self.index: dict[tuple[str, str], int] = {}
+        self._free: list[int] = []  # rows of forgotten links, reused (zeroed) by new ones
+        self._rows = 0
         self._specs = arrays
         self.arrays: dict[str, np.ndarray] = {
             name: np.zeros((0, *shape), dtype=dtype) for name, (shape, dtype) in arrays.items()
@@ -210,18 +224,33 @@ class LinkState:
     def rows(self, links: list[LinkInterval]) -> np.ndarray:
         index = self.index
         rows = np.empty(len(links), dtype=np.int64)
+        reused = []
         for i, li in enumerate(links):
             key = (li.device, li.port)
             r = index.get(key)
             if r is None:
-                r = index[key] = len(index)
+                if self._free:
+                    r = self._free.pop()
+                    reused.append(r)
+                else:
+                    r = self._rows
+                    self._rows += 1
+                index[key] = r
             rows[i] = r
         size = len(next(iter(self.arrays.values()))) if self.arrays else 0
-        if len(index) > size:
-            grow = max(len(index), 2 * size) - size
+        if self._rows > size:
+            grow = max(self._rows, 2 * size) - size
             for name, (shape, dtype) in self._specs.items():
                 self.arrays[name] = np.concatenate([self.arrays[name], np.zeros((grow, *shape), dtype=dtype)])
+        for name in self.arrays:
+            self.arrays[name][reused] = 0
         return rows
+
+    def forget(self, keys: Iterable[tuple[str, str]]) -> None:
+        for key in keys:
+            r = self.index.pop(key, None)
+            if r is not None:
+                self._free.append(r)
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.arrays[name]
@@ -234,6 +263,10 @@ class FeatureBuilder:
         self.interval_s = interval_s
         self.alpha = history_alpha
         self._state = LinkState(baseline=((N_OWN,), np.float64), seen=((), np.bool_))
+
+    def forget(self, keys: Iterable[tuple[str, str]]) -> None:
+        """Drop the history of these links; a link seen again later starts afresh."""
+        self._state.forget(keys)
 
     def build(self, start_ns: int, links: list[LinkInterval]) -> FeatureFrame:
         own_raw = own_matrix(links, self.interval_s)

@@ -8,7 +8,7 @@ import json
 import pickle
 import time
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -192,6 +192,10 @@ class LinkDetector:
         """Forget every link's hysteresis state (a new fabric or a new replay)."""
         # per link: the last raise_n over/under bits, clean intervals in a row, finding active
         self._state = LinkState(bits=((), np.uint16), clean=((), np.int32), active=((), np.bool_))
+
+    def forget(self, keys: Iterable[tuple[str, str]]) -> None:
+        """Forget these links' hysteresis state (their target was removed)."""
+        self._state.forget(keys)
 
     # -- scoring -----------------------------------------------------------------------
     def score(self, frame: FeatureFrame) -> np.ndarray:

@@ -9,13 +9,10 @@ their errors, discards and pauses stand above the other candidates'.
 
 from __future__ import annotations
 
-import base64
-import json
-import urllib.parse
-import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
+from fabricwatch.core.influxql import InfluxQL
 from fabricwatch.core.topology import Topology
 
 RATE_FIELDS = (
@@ -67,25 +64,6 @@ def path_links(topology: Topology, hosts: list[str]) -> list[Candidate]:
             if all(peer):
                 out[peer] = Candidate(peer[0], peer[1], "spine", f"{peer[0]} -> {r['device']}")
     return list(out.values())
-
-
-class InfluxQL:
-    def __init__(self, url: str, database: str, auth: tuple[str, str] | None = None) -> None:
-        self.url, self.database, self.auth = url.rstrip("/"), database, auth
-
-    def query(self, q: str) -> list[dict[str, Any]]:
-        data = urllib.parse.urlencode({"db": self.database, "q": q, "epoch": "ns"}).encode()
-        req = urllib.request.Request(f"{self.url}/query", data=data)
-        if self.auth:
-            req.add_header("Authorization", "Basic " + base64.b64encode(":".join(self.auth).encode()).decode())
-        with urllib.request.urlopen(req, timeout=60) as resp:
-            body = json.loads(resp.read())
-        series: list[dict[str, Any]] = []
-        for result in body.get("results", []):
-            if "error" in result:
-                raise ValueError(f"InfluxDB: {result['error']}")
-            series += result.get("series", []) or []
-        return series
 
 
 def _by_link(series: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, float]]:

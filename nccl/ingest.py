@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
+import time
 from pathlib import Path
 
 from fabricwatch.core.lineprotocol import line, tag_prefix
 from fabricwatch.core.nccl_records import RunRecord
+from fabricwatch.core.timeparse import parse_time_ns
+from fabricwatch.nccl.parser import parse_bytes
 
 
 def run_id(run: RunRecord, content: bytes) -> str:
@@ -19,13 +21,12 @@ def run_time_ns(run: RunRecord, path: Path | None, start_time: str | None = None
     """When the run happened: the JSON start_time, else the file's modification time."""
     if start_time:
         try:
-            return int(dt.datetime.strptime(start_time, "%Y-%m-%d %H:%M:%S").replace(
-                tzinfo=dt.UTC).timestamp() * 1e9)
+            return parse_time_ns(start_time) if not start_time.startswith("-") else time.time_ns()
         except ValueError:
             pass
     if path is not None and path.exists():
         return int(path.stat().st_mtime * 1e9)
-    return int(dt.datetime.now(dt.UTC).timestamp() * 1e9)
+    return time.time_ns()
 
 
 def to_lines(run: RunRecord, rid: str, ts_ns: int, site: str = "") -> list[str]:
@@ -54,3 +55,11 @@ def to_lines(run: RunRecord, rid: str, ts_ns: int, site: str = "") -> list[str]:
             if text:
                 out.append(text)
     return out
+
+
+def prepare(content: bytes, source: str, *, path: Path | None = None, site: str = "",
+            collective: str | None = None) -> list[tuple[RunRecord, list[str]]]:
+    """The one ingest path (upload, MQTT, watched directory, `nccl ingest`): parse, then each run
+    with its `nccl_results` points."""
+    return [(run, to_lines(run, run_id(run, content), run_time_ns(run, path, run.start_time), site))
+            for run in parse_bytes(content, source, collective)]

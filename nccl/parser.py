@@ -313,13 +313,18 @@ def _jnum(v: Any) -> float | None:
         return None
 
 
-def parse_file(path: str | Path, collective: str | None = None) -> list[RunRecord]:
-    path = Path(path)
-    text = path.read_text(encoding="utf-8", errors="replace")
+def parse_bytes(content: bytes, source: str, collective: str | None = None) -> list[RunRecord]:
+    """Text or `-J` JSON, told apart by the first character; what every ingest path calls."""
+    text = content.decode("utf-8", errors="replace")
     if text.lstrip().startswith("{"):
         try:
             doc = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}: JSON but not valid ({exc}); a truncated -J file cannot be read") from None
-        return [parse_json(doc, str(path), collective)]
-    return parse_text(text, str(path), collective)
+            raise ValueError(f"{source}: JSON but not valid ({exc}); a truncated -J file cannot be read") from None
+        return [parse_json(doc, source, collective)]
+    return parse_text(text, source, collective)
+
+
+def parse_file(path: str | Path, collective: str | None = None) -> list[RunRecord]:
+    path = Path(path)
+    return parse_bytes(path.read_bytes(), str(path), collective)

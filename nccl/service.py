@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
-import random
 import shutil
 import time
 from collections import defaultdict, deque
@@ -17,49 +16,16 @@ from pathlib import Path
 from typing import Any
 
 from aiohttp import web
-from pydantic import Field
 
-from fabricwatch.core.config_types import Duration, StrictModel
+from fabricwatch.core import mqtt
 from fabricwatch.core.nccl_records import RunRecord
-from fabricwatch.core.secrets import SecretRef
+from fabricwatch.core.secrets import reveal
 from fabricwatch.models.collective import analyse
+from fabricwatch.nccl.config import NcclSection
 from fabricwatch.nccl.gate import gate, load_thresholds
-from fabricwatch.nccl.ingest import run_id, run_time_ns, to_lines
-from fabricwatch.nccl.parser import parse_json, parse_text
+from fabricwatch.nccl.ingest import prepare
 
 log = logging.getLogger("fabricwatch.nccl")
-
-
-class MqttSource(StrictModel):
-    """NCCL results published by test harnesses: the payload is the nccl-tests output itself."""
-
-    host: str = "127.0.0.1"
-    port: int = Field(1883, ge=1, le=65535)
-    topic: str = "fabricwatch/+/nccl/results"
-    username: str | None = None
-    password: SecretRef | None = None
-    client_id: str = "fabricwatch-nccl"
-    backoff_max: Duration = 30.0
-
-
-class NcclSection(StrictModel):
-    upload: bool = True  # POST /api/nccl on the daemon's listener
-    upload_token: SecretRef | None = None  # require "Authorization: Bearer <token>"
-    max_upload_bytes: int = Field(16 << 20, ge=1024)
-    watch_dir: Path | None = None  # new files here are ingested, then moved to processed/ or failed/
-    poll_interval: Duration = 5.0
-    mqtt: MqttSource | None = None
-    thresholds: Path | None = None  # gate every ingested run (with its recent repeats) against these
-    keep_runs: int = Field(20, ge=2)  # recent runs per (collective, ranks) for the gate and the variance
-
-
-def parse_bytes(content: bytes, name: str) -> list[RunRecord]:
-    text = content.decode("utf-8", errors="replace")
-    if text.lstrip().startswith("{"):
-        import json
-
-        return [parse_json(json.loads(text), name)]
-    return parse_text(text, name)
 
 
 class NcclService:
@@ -82,9 +48,8 @@ class NcclService:
             self.thresholds = load_thresholds(cfg.thresholds)  # a bad file fails at start, naming the key
 
     async def ingest(self, content: bytes, name: str, path: Path | None = None) -> list[RunRecord]:
-        runs = parse_bytes(content, name)
-        for run in runs:
-            lines = to_lines(run, run_id(run, content), run_time_ns(run, path, run.start_time), self.site)
+        prepared = prepare(content, name, path=path, site=self.site)
+        for run, lines in prepared:
             await self.write(lines)
             self.ingested_runs += 1
             if run.collective and run.rows:
@@ -101,7 +66,7 @@ class NcclService:
                                                   "nranks": run.nranks, "rows": len(run.rows),
                                                   "flagged_rows": sum(1 for r in run.rows if r.flags),
                                                   "complete": run.complete})
-        return runs
+        return [run for run, _ in prepared]
 
     def _judge(self, run: RunRecord) -> None:
         """Variance and gate over the run and its recent repeats; verdicts become metrics and events."""
@@ -128,7 +93,7 @@ class NcclService:
 
     async def upload(self, request: web.Request) -> web.Response:
         if self.cfg.upload_token is not None:
-            want = "Bearer " + self.cfg.upload_token.resolve().get_secret_value()
+            want = "Bearer " + reveal(self.cfg.upload_token)
             if not hmac.compare_digest(request.headers.get("Authorization", ""), want):
                 self.rejected += 1
                 return web.json_response({"error": "missing or wrong bearer token"}, status=401)
@@ -156,18 +121,14 @@ class NcclService:
         cfg = self.cfg.mqtt
         if cfg is None:
             return
-        import aiomqtt
-
-        password = cfg.password.resolve().get_secret_value() if cfg.password else None
-        delay = 1.0
+        delays = cfg.backoff.delays()
         while True:
             try:
-                async with aiomqtt.Client(cfg.host, cfg.port, username=cfg.username, password=password,
-                                          identifier=cfg.client_id) as client:
+                async with mqtt.client(cfg) as client:
                     await client.subscribe(cfg.topic, qos=1)
-                    log.info("nccl mqtt subscribed", extra={"topic": cfg.topic, "broker": f"{cfg.host}:{cfg.port}"})
-                    delay = 1.0
-                    async for message in client.messages:
+                    log.info("nccl mqtt subscribed", extra={"topic": cfg.topic, "broker": cfg.address})
+                    delays.reset()
+                    async for message in mqtt.messages(client):
                         raw = message.payload
                         payload = raw if isinstance(raw, bytes) else str(raw).encode()
                         try:
@@ -178,10 +139,11 @@ class NcclService:
                             self.rejected += 1
                             log.warning("nccl mqtt message not ingested",
                                         extra={"topic": str(message.topic), "error": str(exc)})
-            except aiomqtt.MqttError as exc:
-                log.warning("nccl mqtt disconnected", extra={"error": str(exc), "retry_in_s": round(delay, 1)})
-            await asyncio.sleep(delay * random.uniform(0.5, 1.5))
-            delay = min(delay * 2, cfg.backoff_max)
+                raise mqtt.MqttError("the broker ended the session")
+            except mqtt.MqttError as exc:
+                wait = delays.next()
+                log.warning("nccl mqtt disconnected", extra={"error": str(exc), "retry_in_s": round(wait, 1)})
+                await asyncio.sleep(wait)
 
     # -- watched directory -------------------------------------------------------------
     async def watch(self) -> None:

@@ -43,15 +43,45 @@ class Pipeline:
         self.rates = RateEngine(max_gap_s)
         self.latest: dict[tuple[str, str], PortRateView] = {}
         self._prefixes: dict[tuple[str, str], tuple[dict[str, str], str, str, str, dict[str, str]]] = {}
+        # which targets report each port: a removed target's ports are forgotten once no other reports them
+        self._owners: dict[tuple[str, str], set[str]] = {}
+        self._ports_of: dict[str, set[tuple[str, str]]] = {}
         self.on_event: Callable[[LinkEvent], None] | None = None
         # (device, port, ts_ns, rates, tags, saturated) for every sample that gave rates
         self.on_rates: Callable[[str, str, int, dict[str, float], dict[str, str], list[str]], None] | None = None
 
-    def _tags(self, s: PortSample) -> tuple[dict[str, str], str, str, str, dict[str, str]]:
+    def set_topology(self, topology: Topology) -> None:
+        self.topology = topology
+        self._prefixes.clear()
+
+    def forget_target(self, target: str) -> list[tuple[str, str]]:
+        """Forget the ports only this target reported (rates, latest view, tags); returns them."""
+        gone = []
+        for key in self._ports_of.pop(target, set()):
+            owners = self._owners.get(key)
+            if owners is not None:
+                owners.discard(target)
+                if owners:
+                    continue
+                del self._owners[key]
+            gone.append(key)
+            self.rates.forget_port(key)
+            self.latest.pop(key, None)
+            self._prefixes.pop(key, None)
+        return gone
+
+    def _own(self, key: tuple[str, str], target: str) -> None:
+        owners = self._owners.setdefault(key, set())
+        if target not in owners:
+            owners.add(target)
+            self._ports_of.setdefault(target, set()).add(key)
+
+    def _tags(self, s: PortSample, target: str) -> tuple[dict[str, str], str, str, str, dict[str, str]]:
         key = (s.device, s.port)
         cached = self._prefixes.get(key)
         if cached is not None and cached[0] is s.tags:
             return cached
+        self._own(key, target)
         tags = {**s.tags, **self.topology.tags(s.device, s.port), "device": s.device, "port": s.port}
         entry = (
             s.tags,
@@ -63,11 +93,12 @@ class Pipeline:
         self._prefixes[key] = entry
         return entry
 
-    def process(self, batch: SampleBatch) -> Processed:
+    def process(self, batch: SampleBatch, *, target: str = "") -> Processed:
+        """`target` is the key of the collector target the batch came from (what forgetting goes by)."""
         out = Processed()
         lines = out.lines
         for s in batch.samples:
-            _, raw_prefix, rate_prefix, _, tags = self._tags(s)
+            _, raw_prefix, rate_prefix, _, tags = self._tags(s, target)
             out.values += len(s.values)
             raw = line(raw_prefix, s.values, s.ts_ns)
             if raw is not None:

@@ -58,10 +58,13 @@ class RateEngine:
         self.stats = RateStats()
         self._ports: dict[tuple[str, str], _PortState] = {}
 
-    def forget(self, device: str) -> None:
-        """Drop the state of a device (its target was removed)."""
-        for key in [k for k in self._ports if k[0] == device]:
-            del self._ports[key]
+    def tracks(self, key: tuple[str, str]) -> bool:
+        """Whether the engine holds state for this (device, port)."""
+        return key in self._ports
+
+    def forget_port(self, key: tuple[str, str]) -> None:
+        """Drop the state of a (device, port) (its target was removed)."""
+        self._ports.pop(key, None)
 
     def process(self, sample: PortSample) -> RateResult | None:
         """Rates for one sample; None when every value in it is out of order."""

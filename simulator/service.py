@@ -17,7 +17,7 @@ from pydantic import Field
 
 from fabricwatch.core.config_types import StrictModel
 from fabricwatch.core.net import bound_port
-from fabricwatch.core.secrets import SecretRef
+from fabricwatch.core.secrets import SecretRef, reveal
 from fabricwatch.simulator.fabric import Fabric
 from fabricwatch.simulator.faults import KINDS, Fault
 from fabricwatch.simulator.gnmi_server import GnmiTarget, start_server
@@ -121,7 +121,7 @@ class Simulator:
 
     async def start(self) -> None:
         g = self.config.gnmi
-        password = g.password.resolve().get_secret_value() if g.password else None
+        password = reveal(g.password)
         tls = None
         if g.tls_cert_file and g.tls_key_file:
             tls = (g.tls_cert_file.read_bytes(), g.tls_key_file.read_bytes())

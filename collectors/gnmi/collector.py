@@ -13,6 +13,7 @@ from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
 from fabricwatch.collectors.gnmi.mapping import Decoder, load_table
 from fabricwatch.core.batch import SampleBatch, coalesce
 from fabricwatch.core.errors import TargetError
+from fabricwatch.core.secrets import reveal
 
 if TYPE_CHECKING:
     from fabricwatch.collectors.gnmi.config import GnmiConfig, GnmiTarget
@@ -62,6 +63,10 @@ class GnmiCollector:
         """Changes when anything that affects this target's session changes (SIGHUP diff)."""
         return self.cfg.model_dump_json(exclude={"targets"}) + self.target.model_dump_json()
 
+    def activity(self) -> dict[str, float]:
+        """Cumulative counts for /metrics: stream messages read."""
+        return {"messages": self.messages}
+
     @property
     def unmapped(self) -> int:
         return self.decoder.unmapped
@@ -71,7 +76,7 @@ class GnmiCollector:
             return []
         md = [("username", self.cfg.username)]
         if self.cfg.password is not None:
-            md.append(("password", self.cfg.password.resolve().get_secret_value()))
+            md.append(("password", reveal(self.cfg.password)))
         return md
 
     async def __aenter__(self) -> GnmiCollector:

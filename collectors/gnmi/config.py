@@ -63,7 +63,9 @@ class GnmiConfig(StrictModel):
         check_unique_devices(self.targets)
         if self.password is not None and self.username is None:
             raise ValueError("password given without username")
+        if not self.tls.verify:
+            raise ValueError("tls.verify = false is not available over gRPC: give tls.ca_file for a private CA")
         return self
 
-    def build(self) -> list[object]:
+    def build(self) -> list[GnmiCollector]:
         return [GnmiCollector(self, t) for t in self.targets]

@@ -31,5 +31,5 @@ class HostNicConfig(StrictModel):
             raise ValueError("interval must be > 0")
         return self
 
-    def build(self) -> list[object]:
+    def build(self) -> list[HostNicCollector]:
         return [HostNicCollector(self)]

@@ -33,5 +33,5 @@ class IbDiagConfig(StrictModel):
             raise ValueError("intervals and timeout must be > 0")
         return self
 
-    def build(self) -> list[object]:
+    def build(self) -> list[IbDiagCollector]:
         return [IbDiagCollector(self)]

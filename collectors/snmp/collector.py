@@ -15,6 +15,7 @@ from fabricwatch.collectors.snmp.profile import Column, Profile, Table, load_pro
 from fabricwatch.collectors.snmp.transport import FastV2c, FastV3, Pysnmp, Transport, split_address
 from fabricwatch.collectors.snmp.walk import Rows, walk
 from fabricwatch.core.batch import PortSample, SampleBatch
+from fabricwatch.core.secrets import reveal
 
 if TYPE_CHECKING:
     from fabricwatch.collectors.snmp.config import SnmpConfig, SnmpTarget
@@ -84,19 +85,19 @@ class SnmpCollector(PolledCollector):
         if self.cfg.version == "3":
             v3 = self.target.v3 or self.cfg.v3
             assert v3 is not None
-            auth_pass = v3.auth_key.resolve().get_secret_value() if v3.auth_key else None
-            priv_pass = v3.priv_key.resolve().get_secret_value() if v3.priv_key else None
+            auth_pass = reveal(v3.auth_key)
+            priv_pass = reveal(v3.priv_key)
             if self.cfg.engine != "pysnmp" and usm.supported(v3.auth_protocol, v3.priv_protocol):
                 user = usm.UsmUser(v3.user, v3.auth_protocol, auth_pass, v3.priv_protocol, priv_pass)
                 return FastV3(self.device, self.host, self.port, user, **kw)
             return Pysnmp.v3(
                 self.device, self.host, self.port, user=v3.user, auth_protocol=v3.auth_protocol,
-                auth_key=v3.auth_key.resolve().get_secret_value() if v3.auth_key else None,
+                auth_key=reveal(v3.auth_key),
                 priv_protocol=v3.priv_protocol,
-                priv_key=v3.priv_key.resolve().get_secret_value() if v3.priv_key else None, **kw)
+                priv_key=reveal(v3.priv_key), **kw)
         ref = self.target.community or self.cfg.community
         assert ref is not None
-        community = ref.resolve().get_secret_value()
+        community = reveal(ref)
         if self.cfg.engine == "pysnmp":
             return Pysnmp.v2c(self.device, self.host, self.port, community, **kw)
         return FastV2c(self.device, self.host, self.port, community.encode(), **kw)

@@ -108,7 +108,7 @@ class SnmpConfig(StrictModel):
                                      f"{v3.auth_protocol} with priv {v3.priv_protocol}; use 'auto' or 'pysnmp'")
         return self
 
-    def build(self) -> list[object]:
+    def build(self) -> list[SnmpCollector]:
         # one bound on requests in flight for the whole section, shared by its agents
         section_limit = asyncio.Semaphore(self.max_in_flight)
         return [SnmpCollector(self, t, section_limit) for t in self.targets]

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import base64
 import json
-import ssl
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
 
 from fabricwatch.core.errors import TargetError
+from fabricwatch.core.secrets import reveal
 
 if TYPE_CHECKING:
     from fabricwatch.collectors.ufm.config import UfmConfig
@@ -22,23 +22,16 @@ class UfmClient:
 
     def _auth_header(self) -> str:
         if self.cfg.token is not None:
-            return f"Basic {self.cfg.token.resolve().get_secret_value()}"
+            return f"Basic {reveal(self.cfg.token)}"
         assert self.cfg.username is not None and self.cfg.password is not None
-        pair = f"{self.cfg.username}:{self.cfg.password.resolve().get_secret_value()}"
+        pair = f"{self.cfg.username}:{reveal(self.cfg.password)}"
         return "Basic " + base64.b64encode(pair.encode()).decode()
-
-    def _ssl(self) -> ssl.SSLContext | bool:
-        if not self.cfg.tls.verify:
-            return False
-        if self.cfg.tls.ca_file is not None:
-            return ssl.create_default_context(cafile=str(self.cfg.tls.ca_file))
-        return True
 
     async def open(self) -> None:
         if self._session is None:
             self._session = aiohttp.ClientSession(
                 timeout=aiohttp.ClientTimeout(total=self.cfg.timeout),
-                connector=aiohttp.TCPConnector(ssl=self._ssl(), limit=4))
+                connector=aiohttp.TCPConnector(ssl=self.cfg.tls.context(), limit=4))
 
     async def close(self) -> None:
         if self._session is not None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
@@ -12,11 +11,7 @@ from fabricwatch.collectors.ufm.collector import UfmCollector
 from fabricwatch.core.backoff import Backoff
 from fabricwatch.core.config_types import Duration, StrictModel, Tags
 from fabricwatch.core.secrets import SecretRef
-
-
-class UfmTls(StrictModel):
-    verify: bool = True  # verify the UFM certificate; off only for a lab
-    ca_file: Path | None = None
+from fabricwatch.core.tls import TlsConfig
 
 
 def _url(v: str) -> str:
@@ -42,7 +37,7 @@ class UfmConfig(StrictModel):
     events_interval: Duration = 30.0  # app/events and app/unhealthy_ports
     events_backfill: bool = False  # also publish events UFM held before the first poll
     timeout: Duration = 10.0
-    tls: UfmTls = UfmTls()
+    tls: TlsConfig = TlsConfig()  # an https:// URL uses TLS; verify, ca_file, client cert
     backoff: Backoff = Backoff(initial=5.0, max=300.0)
     tags: Tags = Field(default_factory=dict)
 
@@ -79,5 +74,5 @@ class UfmConfig(StrictModel):
             return self.telemetry_url
         return f"http://{urlsplit(self.url).hostname}:9001"
 
-    def build(self) -> list[object]:
+    def build(self) -> list[UfmCollector]:
         return [UfmCollector(self)]

@@ -2,27 +2,26 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 import time
 from typing import Any
 
 from fabricwatch.collectors.ufm.inventory import Inventory, norm_guid
 from fabricwatch.core.batch import DeviceEvent
+from fabricwatch.core.timeparse import parse_time_ns
 
 _SLUG = re.compile(r"[^a-z0-9]+")
-_FORMATS = ("%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S.%f", "%Y-%m-%dT%H:%M:%S")
 
 
 def _ts_ns(value: object) -> int:
     """UFM timestamps are 'YYYY-mm-dd HH:MM:SS' in UTC; anything else is taken as now."""
-    text = str(value or "").strip().rstrip("Z")
-    for fmt in _FORMATS:
-        try:
-            return int(dt.datetime.strptime(text, fmt).replace(tzinfo=dt.UTC).timestamp() * 1e9)
-        except ValueError:
-            continue
-    return time.time_ns()
+    text = str(value or "").strip()
+    if not text or text.startswith("-") or text == "now":
+        return time.time_ns()
+    try:
+        return parse_time_ns(text)
+    except ValueError:
+        return time.time_ns()
 
 
 def kind_of(name: str) -> str:

@@ -63,5 +63,5 @@ class InfluxConfig(StrictModel):
         finally:
             await writer.close()
 
-    def build(self) -> object:
+    def build(self) -> InfluxSink:
         return InfluxSink(self)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from fabricwatch.sinks.influxdb.metrics import InfluxSinkMetrics
 from fabricwatch.sinks.influxdb.writers import V1Writer, V2Writer, WriteOutcome, Writer
 from fabricwatch.sinks.spool import Record, Spool
 
@@ -53,6 +54,10 @@ class InfluxSink:
     def queue_depth(self) -> int:
         """Points waiting: in memory plus spooled."""
         return len(self._buffer) + self.spool.pending_points
+
+    @classmethod
+    def metrics(cls, sinks: Sequence[InfluxSink]) -> InfluxSinkMetrics:
+        return InfluxSinkMetrics(sinks)
 
     async def start(self) -> None:
         self._tasks = [
@@ -112,7 +117,7 @@ class InfluxSink:
             self.spool._maybe_fsync()
 
     async def _sender(self) -> None:
-        delay = self.cfg.backoff.initial
+        delays = self.cfg.backoff.delays()
         while True:
             rec = self.spool.peek()
             if rec is None:
@@ -123,7 +128,7 @@ class InfluxSink:
             self._last_ok = outcome.ok
             if outcome.ok:
                 self._done(rec, outcome)
-                delay = self.cfg.backoff.initial
+                delays.reset()
                 continue
             self._count_error(outcome)
             if outcome.too_large:
@@ -138,15 +143,13 @@ class InfluxSink:
                 continue
             self.stats.points_retried += rec.points
             self.stats.blocked = outcome.blocked
-            wait = delay if not outcome.blocked else self.cfg.backoff.max
-            if outcome.retry_after_s is not None:
-                wait = max(wait, outcome.retry_after_s)
-            wait *= random.uniform(0.8, 1.2)  # jitter: many daemons must not retry in step
+            # a full or read-only server stays so for a while: wait the longest step
+            wait = delays.longest() if outcome.blocked else delays.next()
+            wait = max(wait, outcome.retry_after_s or 0.0)
             log.warning("write failed, will retry",
                         extra={"sink": self.name, "status": outcome.status,
                                "server_message": outcome.message, "retry_in_s": round(wait, 2),
                                "spooled_points": self.spool.pending_points})
-            delay = min(delay * self.cfg.backoff.multiplier, self.cfg.backoff.max)
             await asyncio.sleep(wait)
 
     async def _send(self, payload: bytes) -> WriteOutcome:

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Protocol
 
 import aiohttp
 
+from fabricwatch.core.secrets import reveal
+
 if TYPE_CHECKING:
     from fabricwatch.sinks.influxdb.config import InfluxConfig
 
@@ -56,7 +58,7 @@ class V1Writer:
         self._session: aiohttp.ClientSession | None = None
         self._auth = None
         if cfg.username is not None:
-            pw = cfg.password.resolve().get_secret_value() if cfg.password else ""
+            pw = reveal(cfg.password) or ""
             self._auth = aiohttp.BasicAuth(cfg.username, pw)
         self._params = {"db": cfg.database or "", "precision": "ns"}
         if cfg.retention_policy:
@@ -108,7 +110,7 @@ class V2Writer:
         from influxdb_client.client.influxdb_client_async import InfluxDBClientAsync
 
         self.cfg = cfg
-        token = cfg.token.resolve().get_secret_value() if cfg.token else ""
+        token = reveal(cfg.token) or ""
         self._client = InfluxDBClientAsync(
             url=cfg.url, token=token, org=cfg.org or "", timeout=int(cfg.timeout * 1000)
         )

@@ -6,11 +6,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import random
 import socket
 import time
 from collections import deque
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+from fabricwatch.core import mqtt
+from fabricwatch.sinks.mqtt.metrics import MqttSinkMetrics
 
 if TYPE_CHECKING:
     from fabricwatch.sinks.mqtt.config import MqttConfig
@@ -56,11 +59,12 @@ class MqttSink:
         self._queue.append((f"{self.base}/events/{kind}", json.dumps(body, default=str).encode()))
         self._wake.set()
 
+    @classmethod
+    def metrics(cls, sinks: Sequence[MqttSink]) -> MqttSinkMetrics:
+        return MqttSinkMetrics(sinks)
+
     async def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"sink:{self.name}")
-
-    async def write(self, lines: list[str]) -> None:
-        """MQTT carries events, not counters: line protocol is for the storage sinks."""
 
     async def check(self) -> str | None:
         return await self.cfg.check()
@@ -77,21 +81,17 @@ class MqttSink:
             log.warning("mqtt sink closed with events not sent", extra={"events": len(self._queue)})
 
     async def _run(self) -> None:
-        import aiomqtt
-
         cfg = self.cfg
-        pw = cfg.password.resolve().get_secret_value() if cfg.password else None
-        will = aiomqtt.Will(self.status_topic, self._status("offline"), qos=1, retain=True)
-        delay = cfg.backoff.initial
+        will = mqtt.will(self.status_topic, self._status("offline"))
+        delays = cfg.backoff.delays()
         while True:
             try:
-                async with aiomqtt.Client(cfg.host, cfg.port, username=cfg.username, password=pw,
-                                          identifier=cfg.client_id, will=will, timeout=10) as client:
+                async with mqtt.client(cfg, will=will) as client:
                     self.connected = True
                     self.connects += 1
-                    delay = cfg.backoff.initial
+                    delays.reset()
                     await client.publish(self.status_topic, self._status("online"), qos=1, retain=True)
-                    log.info("mqtt connected", extra={"broker": f"{cfg.host}:{cfg.port}", "queued": len(self._queue)})
+                    log.info("mqtt connected", extra={"broker": cfg.address, "queued": len(self._queue)})
                     while True:
                         while self._queue:
                             topic, body = self._queue[0]
@@ -101,7 +101,7 @@ class MqttSink:
                                 async with asyncio.timeout(PUBLISH_TIMEOUT_S):
                                     await client.publish(topic, body, qos=cfg.qos)
                             except TimeoutError:
-                                raise aiomqtt.MqttError("no PUBACK: broker gone") from None
+                                raise mqtt.MqttError("no PUBACK: broker gone") from None
                             self._queue.popleft()  # only once the broker has it
                             self.published += 1
                         if self._closing:
@@ -109,12 +109,11 @@ class MqttSink:
                             return
                         self._wake.clear()
                         await self._wake.wait()
-            except aiomqtt.MqttError as exc:
+            except mqtt.MqttError as exc:
                 self.connected = False
                 if self._closing:
                     return
-                wait = delay * random.uniform(0.5, 1.5)
+                wait = delays.next()
                 log.warning("mqtt disconnected", extra={"error": str(exc), "retry_in_s": round(wait, 2),
                                                         "queued": len(self._queue)})
                 await asyncio.sleep(wait)
-                delay = min(delay * cfg.backoff.multiplier, cfg.backoff.max)

@@ -13,7 +13,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from fabricwatch.cli.simulate import daemon_config_toml
+from fabricwatch.simulator.daemon_config import daemon_config_toml
 from fabricwatch.sinks.spool import Spool
 from tests.conftest import ROOT
 from tests.integration.helpers import start_sim

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from fabricwatch.cli.simulate import daemon_config_toml
 from fabricwatch.daemon.check import run_check
 from fabricwatch.daemon.config import load
 from fabricwatch.daemon.runner import Runner
+from fabricwatch.simulator.daemon_config import daemon_config_toml
 from tests.conftest import ROOT
 from tests.integration.helpers import start_sim
 from tests.servers import InfluxDB1, free_port

@@ -77,8 +77,8 @@ async def test_simulate_out_writes_a_daemon_config_that_loads(
     """`fabricwatch simulate --out` writes a config for every protocol the simulator serves."""
     import tomllib
 
-    from fabricwatch.cli.simulate import daemon_config_toml
     from fabricwatch.daemon.config import parse
+    from fabricwatch.simulator.daemon_config import daemon_config_toml
     from fabricwatch.simulator.service import SIM_COMMUNITY_ENV, SIM_UFM_PASSWORD_ENV
     sim = await start_sim(**overrides)
     try:

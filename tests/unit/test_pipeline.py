@@ -79,3 +79,19 @@ def test_shard_selects_targets() -> None:
         owned.append({c.device for c in build_collectors(cfg)})
     assert set.union(*owned) == {t["device"] for t in targets}
     assert sum(len(o) for o in owned) == 40 and all(owned)
+
+
+def test_forgetting_a_target_keeps_ports_another_target_still_reports() -> None:
+    """A UFM and an ibdiag target can both read one fabric: removing one must not blank the other."""
+    p = Pipeline()
+    for ts in (0, 10):
+        p.process(SampleBatch("ufm", "ufm-a", [PortSample("sw1", "1", ts * S, {"xmit_wait": ts}, {}),
+                                              PortSample("sw1", "2", ts * S, {"xmit_wait": ts}, {})]),
+                  target="ufm:a:ufm-a")
+        p.process(SampleBatch("ibdiag", "ib", [PortSample("sw1", "2", ts * S + 1, {"xmit_wait": ts}, {})]),
+                  target="ibdiag:b:ib")
+    assert set(p.latest) == {("sw1", "1"), ("sw1", "2")}
+    assert p.forget_target("ufm:a:ufm-a") == [("sw1", "1")]
+    assert set(p.latest) == {("sw1", "2")} and not p.rates.tracks(("sw1", "1")) and p.rates.tracks(("sw1", "2"))
+    assert p.forget_target("ibdiag:b:ib") == [("sw1", "2")]
+    assert not p.latest and p.forget_target("never-seen") == []

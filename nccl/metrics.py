@@ -1,0 +1,51 @@
+"""Self-metrics of NCCL acceptance: runs ingested and refused, last plateau, gate, run-to-run CV."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+if TYPE_CHECKING:
+    from fabricwatch.nccl.service import NcclService
+
+
+class NcclMetrics(Collector):
+    def __init__(self, service: NcclService) -> None:
+        self.service = service
+
+    def collect(self) -> Iterator[Metric]:
+        svc = self.service
+        runs = CounterMetricFamily("fabricwatch_nccl_runs_ingested", "NCCL test runs ingested")
+        runs.add_metric([], svc.ingested_runs)
+        rejected = CounterMetricFamily("fabricwatch_nccl_rejected", "NCCL uploads or messages refused")
+        rejected.add_metric([], svc.rejected)
+        plateau = GaugeMetricFamily("fabricwatch_nccl_last_busbw_gbps",
+                                    "Large-message busbw plateau of the last run (GB/s)",
+                                    labels=["collective", "nranks"])
+        flagged = GaugeMetricFamily("fabricwatch_nccl_last_flagged_rows",
+                                    "Rows of the last run that failed the consistency checks",
+                                    labels=["collective", "nranks"])
+        when = GaugeMetricFamily("fabricwatch_nccl_last_run_timestamp_seconds", "When the last run was ingested",
+                                 labels=["collective", "nranks"])
+        for (coll, n), (bw, nflag, ts) in svc.last.items():
+            plateau.add_metric([coll, str(n)], bw)
+            flagged.add_metric([coll, str(n)], nflag)
+            when.add_metric([coll, str(n)], ts)
+        gate = GaugeMetricFamily("fabricwatch_nccl_gate_passed",
+                                 "1 if the recent runs pass the operator's threshold check, 0 if not", labels=["check"])
+        for check, passed in svc.gate_passed.items():
+            gate.add_metric([check], 1.0 if passed else 0.0)
+        cv = GaugeMetricFamily("fabricwatch_nccl_run_to_run_cv_pct",
+                               "Worst run-to-run coefficient of variation of busbw over the recent runs (%)",
+                               labels=["collective", "nranks"])
+        bad = GaugeMetricFamily("fabricwatch_nccl_runs_flagged",
+                                "Recent runs flagged by the variance analysis (slow, stalled, scaling)",
+                                labels=["collective", "nranks"])
+        for (coll, n), value in svc.cv_pct.items():
+            cv.add_metric([coll, str(n)], value)
+        for (coll, n), value in svc.flagged_runs.items():
+            bad.add_metric([coll, str(n)], value)
+        yield from (runs, rejected, plateau, flagged, when, gate, cv, bad)

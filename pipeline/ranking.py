@@ -1,0 +1,39 @@
+"""The one "worst links first" order, for /api/links and the live view.
+
+A link's badness is its pause rate (PFC of every priority plus 802.3x pause, frames/s) plus 1,000 x
+its error and discard rate: one errored frame a second says more about a link than a thousand
+pause frames, which a busy but healthy fabric sends all the time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from fabricwatch.pipeline.pipeline import PortRateView
+
+ERROR_COUNTERS = ("in_errors", "out_errors", "fcs_errors", "in_discards", "out_discards", "symbol_errors",
+                  "rcv_errors", "link_error_recovery", "xmit_discards")
+ERROR_WEIGHT = 1000.0
+
+
+def pause_rate(rates: Mapping[str, float]) -> float:
+    return float(sum(v for k, v in rates.items() if k.startswith(("pfc_", "pause_"))))
+
+
+def error_rate(rates: Mapping[str, float]) -> float:
+    return float(sum(rates.get(k, 0.0) for k in ERROR_COUNTERS))
+
+
+def badness(rates: Mapping[str, float]) -> float:
+    return pause_rate(rates) + ERROR_WEIGHT * error_rate(rates)
+
+
+def worst_links(latest: Mapping[tuple[str, str], PortRateView], *, by: str = "",
+                limit: int | None = None) -> list[tuple[tuple[str, str], PortRateView]]:
+    """Links sorted worst first: by one counter's rate when `by` names it, else by `badness`."""
+    def key(item: tuple[tuple[str, str], PortRateView]) -> float:
+        rates = item[1].rates
+        return float(rates.get(by, 0.0)) if by else badness(rates)
+
+    ranked = sorted(latest.items(), key=key, reverse=True)
+    return ranked if limit is None else ranked[:limit]

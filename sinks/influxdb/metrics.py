@@ -1,0 +1,49 @@
+"""Self-metrics of the InfluxDB sinks: queue, spool, points written, retried and dropped."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+if TYPE_CHECKING:
+    from fabricwatch.sinks.influxdb.sink import InfluxSink
+
+
+class InfluxSinkMetrics(Collector):
+    def __init__(self, sinks: Sequence[InfluxSink]) -> None:
+        self.sinks = sinks
+
+    def collect(self) -> Iterator[Metric]:
+        sinks = self.sinks
+        depth = GaugeMetricFamily("fabricwatch_sink_queue_points", "Points waiting (memory + spool)",
+                                  labels=["sink"])
+        spool_bytes = GaugeMetricFamily("fabricwatch_spool_bytes", "Bytes in the on-disk spool",
+                                        labels=["sink"])
+        spool_points = GaugeMetricFamily("fabricwatch_spool_points", "Points in the on-disk spool",
+                                         labels=["sink"])
+        written = CounterMetricFamily("fabricwatch_points_written", "Points the server accepted",
+                                      labels=["sink"])
+        retried = CounterMetricFamily("fabricwatch_points_retried",
+                                      "Points in sends that failed and were retried", labels=["sink"])
+        dropped = CounterMetricFamily("fabricwatch_points_dropped",
+                                      "Points lost: spool bound reached or rejected by the server",
+                                      labels=["sink", "reason"])
+        werr = CounterMetricFamily("fabricwatch_sink_write_errors", "Failed writes by status",
+                                   labels=["sink", "status"])
+        success = GaugeMetricFamily("fabricwatch_sink_last_success_timestamp_seconds",
+                                    "Unix time of the last accepted write", labels=["sink"])
+        for s in sinks:
+            depth.add_metric([s.name], s.queue_depth)
+            spool_bytes.add_metric([s.name], s.spool.pending_bytes)
+            spool_points.add_metric([s.name], s.spool.pending_points)
+            written.add_metric([s.name], s.stats.points_written)
+            retried.add_metric([s.name], s.stats.points_retried)
+            dropped.add_metric([s.name, "spool_full"], s.spool.stats.dropped_points)
+            dropped.add_metric([s.name, "rejected"], s.stats.points_rejected)
+            for status, n in s.stats.write_errors.items():
+                werr.add_metric([s.name, status], n)
+            success.add_metric([s.name], s.stats.last_success_unix)
+        yield from (depth, spool_bytes, spool_points, written, retried, dropped, werr, success)

@@ -1,0 +1,85 @@
+"""The layout holds: layers point one way (import-linter), no private names cross packages, no
+module imports the old top-level names, and an upward import is caught."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "fabricwatch"
+LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
+OLD_TOP_LEVEL = {"daemon", "collectors", "sinks", "models", "simulator", "core", "pipeline", "nccl",
+                 "detection", "lab", "cli"}
+
+
+def _modules() -> list[tuple[str, ast.Module]]:
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).with_suffix("")
+        name = ".".join(("fabricwatch", *rel.parts)).removesuffix(".__init__")
+        out.append((name, ast.parse(path.read_text(), str(path))))
+    return out
+
+
+def _imports(tree: ast.Module) -> list[tuple[str, list[str]]]:
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.module, [a.name for a in node.names]))
+        elif isinstance(node, ast.Import):
+            found += [(a.name, []) for a in node.names]
+    return found
+
+
+def test_the_layer_contracts_hold() -> None:
+    res = subprocess.run([str(LINT_IMPORTS), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
+    assert "0 broken" in res.stdout
+
+
+def test_an_upward_import_breaks_the_contracts(tmp_path: Path) -> None:
+    """The contracts catch what they are for: core importing the runtime fails lint-imports."""
+    copy = tmp_path / "src" / "fabricwatch"
+    shutil.copytree(PACKAGE, copy, symlinks=False, ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / "core" / "upward.py").write_text("from fabricwatch.daemon import runner  # noqa\n")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    res = subprocess.run([str(LINT_IMPORTS), "--no-cache"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300, env={"PYTHONPATH": str(tmp_path / "src"), "PATH": "/usr/bin:/bin"})
+    assert res.returncode == 1, res.stdout[-2000:] + res.stderr[-2000:]
+    assert "fabricwatch.core.upward -> fabricwatch.daemon" in res.stdout
+
+
+def test_no_module_imports_a_private_name_of_another_package() -> None:
+    offenders = []
+    for name, tree in _modules():
+        own = ".".join(name.split(".")[:2])
+        for module, names in _imports(tree):
+            if not module.startswith("fabricwatch.") or module.startswith(own + ".") or module == own:
+                continue
+            offenders += [f"{name}: from {module} import {n}" for n in names if n.startswith("_")]
+    assert not offenders, offenders
+
+
+def test_nothing_imports_the_old_top_level_packages() -> None:
+    """Everything goes through the one namespace; `import daemon` would be another distribution's."""
+    offenders = [f"{name}: {module}" for name, tree in _modules() for module, _ in _imports(tree)
+                 if module.split(".")[0] in OLD_TOP_LEVEL]
+    tests = [(str(p), ast.parse(p.read_text())) for p in (ROOT / "tests").rglob("*.py")]
+    tests += [(str(p), ast.parse(p.read_text())) for p in (ROOT / "bench").rglob("*.py")]
+    offenders += [f"{name}: {module}" for name, tree in tests for module, _ in _imports(tree)
+                  if module.split(".")[0] in OLD_TOP_LEVEL]
+    assert not offenders, offenders
+
+
+def test_each_layer_folder_is_linked_into_the_namespace() -> None:
+    """fabricwatch/<layer> links ../<layer>: a folder at the top that is not linked would not install."""
+    packages = {p.name for p in ROOT.iterdir() if p.is_dir() and (p / "__init__.py").is_file()
+                and p.name not in {"tests", "bench", "fabricwatch"}}
+    linked = {p.name for p in PACKAGE.iterdir() if p.is_symlink()}
+    assert packages == linked, (packages - linked, linked - packages)
+    for name in linked:
+        assert (PACKAGE / name).resolve() == (ROOT / name).resolve()
