@@ -45,12 +45,13 @@ class MqttBroker(StrictModel):
 
 
 def client(broker: MqttBroker, *, identifier: str | None = None, will: aiomqtt.Will | None = None,
-           timeout: float = 10.0) -> aiomqtt.Client:
+           timeout: float = 10.0, max_queued_incoming: int | None = None) -> aiomqtt.Client:
     """A client for the broker (not yet connected: `async with` it)."""
     return aiomqtt.Client(
         hostname=broker.host, port=broker.port, username=broker.username, password=reveal(broker.password),
         identifier=identifier or broker.client_id, will=will, timeout=timeout, keepalive=broker.keepalive,
         tls_context=broker.tls.context() if broker.tls.enabled else None,
+        max_queued_incoming_messages=max_queued_incoming,
     )
 
 

@@ -63,7 +63,11 @@ class RunRecord:
     def nranks(self) -> int:
         if self.ranks:
             return len(self.ranks)
-        return int(self.config.get("nthread", 1)) * int(self.config.get("ngpus", 1))
+        def count(key: str) -> int:
+            v = self.config.get(key, 1)
+            return v if isinstance(v, int) and not isinstance(v, bool) and 0 < v < 1 << 20 else 1
+
+        return count("nthread") * count("ngpus")
 
     @property
     def hosts(self) -> list[str]:

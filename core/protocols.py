@@ -10,6 +10,7 @@ from prometheus_client.registry import Collector as MetricsCollector
 
 from fabricwatch.core.backoff import Backoff
 from fabricwatch.core.batch import SampleBatch
+from fabricwatch.core.supervise import Supervised
 
 
 class TargetSettings(Protocol):
@@ -78,6 +79,11 @@ class StorageSink(Sink, Protocol):
     """Takes line protocol; never loses it silently (spool, counted drops)."""
 
     async def write(self, lines: list[str]) -> None: ...
+
+    @property
+    def tasks(self) -> Sequence[Supervised]:
+        """The sink's background tasks (sender, flusher), supervised: /readyz and /metrics read them."""
+        ...
 
     @property
     def queue_depth(self) -> int:

@@ -35,6 +35,8 @@ class Topology:
     def from_records(cls, records: list[dict[str, object]]) -> Topology:
         ports: dict[tuple[str, str], dict[str, str]] = {}
         for i, rec in enumerate(records):
+            if not isinstance(rec, dict):
+                raise ValueError(f"topology entry {i}: expected an object with device and port, got {rec!r:.60}")
             try:
                 device, port = str(rec["device"]), str(rec["port"])
             except KeyError as exc:
@@ -48,11 +50,14 @@ class Topology:
     def load(cls, path: Path) -> Topology:
         try:
             data = json.loads(path.read_text())
-        except (OSError, json.JSONDecodeError) as exc:
+        except (OSError, json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
             raise ValueError(f"{path}: cannot load topology: {exc}") from None
         if not isinstance(data, list):
             raise ValueError(f"{path}: topology must be a JSON list of port records")
-        return cls.from_records(data)
+        try:
+            return cls.from_records(data)
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
 
     def records(self) -> list[dict[str, str]]:
         return [{"device": d, "port": p, **t} for (d, p), t in sorted(self._ports.items())]

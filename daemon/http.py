@@ -52,8 +52,9 @@ class HttpServer:
         return web.json_response({"status": "ok", "uptime_s": round(time.time() - self.runner.started_unix, 1)})
 
     async def readyz(self, request: web.Request) -> web.Response:
-        if not self.runner.ready:
-            return web.json_response({"ready": False, "reason": "starting or stopping"}, status=503)
+        reason = self.runner.not_ready()
+        if reason is not None:
+            return web.json_response({"ready": False, "reason": reason}, status=503)
         return web.json_response({
             "ready": True,
             "targets": len(self.runner.targets),

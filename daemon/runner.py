@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from fabricwatch.core.batch import SampleBatch
 from fabricwatch.core.errors import TargetError
 from fabricwatch.core.protocols import Collector, EventSink, StorageSink
+from fabricwatch.core.supervise import Supervised
 from fabricwatch.core.topology import Topology
 from fabricwatch.daemon import config as config_mod
 from fabricwatch.daemon.config import Config, ConfigError
@@ -24,7 +25,7 @@ from fabricwatch.daemon.http import HttpServer
 from fabricwatch.daemon.metrics import SelfMetrics
 from fabricwatch.daemon.sdnotify import Notifier
 from fabricwatch.daemon.sharding import owns
-from fabricwatch.daemon.status import TargetMetrics, TargetStatus
+from fabricwatch.daemon.status import ServiceMetrics, TargetMetrics, TargetStatus
 from fabricwatch.detection.metrics import DetectorMetrics
 from fabricwatch.detection.service import DetectorService
 from fabricwatch.nccl.metrics import NcclMetrics
@@ -74,9 +75,14 @@ class Runner:
         self.pipeline.on_event = lambda ev: self.emit("link_state", {
             "device": ev.device, "port": ev.port, "event": ev.kind, "detail": ev.detail,
             "event_time_ns": ev.ts_ns, **{k: v for k, v in ev.tags.items() if k not in ("device", "port")}})
+        # what runs beside the targets; a crash in one is counted and restarted, never fatal
+        self.services = [Supervised("nccl-watch", self.nccl.watch), Supervised("nccl-mqtt", self.nccl.subscribe)]
+        if self.detector is not None:
+            self.services.append(Supervised("detector", self.detector.run))
         self.targets: dict[str, TargetStatus] = {}
         self.metrics = SelfMetrics()
         self.metrics.register(TargetMetrics(lambda: list(self.targets.values())))
+        self.metrics.register(ServiceMetrics(lambda: [*self.services, *(t for s in self.sinks for t in s.tasks)]))
         self.metrics.register(RateMetrics(self.pipeline.rates.stats))
         for group in _by_kind(self.sinks) + _by_kind(self.event_sinks):
             self.metrics.register(type(group[0]).metrics(group))
@@ -125,10 +131,7 @@ class Runner:
                                                        "listen": self.http.url,
                                                        "shard": self.config.daemon.shard})
                 reload_task = tg.create_task(self._reload_loop(), name="reload")
-                detector_task = (tg.create_task(self.detector.run(), name="detector")
-                                 if self.detector is not None else None)
-                nccl_tasks = [tg.create_task(self.nccl.watch(), name="nccl-watch"),
-                              tg.create_task(self.nccl.subscribe(), name="nccl-mqtt")]
+                service_tasks = [tg.create_task(s.run(), name=s.name) for s in self.services]
                 await self._stop.wait()
                 self.notifier.send("STOPPING=1", "STATUS=flushing sinks")
                 if watchdog_task is not None:
@@ -138,9 +141,7 @@ class Runner:
                 for _, task in self._tasks.values():
                     task.cancel()
                 reload_task.cancel()
-                if detector_task is not None:
-                    detector_task.cancel()
-                for t in nccl_tasks:
+                for t in service_tasks:
                     t.cancel()
         finally:
             if self.detector is not None:
@@ -237,6 +238,13 @@ class Runner:
         for sink in self.sinks:
             await sink.write(lines)
 
+    def not_ready(self) -> str | None:
+        """Why the daemon is not ready, or None: starting or stopping, or a task waiting to restart."""
+        if not self.ready:
+            return "starting or stopping"
+        down = [s.name for s in [*self.services, *(t for sink in self.sinks for t in sink.tasks)] if s.restarting]
+        return f"restarting after a crash: {', '.join(down)}" if down else None
+
     def forget_target(self, key: str) -> None:
         """Drop everything kept for a removed target: its ports' rates, latest view, tag cache and
         detector state (ports another target still reports stay)."""
@@ -251,7 +259,11 @@ class Runner:
             await self._reload.wait()
             self._reload.clear()
             self.notifier.send("RELOADING=1", f"MONOTONIC_USEC={time.monotonic_ns() // 1000}")
-            await self.reload()
+            try:
+                await self.reload()
+            except Exception:  # a reload that fails keeps the running config, whatever the cause
+                self.reload_failures += 1
+                log.exception("reload failed; keeping the running config")
             self.notifier.send("READY=1", f"STATUS=collecting from {len(self._tasks)} targets")
 
     async def _watchdog(self, period_s: float) -> None:

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from fabricwatch.core.supervise import Supervised
+
 
 @dataclass(slots=True)
 class TargetStatus:
@@ -73,3 +75,20 @@ class TargetMetrics(Collector):
             for what, count in t.activity.items():
                 activity.add_metric([*lbl, what], count)
         yield from (up, last, samples, values, unmapped, connects, errors, activity)
+
+
+class ServiceMetrics(Collector):
+    """`fabricwatch_task_*`: the supervised tasks beside the targets (ingest services, detector)."""
+
+    def __init__(self, services: Callable[[], Iterable[Supervised]]) -> None:
+        self.services = services
+
+    def collect(self) -> Iterator[Metric]:
+        crashes = CounterMetricFamily("fabricwatch_task_crashes", "Crashes of a supervised task (it is restarted)",
+                                      labels=["task"])
+        restarting = GaugeMetricFamily("fabricwatch_task_restarting", "1 while a crashed task waits to restart",
+                                       labels=["task"])
+        for s in self.services():
+            crashes.add_metric([s.name], s.crashes)
+            restarting.add_metric([s.name], 1.0 if s.restarting else 0.0)
+        yield from (crashes, restarting)

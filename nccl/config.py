@@ -17,6 +17,8 @@ class MqttSource(MqttBroker):
 
     topic: str = "fabricwatch/+/nccl/results"
     client_id: str = "fabricwatch-nccl"
+    # messages held before the broker is made to wait (QoS 1 flow control): bounds memory under a flood
+    max_queued: int = Field(100, ge=1, le=100_000)
 
     @model_validator(mode="before")
     @classmethod

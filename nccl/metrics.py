@@ -20,8 +20,14 @@ class NcclMetrics(Collector):
         svc = self.service
         runs = CounterMetricFamily("fabricwatch_nccl_runs_ingested", "NCCL test runs ingested")
         runs.add_metric([], svc.ingested_runs)
-        rejected = CounterMetricFamily("fabricwatch_nccl_rejected", "NCCL uploads or messages refused")
-        rejected.add_metric([], svc.rejected)
+        rejected = CounterMetricFamily("fabricwatch_nccl_rejected",
+                                       "NCCL inputs refused, by source (upload, mqtt, watch) and reason "
+                                       "(parse, empty, too_large, auth, read, internal)", labels=["source", "reason"])
+        for (source, reason), n in sorted(svc.rejected_by.items()):
+            rejected.add_metric([source, reason], n)
+        overflow = CounterMetricFamily("fabricwatch_nccl_groups_overflow",
+                                       "Runs whose (collective, ranks) group was beyond the kept number of groups")
+        overflow.add_metric([], svc.overflow)
         plateau = GaugeMetricFamily("fabricwatch_nccl_last_busbw_gbps",
                                     "Large-message busbw plateau of the last run (GB/s)",
                                     labels=["collective", "nranks"])
@@ -48,4 +54,4 @@ class NcclMetrics(Collector):
             cv.add_metric([coll, str(n)], value)
         for (coll, n), value in svc.flagged_runs.items():
             bad.add_metric([coll, str(n)], value)
-        yield from (runs, rejected, plateau, flagged, when, gate, cv, bad)
+        yield from (runs, rejected, overflow, plateau, flagged, when, gate, cv, bad)

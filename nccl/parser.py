@@ -15,6 +15,7 @@ never stored.
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -222,21 +223,41 @@ def parse_text(text: str, source: str = "<text>", collective: str | None = None)
     return runs
 
 
-def _row(tokens: list[str], columns: list[str] | None, sweep: int, lineno: int) -> Row | None:
-    cols = columns or ["size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
-                       "time", "algbw", "busbw", "#wrong"]
-    if len(tokens) < len(cols):
+MAX_COLUMNS = 512  # a real table has 13 (-I adds a few per iteration); more is not nccl-tests output
+
+
+def _groups(cols: tuple[str, ...]) -> tuple[int, list[tuple[int, int]]] | None:
+    """Where the leading columns end and each (time, algbw, busbw, ...) group starts and ends."""
+    if "time" not in cols:
         return None
-    lead = cols.index("time")
+    starts = [i for i, c in enumerate(cols) if c == "time"]
+    return starts[0], list(zip(starts, [*starts[1:], len(cols)], strict=True))
+
+
+_DEFAULT_COLUMNS = ("size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
+                    "time", "algbw", "busbw", "#wrong")
+_GROUPS: dict[tuple[str, ...], tuple[int, list[tuple[int, int]]] | None] = {}
+
+
+def _row(tokens: list[str], columns: list[str] | None, sweep: int, lineno: int) -> Row | None:
+    cols = tuple(columns) if columns else _DEFAULT_COLUMNS
+    if len(tokens) < len(cols) or len(cols) > MAX_COLUMNS:
+        return None
+    layout = _GROUPS.get(cols)
+    if layout is None and cols not in _GROUPS:
+        if len(_GROUPS) > 64:  # column headers come from the input: keep the cache small
+            _GROUPS.clear()
+        layout = _GROUPS[cols] = _groups(cols)
+    if layout is None:
+        return None
+    lead, spans = layout
     head = dict(zip(cols[:lead], tokens[:lead], strict=True))
     try:
         size, count = int(head["size"]), int(head["count"])
     except (KeyError, ValueError):
         return None
     groups: list[Measurement] = []
-    i = lead
-    while i < len(cols):
-        j = cols.index("time", i + 1) if "time" in cols[i + 1 :] else len(cols)
+    for i, j in spans:
         names = cols[i:j]
         values = dict(zip(names, tokens[i:j], strict=True))
         m = Measurement(_num(values.get("time", "")), _num(values.get("algbw", "")), _num(values.get("busbw", "")))
@@ -249,42 +270,77 @@ def _row(tokens: list[str], columns: list[str] | None, sweep: int, lineno: int) 
         per_iter = {k: _num(values[k]) for k in names if k.startswith("i_")}
         m.per_iteration = {k: v for k, v in per_iter.items() if v is not None}
         groups.append(m)
-        i = j
     root = head.get("root")
     return Row(size, count, head.get("type", ""), head.get("redop"),
                int(root) if root not in (None, "none") and root.lstrip("-").isdigit() else None,
                groups[0] if groups else None, groups[1] if len(groups) > 1 else None, sweep, lineno)
 
 
-def parse_json(doc: dict[str, Any], source: str, collective: str | None = None) -> RunRecord:
+# -J output is untrusted JSON: every field is checked for its type, a wrong one reads as absent
+def _dict(v: Any) -> dict[str, Any]:
+    return v if isinstance(v, dict) else {}
+
+
+def _list(v: Any) -> list[Any]:
+    return v if isinstance(v, list) else []
+
+
+def _int(v: Any, default: int = 0) -> int:
+    if isinstance(v, bool):
+        return default
+    if isinstance(v, int):
+        return v if abs(v) < 1 << 63 else default
+    if isinstance(v, float) and math.isfinite(v) and abs(v) < 2.0**63:
+        return int(v)
+    if isinstance(v, str) and v.strip().lstrip("-").isdigit() and len(v) < 20:
+        return int(v)
+    return default
+
+
+def _str(v: Any, limit: int = 300) -> str:
+    return v[:limit] if isinstance(v, str) else ("" if v is None or isinstance(v, dict | list) else str(v)[:limit])
+
+
+def parse_json(doc: Any, source: str, collective: str | None = None) -> RunRecord:
     """nccl-tests `-J` output. The `env` block is dropped: it can hold tokens and passwords."""
-    cfg = doc.get("config") or {}
-    name = collective or _collective_from_name(" ".join(str(a) for a in doc.get("args", [])[:1])) \
-        or _collective_from_name(source)
+    if not isinstance(doc, dict):
+        raise ValueError(f"{source}: JSON but not an nccl-tests -J document (top level is {type(doc).__name__})")
+    cfg = _dict(doc.get("config"))
+    args = _list(doc.get("args"))
+    name = collective or _collective_from_name(_str(args[0]) if args else "") or _collective_from_name(source)
     run = RunRecord(source, "json", name, "given" if collective else ("json" if name else "unknown"))
     lib = doc.get("nccl_version")
-    if isinstance(lib, int):
+    if isinstance(lib, int) and not isinstance(lib, bool) and 0 <= lib < 10**8:
         run.nccl_version = f"{lib // 10000}.{lib // 100 % 100}.{lib % 100}"
-    elif lib is not None:
-        run.nccl_version = str(lib)
-    run.config = {k: v for k, v in cfg.items() if k != "devices"}
-    run.start_time = doc.get("start_time")
-    for d in cfg.get("devices", []) or doc.get("devices", []) or []:
-        run.ranks.append(RankInfo(int(d.get("rank", 0)), d.get("group"), int(d.get("pid", 0)),
-                                  str(d.get("hostname", "")), int(d.get("device", 0)),
-                                  str(d.get("device_hex", "")), str(d.get("device_info", ""))))
+    elif isinstance(lib, str):
+        run.nccl_version = lib[:40]
+    run.config = {k: v for k, v in cfg.items()
+                  if k != "devices" and isinstance(v, int | float | str | bool) and len(str(k)) < 64}
+    start = doc.get("start_time")
+    run.start_time = start if isinstance(start, str) else None
+    for d in _list(cfg.get("devices")) or _list(doc.get("devices")):
+        d = _dict(d)
+        group = d.get("group")
+        run.ranks.append(RankInfo(_int(d.get("rank")), group if isinstance(group, int) else None, _int(d.get("pid")),
+                                  _str(d.get("hostname")), _int(d.get("device")),
+                                  _str(d.get("device_hex")), _str(d.get("device_info"))))
     last_size, sweep = -1, 0
-    for i, res in enumerate(doc.get("results", []) or []):
-
-        size = int(res.get("size", 0))
+    for i, res in enumerate(_list(doc.get("results"))):
+        res = _dict(res)
+        size = _int(res.get("size"))
         if size <= last_size:
             sweep += 1
         last_size = size
-        root = str(res.get("root", "")).strip()
-        run.rows.append(Row(size, int(res.get("count", 0)), str(res.get("type", "")), res.get("redop"),
-                            int(root) if root.lstrip("-").isdigit() else None,
-                            _json_measurement(res, "out_of_place"), _json_measurement(res, "in_place"),
-                            sweep, i + 1))
+        root = _str(res.get("root")).strip()
+        redop = res.get("redop")
+        oop, ip = _json_measurement(res, "out_of_place"), _json_measurement(res, "in_place")
+        if size <= 0 or (oop is None and ip is None):
+            run.skipped_lines += 1  # no size or no timing: not a result
+            continue
+        run.rows.append(Row(size, _int(res.get("count")), _str(res.get("type")),
+                            redop if isinstance(redop, str) else None,
+                            int(root) if root.lstrip("-").isdigit() and len(root) < 20 else None,
+                            oop, ip, sweep, i + 1))
     _finish(run)
     run.complete = "end_time" in doc
     if not run.complete:
@@ -293,24 +349,31 @@ def parse_json(doc: dict[str, Any], source: str, collective: str | None = None) 
 
 
 def _json_measurement(res: dict[str, Any], place: str) -> Measurement | None:
-    d = res.get(place)
+    d = _dict(res.get(place))
     if not d:
         return None
     t = d.get("time", d.get("cpu_time"))
-    per = res.get(f"{place}_per_iter") or d.get("per_iteration") or {}
+    per = _dict(res.get(f"{place}_per_iter")) or _dict(d.get("per_iteration"))
     return Measurement(_jnum(t), _jnum(d.get("alg_bw")), _jnum(d.get("bus_bw")), _jnum(d.get("nwrong")),
-                       per_iteration={k: float(v) for k, v in per.items() if isinstance(v, int | float)})
+                       per_iteration={str(k): float(v) for k, v in per.items()
+                                      if isinstance(v, int | float) and not isinstance(v, bool)
+                                      and math.isfinite(float(v))})
 
 
 def _jnum(v: Any) -> float | None:
     if isinstance(v, bool) or v is None:
         return None
     if isinstance(v, int | float):
-        return float(v)
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return None
+        try:
+            return float(v)
+        except OverflowError:  # an int beyond float range
+            return None
+    if isinstance(v, str) and len(v) < 40:
+        try:
+            return float(v)
+        except ValueError:
+            return None
+    return None
 
 
 def parse_bytes(content: bytes, source: str, collective: str | None = None) -> list[RunRecord]:
@@ -321,6 +384,8 @@ def parse_bytes(content: bytes, source: str, collective: str | None = None) -> l
             doc = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{source}: JSON but not valid ({exc}); a truncated -J file cannot be read") from None
+        except RecursionError:
+            raise ValueError(f"{source}: JSON nested too deep to be nccl-tests output") from None
         return [parse_json(doc, source, collective)]
     return parse_text(text, source, collective)
 

@@ -62,6 +62,7 @@ class SnmpCollector(PolledCollector):
         self.rows_read = 0  # varbinds that were rows of the columns asked for (the useful ones)
         self._closed_requests = 0  # counts of transports of earlier sessions
         self._closed_garbage = 0
+        self._closed_rejected = 0
 
     def fingerprint(self) -> str:
         return self.cfg.model_dump_json(exclude={"targets"}) + self.target.model_dump_json()
@@ -77,7 +78,8 @@ class SnmpCollector(PolledCollector):
         return {"polls": self.polls, "overruns": self.overruns, "rows": self.rows_read,
                 "name_refreshes": self.name_refreshes,
                 "requests": self._closed_requests + (t.requests if t else 0),
-                "garbage": self._closed_garbage + (t.garbage if t else 0)}
+                "garbage": self._closed_garbage + (t.garbage if t else 0),
+                "rejected_answers": self._closed_rejected + (t.rejected if t else 0)}
 
     # -- session ---------------------------------------------------------------------
     def _make_transport(self) -> Transport:
@@ -110,6 +112,7 @@ class SnmpCollector(PolledCollector):
         if self.transport is not None:
             self._closed_requests += self.transport.requests
             self._closed_garbage += self.transport.garbage
+            self._closed_rejected += self.transport.rejected
             await self.transport.close()
             self.transport = None
 

@@ -29,6 +29,7 @@ def split_address(address: str) -> tuple[str, int]:
 
 class Transport(Protocol):
     garbage: int  # datagrams that could not be decoded
+    rejected: int  # answers that failed the security checks (forged, replayed, downgraded)
     requests: int
     varbinds: int  # received in answers
 
@@ -42,6 +43,10 @@ class Transport(Protocol):
 def _error_status(status: int, index: int, device: str) -> TargetError:
     name = ber.ERROR_STATUS.get(status, str(status))
     return TargetError("too_big" if status == 1 else "snmp_error", f"{device}: agent answered {name} (index {index})")
+
+
+class Untrusted(Exception):
+    """An answer that decodes but fails the security checks: counted and dropped."""
 
 
 class _Endpoint(asyncio.DatagramProtocol):
@@ -69,6 +74,7 @@ class _UdpAgent:
         self.timeout = timeout
         self.retries = retries
         self.garbage = 0
+        self.rejected = 0  # answers that decode but must not be believed (forged, replayed, downgraded)
         self.requests = 0
         self.varbinds = 0
         self.last_error = ""
@@ -76,6 +82,7 @@ class _UdpAgent:
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._next_id = random.randrange(1, 1 << 30)
         self._bad: str = ""
+        self._bad_kind = "garbage"
 
     def new_id(self) -> int:
         rid = self._next_id
@@ -116,7 +123,10 @@ class _UdpAgent:
             fut.set_result(self._decode(data))
         except ber.BerError as exc:
             self.garbage += 1
-            self._bad = str(exc)
+            self._bad, self._bad_kind = str(exc), "garbage"
+        except Untrusted as exc:  # dropped: the genuine answer may still come
+            self.rejected += 1
+            self._bad, self._bad_kind = str(exc), "auth"
         except TargetError as exc:
             fut.set_exception(exc)
 
@@ -126,7 +136,7 @@ class _UdpAgent:
         assert self._transport is not None
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[key] = fut
-        self._bad = ""
+        self._bad, self._bad_kind = "", "garbage"
         try:
             for _attempt in range(self.retries + 1):
                 self.requests += 1
@@ -136,7 +146,7 @@ class _UdpAgent:
                 except TimeoutError:
                     continue
             if self._bad:
-                raise TargetError("garbage", f"{self.device}: no valid answer; last datagram: {self._bad}")
+                raise TargetError(self._bad_kind, f"{self.device}: no valid answer; last datagram: {self._bad}")
             detail = f" ({self.last_error})" if self.last_error else ""
             raise TargetError("timeout", f"{self.device}: no answer in {self.retries + 1} x {self.timeout:g}s{detail}")
         finally:
@@ -183,23 +193,40 @@ class FastV3(_UdpAgent):
         super().__init__(device, host, port, timeout=timeout, retries=retries)
         self.user = user
         self.engine: usm.Engine | None = None
+        self._known: usm.Engine | None = None  # what answers are checked against (None: discovering)
 
     def _match(self, data: bytes) -> int | None:
         return usm.peek_msg_id(data)
 
     def _decode(self, data: bytes) -> usm.Decoded:
         try:
-            return usm.decode_response(data, self.user, time.monotonic())
+            got = usm.decode_response(data, self.user, time.monotonic(), known=self._known)
         except usm.UsmError as exc:
-            raise TargetError("auth", f"{self.device}: {exc}") from None
+            raise Untrusted(f"{self.device}: {exc}") from None
+        if self._known is not None and self.user.auth and not got.authenticated:
+            # anyone can send an unauthenticated Report: it may say why no answer comes (the
+            # error names it), but it neither ends the wait for an authenticated answer nor
+            # changes what we know of the agent
+            raise Untrusted(f"{self.device}: agent reports {usm.report_reason(got.varbinds)} (unauthenticated)")
+        return got
 
     async def discover(self) -> usm.Engine:
+        """The agent's engine ID (and a first, unauthenticated, notion of its clock: the first
+        authenticated answer or time-window Report corrects it)."""
         mid = self.new_id()
+        self._known = None
         got: usm.Decoded = await self.exchange(mid, usm.encode_discovery(mid, self.new_id()))
         if not got.engine.engine_id:
             raise TargetError("protocol", f"{self.device}: engine discovery gave no engine ID")
-        self.engine = got.engine
+        self.engine = self._known = got.engine
         return got.engine
+
+    def _learn(self, got: usm.Decoded, monotonic: float) -> None:
+        """An authenticated answer moves our notion of the agent's clock forward (RFC 3414 3.2.7 b)."""
+        assert self.engine is not None
+        boots, etime = self.engine.now(monotonic)
+        if got.engine.boots > boots or (got.engine.boots == boots and got.engine.time > etime):
+            self.engine = self._known = got.engine
 
     async def _request(self, pdu: int, oids: Sequence[bytes], max_repetitions: int = 0) -> list[ber.VarBind]:
         for attempt in range(2):
@@ -216,11 +243,13 @@ class FastV3(_UdpAgent):
                 raise
             if got.pdu_type == ber.REPORT:
                 reason = usm.report_reason(got.varbinds)
-                if attempt == 0 and reason in ("not in time window", "unknown engine ID"):
-                    # the agent rebooted or its clock moved: learn it again and resend once
-                    self.engine = got.engine if got.engine.engine_id else None
+                if attempt == 0 and reason == "not in time window" and (got.authenticated or not self.user.auth):
+                    # the agent rebooted or its clock moved: its authenticated Report says to what
+                    self.engine = self._known = got.engine
                     continue
                 raise TargetError("auth", f"{self.device}: agent reports {reason}")
+            if got.authenticated:
+                self._learn(got, time.monotonic())
             if got.error_status:
                 raise _error_status(got.error_status, got.error_index, self.device)
             self.varbinds += len(got.varbinds)
@@ -267,6 +296,7 @@ class Pysnmp:
         self.timeout = timeout
         self.retries = retries
         self.garbage = 0
+        self.rejected = 0  # pysnmp drops such answers itself, uncounted
         self.requests = 0
         self.varbinds = 0
         self._engine = hl.SnmpEngine()

@@ -191,6 +191,20 @@ class Decoded:
     error_status: int
     error_index: int
     varbinds: list[ber.VarBind]
+    authenticated: bool = False  # the HMAC was checked and matched
+
+
+MAX_INT = 2**31 - 1
+TIME_WINDOW_S = 150  # RFC 3414 section 2.2.3
+NOT_IN_TIME_WINDOW = ber.encode_oid("1.3.6.1.6.3.15.1.1.2.0")
+
+
+def _in_time_window(known: Engine, boots: int, etime: int, monotonic: float) -> bool:
+    """RFC 3414 3.2.7 b, for the non-authoritative side (we are the manager)."""
+    local_boots, local_time = known.now(monotonic)
+    if boots == MAX_INT or boots < local_boots:
+        return False
+    return not (boots == local_boots and etime < local_time - TIME_WINDOW_S)
 
 
 def peek_msg_id(data: bytes) -> int | None:
@@ -205,9 +219,15 @@ def peek_msg_id(data: bytes) -> int | None:
         return None
 
 
-def decode_response(data: bytes, user: UsmUser, monotonic: float) -> Decoded:
-    """Check the HMAC, decrypt, and parse a v3 Response or Report. Raises BerError for a
-    malformed message, UsmError for one that fails authentication or decryption."""
+def decode_response(data: bytes, user: UsmUser, monotonic: float, *, known: Engine | None = None) -> Decoded:
+    """Check, decrypt and parse a v3 Response or Report as RFC 3414 section 3.2 requires.
+
+    `known` is the agent's engine as discovery and authenticated answers taught it; None while
+    discovering (the only time an unauthenticated answer may teach us anything). Raises BerError
+    for a malformed message and UsmError for one that must not be believed: a security level below
+    the request's, a MAC of the wrong length or value, another engine ID, a time outside the window,
+    or an unauthenticated Response to an authenticated request. An unauthenticated Report is returned
+    (`authenticated` False) so that the caller can say why the agent refused, but must change nothing."""
     end = len(data)
     start, stop = ber.expect(data, 0, end, ber.SEQUENCE, "message")
     if stop != end:
@@ -219,24 +239,35 @@ def decode_response(data: bytes, user: UsmUser, monotonic: float) -> Decoded:
     msg_id, p = ber.read_int(data, hs, he, "msgID")
     _, p = ber.read_int(data, p, he, "msgMaxSize")
     fs, fe = ber.expect(data, p, he, ber.OCTET_STRING, "msgFlags")
-    flags = data[fs] if fe > fs else 0
+    if fe - fs != 1:
+        raise ber.BerError(f"msgFlags of {fe - fs} bytes, not 1", fs)
+    flags = data[fs]
     ss, se = ber.expect(data, he, end, ber.OCTET_STRING, "security parameters")
     us, ue = ber.expect(data, ss, se, ber.SEQUENCE, "UsmSecurityParameters")
     es, ee = ber.expect(data, us, ue, ber.OCTET_STRING, "engine ID")
     boots, p = ber.read_int(data, ee, ue, "engine boots")
     etime, p = ber.read_int(data, p, ue, "engine time")
+    if not (0 <= boots <= MAX_INT and 0 <= etime <= MAX_INT):
+        raise ber.BerError(f"engine boots/time {boots}/{etime} outside 0..2^31-1", ee)
     _, p = ber.expect(data, p, ue, ber.OCTET_STRING, "user name")
     as_, ae = ber.expect(data, p, ue, ber.OCTET_STRING, "authentication parameters")
     ps, pe = ber.expect(data, ae, ue, ber.OCTET_STRING, "privacy parameters")
     engine = Engine(data[es:ee], boots, etime, monotonic)
-    if flags & FLAG_AUTH:
+    authenticated = bool(flags & FLAG_AUTH)
+    if flags & FLAG_PRIV and not authenticated:
+        raise UsmError("privacy without authentication is not a valid security level")
+    if authenticated:
         keys = user.keys(engine.engine_id)
         if keys.auth_key is None:
-            raise UsmError("agent authenticated an answer but we have no authentication key")
-        zeroed = data[:as_] + b"\0" * (ae - as_) + data[ae:]
-        mac = hmac.new(keys.auth_key, zeroed, user.hash_name).digest()[: ae - as_]
+            raise UsmError("the answer claims authentication but we have no authentication key")
+        if ae - as_ != user.mac_len:
+            raise UsmError(f"authentication parameters of {ae - as_} bytes; {user.auth} carries {user.mac_len}")
+        zeroed = data[:as_] + b"\0" * user.mac_len + data[ae:]
+        mac = hmac.new(keys.auth_key, zeroed, user.hash_name).digest()[: user.mac_len]
         if not hmac.compare_digest(mac, data[as_:ae]):
             raise UsmError("the answer's HMAC does not match: wrong authentication key or a forged packet")
+        if known is not None and engine.engine_id != known.engine_id:
+            raise UsmError("the answer comes from another engine ID than the one discovered")
     body = data[se:end]
     if flags & FLAG_PRIV:
         keys = user.keys(engine.engine_id)
@@ -255,7 +286,15 @@ def decode_response(data: bytes, user: UsmUser, monotonic: float) -> Decoded:
     tag, rid, status, index, varbinds = ber.decode_pdu(body[:se2], p, se2)
     if tag not in (ber.RESPONSE, ber.REPORT):
         raise ber.BerError(f"PDU type 0x{tag:02x} is not a Response or Report", se)
-    return Decoded(msg_id, engine, tag, rid, status, index, varbinds)
+    if known is not None and user.auth:  # we sent an authenticated request
+        if not authenticated and tag != ber.REPORT:
+            raise UsmError("an unauthenticated Response to an authenticated request (forged or downgraded)")
+        if tag == ber.RESPONSE and user.priv and not flags & FLAG_PRIV:
+            raise UsmError("an unencrypted Response to an encrypted request (downgraded)")
+        time_report = tag == ber.REPORT and any(oid == NOT_IN_TIME_WINDOW for oid, _, _ in varbinds)
+        if authenticated and not time_report and not _in_time_window(known, boots, etime, monotonic):
+            raise UsmError(f"engine boots/time {boots}/{etime} outside the time window (a replayed answer)")
+    return Decoded(msg_id, engine, tag, rid, status, index, varbinds, authenticated)
 
 
 def report_reason(varbinds: Sequence[ber.VarBind]) -> str:

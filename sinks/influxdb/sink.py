@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from fabricwatch.core.supervise import Supervised
 from fabricwatch.sinks.influxdb.metrics import InfluxSinkMetrics
 from fabricwatch.sinks.influxdb.writers import V1Writer, V2Writer, WriteOutcome, Writer
 from fabricwatch.sinks.spool import Record, Spool
@@ -46,6 +47,7 @@ class InfluxSink:
         self._buffer: list[str] = []
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
+        self.tasks: list[Supervised] = []
         self._closing = False
         self._last_ok = True
 
@@ -60,10 +62,9 @@ class InfluxSink:
         return InfluxSinkMetrics(sinks)
 
     async def start(self) -> None:
-        self._tasks = [
-            asyncio.create_task(self._sender(), name=f"sink:{self.name}:sender"),
-            asyncio.create_task(self._flusher(), name=f"sink:{self.name}:flusher"),
-        ]
+        self.tasks = [Supervised(f"sink:{self.name}:sender", self._sender),
+                      Supervised(f"sink:{self.name}:flusher", self._flusher)]
+        self._tasks = [asyncio.create_task(s.run(), name=s.name) for s in self.tasks]
         if self.spool:
             self._wake.set()  # replay what a previous run left behind
 

@@ -75,7 +75,8 @@ async def test_upload_endpoint_and_watched_dir(influx: InfluxDB1, tmp_path: Path
         async with aiohttp.ClientSession() as s, s.get(f"{runner.http.url}/metrics") as resp:
             metrics = await resp.text()
         assert 'fabricwatch_nccl_last_busbw_gbps{collective="all_reduce",nranks="2"} 15.0' in metrics
-        assert "fabricwatch_nccl_rejected_total 3.0" in metrics
+        for reason in ("auth", "too_large", "empty"):
+            assert f'fabricwatch_nccl_rejected_total{{reason="{reason}",source="upload"}} 1.0' in metrics
         inbox.mkdir(exist_ok=True)
         (inbox / "sendrecv.json").write_bytes(JSON_RUN.read_bytes())
         (inbox / "junk.txt").write_text("not a log\n")
