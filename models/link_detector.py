@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import pickle
+import os
 import time
 import zipfile
 from collections.abc import Callable, Iterable
@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import skops.io as sio
 from sklearn.ensemble import IsolationForest
 
 from fabricwatch.models.features import FEATURE_NAMES, N_OWN, OWN_NAMES, UNITS, FeatureFrame, LinkState
 from fabricwatch.models.rules import RuleConfig, evaluate, worst
 
-MODEL_VERSION = 1
+MODEL_VERSION = 2  # 2: forests in skops format (1 held a pickle, which loading would execute)
 MIN_CLASS_ROWS = 50
 TRAIN_NOISE = 0.1  # in log1p units
 MIN_PEER_LIMIT = 0.7  # log1p units: never flag a feature for being under 2x its peers
@@ -29,6 +30,23 @@ LINK_RECOVERY = OWN_NAMES.index("link_recovery")
 PFC_TX = OWN_NAMES.index("pfc_tx")
 ECN_PEER_MIN = 100.0  # marks per 1M packets among peers before silence counts as missing ECN
 PEER_MARGIN = 1.2  # over the budget quantile of held-out healthy deviations
+
+
+FORESTS = "forests.skops"
+# what skops must not build unless told: the trees of the forests, nothing else
+TRUSTED_TYPES = frozenset({"sklearn.tree._tree.Tree"})
+
+
+def _check_owner(path: Path) -> None:
+    """A model is code-free, but still decides what pages: refuse one others may have written."""
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise ModelError(f"{path}: cannot read: {exc.strerror}") from None
+    if st.st_mode & 0o022:
+        raise ModelError(f"{path}: writable by group or others (mode {st.st_mode & 0o777:o}); chmod go-w it")
+    if st.st_uid not in (0, os.geteuid()):
+        raise ModelError(f"{path}: owned by uid {st.st_uid}, neither root nor this user")
 
 
 class ModelError(Exception):
@@ -264,7 +282,7 @@ class LinkDetector:
 
     # -- persistence -------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
-        blob = pickle.dumps({c: m.forest for c, m in self.models.items()})
+        blob = sio.dumps({c: m.forest for c, m in self.models.items()})
         meta = {
             "version": MODEL_VERSION,
             "features": list(FEATURE_NAMES),
@@ -280,15 +298,21 @@ class LinkDetector:
         }
         with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
             z.writestr("model.json", json.dumps(meta, indent=1))
-            z.writestr("forests.pkl", blob)
+            z.writestr(FORESTS, blob)
 
     @classmethod
     def load(cls, path: str | Path) -> LinkDetector:
+        """A model file, read without running anything it holds: the forests are in skops format
+        and only the types an isolation forest is made of may be built from it."""
+        _check_owner(Path(path))
         try:
             with zipfile.ZipFile(path) as z:
                 meta = json.loads(z.read("model.json"))
-                blob = z.read("forests.pkl")
-        except (OSError, KeyError, zipfile.BadZipFile, json.JSONDecodeError) as exc:
+                if meta.get("version") != MODEL_VERSION:
+                    raise ModelError(f"{path}: model version {meta.get('version')} but this fabricwatch reads "
+                                     f"version {MODEL_VERSION}: retrain with `fabricwatch train`")
+                blob = z.read(FORESTS)
+        except (OSError, KeyError, zipfile.BadZipFile, json.JSONDecodeError, AttributeError) as exc:
             raise ModelError(f"{path}: not a fabricwatch model file: {exc}") from None
         if meta.get("version") != MODEL_VERSION:
             raise ModelError(f"{path}: model version {meta.get('version')} but this fabricwatch reads "
@@ -297,8 +321,17 @@ class LinkDetector:
             raise ModelError(f"{path}: trained on other features; retrain with `fabricwatch train`")
         if hashlib.sha256(blob).hexdigest() != meta.get("sha256"):
             raise ModelError(f"{path}: checksum mismatch, the file is damaged")
-        # our own file, its checksum verified above
-        forests = pickle.loads(blob)
+        try:
+            untrusted = set(sio.get_untrusted_types(data=blob)) - TRUSTED_TYPES
+            if untrusted:
+                raise ModelError(f"{path}: holds types a link model is not made of: {sorted(untrusted)[:5]}")
+            forests = sio.loads(blob, trusted=sorted(TRUSTED_TYPES))
+        except ModelError:
+            raise
+        except Exception as exc:  # skops refuses what it cannot build safely in many ways
+            raise ModelError(f"{path}: the forests cannot be read: {exc}") from None
+        if not isinstance(forests, dict) or not all(isinstance(f, IsolationForest) for f in forests.values()):
+            raise ModelError(f"{path}: the forests are not isolation forests")
         det = cls(interval_s=meta["interval_s"], false_alarm_rate=meta["false_alarm_rate"],
                   hysteresis=Hysteresis(**meta["hysteresis"]))
         det.models = {

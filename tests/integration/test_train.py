@@ -71,7 +71,7 @@ def test_train_from_influxdb_and_files_then_run_with_the_model(influx: InfluxDB1
     old = tmp_path / "old.fwm"
     with zipfile.ZipFile(from_db) as z, zipfile.ZipFile(old, "w") as out:
         out.writestr("model.json", json.dumps({**meta(from_db), "version": 99}))
-        out.writestr("forests.pkl", z.read("forests.pkl"))
+        out.writestr("forests.skops", z.read("forests.skops"))
     conf = tmp_path / "fw.toml"
     conf.write_text(f'[daemon]\nlisten = "127.0.0.1:0"\n[detector]\nmodel = "{old}"\n')
     res = fabricwatch("run", "-c", str(conf))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import zipfile
@@ -125,20 +126,63 @@ def test_model_roundtrip_and_refusals(detector: LinkDetector, tmp_path: Path) ->
     assert loaded.models.keys() == detector.models.keys()
     with zipfile.ZipFile(path) as z:
         meta = json.loads(z.read("model.json"))
-        blob = z.read("forests.pkl")
-    assert meta["version"] == 1 and meta["training"]["intervals"] == 160
+        blob = z.read("forests.skops")
+    assert meta["version"] == 2 and meta["training"]["intervals"] == 160
     old = tmp_path / "old.fwm"
     with zipfile.ZipFile(old, "w") as z:
-        z.writestr("model.json", json.dumps({**meta, "version": 0}))
-        z.writestr("forests.pkl", blob)
-    with pytest.raises(ModelError, match="model version 0 but this fabricwatch reads version 1"):
+        z.writestr("model.json", json.dumps({**meta, "version": 1}))
+        z.writestr("forests.pkl", b"a pickle")
+    with pytest.raises(ModelError, match="model version 1 but this fabricwatch reads version 2"):
         LinkDetector.load(old)
     damaged = tmp_path / "bad.fwm"
     with zipfile.ZipFile(damaged, "w") as z:
         z.writestr("model.json", json.dumps(meta))
-        z.writestr("forests.pkl", blob[:-10] + b"0123456789")
+        z.writestr("forests.skops", blob[:-10] + b"0123456789")
     with pytest.raises(ModelError, match="checksum"):
         LinkDetector.load(damaged)
+    path.chmod(0o666)
+    with pytest.raises(ModelError, match="writable by group or others"):
+        LinkDetector.load(path)
+
+
+class _Boom:
+    """What a crafted model file would carry: an object whose unpickling runs a command."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_a_crafted_model_file_runs_nothing_when_loaded(detector: LinkDetector, tmp_path: Path) -> None:
+    """A model whose checksum matches its own payload (so the old check passed) and whose payload
+    executes code: refused, and the command never ran, whether the payload is a pickle in the old
+    entry or a skops document that asks for other types."""
+    import hashlib
+    import pickle
+
+    import skops.io as sio
+
+    marker = tmp_path / "pwned"
+    good = tmp_path / "good.fwm"
+    detector.save(good)
+    with zipfile.ZipFile(good) as z:
+        meta = json.loads(z.read("model.json"))
+    payloads = {
+        "forests.skops": sio.dumps({"x": _Boom(marker)}),
+        "forests.pkl": pickle.dumps(_Boom(marker)),
+    }
+    for name, blob in payloads.items():
+        evil = tmp_path / f"evil-{name}.fwm"
+        with zipfile.ZipFile(evil, "w") as z:
+            z.writestr("model.json", json.dumps({**meta, "sha256": hashlib.sha256(blob).hexdigest()}))
+            z.writestr(name, blob)
+        with pytest.raises(ModelError):
+            LinkDetector.load(evil)
+        assert not marker.exists(), name
+    pickle.loads(payloads["forests.pkl"])  # the payload is live: what the old loader did with it
+    assert marker.exists()
 
 
 def test_replay_cli_on_recorded_line_protocol(tmp_path: Path) -> None:
