@@ -10,6 +10,17 @@ On open, a torn tail (a record cut by a crash) in the newest segment is truncate
 anywhere else ends that segment's replay and is counted as corrupt, never a crash. A record
 sent but not yet acknowledged when the process dies is sent again: InfluxDB overwrites a point
 with the same series and timestamp, so replay is idempotent.
+
+A full disk: a record is counted as spooled only once all of it is written; a short write or
+ENOSPC is rolled back (the segment truncated to where the record began) and `append` raises
+`SpoolWriteError`, so the caller keeps the batch (the InfluxDB sink holds it in memory, bounded and
+counted) and tries again later. A cursor that cannot be saved stays in memory: a crash then replays
+already-sent records (duplicates, never loss). Creating or removing a segment and replacing the
+cursor fsync the directory, so that what was fsynced survives a power loss with its name.
+
+Power loss with the default `fsync = "interval"` (1 s): the records appended since the last fsync
+(about one second of data) can be lost; everything fsynced before is kept. `always` loses nothing
+acknowledged, at one fsync per batch.
 """
 
 from __future__ import annotations
@@ -43,6 +54,10 @@ class Record:
         return self.offset + _HEADER.size + len(self.payload)
 
 
+class SpoolWriteError(OSError):
+    """A record could not be written (no space, I/O error); nothing of it stays in the spool."""
+
+
 @dataclass(slots=True)
 class SpoolStats:
     appended_records: int = 0
@@ -51,6 +66,8 @@ class SpoolStats:
     dropped_points: int = 0  # removed by the size bound: always counted, never silent
     corrupt_records: int = 0
     truncated_bytes: int = 0
+    write_errors: int = 0  # appends refused by the disk (rolled back; the caller keeps the batch)
+    cursor_errors: int = 0  # cursor saves that failed (kept in memory)
 
 
 @dataclass(slots=True)
@@ -176,20 +193,44 @@ class Spool:
 
     def _save_cursor(self) -> None:
         tmp = self.dir / "cursor.tmp"
-        with open(tmp, "w") as f:
-            json.dump({"segment": self._read_seg, "offset": self._read_off}, f)
-            if self.fsync_policy == "always":
+        try:
+            with open(tmp, "w") as f:
+                json.dump({"segment": self._read_seg, "offset": self._read_off}, f)
                 f.flush()
-                os.fsync(f.fileno())
-        os.replace(tmp, self.dir / "cursor")
+                if self.fsync_policy != "never":
+                    os.fsync(f.fileno())
+            os.replace(tmp, self.dir / "cursor")
+        except OSError as exc:  # a full disk: the cursor lives on in memory, a crash replays (duplicates)
+            self.stats.cursor_errors += 1
+            log.warning("spool: cursor not saved", extra={"error": str(exc)})
+            return
+        self._sync_dir()
+
+    def _sync_dir(self) -> None:
+        """Make a created, removed or renamed name durable (the file's own fsync does not)."""
+        if self.fsync_policy == "never":
+            return
+        try:
+            fd = os.open(self.dir, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            log.warning("spool: directory fsync failed", extra={"error": str(exc)})
 
     def _new_segment(self, seg_id: int) -> None:
+        fd = os.open(self._seg_path(seg_id), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
         if self._wfd is not None:
             if self.fsync_policy != "never":
-                os.fsync(self._wfd)
+                try:
+                    os.fsync(self._wfd)
+                except OSError as exc:
+                    log.warning("spool: fsync failed", extra={"error": str(exc)})
             os.close(self._wfd)
-        self._wfd = os.open(self._seg_path(seg_id), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
+        self._wfd = fd
         self._segments.append(_Segment(seg_id, 0, 0, 0))
+        self._sync_dir()
 
     # -- state -------------------------------------------------------------------------
     @property
@@ -209,9 +250,16 @@ class Spool:
         return self.pending_records > 0
 
     # -- writing -----------------------------------------------------------------------
+    def fits(self, payload_bytes: int) -> bool:
+        """Whether one record of this size can ever be held (the caller splits a larger batch)."""
+        return _HEADER.size + payload_bytes <= self.max_bytes
+
     def append(self, payload: bytes, points: int) -> bool:
-        """Durably queue one batch; False if the size bound made us drop it (policy 'newest')."""
+        """Durably queue one batch; False if the size bound made us drop it (policy 'newest').
+        Raises SpoolWriteError when the disk refuses it: then nothing of it is in the spool."""
         size = _HEADER.size + len(payload)
+        if size > self.max_bytes:
+            raise ValueError(f"a record of {size} bytes cannot fit a spool of max_bytes {self.max_bytes}")
         if self.pending_bytes + size > self.max_bytes:
             if self.drop_policy == "newest" or not self._drop_oldest(size):
                 self.stats.dropped_points += points
@@ -219,10 +267,13 @@ class Spool:
                 return False
         active = self._segments[-1]
         if active.size and active.size + size > self.segment_bytes:
-            self._new_segment(active.id + 1)
+            try:
+                self._new_segment(active.id + 1)
+            except OSError as exc:
+                self.stats.write_errors += 1
+                raise SpoolWriteError(exc.errno, f"spool: cannot start a segment: {exc.strerror}") from None
             active = self._segments[-1]
-        assert self._wfd is not None
-        os.write(self._wfd, _HEADER.pack(_MAGIC, len(payload), points, zlib.crc32(payload)) + payload)
+        self._write_record(active, _HEADER.pack(_MAGIC, len(payload), points, zlib.crc32(payload)) + payload)
         active.size += size
         active.records += 1
         active.points += points
@@ -231,6 +282,26 @@ class Spool:
         self._dirty = True
         self._maybe_fsync()
         return True
+
+    def _write_record(self, seg: _Segment, data: bytes) -> None:
+        """All of it, or nothing: a short write goes on from where it stopped; an error truncates
+        the segment back to where the record began."""
+        assert self._wfd is not None
+        view = memoryview(data)
+        written = 0
+        try:
+            while written < len(data):
+                n = os.write(self._wfd, view[written:])
+                if n <= 0:
+                    raise OSError(28, "no space left on device")
+                written += n
+        except OSError as exc:
+            self.stats.write_errors += 1
+            try:
+                os.ftruncate(self._wfd, seg.size)
+            except OSError as trunc:  # the tail stays torn: the next open truncates it
+                log.error("spool: cannot roll back a partial record", extra={"error": str(trunc)})
+            raise SpoolWriteError(exc.errno or 28, f"spool: record not written: {exc.strerror or exc}") from None
 
     def _drop_oldest(self, need: int) -> bool:
         """Delete whole oldest segments (counted) until `need` more bytes fit."""
@@ -254,13 +325,21 @@ class Spool:
             self.fsync_policy == "interval"
             and time.monotonic() - self._last_fsync >= self.fsync_interval_s
         ):
-            os.fsync(self._wfd)
+            try:
+                os.fsync(self._wfd)
+            except OSError as exc:
+                log.warning("spool: fsync failed", extra={"error": str(exc)})
+                return
             self._last_fsync = time.monotonic()
             self._dirty = False
 
     def sync(self) -> None:
         if self._wfd is not None and self.fsync_policy != "never":
-            os.fsync(self._wfd)
+            try:
+                os.fsync(self._wfd)
+            except OSError as exc:
+                log.warning("spool: fsync failed", extra={"error": str(exc)})
+                return
             self._dirty = False
 
     # -- reading -----------------------------------------------------------------------
@@ -303,7 +382,7 @@ class Spool:
         self._close_reader(seg.id)
         self._seg_path(seg.id).unlink(missing_ok=True)
         self._read_seg, self._read_off = self._segments[0].id, 0
-        self._save_cursor()
+        self._save_cursor()  # also makes the removal durable (directory fsync)
 
     def ack(self, rec: Record) -> None:
         """The server has the record: move past it (and delete a finished, older segment)."""

@@ -41,6 +41,8 @@ class InfluxConfig(StrictModel):
     timeout: Duration = 10.0
     backoff: Backoff = Backoff(initial=0.5, max=30.0)
     close_timeout: Duration = 10.0  # at shutdown, keep sending this long; the rest stays spooled
+    # batches held in memory while the spool's disk refuses writes; beyond, the oldest are dropped (counted)
+    memory_max_points: int = Field(200_000, ge=1)
     spool: SpoolConfig = SpoolConfig()
 
     @model_validator(mode="after")
@@ -53,6 +55,8 @@ class InfluxConfig(StrictModel):
             raise ValueError("api = 'v2' needs 'bucket'")
         if self.password is not None and self.username is None:
             raise ValueError("password given without username")
+        if self.spool.segment_bytes > self.spool.max_bytes:
+            raise ValueError("spool.segment_bytes cannot be larger than spool.max_bytes")
         return self
 
     async def check(self) -> str | None:

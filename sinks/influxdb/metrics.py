@@ -35,7 +35,12 @@ class InfluxSinkMetrics(Collector):
                                    labels=["sink", "status"])
         success = GaugeMetricFamily("fabricwatch_sink_last_success_timestamp_seconds",
                                     "Unix time of the last accepted write", labels=["sink"])
+        held = GaugeMetricFamily("fabricwatch_sink_held_points",
+                                 "Points held in memory because the spool's disk refuses writes", labels=["sink"])
+        disk = GaugeMetricFamily("fabricwatch_spool_disk_full", "1 while the spool cannot write", labels=["sink"])
         for s in sinks:
+            held.add_metric([s.name], s.held_points)
+            disk.add_metric([s.name], 1.0 if s.stats.disk_full else 0.0)
             depth.add_metric([s.name], s.queue_depth)
             spool_bytes.add_metric([s.name], s.spool.pending_bytes)
             spool_points.add_metric([s.name], s.spool.pending_points)
@@ -43,7 +48,8 @@ class InfluxSinkMetrics(Collector):
             retried.add_metric([s.name], s.stats.points_retried)
             dropped.add_metric([s.name, "spool_full"], s.spool.stats.dropped_points)
             dropped.add_metric([s.name, "rejected"], s.stats.points_rejected)
+            dropped.add_metric([s.name, "disk_full"], s.stats.points_dropped_memory)
             for status, n in s.stats.write_errors.items():
                 werr.add_metric([s.name, status], n)
             success.add_metric([s.name], s.stats.last_success_unix)
-        yield from (depth, spool_bytes, spool_points, written, retried, dropped, werr, success)
+        yield from (held, disk, depth, spool_bytes, spool_points, written, retried, dropped, werr, success)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING
 from fabricwatch.core.supervise import Supervised
 from fabricwatch.sinks.influxdb.metrics import InfluxSinkMetrics
 from fabricwatch.sinks.influxdb.writers import V1Writer, V2Writer, WriteOutcome, Writer
-from fabricwatch.sinks.spool import Record, Spool
+from fabricwatch.sinks.spool import Record, Spool, SpoolWriteError
 
 if TYPE_CHECKING:
     from fabricwatch.sinks.influxdb.config import InfluxConfig
@@ -29,6 +30,8 @@ class SinkStats:
     last_success_unix: float = 0.0
     last_error: str = ""
     blocked: bool = False
+    disk_full: bool = False  # the spool refuses writes: batches are held in memory
+    points_dropped_memory: int = 0  # held batches dropped beyond memory_max_points
 
 
 class InfluxSink:
@@ -45,6 +48,8 @@ class InfluxSink:
         )
         self.stats = SinkStats()
         self._buffer: list[str] = []
+        self._held: deque[tuple[bytes, int]] = deque()  # batches the disk refused, oldest first
+        self.held_points = 0
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self.tasks: list[Supervised] = []
@@ -54,8 +59,8 @@ class InfluxSink:
     # -- interface ---------------------------------------------------------------------
     @property
     def queue_depth(self) -> int:
-        """Points waiting: in memory plus spooled."""
-        return len(self._buffer) + self.spool.pending_points
+        """Points waiting: in memory (buffered and held off a full disk) plus spooled."""
+        return len(self._buffer) + self.held_points + self.spool.pending_points
 
     @classmethod
     def metrics(cls, sinks: Sequence[InfluxSink]) -> InfluxSinkMetrics:
@@ -74,16 +79,47 @@ class InfluxSink:
             self.flush()
 
     def flush(self) -> None:
-        """Move the in-memory buffer to the spool (durable) in batch_size chunks."""
+        """Move the in-memory buffer to the spool (durable) in batch_size chunks. What the disk
+        refuses (full, failing) is held in memory, in order, up to `memory_max_points` (the oldest
+        beyond that is dropped and counted) and spooled again at the next flush."""
         buf = self._buffer
-        if not buf:
-            return
         self._buffer = []
         size = self.cfg.batch_size
         for i in range(0, len(buf), size):
             chunk = buf[i : i + size]
-            self.spool.append("\n".join(chunk).encode(), len(chunk))
+            self._held.extend(self._records(chunk))
+            self.held_points += len(chunk)
+        while self._held:
+            payload, points = self._held[0]
+            try:
+                self.spool.append(payload, points)
+            except SpoolWriteError as exc:
+                if not self.stats.disk_full:
+                    log.error("spool cannot write: holding batches in memory", extra={
+                        "sink": self.name, "error": str(exc), "held_points": self.held_points})
+                self.stats.disk_full = True
+                break
+            self._held.popleft()
+            self.held_points -= points
+            if self.stats.disk_full:
+                log.info("spool writes again", extra={"sink": self.name})
+                self.stats.disk_full = False
+        while self.held_points > self.cfg.memory_max_points and len(self._held) > 1:
+            _, points = self._held.popleft()
+            self.held_points -= points
+            self.stats.points_dropped_memory += points
         self._wake.set()
+
+    def _records(self, lines: list[str]) -> list[tuple[bytes, int]]:
+        """One spool record per chunk, halved until each fits the spool's bound."""
+        payload = "\n".join(lines).encode()
+        if self.spool.fits(len(payload)) or len(lines) == 1:
+            if not self.spool.fits(len(payload)):  # one line larger than the whole spool
+                self.stats.points_rejected += 1
+                return []
+            return [(payload, len(lines))]
+        mid = len(lines) // 2
+        return self._records(lines[:mid]) + self._records(lines[mid:])
 
     async def check(self) -> str | None:
         return await self.writer.check()
@@ -92,6 +128,12 @@ class InfluxSink:
         """Flush to the spool, keep sending up to close_timeout, leave the rest spooled."""
         self._closing = True
         self.flush()
+        if self._held:  # never reached the disk: lost with the process, and said so
+            log.error("sink closed with batches the disk refused", extra={"sink": self.name,
+                                                                         "points": self.held_points})
+            self.stats.points_dropped_memory += self.held_points
+            self._held.clear()
+            self.held_points = 0
         self._wake.set()
         deadline = time.monotonic() + self.cfg.close_timeout
         # keep sending while the server takes writes; a down server gets no grace period
@@ -133,8 +175,10 @@ class InfluxSink:
                 continue
             self._count_error(outcome)
             if outcome.too_large:
-                await self._send_split(rec)
-                continue
+                if await self._send_split(rec):
+                    continue
+                outcome = WriteOutcome(ok=False, status=None, message="a part of a split send failed; retrying",
+                                       retryable=True)
             if not outcome.retryable:
                 self.stats.points_rejected += rec.points
                 log.error("server rejected a batch; not retried",
@@ -156,22 +200,31 @@ class InfluxSink:
     async def _send(self, payload: bytes) -> WriteOutcome:
         return await self.writer.write(payload)
 
-    async def _send_split(self, rec: Record) -> None:
-        """413: the server wants smaller requests; send the record in halves, in order."""
+    async def _send_split(self, rec: Record) -> bool:
+        """413: the server wants smaller requests; send the record in halves, in order. A part that
+        fails in a way retrying can fix (timeout, 5xx) leaves the record unacknowledged: it is sent
+        again whole later (the parts already taken are overwritten with the same points)."""
         lines = rec.payload.split(b"\n")
         parts = [lines]
+        written = rejected = 0
         while parts:
             part = parts.pop(0)
             outcome = await self._send(b"\n".join(part))
             if outcome.ok:
-                self.stats.points_written += len(part)
+                written += len(part)
             elif outcome.too_large and len(part) > 1:
                 mid = len(part) // 2
                 parts[:0] = [part[:mid], part[mid:]]
-            else:
-                self.stats.points_rejected += len(part)
+            elif outcome.retryable:
                 self._count_error(outcome)
+                return False
+            else:
+                rejected += len(part)
+                self._count_error(outcome)
+        self.stats.points_written += written
+        self.stats.points_rejected += rejected
         self.spool.ack(rec)
+        return True
 
     def _done(self, rec: Record, outcome: WriteOutcome) -> None:
         self.spool.ack(rec)
