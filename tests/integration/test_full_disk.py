@@ -76,11 +76,7 @@ async def test_full_disk_with_influxdb_down_then_both_back(small_fs: Path, tmp_p
             await asyncio.sleep(0.01)
         sink.flush()
         assert sink.stats.disk_full and sink.held_points > 0
-        with open(filler, "wb") as f:  # and something else fills what is left
-            try:
-                f.write(b"\0" * (1 << 20))
-            except OSError:
-                pass
+        _fill(filler)  # and something else fills what is left
         assert not task_crashed(sink)
         dropped = sink.stats.points_dropped_memory
         assert dropped > 0  # more than memory_max_points was held: the oldest held went, counted
@@ -110,3 +106,11 @@ async def test_full_disk_with_influxdb_down_then_both_back(small_fs: Path, tmp_p
 
 def task_crashed(sink: InfluxSink) -> bool:
     return any(t.crashes for t in sink.tasks)
+
+
+def _fill(path: Path) -> None:
+    with open(path, "wb") as f:
+        try:
+            f.write(b"\0" * (1 << 20))
+        except OSError:
+            pass
