@@ -42,7 +42,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from fabricwatch.daemon.check import run_check
 
     logs.setup("error")
-    return asyncio.run(run_check(Path(args.config), timeout=args.timeout))
+    return asyncio.run(run_check(Path(args.config), timeout=args.timeout, config_only=args.config_only))
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
@@ -71,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="validate the config, check sinks, reach every target")
     check.add_argument("-c", "--config", required=True)
     check.add_argument("--timeout", type=float, default=10.0, help="seconds per target")
+    check.add_argument("--config-only", action="store_true",
+                       help="only what the daemon needs to start (config, topology, model): for ExecStartPre")
     check.set_defaults(func=_cmd_check)
 
     sim = sub.add_parser("simulate", help="run the simulated fabric alone")

@@ -12,15 +12,20 @@ from fabricwatch.core.config_types import StrictModel
 
 
 class SecretRef(StrictModel):
-    """`{ env = "NAME" }` or `{ file = "/path" }`; resolved at load time so a missing one names its key."""
+    """`{ env = "NAME" }`, `{ file = "/path" }` or `{ credential = "NAME" }` (a systemd credential:
+    `LoadCredential=NAME:/path` in the unit, read from $CREDENTIALS_DIRECTORY/NAME); resolved at load
+    time so a missing one names its key."""
 
     env: str | None = None
     file: Path | None = None
+    credential: str | None = None
 
     @model_validator(mode="after")
     def _exactly_one(self) -> SecretRef:
-        if (self.env is None) == (self.file is None):
-            raise ValueError("give exactly one of 'env' or 'file'")
+        if sum(x is not None for x in (self.env, self.file, self.credential)) != 1:
+            raise ValueError("give exactly one of 'env', 'file' or 'credential'")
+        if self.credential is not None and ("/" in self.credential or self.credential in ("", ".", "..")):
+            raise ValueError("a credential is a name, not a path")
         self.resolve()  # fail at load time, naming the key, not at first use
         return self
 
@@ -29,6 +34,15 @@ class SecretRef(StrictModel):
             if self.env not in os.environ:
                 raise ValueError(f"environment variable {self.env} is not set")
             return SecretStr(os.environ[self.env])
+        if self.credential is not None:
+            base = os.environ.get("CREDENTIALS_DIRECTORY")
+            if not base:
+                raise ValueError(f"credential {self.credential}: $CREDENTIALS_DIRECTORY is not set "
+                                 "(LoadCredential= in the unit)")
+            try:
+                return SecretStr((Path(base) / self.credential).read_text().strip())
+            except OSError as exc:
+                raise ValueError(f"credential {self.credential}: cannot read: {exc.strerror}") from exc
         assert self.file is not None
         try:
             return SecretStr(self.file.read_text().strip())

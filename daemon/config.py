@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, ValidationError, create_model, field_validator
+from pydantic import Field, ValidationError, create_model, field_validator, model_validator
 
 from fabricwatch.core.config_errors import ConfigError, format_errors
 from fabricwatch.core.config_types import Duration, StrictModel
@@ -81,6 +82,14 @@ class Config(StrictModel):
     collectors: CollectorsSection = Field(default_factory=CollectorsSection)  # type: ignore[valid-type]
     sinks: SinksSection = Field(default_factory=SinksSection)  # type: ignore[valid-type]
 
+    @model_validator(mode="after")
+    def _exposed_writes_need_a_token(self) -> Config:
+        if self.nccl.upload and self.nccl.upload_token is None and not is_loopback(self.daemon.listen):
+            raise ValueError(
+                f"nccl.upload_token: required when daemon.listen ({self.daemon.listen}) is not a loopback "
+                "address, or anyone who reaches it can write NCCL results; or set nccl.upload = false")
+        return self
+
     def collector_configs(self) -> list[tuple[str, CollectorConfig]]:
         return [(kind, c) for kind in registry.COLLECTORS for c in getattr(self.collectors, kind)]
 
@@ -94,6 +103,16 @@ class Config(StrictModel):
     def event_sink_configs(self) -> list[EventSinkConfig]:
         """Sinks that take events (MQTT)."""
         return [s for kind in registry.EVENT_SINKS for s in getattr(self.sinks, kind)]
+
+
+def is_loopback(listen: str) -> bool:
+    host = listen.rpartition(":")[0].strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a name: it may resolve anywhere
 
 
 def parse(data: dict[str, Any], source: str = "<config>") -> Config:

@@ -50,6 +50,8 @@ class GnmiConfig(StrictModel):
     username: str | None = None
     password: SecretRef | None = None
     tls: TlsConfig = TlsConfig()
+    # send the password over plain gRPC all the same (a lab); `fabricwatch check` warns about it
+    insecure: bool = False
     backoff: Backoff = Backoff()
     tags: Tags = Field(default_factory=dict)
     targets: list[GnmiTarget] = Field(min_length=1)
@@ -65,6 +67,9 @@ class GnmiConfig(StrictModel):
             raise ValueError("password given without username")
         if not self.tls.verify:
             raise ValueError("tls.verify = false is not available over gRPC: give tls.ca_file for a private CA")
+        if self.password is not None and not self.tls.enabled and not self.insecure:
+            raise ValueError("a password travels in the clear without TLS: set tls.enabled = true "
+                             "(with tls.ca_file for a private CA), or insecure = true to accept that")
         return self
 
     def build(self) -> list[GnmiCollector]:

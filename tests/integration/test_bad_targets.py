@@ -95,6 +95,6 @@ async def test_wrong_password_is_an_auth_error(tmp_path: Path, monkeypatch: pyte
     monkeypatch.setenv("DAEMON_PW", "wrong")
     sim = await start_sim(gnmi={"username": "noc", "password": {"env": "SIM_PW"}})
     _, _, after = await run_for(
-        config(sim, tmp_path, username="noc", password={"env": "DAEMON_PW"}), sim, 2)
+        config(sim, tmp_path, username="noc", password={"env": "DAEMON_PW"}, insecure=True), sim, 2)
     for _key, (samples, errors, up, _) in after.items():
         assert samples == 0 and not up and errors.get("auth", 0) >= 1, errors

@@ -82,6 +82,12 @@ async def test_check_reports_sink_and_targets(tmp_path: Path) -> None:
         assert "ok   sink influxdb:influxdb" in text
         assert "FAIL target gnmi:sim-openconfig:spine-0" in text
         assert text.count("ok   target") == len(sim.targets) - 1
+        # what the unit runs before starting: a switch (or the sink) being down does not stop it
+        influx.stop()
+        out = io.StringIO()
+        assert await run_check(path, timeout=3, out=out, config_only=True) == 0
+        assert "ok   target" not in out.getvalue() and "FAIL" not in out.getvalue()
+        assert "config only: sinks and targets not tried" in out.getvalue()
         await sim.stop()
     finally:
         influx.stop()

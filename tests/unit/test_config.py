@@ -104,3 +104,45 @@ def test_every_sample_toml_loads(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.setenv(name, "sample-secret")
         data = tomllib.loads(text)
         config.parse(data, str(path))
+
+
+def test_secrets_in_the_clear_or_writes_open_to_the_network_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A gNMI password without TLS, or an NCCL upload endpoint with no token on a listener that is
+    not loopback, is a config error naming the key; saying so explicitly makes it a warning."""
+    from fabricwatch.daemon.check import exposure_warnings
+
+    monkeypatch.setenv("FW_PW", "pw")
+    gnmi = {"flavour": "arista", "username": "u", "password": {"env": "FW_PW"},
+            "targets": [{"device": "leaf1", "address": "127.0.0.1:57400"}]}
+    sink = {"influxdb": [{"database": "fw", "spool": {"dir": "/tmp/fw-spool"}}]}
+    with pytest.raises(ConfigError, match=r"collectors\.gnmi\[0\]: .*password travels in the clear"):
+        config.parse({"collectors": {"gnmi": [gnmi]}, "sinks": sink})
+    lab = config.parse({"collectors": {"gnmi": [{**gnmi, "insecure": True}]}, "sinks": sink})
+    assert any("insecure = true sends the password" in w for w in exposure_warnings(lab))
+    config.parse({"collectors": {"gnmi": [{**gnmi, "tls": {"enabled": True}}]}, "sinks": sink})
+
+    with pytest.raises(ConfigError, match=r"nccl\.upload_token: required when daemon\.listen \(0\.0\.0\.0:9465\)"):
+        config.parse({"daemon": {"listen": "0.0.0.0:9465"}, "sinks": sink})
+    monkeypatch.setenv("FW_TOKEN", "t")
+    wide = config.parse({"daemon": {"listen": "0.0.0.0:9465"}, "nccl": {"upload_token": {"env": "FW_TOKEN"}}})
+    assert any("not loopback" in w for w in exposure_warnings(wide))
+    config.parse({"daemon": {"listen": "10.1.2.3:9465"}, "nccl": {"upload": False}})
+    assert not exposure_warnings(config.parse({"daemon": {"listen": "[::1]:9465"}}))
+
+
+def test_a_secret_from_a_systemd_credential(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "influx").write_text("s3cret\n")
+    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(tmp_path))
+    cfg = config.parse({"sinks": {"influxdb": [{"database": "fw", "username": "w",
+                                                "password": {"credential": "influx"}}]}})
+    assert cfg.sinks.influxdb[0].password.resolve().get_secret_value() == "s3cret"  # type: ignore[attr-defined]
+    with pytest.raises(ConfigError, match=r"password: .*credential missing: cannot read"):
+        config.parse({"sinks": {"influxdb": [{"database": "fw", "username": "w",
+                                              "password": {"credential": "missing"}}]}})
+    with pytest.raises(ConfigError, match="a name, not a path"):
+        config.parse({"sinks": {"influxdb": [{"database": "fw", "username": "w",
+                                              "password": {"credential": "../etc/shadow"}}]}})
+    monkeypatch.delenv("CREDENTIALS_DIRECTORY")
+    with pytest.raises(ConfigError, match=r"CREDENTIALS_DIRECTORY is not set"):
+        config.parse({"sinks": {"influxdb": [{"database": "fw", "username": "w",
+                                              "password": {"credential": "influx"}}]}})

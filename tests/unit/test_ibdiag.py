@@ -136,3 +136,42 @@ esac
     [c2] = missing.build()
     with pytest.raises(TargetError, match="cannot run"):
         await c2.poll()  # type: ignore[attr-defined]
+
+
+async def test_tools_get_no_secrets_and_die_with_their_children(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The environment file holds the daemon's secrets; a tool must not inherit them, and a tool
+    that hangs (with a child of its own) leaves nothing running once killed or cancelled."""
+    import asyncio
+
+    from fabricwatch.collectors.command import run_command
+
+    monkeypatch.setenv("FW_SNMP_AUTH", "s3cret")
+    out = await run_command(["/usr/bin/env"], timeout=5, who="t")
+    assert "s3cret" not in out and "PATH=" in out
+    pidfile = tmp_path / "child.pid"
+    hang = _script(tmp_path / "hang", f"sleep 60 & echo $! > {pidfile}\nwait\n")
+    with pytest.raises(TargetError, match="took over"):
+        await run_command([hang], timeout=0.5, who="t")
+    child = int(pidfile.read_text())
+    await asyncio.sleep(0.2)
+    assert _gone(child)
+    pidfile.unlink()
+    task = asyncio.create_task(run_command([hang], timeout=30, who="t"))
+    for _ in range(50):
+        await asyncio.sleep(0.05)
+        if pidfile.exists() and pidfile.read_text().strip():
+            break
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    child = int(pidfile.read_text())
+    await asyncio.sleep(0.2)
+    assert _gone(child)
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"  # a zombie is dead
+    except FileNotFoundError:
+        return True
