@@ -1,9 +1,18 @@
-"""InfluxDB line protocol encoding (fast path: tag sets are escaped once per port and cached)."""
+r"""InfluxDB line protocol encoding (fast path: tag sets are escaped once per port and cached).
+
+Names come from devices, so any text must survive: commas, equals signs and spaces are escaped as
+InfluxDB wants, a newline as `\n`, and a backslash is doubled where it would otherwise escape what
+follows it (before one of those characters, another backslash, or at the end): `port=Eth1\` can no
+longer swallow the next tag. `parse_line` reads every name back identical. (InfluxDB 1.x itself
+keeps such a doubled backslash as two: only names with a backslash in those places differ there.)
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
+_BACKSLASH = re.compile(r"\\(?=[,= \\n\n\"]|$)")
 _TAG_ESCAPES = str.maketrans({",": r"\,", "=": r"\=", " ": r"\ ", "\n": r"\n"})
 _MEAS_ESCAPES = str.maketrans({",": r"\,", " ": r"\ ", "\n": r"\n"})
 _STR_ESCAPES = str.maketrans({'"': r"\"", "\\": "\\\\", "\n": r"\n"})
@@ -11,12 +20,20 @@ INT64_MAX = (1 << 63) - 1
 
 
 def escape_tag(value: str) -> str:
+    if "\\" in value:
+        value = _BACKSLASH.sub(r"\\\\", value)
     return value.translate(_TAG_ESCAPES)
+
+
+def _escape_measurement(value: str) -> str:
+    if "\\" in value:
+        value = _BACKSLASH.sub(r"\\\\", value)
+    return value.translate(_MEAS_ESCAPES)
 
 
 def tag_prefix(measurement: str, tags: Mapping[str, str]) -> str:
     """'measurement,k=v,...' with keys sorted (InfluxDB's canonical order); empty values skipped."""
-    parts = [measurement.translate(_MEAS_ESCAPES)]
+    parts = [_escape_measurement(measurement)]
     for key in sorted(tags):
         value = tags[key]
         if value != "":
@@ -69,46 +86,75 @@ class LineProtocolError(ValueError):
 
 
 def _split_unescaped(text: str, sep: str, *, quotes: bool = False) -> list[str]:
-    parts, cur, i, in_q = [], [], 0, False
+    """Split on unescaped `sep`; with `quotes`, not inside a string field value (a quote opens one
+    only right after an unescaped '=', as in line protocol's fields)."""
+    parts, cur, i, in_q, after_eq = [], [], 0, False, False
     while i < len(text):
         c = text[i]
         if c == "\\" and i + 1 < len(text):
             cur.append(text[i : i + 2])
             i += 2
+            after_eq = False
             continue
-        if quotes and c == '"':
+        if quotes and c == '"' and (in_q or after_eq):
             in_q = not in_q
         if c == sep and not in_q:
             parts.append("".join(cur))
             cur = []
         else:
             cur.append(c)
+        after_eq = c == "=" and not in_q
         i += 1
     parts.append("".join(cur))
     return parts
 
 
+_UNESCAPE = re.compile(r"\\([,= \\n\n\"])")
+_UNESCAPED = {",": ",", "=": "=", " ": " ", "\\": "\\", "n": "\n", "\n": "\n", '"': '"'}
+
+
 def _unescape(text: str) -> str:
-    return text.replace("\\,", ",").replace("\\=", "=").replace("\\ ", " ").replace('\\"', '"').replace("\\\\", "\\")
+    """One pass, left to right: `\\,` `\\=` `\\ ` `\\\\` `\\n` `\\"`; any other backslash is itself."""
+    if "\\" not in text:
+        return text
+    return _UNESCAPE.sub(lambda m: _UNESCAPED[m.group(1)], text)
+
+
+def _partition(part: str) -> tuple[str, str, str]:
+    """key, '=', value at the first unescaped '='."""
+    if "\\" not in part:
+        return part.partition("=")
+    first = _split_unescaped(part, "=")[0]
+    if len(first) == len(part):
+        return part, "", ""
+    return first, "=", part[len(first) + 1 :]
+
+
+def _head(text: str) -> tuple[str, str, str]:
+    """measurement and tags | the rest, at the first unescaped space."""
+    first = _split_unescaped(text, " ")[0]
+    return first, " ", text[len(first) + 1 :]
 
 
 def parse_line(line: str) -> tuple[str, dict[str, str], dict[str, object], int | None]:
     """measurement, tags, fields, timestamp (ns, or None when the line has none)."""
-    sections = _split_unescaped(line.strip(), " ", quotes=True)
-    sections = [s for s in sections if s != ""]
+    # only line ends and leading blanks go: a name may begin with a tab (escaped spaces stay)
+    text = line.rstrip("\r\n").lstrip(" ")
+    head_text, _, rest = text.partition(" ") if "\\" not in text else _head(text)
+    sections = [head_text, *(s for s in _split_unescaped(rest, " ", quotes=True) if s != "")]
     if len(sections) not in (2, 3):
         raise LineProtocolError("expected 'measurement[,tags] fields [timestamp]'")
     head = _split_unescaped(sections[0], ",")
     measurement = _unescape(head[0])
     tags = {}
     for part in head[1:]:
-        k, sep, v = part.partition("=")
+        k, sep, v = _partition(part)
         if not sep:
             raise LineProtocolError(f"tag {part!r} has no '='")
         tags[_unescape(k)] = _unescape(v)
     fields: dict[str, object] = {}
     for part in _split_unescaped(sections[1], ",", quotes=True):
-        k, sep, v = part.partition("=")
+        k, sep, v = _partition(part)
         if not sep or not v:
             raise LineProtocolError(f"field {part!r} has no value")
         key = _unescape(k)
