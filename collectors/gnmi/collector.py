@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
@@ -18,9 +19,12 @@ from fabricwatch.core.secrets import reveal
 if TYPE_CHECKING:
     from fabricwatch.collectors.gnmi.config import GnmiConfig, GnmiTarget
 
+log = logging.getLogger("fabricwatch.gnmi")
 _ENCODING = {"proto": gnmi_pb2.PROTO, "json_ietf": gnmi_pb2.JSON_IETF, "json": gnmi_pb2.JSON}
 _SL = gnmi_pb2.SubscriptionList
-MAX_PENDING = 5000  # decoded responses held before the reader waits for the pipeline
+# decoded samples (one per port and notification) held before the reader waits for the pipeline:
+# bounds memory by what was decoded, not by how many responses carried it
+MAX_PENDING_SAMPLES = 100_000
 LINGER_S = 0.005
 
 
@@ -54,6 +58,7 @@ class GnmiCollector:
         self._stub: Any = None
         self.synced = False
         self.messages = 0
+        self.bad_notifications = 0
 
     @property
     def key(self) -> str:
@@ -64,8 +69,9 @@ class GnmiCollector:
         return self.cfg.model_dump_json(exclude={"targets"}) + self.target.model_dump_json()
 
     def activity(self) -> dict[str, float]:
-        """Cumulative counts for /metrics: stream messages read."""
-        return {"messages": self.messages}
+        """Cumulative counts for /metrics: stream messages read, values and notifications not read."""
+        return {"messages": self.messages, "bad_values": self.decoder.bad_values,
+                "bad_notifications": self.bad_notifications}
 
     @property
     def unmapped(self) -> int:
@@ -124,8 +130,13 @@ class GnmiCollector:
 
     def _batch(self, resp: Any) -> SampleBatch | None:
         before = self.decoder.unmapped
-        samples = self.decoder.decode(resp.update)
         self.messages += 1
+        try:
+            samples = self.decoder.decode(resp.update)
+        except Exception:  # one notification the decoder did not expect must not end the subscription
+            self.bad_notifications += 1
+            log.exception("gNMI notification not decoded", extra={"target": self.key})
+            return None
         if not samples and self.decoder.unmapped == before:
             return None
         return SampleBatch("gnmi", self.device, samples, self.decoder.unmapped - before)
@@ -170,6 +181,7 @@ class GnmiCollector:
         room = asyncio.Event()
         room.set()
         failure: list[BaseException] = []
+        held = [0]  # samples in `pending`
 
         async def reader() -> None:
             loop = asyncio.get_running_loop()
@@ -179,8 +191,9 @@ class GnmiCollector:
                     batch = self._handle(resp)
                     if batch is not None:
                         pending.append(batch)
+                        held[0] += len(batch.samples) + 1
                         ready.set()
-                        if len(pending) >= MAX_PENDING:
+                        if held[0] >= MAX_PENDING_SAMPLES:
                             room.clear()
                             await room.wait()
             except BaseException as exc:  # handed to the consumer, which raises it
@@ -198,6 +211,7 @@ class GnmiCollector:
                 if pending:
                     items = pending[:]
                     pending.clear()
+                    held[0] = 0
                     room.set()
                     yield coalesce(items)
                 if failure:

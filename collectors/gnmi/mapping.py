@@ -35,6 +35,8 @@ def flavours() -> list[str]:
 
 @cache
 def load_table(flavour: str) -> PathTable:
+    if flavour not in flavours():  # a name, never a path (and no OSError for a long one)
+        raise ValueError(f"unknown gNMI flavour {flavour[:60]!r}; known: {', '.join(flavours())}")
     path = PATHS_DIR / f"{flavour}.toml"
     if not path.is_file():
         raise ValueError(f"unknown gNMI flavour {flavour!r}; known: {', '.join(flavours())}")
@@ -84,14 +86,33 @@ def _strip_module(name: str) -> str:
     return name[i + 1 :] if i >= 0 else name
 
 
+MAX_PRECISION = 38  # decimal_val beyond this is no counter (and 10**p grows without bound)
+MAX_JSON_BYTES = 1 << 20
+MAX_CACHED_LEAVES = 4096  # per prefix: leaf names come from the device
+MAX_INSTANCES = 200_000  # (port, counter) pairs summed over instances
+
+
+class BadValue(ValueError):
+    """A typed value that cannot be read (malformed JSON, absurd precision): counted, skipped."""
+
+
 def _typed_value(v: Any) -> Any:
     which = v.WhichOneof("value")
     if which is None:
         return None
     if which == "json_ietf_val" or which == "json_val":
-        return json.loads(getattr(v, which))
+        text = getattr(v, which)
+        if len(text) > MAX_JSON_BYTES:
+            raise BadValue(f"{which} of {len(text)} bytes")
+        try:
+            return json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            raise BadValue(f"{which} is not JSON: {exc}") from None
     if which == "decimal_val":
-        return v.decimal_val.digits / (10**v.decimal_val.precision)
+        precision = v.decimal_val.precision
+        if precision > MAX_PRECISION:
+            raise BadValue(f"decimal_val precision {precision}")
+        return v.decimal_val.digits / 10.0**precision
     if which == "leaflist_val":
         return None
     return getattr(v, which)
@@ -102,7 +123,7 @@ def _number(value: Any) -> float | int | None:
         return int(value)
     if isinstance(value, int | float):
         return value
-    if isinstance(value, str):
+    if isinstance(value, str) and len(value) <= 64:
         try:
             return int(value)
         except ValueError:
@@ -142,6 +163,7 @@ class Decoder:
         self.device = device
         self.tags = tags
         self.unmapped = 0
+        self.bad_values = 0  # updates whose value could not be read (malformed JSON, absurd decimals)
         self.unmapped_paths: set[str] = set()
         self._prefix_cache: dict[bytes, _Prefix] = {}
         # (port, counter) -> instance -> latest value, for counters summed over instances
@@ -182,6 +204,8 @@ class Decoder:
             counter = template.format(**keys) if "{" in template else template
         except KeyError:
             return _Leaf(None, _UNMAPPED, "")
+        if counter not in COUNTERS:  # a device-supplied key made a name outside the vocabulary
+            return _Leaf(None, _UNMAPPED, "")
         if counter in self.table.enums:
             return _Leaf(counter, _ENUM, "")
         over = self.table.sum_over.get(counter)
@@ -211,7 +235,8 @@ class Decoder:
                     leaf = leafmap.get(e0.name)
                     if leaf is None:
                         leaf = self._resolve(pnorm + "/" + _strip_module(e0.name), pkeys)
-                        leafmap[e0.name] = leaf
+                        if len(leafmap) < MAX_CACHED_LEAVES:
+                            leafmap[e0.name] = leaf
             if leaf is None:
                 keys = dict(pkeys)
                 parts = [pnorm] if pnorm else [""]
@@ -229,7 +254,11 @@ class Decoder:
             if val.WhichOneof("value") == "uint_val":
                 raw: Any = val.uint_val
             else:
-                raw = _typed_value(val)
+                try:
+                    raw = _typed_value(val)
+                except BadValue:
+                    self.bad_values += 1
+                    continue
             if mode == _NAME:
                 if isinstance(raw, str):
                     name_leaf = _clean_name(raw)
@@ -251,6 +280,9 @@ class Decoder:
                 pending.append((leaf, value))
                 continue
             if mode == _SUM:
+                if (port, counter) not in self._instances and len(self._instances) >= MAX_INSTANCES:
+                    self.unmapped += 1
+                    continue
                 self._instances.setdefault((port, counter), {})[leaf.instance] = value
                 if sums is None:
                     sums = set()
@@ -302,7 +334,11 @@ class Decoder:
 
         for u in notification.update:
             names = pnames + [e.name for e in u.path.elem]
-            raw = _typed_value(u.val)
+            try:
+                raw = _typed_value(u.val)
+            except BadValue:
+                self.bad_values += 1
+                continue
             idx = self.table.port_elem or 1
             if isinstance(raw, dict):
                 port_names = names[idx:idx + 1]

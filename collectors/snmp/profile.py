@@ -114,6 +114,8 @@ def _parse(path: Path) -> tuple[dict[str, Any], list[Table]]:
 
 @cache
 def load_profile(name: str) -> Profile:
+    if name not in profile_names():  # a name, never a path (and no OSError for a long one)
+        raise ProfileError(f"unknown SNMP profile {name[:60]!r} (known: {', '.join(profile_names())})")
     path = PROFILE_DIR / f"{name}.toml"
     if not path.is_file():
         raise ProfileError(f"unknown SNMP profile {name!r} (known: {', '.join(profile_names())})")
