@@ -31,6 +31,8 @@ log = logging.getLogger("fabricwatch.nccl")
 # (collective, nranks) come from the input: at most this many groups keep history and metrics;
 # runs of further groups are still stored, judged alone, and counted as `overflow`
 MAX_GROUPS = 64
+# result rows the history keeps over all groups (~0.6 KB each): a flood of big logs evicts the oldest runs
+MAX_HISTORY_ROWS = 50_000
 Key = tuple[str, int]
 
 
@@ -56,6 +58,8 @@ class NcclService:
         # (collective, nranks) -> (large-message busbw plateau of the last run, flagged rows, unix time)
         self.last: dict[Key, tuple[float, int, float]] = {}
         self.recent: OrderedDict[Key, deque[RunRecord]] = OrderedDict()
+        self._kept: deque[tuple[Key, RunRecord]] = deque()  # every run in `recent`, oldest first
+        self.history_rows = 0
         self.gate_passed: dict[str, bool] = {}  # check name -> verdict over the recent runs
         self.cv_pct: dict[Key, float] = {}  # worst run-to-run CV over the recent runs
         self.flagged_runs: dict[Key, int] = {}
@@ -117,12 +121,26 @@ class NcclService:
             self.recent[key] = deque(maxlen=self.cfg.keep_runs)
         return key, self.recent[key]
 
+    def _keep(self, key: Key, runs: deque[RunRecord], run: RunRecord) -> None:
+        """Add to the group's history within both bounds: keep_runs per group, MAX_HISTORY_ROWS in all."""
+        if len(runs) == runs.maxlen:
+            old = runs[0]
+            self.history_rows -= len(old.rows)
+            self._kept.remove((key, old))
+        runs.append(run)
+        self._kept.append((key, run))
+        self.history_rows += len(run.rows)
+        while self.history_rows > MAX_HISTORY_ROWS and len(self._kept) > 1:
+            old_key, old = self._kept.popleft()
+            self.recent[old_key].remove(old)
+            self.history_rows -= len(old.rows)
+
     async def _judge(self, run: RunRecord) -> None:
         """Variance and gate over the run and its recent repeats; verdicts become metrics and events."""
         group = self._group(run)
         key, runs = (group[0], [*group[1], run]) if group is not None else ((run.collective or "", run.nranks), [run])
         if group is not None:
-            group[1].append(_slim(run))
+            self._keep(group[0], group[1], _slim(run))
         cv, flagged, results = await asyncio.to_thread(_verdicts, runs, self.thresholds, run.collective)
         if group is None:
             return

@@ -165,10 +165,14 @@ class VictoriaMetrics(Server):
 class Mosquitto(Server):
     """A real MQTT broker (Debian's mosquitto) on 127.0.0.1, anonymous, no persistence."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, tls: tuple[Path, Path] | None = None) -> None:
+        """`tls`: (certificate, key) to serve MQTT over TLS only."""
         super().__init__(workdir)
         self.conf = self.workdir / "mosquitto.conf"
-        self.conf.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
+        text = f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
+        if tls is not None:  # as root mosquitto would drop to its own user, which cannot read the test's files
+            text += f"certfile {tls[0]}\nkeyfile {tls[1]}\nuser root\n"
+        self.conf.write_text(text)
 
     def command(self) -> list[str]:
         path = shutil.which("mosquitto") or "/usr/sbin/mosquitto"

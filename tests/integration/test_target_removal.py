@@ -110,6 +110,8 @@ async def test_a_removed_target_leaves_nothing_behind(kind: str, tmp_path: Path,
         assert not set(runner.detector.scores) & gone and not set(runner.detector.active) & gone
         assert runner.http is not None
         links = json.loads(await _get(f"{runner.http.url}/api/links?limit=100000"))
+        async with aiohttp.ClientSession() as session, session.get(f"{runner.http.url}/api/links?limit=abc") as r:
+            assert r.status == 400 and "limit" in (await r.json())["error"]
         assert not {(r["device"], r["port"]) for r in links} & gone
         metrics = await _get(f"{runner.http.url}/metrics")
         name = removed.split(":")[1]
