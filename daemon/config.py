@@ -59,6 +59,14 @@ class DaemonSection(StrictModel):
 class PipelineSection(StrictModel):
     # a sample further than this from the previous one gives no rate (a gap, not a spike)
     max_gap: Duration = 300.0
+    # a port no target has reported for this long is forgotten (removed, or renamed by a breakout)
+    forget_after: Duration = 3600.0
+
+    @model_validator(mode="after")
+    def _order(self) -> PipelineSection:
+        if self.forget_after < self.max_gap:
+            raise ValueError("forget_after must be at least max_gap")
+        return self
 
 
 def _section(name: str, table: dict[str, type]) -> Any:

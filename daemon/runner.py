@@ -76,7 +76,8 @@ class Runner:
             "device": ev.device, "port": ev.port, "event": ev.kind, "detail": ev.detail,
             "event_time_ns": ev.ts_ns, **{k: v for k, v in ev.tags.items() if k not in ("device", "port")}})
         # what runs beside the targets; a crash in one is counted and restarted, never fatal
-        self.services = [Supervised("nccl-watch", self.nccl.watch), Supervised("nccl-mqtt", self.nccl.subscribe)]
+        self.services = [Supervised("nccl-watch", self.nccl.watch), Supervised("nccl-mqtt", self.nccl.subscribe),
+                         Supervised("expire-ports", self._expire_ports)]
         if self.detector is not None:
             self.services.append(Supervised("detector", self.detector.run))
         self.targets: dict[str, TargetStatus] = {}
@@ -244,6 +245,16 @@ class Runner:
             return "starting or stopping"
         down = [s.name for s in [*self.services, *(t for sink in self.sinks for t in sink.tasks)] if s.restarting]
         return f"restarting after a crash: {', '.join(down)}" if down else None
+
+    async def _expire_ports(self) -> None:
+        """Ports not heard of for `pipeline.forget_after` leave memory, /api/links and the detector."""
+        while True:
+            await asyncio.sleep(min(60.0, self.config.pipeline.forget_after / 4))
+            gone = self.pipeline.expire(time.time_ns() - int(self.config.pipeline.forget_after * 1e9))
+            if gone:
+                if self.detector is not None:
+                    self.detector.forget(gone)
+                log.info("ports forgotten after silence", extra={"ports": len(gone)})
 
     def forget_target(self, key: str) -> None:
         """Drop everything kept for a removed target: its ports' rates, latest view, tag cache and

@@ -70,6 +70,19 @@ class Pipeline:
             self._prefixes.pop(key, None)
         return gone
 
+    def expire(self, before_ns: int) -> list[tuple[str, str]]:
+        """Forget ports no target has reported since `before_ns` (gone from the device: a port
+        removed, a breakout changed), so that their state does not stay for ever; returns them."""
+        gone = set(self.rates.idle(before_ns))
+        gone |= {k for k, v in self.latest.items() if v.ts_ns < before_ns and not self.rates.tracks(k)}
+        for key in gone:
+            self.rates.forget_port(key)
+            self.latest.pop(key, None)
+            self._prefixes.pop(key, None)
+            for target in self._owners.pop(key, set()):
+                self._ports_of.get(target, set()).discard(key)
+        return sorted(gone)
+
     def _own(self, key: tuple[str, str], target: str) -> None:
         owners = self._owners.setdefault(key, set())
         if target not in owners:

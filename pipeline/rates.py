@@ -58,6 +58,11 @@ class RateEngine:
         self.stats = RateStats()
         self._ports: dict[tuple[str, str], _PortState] = {}
 
+    def idle(self, before_ns: int) -> list[tuple[str, str]]:
+        """Ports whose newest counter is older than `before_ns`."""
+        return [key for key, st in self._ports.items()
+                if not st.last or max(ts for _, ts in st.last.values()) < before_ns]
+
     def tracks(self, key: tuple[str, str]) -> bool:
         """Whether the engine holds state for this (device, port)."""
         return key in self._ports

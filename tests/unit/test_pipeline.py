@@ -95,3 +95,14 @@ def test_forgetting_a_target_keeps_ports_another_target_still_reports() -> None:
     assert set(p.latest) == {("sw1", "2")} and not p.rates.tracks(("sw1", "1")) and p.rates.tracks(("sw1", "2"))
     assert p.forget_target("ibdiag:b:ib") == [("sw1", "2")]
     assert not p.latest and p.forget_target("never-seen") == []
+
+
+def test_ports_that_go_silent_are_forgotten() -> None:
+    p = Pipeline()
+    for ts in (0, 10, 20):
+        p.process(SampleBatch("gnmi", "leaf1", [PortSample("leaf1", "swp1", ts * S, {"in_octets": ts}, {})]
+                              + ([PortSample("leaf1", "swp2", ts * S, {"in_octets": ts}, {})] if ts < 20 else [])),
+                  target="t")
+    assert p.expire(15 * S) == [("leaf1", "swp2")]
+    assert set(p.latest) == {("leaf1", "swp1")} and not p.rates.tracks(("leaf1", "swp2"))
+    assert p.forget_target("t") == [("leaf1", "swp1")]
