@@ -103,15 +103,19 @@ def cmd_train(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     err = Console(stderr=True)
     interval = parse_duration(args.interval)
-    intervals = _read(args.files, interval, err)
+    det: LinkDetector | None = None
     if args.model:
         try:
             det = LinkDetector.load(args.model)
         except ModelError as exc:
-            warn(args, f"{exc}")
+            warn(args, str(exc))
             return 2
-        interval = det.interval_s
-    elif args.fit_first:
+        interval = det.interval_s  # the model's own interval, also for reading the data
+    elif not args.fit_first:
+        warn(args, "give --model FILE or --fit-first DURATION")
+        return 2
+    intervals = _read(args.files, interval, err)
+    if det is None:
         first = parse_duration(args.fit_first)
         if not intervals:
             warn(args, "no data")
@@ -124,16 +128,20 @@ def cmd_replay(args: argparse.Namespace) -> int:
         except ModelError as exc:
             warn(args, f"{exc}")
             return 1
-    else:
-        warn(args, "give --model FILE or --fit-first DURATION")
-        return 2
     builder = FeatureBuilder(interval)
     rows = []
+    seen_classes: set[str] = set()
     for start, links in intervals:
-        for finding in det.detect(builder.build(start, links)):
+        frame = builder.build(start, links)
+        seen_classes.update(frame.classes)
+        for finding in det.detect(frame):
             rows.append(finding)
             if args.json:
-                print(json.dumps(finding.to_json()), flush=True)
+                print(json.dumps(finding.to_json(), allow_nan=False), flush=True)
+    if args.model and seen_classes and not seen_classes & set(det.models):
+        warn(args, f"the model has no class for this data (model: {', '.join(sorted(det.models))}; "
+                   f"data: {', '.join(sorted(seen_classes))}): only the rules ran")
+        return 1
     if not args.json:
         table = Table(title=f"{len(rows)} flagged link-intervals")
         for col in ("time", "device", "port", "severity", "score", "explanation"):
@@ -164,7 +172,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     replay.add_argument("files", nargs="+", type=Path)
     replay.add_argument("--model", type=Path)
     replay.add_argument("--fit-first", help="fit on the first DURATION of the data, score the rest")
-    replay.add_argument("--interval", default="30s")
+    replay.add_argument("--interval", default="30s", help="with --fit-first (a model brings its own)")
     replay.add_argument("--false-alarm-rate", type=float, default=1e-4)
     replay.add_argument("--json", action="store_true", help="one JSON object per flagged link-interval")
     replay.set_defaults(func=cmd_replay)

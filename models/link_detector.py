@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import time
 import zipfile
@@ -104,13 +105,20 @@ class Finding:
             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.time_ns / 1e9)),
             "time_ns": self.time_ns, "device": self.device, "port": self.port,
             "class": self.link_class, "score": round(self.score, 4),
-            "threshold": round(self.threshold, 4), "severity": self.severity, "source": self.source,
+            "threshold": round(self.threshold, 4) if math.isfinite(self.threshold) else None,
+            "severity": self.severity, "source": self.source,
             "explanation": self.explanation, "features": self.top_features, "conditions": self.conditions,
         }
 
 
+# utilisation is the context a link is judged in, never a cause
+_CAUSES = [k for k, name in enumerate(OWN_NAMES) if name != "util_pct"]
+
+
 def explain(frame: FeatureFrame, i: int, top: int = 3) -> tuple[str, list[dict[str, Any]]]:
-    """Which own features pushed row i away from its class, in words and numbers."""
+    """The features that make row i *worse* than expected, in words and numbers: above its
+    load-matched class peers, or above its own history. Empty when nothing is worse (a link that
+    only stands out by being quieter than its peers is not degraded)."""
     X = frame.X
     cls = frame.classes[i]
     rows = [j for j, c in enumerate(frame.classes) if c == cls]
@@ -119,26 +127,33 @@ def explain(frame: FeatureFrame, i: int, top: int = 3) -> tuple[str, list[dict[s
     # the link's own history counts too: a link that changed stands out even if its peers did
     peer_dev = X[i, N_OWN : 2 * N_OWN] / (spread + 0.25)
     hist_dev = X[i, 2 * N_OWN :] / 0.5
-    strength = np.maximum(np.abs(peer_dev), np.abs(hist_dev) * 0.5)
-    order = np.argsort(-strength)[:top]
     parts, feats = [], []
-    for k in order:
-        if strength[k] < 2.0:
-            break
-        name = OWN_NAMES[k]
+    candidates = []
+    for k in _CAUSES:
         value = float(frame.own_raw[i, k])
         median = float(frame.class_median_raw[i, k])
+        if not value > 0:
+            continue
+        if value > median and peer_dev[k] >= 2.0:
+            candidates.append((float(peer_dev[k]), k, "peers", median))
+        elif hist_dev[k] >= 4.0:  # worse than itself: baseline back out of the log-scaled deviation
+            baseline = float(np.expm1(max(np.log1p(value) - float(X[i, 2 * N_OWN + k]), 0.0)))
+            if value > baseline:
+                candidates.append((float(hist_dev[k]) / 2, k, "history", baseline))
+    for strength, k, against, expected in sorted(candidates, reverse=True)[:top]:
+        name = OWN_NAMES[k]
+        value = float(frame.own_raw[i, k])
         unit = UNITS[name]
-        if median > 0 and value > median:
-            words = f"{name} {value:,.3g}{unit}, {value / median:,.0f}x its class median ({median:,.3g}{unit})"
-        elif value < median:
-            words = f"{name} {value:,.3g}{unit}, below its class median ({median:,.3g}{unit})"
+        if against == "peers":
+            ratio = f"{value / expected:,.0f}x its class median ({expected:,.3g}{unit})" if expected > 0 \
+                else "where its class has none"
+            words = f"{name} {value:,.3g}{unit}, {ratio}"
         else:
-            words = f"{name} {value:,.3g}{unit} where its class has none"
+            words = f"{name} {value:,.3g}{unit}, up from its usual {expected:,.3g}{unit}"
         parts.append(words)
-        feats.append({"feature": name, "value": value, "class_median": median,
-                      "deviation": round(float(peer_dev[k]), 2)})
-    return "; ".join(parts) or "a combination of small deviations", feats
+        feats.append({"feature": name, "value": value, "expected": expected, "against": against,
+                      "deviation": round(strength, 2)})
+    return "; ".join(parts), feats
 
 
 class LinkDetector:
@@ -267,6 +282,13 @@ class LinkDetector:
             if model_active:
                 severities.append("critical" if scores[i] > 2 * thr else "warning")
             words, feats = explain(frame, i) if model_active else ("", [])
+            if model_active and not words and not ecn_missing[i]:
+                # over the forest's threshold without one feature worse than expected: quieter or
+                # differently busy, not degraded; no page
+                model_active = False
+                severities = [hit.severity for hit in hits]
+                if not hits:
+                    continue
             if model_active and ecn_missing[i]:
                 med = frame.class_median_raw[i, ECN]
                 words = f"no ECN marks while its peers mark {med:,.0f} per 1M pkts (ECN off?); " + words

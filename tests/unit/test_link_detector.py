@@ -73,7 +73,12 @@ class ScriptedScores(LinkDetector):
         return scores
 
 
-def test_hysteresis_needs_k_of_n_and_m_clean_to_clear(detector: LinkDetector) -> None:
+def test_hysteresis_needs_k_of_n_and_m_clean_to_clear(detector: LinkDetector,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # the scores are scripted on a healthy link: give it a cause, so that only hysteresis decides
+    import fabricwatch.models.link_detector as ld
+
+    monkeypatch.setattr(ld, "explain", lambda frame, i: ("pfc_rx 900/s, 9x its class median (100/s)", []))
     pattern = [0, 0, 3, 0, 0, 0, 3, 0, 3, 3, 0, 0, 0, 0]  # a lone spike, then 2 of 3, a gap, clear
     det = ScriptedScores(pattern, interval_s=INTERVAL, hysteresis=Hysteresis(raise_k=2, raise_n=3, clear_m=2))
     det.models = detector.models
@@ -207,3 +212,17 @@ def test_replay_cli_on_recorded_line_protocol(tmp_path: Path) -> None:
     assert all(f["severity"] == "critical" and "PFC pause storm" in f["explanation"] for f in findings)
     assert any("pfc_tx" in f["explanation"] and f["source"] == "model+rule" for f in findings)
     assert set(findings[0]) >= {"time", "device", "port", "score", "severity", "explanation"}
+
+
+def test_a_link_over_the_threshold_but_worse_at_nothing_raises_no_finding(detector: LinkDetector) -> None:
+    """Scores over the threshold on a healthy link (only quieter or differently busy than its
+    peers): no finding, so no "combination of small deviations" and no "below its class median"."""
+    pattern = [3] * 6
+    det = ScriptedScores(pattern, interval_s=INTERVAL, hysteresis=Hysteresis(raise_k=2, raise_n=3, clear_m=2))
+    det.models = detector.models
+    run = simulate(SPEC, len(pattern), interval_s=INTERVAL, seed=5)
+    fb = FeatureBuilder(INTERVAL)
+    for start, links in run.frames:
+        for f in det.detect(fb.build(start, links)):
+            assert f.source != "model", f.explanation
+            assert "below its class median" not in f.explanation and "small deviations" not in f.explanation
