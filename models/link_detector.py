@@ -18,7 +18,7 @@ import numpy as np
 import skops.io as sio
 from sklearn.ensemble import IsolationForest
 
-from fabricwatch.models.features import FEATURE_NAMES, N_OWN, OWN_NAMES, UNITS, FeatureFrame, LinkState
+from fabricwatch.models.features import FEATURE_NAMES, N_OWN, OWN_NAMES, UNITS, FeatureFrame, LinkInterval, LinkState
 from fabricwatch.models.rules import RuleConfig, evaluate, worst
 
 MODEL_VERSION = 2  # 2: forests in skops format (1 held a pickle, which loading would execute)
@@ -29,6 +29,7 @@ ECN = OWN_NAMES.index("ecn_per_mpkt")
 FLAPS = OWN_NAMES.index("flaps")
 LINK_RECOVERY = OWN_NAMES.index("link_recovery")
 PFC_TX = OWN_NAMES.index("pfc_tx")
+PFC_RX = OWN_NAMES.index("pfc_rx")
 ECN_PEER_MIN = 100.0  # marks per 1M packets among peers before silence counts as missing ECN
 PEER_MARGIN = 1.2  # over the budget quantile of held-out healthy deviations
 
@@ -156,6 +157,61 @@ def explain(frame: FeatureFrame, i: int, top: int = 3) -> tuple[str, list[dict[s
     return "; ".join(parts), feats
 
 
+SETTLE_INTERVALS = 4  # after a device-wide bounce (reboot, firmware update): at least the flap window
+CROWD_CLASS = 0.15  # share of a class over its threshold at once: load, not that many faults
+CROWD_RAIL = 0.5  # the same within one rail, or one device, of a class (a busy rail, one job's hosts)
+_LOAD_FREE = [OWN_NAMES.index(n) for n in ("errors", "link_recovery", "flaps")]
+
+
+def _crowd(frame: FeatureFrame, over: np.ndarray) -> np.ndarray:
+    """Links over the threshold together with much of their class, or of their rail in it: a load
+    swing moves all of them (a job starting, an all-to-all, a hot rail), a degraded link moves alone.
+    Corruption and flaps do not follow load, so links showing them are never part of a crowd."""
+    n = len(frame.links)
+    out = np.zeros(n, dtype=bool)
+    if not over.any():
+        return out
+    own, med = frame.own_raw, frame.class_median_raw
+    load_free = np.zeros(n, dtype=bool)
+    for k in _LOAD_FREE:
+        load_free |= np.nan_to_num(own[:, k]) > np.nan_to_num(med[:, k])
+    by_class = [(c, "") for c in frame.classes]
+    by_rail = [(c, li.tags.get("rail", "")) for c, li in zip(frame.classes, frame.links, strict=True)]
+    by_device = [(c, li.device) for c, li in zip(frame.classes, frame.links, strict=True)]
+    for share, keys in ((CROWD_CLASS, by_class), (CROWD_RAIL, by_rail), (CROWD_RAIL, by_device)):
+        size: dict[tuple[str, str], int] = {}
+        hot: dict[tuple[str, str], list[int]] = {}
+        for i in range(n):
+            g = keys[i]
+            size[g] = size.get(g, 0) + 1
+            if over[i]:
+                hot.setdefault(g, []).append(i)
+        for g, rows in hot.items():
+            if len(rows) >= 4 and len(rows) >= share * size[g]:
+                out[rows] = True
+    return out & ~load_free
+
+
+def _device_events(links: list[LinkInterval], bounced: np.ndarray) -> np.ndarray:
+    """Links whose device, or the host at their far end, bounced most of its links in the same
+    interval (at least 3 and half of those seen): a reboot, a firmware update, maintenance."""
+    out = np.zeros(len(links), dtype=bool)
+    for group_of in (lambda li: li.device, lambda li: li.tags.get("peer_device", "")):
+        seen: dict[str, int] = {}
+        down: dict[str, list[int]] = {}
+        for i, li in enumerate(links):
+            g = group_of(li)
+            if not g:
+                continue
+            seen[g] = seen.get(g, 0) + 1
+            if bounced[i]:
+                down.setdefault(g, []).append(i)
+        for g, rows in down.items():
+            if len(rows) >= 3 and 2 * len(rows) >= seen[g]:
+                out[rows] = True
+    return out
+
+
 class LinkDetector:
     def __init__(self, *, interval_s: float = 30.0, false_alarm_rate: float = 1e-4,
                  n_estimators: int = 100, hysteresis: Hysteresis = Hysteresis(),
@@ -224,7 +280,8 @@ class LinkDetector:
     def reset(self) -> None:
         """Forget every link's hysteresis state (a new fabric or a new replay)."""
         # per link: the last raise_n over/under bits, clean intervals in a row, finding active
-        self._state = LinkState(bits=((), np.uint16), clean=((), np.int32), active=((), np.bool_))
+        self._state = LinkState(bits=((), np.uint16), clean=((), np.int32), active=((), np.bool_),
+                                flaps=((self.rules.flap_window,), np.float32), settle=((), np.int8))
 
     def forget(self, keys: Iterable[tuple[str, str]]) -> None:
         """Forget these links' hysteresis state (their target was removed)."""
@@ -253,9 +310,18 @@ class LinkDetector:
         scores = self.score(frame)
         ecn_missing = self._ecn_missing(frame)
         has_model = np.array([c in self.models for c in frame.classes], dtype=bool)
-        over = (has_model & (np.nan_to_num(scores) > 1.0)) | ecn_missing
         st = self._state
         rows = st.rows(links)
+        own = frame.own_raw
+        downed = np.fromiter((li.rates.get("link_downed", 0.0) > 0 for li in links), dtype=bool, count=n)
+        bounced = (np.nan_to_num(own[:, FLAPS]) > 0) | downed
+        device_event = _device_events(links, bounced) if bounced.any() else np.zeros(n, dtype=bool)
+        # a link of a device that just rebooted settles for a few intervals (link training errors,
+        # traffic coming back): what it shows then is the reboot, not the link
+        settle = np.where(device_event, SETTLE_INTERVALS, np.maximum(st["settle"][rows] - 1, 0))
+        st["settle"][rows] = settle
+        over_score = has_model & (np.nan_to_num(scores) > 1.0) & (settle == 0)
+        over = (over_score & ~_crowd(frame, over_score)) | ecn_missing
         bits = ((st["bits"][rows] << 1) | over.astype(np.uint16)) & np.uint16((1 << h.raise_n) - 1)
         st["bits"][rows] = bits
         clean = np.where(over, 0, st["clean"][rows] + 1)
@@ -263,9 +329,13 @@ class LinkDetector:
         active = st["active"][rows]
         active = (active | (over & (np.bitwise_count(bits) >= h.raise_k))) & ~(active & (clean >= h.clear_m))
         st["active"][rows] = active
-        own = frame.own_raw
+        # transitions over the last few intervals: a link that keeps flapping, not one that bounced once
+        flap_hist = np.concatenate([st["flaps"][rows][:, 1:], np.nan_to_num(own[:, FLAPS:FLAPS + 1])], axis=1)
+        flap_hist[settle > 0] = 0.0  # a device's reboot is not its links flapping
+        st["flaps"][rows] = flap_hist
+        recent_flaps = flap_hist.sum(axis=1)
         maybe_rule = (
-            (own[:, FLAPS] > 0) | (own[:, LINK_RECOVERY] > 0)
+            (recent_flaps > 0) | (own[:, LINK_RECOVERY] > 0)
             | (own[:, PFC_TX] >= self.rules.pause_storm_per_s)
             | np.fromiter((bool(li.saturated) or li.rates.get("excessive_buffer_overrun_errors", 0.0) > 0
                            for li in links), dtype=bool, count=n)
@@ -274,7 +344,8 @@ class LinkDetector:
         for i in np.nonzero(active | maybe_rule)[0].tolist():
             li = links[i]
             model_active = bool(active[i])
-            hits = evaluate(li, self.interval_s, self.rules)
+            hits = evaluate(li, self.interval_s, self.rules, device_event=bool(settle[i] > 0),
+                            recent_flaps=float(recent_flaps[i]))
             if not model_active and not hits:
                 continue
             thr = 1.0 if has_model[i] else float("inf")

@@ -12,7 +12,11 @@ SEVERITIES = ("ok", "warning", "critical")
 @dataclass(frozen=True)
 class RuleConfig:
     pause_storm_per_s: float = 10_000.0  # PFC frames/s sent on one priority: a NIC or port stuck pausing
-    flaps_critical: float = 2.0  # link transitions in one interval
+    # link transitions over the last `flap_window` intervals (this one included): a down and an up
+    # once is a reboot, a recabling or maintenance; a flapping link goes down and up again and again
+    flaps_warning: float = 2.0
+    flaps_critical: float = 4.0
+    flap_window: int = 4
 
 
 @dataclass(frozen=True)
@@ -22,16 +26,23 @@ class RuleHit:
     condition: str = ""  # a stable name for alerting: link_down, flap, saturated, buffer_overrun, pause_storm
 
 
-def evaluate(li: LinkInterval, interval_s: float, cfg: RuleConfig = RuleConfig()) -> list[RuleHit]:
+def evaluate(li: LinkInterval, interval_s: float, cfg: RuleConfig = RuleConfig(), *,
+             device_event: bool = False, recent_flaps: float = 0.0) -> list[RuleHit]:
+    """`recent_flaps`: link transitions over the last `flap_window` intervals. `device_event`: most
+    links of this link's device (or of the host at its far end) went down together: a reboot or
+    maintenance, which is not N link faults."""
     r = li.rates
     hits: list[RuleHit] = []
-    if r.get("link_downed", 0.0) > 0:
-        hits.append(RuleHit("critical", "link_downed rose: the link went down", "link_down"))
-    flaps = r.get("link_transitions", 0.0) * interval_s
-    if flaps >= cfg.flaps_critical:
-        hits.append(RuleHit("critical", f"link flapped: {flaps:.0f} transitions in {interval_s:g}s", "flap"))
-    elif flaps > 0:
-        hits.append(RuleHit("warning", f"link changed state {flaps:.0f} time(s) in {interval_s:g}s", "flap"))
+    downs = r.get("link_downed", 0.0) * interval_s
+    flaps = round(max(r.get("link_transitions", 0.0) * interval_s, recent_flaps))
+    window = f"{cfg.flap_window * interval_s:g}s"
+    if not device_event:
+        if downs >= 0.5 and (downs >= 2 or flaps >= cfg.flaps_warning or r.get("link_error_recovery", 0.0) > 0):
+            hits.append(RuleHit("critical", f"link_downed rose by {downs:.0f}: the link went down", "link_down"))
+        if flaps >= cfg.flaps_critical:
+            hits.append(RuleHit("critical", f"link flapped: {flaps} transitions in the last {window}", "flap"))
+        elif flaps >= cfg.flaps_warning:
+            hits.append(RuleHit("warning", f"link flapped: {flaps} transitions in the last {window}", "flap"))
     for name in sorted(li.saturated):
         hits.append(RuleHit("warning", f"{name} is saturated at its ceiling (value is at least the max)", "saturated"))
     if r.get("excessive_buffer_overrun_errors", 0.0) > 0:

@@ -15,7 +15,7 @@ import pytest
 from fabricwatch.core.lineprotocol import parse_line
 from fabricwatch.lab.evaluation import Injection, simulate
 from fabricwatch.models.features import FeatureBuilder, LinkInterval
-from fabricwatch.models.link_detector import Hysteresis, LinkDetector, ModelError
+from fabricwatch.models.link_detector import Finding, Hysteresis, LinkDetector, ModelError
 from fabricwatch.models.rules import evaluate
 from fabricwatch.simulator.fabric import Fabric
 from fabricwatch.simulator.faults import Fault
@@ -226,3 +226,63 @@ def test_a_link_over_the_threshold_but_worse_at_nothing_raises_no_finding(detect
         for f in det.detect(fb.build(start, links)):
             assert f.source != "model", f.explanation
             assert "below its class median" not in f.explanation and "small deviations" not in f.explanation
+
+
+def _bounce(links: list[LinkInterval], device: str | None = None, port: str | None = None,
+            transitions: float = 2.0) -> None:
+    for li in links:
+        if li.device == device and (port is None or li.port == port):
+            li.rates["link_transitions"] = transitions / INTERVAL
+
+
+def test_a_switch_reboot_is_not_forty_link_flaps_but_a_flapping_link_is_found(detector: LinkDetector) -> None:
+    """Every link of a leaf going down and up once together is a reboot (or maintenance); one link
+    going down and up in interval after interval is a flapping link, found within two intervals."""
+    detector.reset()
+    run = simulate(SPEC, 10, interval_s=INTERVAL, seed=12)
+    fb = FeatureBuilder(INTERVAL)
+    leaf = run.frames[0][1][0].device
+    victim = next(li for li in run.frames[0][1] if li.device != leaf)
+    found: list[list[Finding]] = []
+    for i, (start, links) in enumerate(run.frames):
+        if i == 3:
+            _bounce(links, leaf)  # the reboot: all its ports, once
+        if i >= 6:
+            _bounce(links, victim.device, victim.port, 1.0)  # flapping: again and again
+        found.append(detector.detect(fb.build(start, links)))
+    assert not any(f.device == leaf and "flap" in f.conditions for fs in found for f in fs)
+    assert not any(f.device == leaf and f.source != "rule" for fs in found[3:7] for f in fs)
+    flagged = [i for i, fs in enumerate(found) if any((f.device, f.port) == (victim.device, victim.port)
+                                                    and "flap" in f.conditions for f in fs)]
+    assert flagged and flagged[0] <= 7, flagged
+    flap = next(f for f in found[flagged[0]] if f.port == victim.port)
+    assert "link flapped: 2 transitions in the last 120s" in flap.explanation
+
+
+def test_a_load_step_on_much_of_a_class_raises_nothing(detector: LinkDetector) -> None:
+    """Half of a class pausing and waiting far more than in training at the same moment (a job
+    starting, an all-to-all) is load: no model finding; the same on one link is one."""
+    detector.reset()
+    run = simulate(SPEC, 8, interval_s=INTERVAL, seed=13)
+    fb = FeatureBuilder(INTERVAL)
+    crowd_found, single_found = set(), set()
+    for i, (start, links) in enumerate(run.frames):
+        down = [li for li in links if li.tags.get("role") == "leaf_down"]
+        if i >= 3:
+            for li in down[: len(down) // 2]:
+                li.rates["pfc_rx_p3"] = li.rates.get("pfc_rx_p3", 0.0) * 50 + 5000.0
+        for f in detector.detect(fb.build(start, links)):
+            if f.source != "rule":
+                crowd_found.add((f.device, f.port))
+    assert not crowd_found
+    detector.reset()
+    fb = FeatureBuilder(INTERVAL)
+    run = simulate(SPEC, 8, interval_s=INTERVAL, seed=13)
+    lone = next(li for li in run.frames[0][1] if li.tags.get("role") == "leaf_down")
+    for i, (start, links) in enumerate(run.frames):
+        if i >= 3:
+            for li in links:
+                if (li.device, li.port) == (lone.device, lone.port):
+                    li.rates["pfc_rx_p3"] = li.rates.get("pfc_rx_p3", 0.0) * 50 + 5000.0
+        single_found |= {(f.device, f.port) for f in detector.detect(fb.build(start, links))}
+    assert (lone.device, lone.port) in single_found
