@@ -112,8 +112,10 @@ class Finding:
         }
 
 
-# utilisation is the context a link is judged in, never a cause
-_CAUSES = [k for k, name in enumerate(OWN_NAMES) if name != "util_pct"]
+# utilisation is the context a link is judged in, never a cause; more ECN marks than its peers is
+# congestion control doing its job on a busier link (incast, hash polarisation), not a degraded link:
+# for ECN only its absence is a fault (tested on its own, `_ecn_missing`)
+_CAUSES = [k for k, name in enumerate(OWN_NAMES) if name not in ("util_pct", "ecn_per_mpkt")]
 
 
 def explain(frame: FeatureFrame, i: int, top: int = 3) -> tuple[str, list[dict[str, Any]]]:
@@ -336,7 +338,7 @@ class LinkDetector:
         recent_flaps = flap_hist.sum(axis=1)
         maybe_rule = (
             (recent_flaps > 0) | (own[:, LINK_RECOVERY] > 0)
-            | (own[:, PFC_TX] >= self.rules.pause_storm_per_s)
+            | (own[:, PFC_TX] >= self.rules.pause_storm_per_s) | (own[:, PFC_RX] >= self.rules.pause_storm_per_s)
             | np.fromiter((bool(li.saturated) or li.rates.get("excessive_buffer_overrun_errors", 0.0) > 0
                            for li in links), dtype=bool, count=n)
         )

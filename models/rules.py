@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fabricwatch.models.features import LinkInterval
+from fabricwatch.models.features import LinkInterval, parse_speed
+
+STALLED = 0.02  # of the link's speed: the paused direction has (nearly) stopped
 
 SEVERITIES = ("ok", "warning", "critical")
 
@@ -47,11 +49,17 @@ def evaluate(li: LinkInterval, interval_s: float, cfg: RuleConfig = RuleConfig()
         hits.append(RuleHit("warning", f"{name} is saturated at its ceiling (value is at least the max)", "saturated"))
     if r.get("excessive_buffer_overrun_errors", 0.0) > 0:
         hits.append(RuleHit("warning", "excessive buffer overrun errors", "buffer_overrun"))
+    # a storm is pausing that stops the traffic: a NIC stuck sending pauses freezes what its port
+    # would send it (a busy port that pauses hard but keeps moving data is congestion, not a storm)
+    speed = parse_speed(li.tags.get("speed")) / 8
     for p in range(8):
-        rate = r.get(f"pfc_tx_p{p}", 0.0)
-        if rate >= cfg.pause_storm_per_s:
-            hits.append(RuleHit("critical", f"PFC pause storm: {rate:,.0f} pause frames/s sent on priority {p}",
-                                "pause_storm"))
+        for sent, direction, frozen in (("tx", "sent", "in_octets"), ("rx", "received", "out_octets")):
+            rate = r.get(f"pfc_{sent}_p{p}", 0.0)
+            if rate >= cfg.pause_storm_per_s and r.get(frozen, 0.0) < STALLED * speed:
+                hits.append(RuleHit("critical", f"PFC pause storm: {rate:,.0f} pause frames/s {direction} on "
+                                                f"priority {p} while the paused direction carries "
+                                                f"{r.get(frozen, 0.0) * 8 / 1e9:,.2f} Gb/s", "pause_storm"))
+                break
     return hits
 
 

@@ -148,6 +148,9 @@ class Fabric:
                 self._oper_up[rows] = want_up
         up &= self._oper_up
         util = np.where(up, util, 0.0)
+        for f in self.faults:
+            if f.kind == "pfc_storm":  # the peer stuck pausing: what this port sends it stops
+                util[self._fault_rows(f)] *= 0.005
         octets = util * self._speed_Bps * dt
         pkts = octets / MEAN_PKT_BYTES
         congestion = np.clip(util - 0.6, 0.0, None)  # queues build above ~60 % load
