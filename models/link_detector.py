@@ -65,6 +65,15 @@ class ClassModel:
     # intervals exceed at the false-alarm budget; catches one feature far off when the forest,
     # which splits on one random feature at a time, scores it only moderately
     peer_limits: np.ndarray | None = None
+    # (load bin, own feature): the most a healthy link of the class showed at that utilisation in
+    # training (a high quantile, with margin): what "worse than expected at its load" is measured by
+    ceilings: np.ndarray | None = None
+
+    def ceiling(self, util_pct: float, k: int) -> float:
+        if self.ceilings is None:
+            return 0.0
+        b = min(int(max(util_pct, 0.0) // LOAD_BIN_PCT), len(self.ceilings) - 1)
+        return float(self.ceilings[b, k])
 
     def combined(self, forest_scores: np.ndarray, X: np.ndarray) -> np.ndarray:
         """max(forest score / its threshold, worst peer deviation / its limit): > 1 is anomalous."""
@@ -118,7 +127,8 @@ class Finding:
 _CAUSES = [k for k, name in enumerate(OWN_NAMES) if name not in ("util_pct", "ecn_per_mpkt")]
 
 
-def explain(frame: FeatureFrame, i: int, top: int = 3) -> tuple[str, list[dict[str, Any]]]:
+def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None = None
+            ) -> tuple[str, list[dict[str, Any]]]:
     """The features that make row i *worse* than expected, in words and numbers: above its
     load-matched class peers, or above its own history. Empty when nothing is worse (a link that
     only stands out by being quieter than its peers is not degraded)."""
@@ -132,10 +142,16 @@ def explain(frame: FeatureFrame, i: int, top: int = 3) -> tuple[str, list[dict[s
     hist_dev = X[i, 2 * N_OWN :] / 0.5
     parts, feats = [], []
     candidates = []
+    util = float(np.nan_to_num(frame.own_raw[i, OWN_NAMES.index("util_pct")]))
     for k in _CAUSES:
         value = float(frame.own_raw[i, k])
         median = float(frame.class_median_raw[i, k])
         if not value > 0:
+            continue
+        # what healthy links of the class did at this load in training: a busy link pausing as
+        # busy links do is not worse than expected, however far it stands from an idle median
+        ceiling = model.ceiling(util, k) if model is not None and k not in _LOAD_FREE else 0.0
+        if value <= ceiling:
             continue
         if value > median and peer_dev[k] >= 2.0:
             candidates.append((float(peer_dev[k]), k, "peers", median))
@@ -151,12 +167,43 @@ def explain(frame: FeatureFrame, i: int, top: int = 3) -> tuple[str, list[dict[s
             ratio = f"{value / expected:,.0f}x its class median ({expected:,.3g}{unit})" if expected > 0 \
                 else "where its class has none"
             words = f"{name} {value:,.3g}{unit}, {ratio}"
+            if model is not None and model.ceilings is not None and k not in _LOAD_FREE:
+                words += (f"; healthy links of its class at {util:.0f}% load stay under "
+                          f"{model.ceiling(util, k):,.3g}{unit}")
         else:
             words = f"{name} {value:,.3g}{unit}, up from its usual {expected:,.3g}{unit}"
         parts.append(words)
         feats.append({"feature": name, "value": value, "expected": expected, "against": against,
                       "deviation": round(strength, 2)})
     return "; ".join(parts), feats
+
+
+LOAD_BIN_PCT = 10.0  # utilisation bins of the healthy ceilings
+CEILING_QUANTILE = 0.999
+CEILING_MARGIN = 1.5
+MIN_BIN_ROWS = 50
+
+
+def _ceilings(own: np.ndarray) -> np.ndarray:
+    """Per 10 % utilisation bin, the healthy ceiling of every own feature: the class's 99.9th
+    percentile there, times a margin. A bin with too few rows takes the next busier bin's (more
+    load never means less pausing), and every bin at least the ones below it."""
+    util = np.nan_to_num(own[:, OWN_NAMES.index("util_pct")])
+    n_bins = int(100 // LOAD_BIN_PCT) + 1
+    bins = np.minimum((util // LOAD_BIN_PCT).astype(int), n_bins - 1)
+    values = np.nan_to_num(own)
+    overall = np.quantile(values, CEILING_QUANTILE, axis=0) * CEILING_MARGIN
+    out = np.tile(overall, (n_bins, 1))
+    have = np.zeros(n_bins, dtype=bool)
+    for b in range(n_bins):
+        rows = values[bins == b]
+        if len(rows) >= MIN_BIN_ROWS:
+            out[b] = np.quantile(rows, CEILING_QUANTILE, axis=0) * CEILING_MARGIN
+            have[b] = True
+    for b in range(n_bins - 2, -1, -1):  # sparse bins borrow from busier ones
+        if not have[b]:
+            out[b] = out[b + 1]
+    return np.maximum.accumulate(out, axis=0)
 
 
 SETTLE_INTERVALS = 4  # after a device-wide bounce (reboot, firmware update): at least the flap window
@@ -234,10 +281,13 @@ class LinkDetector:
         """Fit one forest per class on healthy intervals; the threshold is the score that
         held-out intervals (the last 20 % in time) exceed at the false-alarm budget."""
         by_class: dict[str, list[tuple[int, str, str, np.ndarray]]] = {}
+        own_rows: dict[str, list[np.ndarray]] = {}
         for frame in frames:
             for i, c in enumerate(frame.classes):
                 li = frame.links[i]
                 by_class.setdefault(c, []).append((frame.start_ns, li.device, li.port, frame.X[i]))
+                own_rows.setdefault(c, []).append(frame.own_raw[i])
+        own_by_class = {c: np.array(rows) for c, rows in own_rows.items()}
         self.models.clear()
         classes = sorted(by_class)
         for n, c in enumerate(classes):
@@ -261,7 +311,8 @@ class LinkDetector:
             peer_hold = np.abs(hold[:, N_OWN : 2 * N_OWN])
             limits = np.maximum(np.quantile(peer_hold, q, axis=0, method="higher") * PEER_MARGIN,
                                 MIN_PEER_LIMIT)
-            self.models[c] = ClassModel(forest, threshold, len(train), len(hold), limits)
+            self.models[c] = ClassModel(forest, threshold, len(train), len(hold), limits,
+                                        _ceilings(own_by_class[c]))
             if progress:
                 progress(c, n + 1, len(classes))
         if not self.models:
@@ -354,7 +405,8 @@ class LinkDetector:
             severities = [hit.severity for hit in hits]
             if model_active:
                 severities.append("critical" if scores[i] > 2 * thr else "warning")
-            words, feats = explain(frame, i) if model_active else ("", [])
+            model = self.models.get(frame.classes[i])
+            words, feats = explain(frame, i, model=model) if model_active else ("", [])
             if model_active and not words and not ecn_missing[i]:
                 # over the forest's threshold without one feature worse than expected: quieter or
                 # differently busy, not degraded; no page
@@ -386,7 +438,8 @@ class LinkDetector:
             "hysteresis": self.hysteresis.__dict__,
             "classes": {c: {"threshold": m.threshold, "train_rows": m.train_rows,
                             "holdout_rows": m.holdout_rows,
-                            "peer_limits": None if m.peer_limits is None else m.peer_limits.tolist()}
+                            "peer_limits": None if m.peer_limits is None else m.peer_limits.tolist(),
+                            "ceilings": None if m.ceilings is None else m.ceilings.tolist()}
                         for c, m in self.models.items()},
             "training": self.training,
             "sha256": hashlib.sha256(blob).hexdigest(),
@@ -431,7 +484,8 @@ class LinkDetector:
                   hysteresis=Hysteresis(**meta["hysteresis"]))
         det.models = {
             c: ClassModel(forests[c], info["threshold"], info["train_rows"], info["holdout_rows"],
-                          None if info.get("peer_limits") is None else np.array(info["peer_limits"]))
+                          None if info.get("peer_limits") is None else np.array(info["peer_limits"]),
+                          None if info.get("ceilings") is None else np.array(info["ceilings"]))
             for c, info in meta["classes"].items()
         }
         det.training = meta["training"]

@@ -78,7 +78,7 @@ def test_hysteresis_needs_k_of_n_and_m_clean_to_clear(detector: LinkDetector,
     # the scores are scripted on a healthy link: give it a cause, so that only hysteresis decides
     import fabricwatch.models.link_detector as ld
 
-    monkeypatch.setattr(ld, "explain", lambda frame, i: ("pfc_rx 900/s, 9x its class median (100/s)", []))
+    monkeypatch.setattr(ld, "explain", lambda frame, i, **kw: ("pfc_rx 900/s, 9x its class median (100/s)", []))
     pattern = [0, 0, 3, 0, 0, 0, 3, 0, 3, 3, 0, 0, 0, 0]  # a lone spike, then 2 of 3, a gap, clear
     det = ScriptedScores(pattern, interval_s=INTERVAL, hysteresis=Hysteresis(raise_k=2, raise_n=3, clear_m=2))
     det.models = detector.models
