@@ -19,7 +19,7 @@ import skops.io as sio
 from sklearn.ensemble import IsolationForest
 
 from fabricwatch.models.features import FEATURE_NAMES, N_OWN, OWN_NAMES, UNITS, FeatureFrame, LinkInterval, LinkState
-from fabricwatch.models.rules import RuleConfig, evaluate, worst
+from fabricwatch.models.rules import RuleConfig, RuleHit, evaluate, worst
 
 MODEL_VERSION = 2  # 2: forests in skops format (1 held a pickle, which loading would execute)
 MIN_CLASS_ROWS = 50
@@ -206,6 +206,9 @@ def _ceilings(own: np.ndarray) -> np.ndarray:
     return np.maximum.accumulate(out, axis=0)
 
 
+ERRORS = OWN_NAMES.index("errors")
+ERRORS_PERSIST = 6  # intervals of the last 8 with errors
+
 SETTLE_INTERVALS = 4  # after a device-wide bounce (reboot, firmware update): at least the flap window
 CROWD_CLASS = 0.15  # share of a class over its threshold at once: load, not that many faults
 CROWD_RAIL = 0.5  # the same within one rail, or one device, of a class (a busy rail, one job's hosts)
@@ -334,7 +337,8 @@ class LinkDetector:
         """Forget every link's hysteresis state (a new fabric or a new replay)."""
         # per link: the last raise_n over/under bits, clean intervals in a row, finding active
         self._state = LinkState(bits=((), np.uint16), clean=((), np.int32), active=((), np.bool_),
-                                flaps=((self.rules.flap_window,), np.float32), settle=((), np.int8))
+                                flaps=((self.rules.flap_window,), np.float32), settle=((), np.int8),
+                                erred=((), np.uint8))
 
     def forget(self, keys: Iterable[tuple[str, str]]) -> None:
         """Forget these links' hysteresis state (their target was removed)."""
@@ -387,9 +391,16 @@ class LinkDetector:
         flap_hist[settle > 0] = 0.0  # a device's reboot is not its links flapping
         st["flaps"][rows] = flap_hist
         recent_flaps = flap_hist.sum(axis=1)
+        # corruption that persists: errors in most recent intervals, however few (a healthy link
+        # has a stray FCS error now and then; a dirty optic has them interval after interval)
+        erred = ((st["erred"][rows] << 1) | (np.nan_to_num(own[:, ERRORS]) > 0).astype(np.uint8)) & np.uint8(0xFF)
+        erred[settle > 0] = 0
+        st["erred"][rows] = erred
+        persistent = np.bitwise_count(erred) >= ERRORS_PERSIST
         maybe_rule = (
             (recent_flaps > 0) | (own[:, LINK_RECOVERY] > 0)
             | (own[:, PFC_TX] >= self.rules.pause_storm_per_s) | (own[:, PFC_RX] >= self.rules.pause_storm_per_s)
+            | persistent
             | np.fromiter((bool(li.saturated) or li.rates.get("excessive_buffer_overrun_errors", 0.0) > 0
                            for li in links), dtype=bool, count=n)
         )
@@ -399,6 +410,11 @@ class LinkDetector:
             model_active = bool(active[i])
             hits = evaluate(li, self.interval_s, self.rules, device_event=bool(settle[i] > 0),
                             recent_flaps=float(recent_flaps[i]))
+            if persistent[i]:
+                n_err = int(np.bitwise_count(erred[i]))
+                hits.append(RuleHit("warning", f"errors in {n_err} of the last 8 intervals "
+                                               f"({float(own[i, ERRORS]):,.3g}/s now): corruption that persists "
+                                               "(optic, cable or connector?)", "corruption"))
             if not model_active and not hits:
                 continue
             thr = 1.0 if has_model[i] else float("inf")

@@ -286,3 +286,26 @@ def test_a_load_step_on_much_of_a_class_raises_nothing(detector: LinkDetector) -
                     li.rates["pfc_rx_p3"] = li.rates.get("pfc_rx_p3", 0.0) * 50 + 5000.0
         single_found |= {(f.device, f.port) for f in detector.detect(fb.build(start, links))}
     assert (lone.device, lone.port) in single_found
+
+
+def test_corruption_that_persists_is_found_and_a_stray_error_is_not(detector: LinkDetector) -> None:
+    """A few FCS errors interval after interval on an idle link (a dirty optic at low load) is a
+    finding; one stray error on another link is not."""
+    detector.reset()
+    run = simulate(SPEC, 12, interval_s=INTERVAL, seed=14)
+    fb = FeatureBuilder(INTERVAL)
+    dirty = run.frames[0][1][5]
+    stray = run.frames[0][1][9]
+    found: set[tuple[str, str]] = set()
+    for i, (start, links) in enumerate(run.frames):
+        for li in links:
+            if (li.device, li.port) == (dirty.device, dirty.port) and i >= 2:
+                li.rates["fcs_errors"] = 3 / INTERVAL
+            if (li.device, li.port) == (stray.device, stray.port) and i == 4:
+                li.rates["fcs_errors"] = 1 / INTERVAL
+        for f in detector.detect(fb.build(start, links)):
+            if "corruption" in f.conditions:
+                found.add((f.device, f.port))
+                assert "errors in" in f.explanation and "of the last 8 intervals" in f.explanation
+    assert (dirty.device, dirty.port) in found
+    assert (stray.device, stray.port) not in found
