@@ -51,3 +51,35 @@ async def test_events_over_tls_verified_against_the_ca(tmp_path: Path) -> None:
         assert b'"device": "leaf1"' in got[0] and sink.published >= 1
     finally:
         broker.stop()
+
+
+async def test_nccl_results_subscribed_over_tls(tmp_path: Path) -> None:
+    from fabricwatch.nccl.config import NcclSection
+    from fabricwatch.nccl.service import NcclService
+    from tests.nccl_logs import render
+
+    cert, key = self_signed(tmp_path, "localhost", ip="127.0.0.1")
+    broker = Mosquitto(tmp_path / "mqtt", tls=(cert, key))
+    broker.start()
+    written: list[list[str]] = []
+
+    async def write(lines: list[str]) -> None:
+        written.append(lines)
+
+    svc = NcclService(NcclSection(mqtt={"port": broker.port, "topic": "lab/nccl/#",
+                                        "tls": {"enabled": True, "ca_file": str(cert)}}), write)
+    task = asyncio.create_task(svc.subscribe())
+    try:
+        await asyncio.sleep(1.0)
+        ctx = ssl.create_default_context(cafile=str(cert))
+        log = render("all_reduce", ["n1", "n2"], 2, {1 << 20: 10.0, 1 << 24: 20.0})
+        async with aiomqtt.Client("127.0.0.1", broker.port, identifier="harness", tls_context=ctx) as c:
+            await c.publish("lab/nccl/run1", log.encode(), qos=1)
+        for _ in range(50):
+            if svc.ingested_runs:
+                break
+            await asyncio.sleep(0.1)
+        assert svc.ingested_runs == 1 and written and svc.rejected == 0
+    finally:
+        task.cancel()
+        broker.stop()
