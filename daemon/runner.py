@@ -83,7 +83,7 @@ class Runner:
         self.targets: dict[str, TargetStatus] = {}
         self.metrics = SelfMetrics()
         self.metrics.register(TargetMetrics(lambda: list(self.targets.values())))
-        self.metrics.register(ServiceMetrics(lambda: [*self.services, *(t for s in self.sinks for t in s.tasks)]))
+        self.metrics.register(ServiceMetrics(self.supervised))
         self.metrics.register(RateMetrics(self.pipeline.rates.stats))
         for group in _by_kind(self.sinks) + _by_kind(self.event_sinks):
             self.metrics.register(type(group[0]).metrics(group))
@@ -239,11 +239,15 @@ class Runner:
         for sink in self.sinks:
             await sink.write(lines)
 
+    def supervised(self) -> list[Supervised]:
+        """Every supervised task: the services beside the targets and each sink's own."""
+        return [*self.services, *(t for sink in self.sinks for t in sink.tasks)]
+
     def not_ready(self) -> str | None:
         """Why the daemon is not ready, or None: starting or stopping, or a task waiting to restart."""
         if not self.ready:
             return "starting or stopping"
-        down = [s.name for s in [*self.services, *(t for sink in self.sinks for t in sink.tasks)] if s.restarting]
+        down = [s.name for s in self.supervised() if s.restarting]
         return f"restarting after a crash: {', '.join(down)}" if down else None
 
     async def _expire_ports(self) -> None:

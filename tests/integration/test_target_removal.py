@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import stat
 from pathlib import Path
 from typing import Any
 
@@ -16,16 +15,11 @@ import tomli_w
 from fabricwatch.daemon.config import load
 from fabricwatch.daemon.runner import Runner
 from fabricwatch.simulator.service import Simulator
+from tests.ibtools import ib_stand_ins
 from tests.integration.helpers import start_sim
 from tests.servers import free_port
 
 pytestmark = pytest.mark.integration
-
-
-def _script(path: Path, body: str) -> str:
-    path.write_text("#!/bin/sh\n" + body)
-    path.chmod(path.stat().st_mode | stat.S_IEXEC)
-    return str(path)
 
 
 async def _setup(kind: str, tmp_path: Path, fixtures: Path) -> tuple[Simulator | None, list[dict[str, Any]]]:
@@ -38,14 +32,7 @@ async def _setup(kind: str, tmp_path: Path, fixtures: Path) -> tuple[Simulator |
     if kind == "ufm":
         sim = await start_sim(ufm={"enabled": True})
         return sim, sim.daemon_ufm_collectors(0.3)
-    ib = fixtures / "ib"
-    disc = _script(tmp_path / "ibnetdiscover", f'cat "{ib}/ibnetdiscover/test.out"\n')
-    perf = _script(tmp_path / "perfquery", f"""case "$2" in
-  1719) cat "{ib}/perfquery/0x7cfe9003009ce5b0.out" ;;
-  2052) cat "{ib}/perfquery/0x506b4b03005c2740.out" ;;
-  *) echo "ibwarn: no such lid $2" >&2; exit 1 ;;
-esac
-""")
+    disc, perf = ib_stand_ins(tmp_path, fixtures)
     return None, [{"fabric": "lab-ib", "ibnetdiscover": [disc, "-p"], "perfquery": [perf, "-x", "{lid}"],
                    "interval": 0.3, "timeout": 2.0}]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import stat
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from fabricwatch.collectors.ibdiag.parsers import (
 )
 from fabricwatch.core.errors import TargetError
 from fabricwatch.core.topology import Topology
+from tests.ibtools import ib_stand_ins, shell_script
 
 
 def _fields(text: str) -> list[dict[str, int]]:
@@ -101,25 +101,11 @@ def test_a_2328_node_hdr_fabric_becomes_a_topology_with_the_right_peers(fixtures
     assert tp.tags(first.peer_name, first.peer_port)["peer_device"] == first.name
 
 
-def _script(path: Path, body: str) -> str:
-    path.write_text("#!/bin/sh\n" + body)
-    path.chmod(path.stat().st_mode | stat.S_IEXEC)
-    return str(path)
-
-
 async def test_collector_runs_the_tools_with_bounded_concurrency_and_timeouts(
     fixtures: Path, tmp_path: Path
 ) -> None:
-    ib = fixtures / "ib"
     # stand-ins for the tools (no IB hardware here): they print the recorded outputs
-    disc = _script(tmp_path / "ibnetdiscover", f'cat "{ib}/ibnetdiscover/test.out"\n')
-    perf = _script(tmp_path / "perfquery", f"""case "$2" in
-  1719) cat "{ib}/perfquery/0x7cfe9003009ce5b0.out" ;;
-  2052) cat "{ib}/perfquery/0x506b4b03005c2740.out" ;;
-  1781) exec sleep 5 ;;
-  *) echo "ibwarn: no such lid $2" >&2; exit 1 ;;
-esac
-""")
+    disc, perf = ib_stand_ins(tmp_path, fixtures, hanging_lid=1781)
     cfg = IbDiagConfig(ibnetdiscover=[disc, "-p"], perfquery=[perf, "-x", "{lid}"], timeout=1.0,
                        max_concurrency=2, fabric="lab-ib")
     [collector] = cfg.build()
@@ -150,7 +136,7 @@ async def test_tools_get_no_secrets_and_die_with_their_children(tmp_path: Path,
     out = await run_command(["/usr/bin/env"], timeout=5, who="t")
     assert "s3cret" not in out and "PATH=" in out
     pidfile = tmp_path / "child.pid"
-    hang = _script(tmp_path / "hang", f"sleep 60 & echo $! > {pidfile}\nwait\n")
+    hang = shell_script(tmp_path / "hang", f"sleep 60 & echo $! > {pidfile}\nwait\n")
     with pytest.raises(TargetError, match="took over"):
         await run_command([hang], timeout=0.5, who="t")
     child = int(pidfile.read_text())
