@@ -198,13 +198,19 @@ async def run_demo(args: argparse.Namespace) -> int:
             rates: dict[str, float] = {}
             last_values, last_t = 0, time.monotonic()
             with Live(_view(runner, influx_note, rates), refresh_per_second=2, screen=False) as live:
-                while not run_task.done():
+                # leave the live view as soon as a stop is asked for: the flush that follows
+                # must not wait behind a terminal redraw
+                while not run_task.done() and not runner.stopping:
                     await asyncio.wait({run_task}, timeout=1.0)
+                    if runner.stopping:
+                        break
                     now = time.monotonic()
                     values = sum(t.values for t in runner.targets.values())
                     rates["values"] = (values - last_values) / max(now - last_t, 1e-6)
                     last_values, last_t = values, now
                     live.update(_view(runner, influx_note, rates))
+            if runner.stopping:
+                print("fabricwatch demo: stopping, flushing to storage...", flush=True)
         code = await run_task
     finally:
         if stop_timer is not None:

@@ -105,6 +105,11 @@ class Runner:
     def stop(self) -> None:
         self._stop.set()
 
+    @property
+    def stopping(self) -> bool:
+        """True once a stop was asked for (signal, --duration or stop())."""
+        return self._stop.is_set()
+
     def request_reload(self) -> None:
         self._reload.set()
 

@@ -60,8 +60,12 @@ def test_demo_writes_to_influxdb_with_live_view_and_stops_on_ctrl_c(tmp_path: Pa
                 break
         screen += read_pty(master, 8)  # collect a while: the flapping link goes down and up
         proc.send_signal(signal.SIGINT)  # Ctrl-C
-        screen += read_pty(master, 3)
-        assert proc.wait(30) == 0, screen[-2000:]
+        deadline = time.monotonic() + 30
+        while proc.poll() is None and time.monotonic() < deadline:
+            screen += read_pty(master, 0.5)  # a terminal keeps reading while the demo flushes
+        screen += read_pty(master, 0.5)
+        assert proc.wait(1) == 0, screen[-2000:]
+        assert "stopping, flushing to storage" in screen
         assert "targets up 4/4" in screen  # the live view, with every simulated switch up
         assert "top links by pause and error rate" in screen
         assert "fabricwatch demo stopped" in screen
