@@ -12,7 +12,7 @@ from fabricwatch.core.influxql import InfluxQL
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
 from fabricwatch.core.timeparse import parse_time_ns
 from fabricwatch.models.features import IntervalAggregator, LinkInterval
-from fabricwatch.pipeline.rates import RateEngine
+from fabricwatch.pipeline.rates import RateEngine, with_speed
 
 log = logging.getLogger("fabricwatch.replay")
 TAG_KEYS = ("device", "port")
@@ -98,6 +98,6 @@ def intervals_from_samples(samples: Iterable[PortSample], interval_s: float = 30
         last_ts[key] = s.ts_ns
         if result is None or not result.rates or prev is None:
             continue
-        agg.add(s.device, s.port, s.ts_ns, result.rates, s.tags, result.saturated,
+        agg.add(s.device, s.port, s.ts_ns, with_speed(result), s.tags, result.saturated,
                 dt_s=(s.ts_ns - prev) / 1e9)
     return agg.flush()

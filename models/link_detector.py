@@ -19,7 +19,7 @@ import skops.io as sio
 from sklearn.ensemble import IsolationForest
 
 from fabricwatch.models.features import FEATURE_NAMES, N_OWN, OWN_NAMES, UNITS, FeatureFrame, LinkInterval, LinkState
-from fabricwatch.models.rules import RuleConfig, RuleHit, evaluate, worst
+from fabricwatch.models.rules import RuleConfig, RuleHit, evaluate, speed_degraded, worst
 
 MODEL_VERSION = 2  # 2: forests in skops format (1 held a pickle, which loading would execute)
 MIN_CLASS_ROWS = 50
@@ -30,6 +30,7 @@ FLAPS = OWN_NAMES.index("flaps")
 LINK_RECOVERY = OWN_NAMES.index("link_recovery")
 PFC_TX = OWN_NAMES.index("pfc_tx")
 PFC_RX = OWN_NAMES.index("pfc_rx")
+UTIL = OWN_NAMES.index("util_pct")
 ECN_PEER_MIN = 100.0  # marks per 1M packets among peers before silence counts as missing ECN
 PEER_MARGIN = 1.2  # over the budget quantile of held-out healthy deviations
 
@@ -68,12 +69,17 @@ class ClassModel:
     # (load bin, own feature): the most a healthy link of the class showed at that utilisation in
     # training (a high quantile, with margin): what "worse than expected at its load" is measured by
     ceilings: np.ndarray | None = None
+    # per link seen in training: the most it showed of each load-driven feature, with margin (a
+    # storage port's checkpoint drops, a slow receiver's pauses: that link's healthy, not its class's)
+    link_ceilings: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
 
-    def ceiling(self, util_pct: float, k: int) -> float:
+    def ceiling(self, util_pct: float, k: int, link: tuple[str, str] | None = None) -> float:
+        own = self.link_ceilings.get(link) if link is not None else None
+        mine = float(own[k]) if own is not None else 0.0
         if self.ceilings is None:
-            return 0.0
+            return mine
         b = min(int(max(util_pct, 0.0) // LOAD_BIN_PCT), len(self.ceilings) - 1)
-        return float(self.ceilings[b, k])
+        return max(float(self.ceilings[b, k]), mine)
 
     def combined(self, forest_scores: np.ndarray, X: np.ndarray) -> np.ndarray:
         """max(forest score / its threshold, worst peer deviation / its limit): > 1 is anomalous."""
@@ -109,26 +115,101 @@ class Finding:
     explanation: str
     top_features: list[dict[str, Any]] = field(default_factory=list)
     conditions: list[str] = field(default_factory=list)  # model, ecn_missing, and the rules' names
+    level: str = "link"  # link, or device: a condition of the whole switch (port is "*")
+    peer: tuple[str, str] | None = None  # the far end of the cable (device, port), from the topology
+    ports: list[str] = field(default_factory=list)  # a device finding: the ports that show it
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.time_ns / 1e9)),
-            "time_ns": self.time_ns, "device": self.device, "port": self.port,
+            "time_ns": self.time_ns, "device": self.device, "port": self.port, "level": self.level,
             "class": self.link_class, "score": round(self.score, 4),
             "threshold": round(self.threshold, 4) if math.isfinite(self.threshold) else None,
             "severity": self.severity, "source": self.source,
             "explanation": self.explanation, "features": self.top_features, "conditions": self.conditions,
         }
+        if self.peer is not None:
+            out["peer"] = {"device": self.peer[0], "port": self.peer[1]}
+        if self.ports:
+            out["ports"] = self.ports
+        return out
 
 
-# utilisation is the context a link is judged in, never a cause; more ECN marks than its peers is
-# congestion control doing its job on a busier link (incast, hash polarisation), not a degraded link:
-# for ECN only its absence is a fault (tested on its own, `_ecn_missing`)
-_CAUSES = [k for k, name in enumerate(OWN_NAMES) if name not in ("util_pct", "ecn_per_mpkt")]
+def _peer(li: LinkInterval) -> tuple[str, str] | None:
+    device, port = li.tags.get("peer_device"), li.tags.get("peer_port")
+    return (device, port) if device and port else None
 
 
-def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None = None
-            ) -> tuple[str, list[dict[str, Any]]]:
+DEVICE_MIN_PORTS = 3  # ports of one switch with ECN missing at once: the switch, not its ports
+
+
+def _device_findings(frame: FeatureFrame, findings: list[Finding]) -> list[Finding]:
+    """ECN missing on several ports of one switch is one condition of that switch (ECN disabled or
+    its profile wrong), reported once as a device finding; the ports stay listed in it."""
+    ecn_only: dict[str, list[Finding]] = {}
+    for f in findings:
+        if "ecn_missing" in f.conditions and set(f.conditions) <= {"ecn_missing", "anomaly"}:
+            ecn_only.setdefault(f.device, []).append(f)
+    grouped = {d: fs for d, fs in ecn_only.items() if len(fs) >= DEVICE_MIN_PORTS}
+    if not grouped:
+        return findings
+    out = [f for f in findings if f.device not in grouped or f not in grouped[f.device]]
+    row = {(li.device, li.port): i for i, li in enumerate(frame.links)}
+    for device, fs in grouped.items():
+        rows = [row[(f.device, f.port)] for f in fs]
+        marks = float(np.median(frame.class_median_raw[rows, ECN]))
+        sent = float(np.nansum(frame.own_raw[rows, PFC_TX]))
+        usual = float(np.nansum(frame.class_median_raw[rows, PFC_TX]))
+        loaded = sum(1 for li in frame.links if li.device == device
+                     and float(np.nan_to_num(frame.own_raw[row[(li.device, li.port)], UTIL])) >= 5.0)
+        words = (f"ECN marks nothing on {len(fs)} of its {loaded} ports carrying traffic while ports of their "
+                 f"classes mark {marks:,.0f} per 1M pkts: ECN disabled or misconfigured on the switch?")
+        if usual > 0 and sent > 2 * usual:
+            words += f"; it sends {sent / usual:,.1f}x the pauses its peers do ({sent:,.3g}/s on those ports)"
+        out.append(Finding(frame.start_ns, device, "*", "device", max(f.score for f in fs), 1.0, True,
+                           worst([f.severity for f in fs]), "model", words,
+                           [{"feature": "ecn_per_mpkt", "value": 0.0, "expected": marks, "against": "peers",
+                             "deviation": 0.0}],
+                           ["ecn_missing"], level="device", ports=sorted(f.port for f in fs)))
+    return out
+
+
+def _one_per_cable(findings: list[Finding]) -> list[Finding]:
+    """Both ends of one cable flagged in the same interval are one problem: keep the stronger end
+    and say what its far end shows (the scorer of a page is the on-call engineer, not the port count)."""
+    at = {(f.device, f.port): f for f in findings if f.level == "link"}
+    dropped: set[int] = set()
+    for f in findings:
+        if f.peer is None or id(f) in dropped:
+            continue
+        other = at.get(f.peer)
+        if other is None or other is f or id(other) in dropped or other.peer != (f.device, f.port):
+            continue
+        keep, drop = sorted((f, other), key=lambda x: (worst([x.severity]) == "critical", x.score), reverse=True)
+        keep.explanation += f"; its far end {drop.device}:{drop.port} shows it too ({drop.explanation})"
+        keep.conditions = sorted(set(keep.conditions) | set(drop.conditions))
+        dropped.add(id(drop))
+    return [f for f in findings if id(f) not in dropped]
+
+
+# What a link can be blamed for. Utilisation is the context a link is judged in, never a cause.
+# More ECN marks than its peers is congestion control doing its job on a busier link (incast, hash
+# polarisation): for ECN only its absence is a fault (`_ecn_missing`). Pauses a port *sends* say its
+# switch's buffers fill because an egress elsewhere is congested (a checkpoint to storage, an
+# incast): the cause is not this link, and a switch pausing everywhere is a device finding. Flaps
+# belong to the flap rule, which looks over several intervals (one bounce is maintenance).
+_NOT_CAUSES = ("util_pct", "ecn_per_mpkt", "pfc_tx", "flaps")
+_CAUSES = [k for k, name in enumerate(OWN_NAMES) if name not in _NOT_CAUSES]
+DISCARDS = OWN_NAMES.index("discards")
+DISCARDS_PER_PKT = 1e-6  # drops below one per million packets are noise on any fabric
+
+
+def _packets(li: LinkInterval) -> float:
+    return li.rates.get("in_pkts", 0.0) + li.rates.get("out_pkts", 0.0)
+
+
+def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None = None,
+            just_bounced: bool = False) -> tuple[str, list[dict[str, Any]]]:
     """The features that make row i *worse* than expected, in words and numbers: above its
     load-matched class peers, or above its own history. Empty when nothing is worse (a link that
     only stands out by being quieter than its peers is not degraded)."""
@@ -148,9 +229,14 @@ def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None 
         median = float(frame.class_median_raw[i, k])
         if not value > 0:
             continue
+        if k == DISCARDS and value < DISCARDS_PER_PKT * _packets(frame.links[i]):
+            continue
+        if just_bounced and k in _LOAD_FREE:
+            continue  # a link coming up counts a few errors while it trains: the flap rule judges bounces
         # what healthy links of the class did at this load in training: a busy link pausing as
         # busy links do is not worse than expected, however far it stands from an idle median
-        ceiling = model.ceiling(util, k) if model is not None and k not in _LOAD_FREE else 0.0
+        link = (frame.links[i].device, frame.links[i].port)
+        ceiling = model.ceiling(util, k, link) if model is not None and k not in _LOAD_FREE else 0.0
         if value <= ceiling:
             continue
         if value > median and peer_dev[k] >= 2.0:
@@ -170,6 +256,8 @@ def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None 
             if model is not None and model.ceilings is not None and k not in _LOAD_FREE:
                 words += (f"; healthy links of its class at {util:.0f}% load stay under "
                           f"{model.ceiling(util, k):,.3g}{unit}")
+                if link in model.link_ceilings:
+                    words += f", this link under {float(model.link_ceilings[link][k]):,.3g}{unit}"
         else:
             words = f"{name} {value:,.3g}{unit}, up from its usual {expected:,.3g}{unit}"
         parts.append(words)
@@ -182,6 +270,21 @@ LOAD_BIN_PCT = 10.0  # utilisation bins of the healthy ceilings
 CEILING_QUANTILE = 0.999
 CEILING_MARGIN = 1.5
 MIN_BIN_ROWS = 50
+
+
+LINK_CEILING_MARGIN = 1.5
+
+
+def _link_ceilings(keys: list[tuple[str, str]], own: np.ndarray) -> dict[tuple[str, str], np.ndarray]:
+    """Per link, the most of each load-driven feature it showed in training, times a margin; load-free
+    features (errors, flaps) get none: a stray error in training must not hide a dirty optic later."""
+    values = np.nan_to_num(np.maximum(own, 0.0))
+    values[:, _LOAD_FREE] = 0.0
+    peaks: dict[tuple[str, str], np.ndarray] = {}
+    for key, row in zip(keys, values, strict=True):
+        have = peaks.get(key)
+        peaks[key] = row.copy() if have is None else np.maximum(have, row)
+    return {k: v * LINK_CEILING_MARGIN for k, v in peaks.items() if v.any()}
 
 
 def _ceilings(own: np.ndarray) -> np.ndarray:
@@ -212,6 +315,7 @@ ERRORS_PERSIST = 6  # intervals of the last 8 with errors
 SETTLE_INTERVALS = 4  # after a device-wide bounce (reboot, firmware update): at least the flap window
 CROWD_CLASS = 0.15  # share of a class over its threshold at once: load, not that many faults
 CROWD_RAIL = 0.5  # the same within one rail, or one device, of a class (a busy rail, one job's hosts)
+CROWD_FAR_END = 1 / 3  # the same among the links of a class that reach one far device (a host's NICs)
 _LOAD_FREE = [OWN_NAMES.index(n) for n in ("errors", "link_recovery", "flaps")]
 
 
@@ -230,7 +334,12 @@ def _crowd(frame: FeatureFrame, over: np.ndarray) -> np.ndarray:
     by_class = [(c, "") for c in frame.classes]
     by_rail = [(c, li.tags.get("rail", "")) for c, li in zip(frame.classes, frame.links, strict=True)]
     by_device = [(c, li.device) for c, li in zip(frame.classes, frame.links, strict=True)]
-    for share, keys in ((CROWD_CLASS, by_class), (CROWD_RAIL, by_rail), (CROWD_RAIL, by_device)):
+    # one host's NICs on every rail (or one leaf's uplinks seen from the spines): traffic to and from
+    # one machine (an incast to it, its checkpoint) moves all its links; a bad NIC or cable moves one
+    by_far_end = [(c, li.tags.get("peer_device", "") or f"?{i}") for i, (c, li)
+                  in enumerate(zip(frame.classes, frame.links, strict=True))]
+    for share, least, keys in ((CROWD_CLASS, 4, by_class), (CROWD_RAIL, 4, by_rail), (CROWD_RAIL, 4, by_device),
+                               (CROWD_FAR_END, 3, by_far_end)):
         size: dict[tuple[str, str], int] = {}
         hot: dict[tuple[str, str], list[int]] = {}
         for i in range(n):
@@ -239,7 +348,7 @@ def _crowd(frame: FeatureFrame, over: np.ndarray) -> np.ndarray:
             if over[i]:
                 hot.setdefault(g, []).append(i)
         for g, rows in hot.items():
-            if len(rows) >= 4 and len(rows) >= share * size[g]:
+            if len(rows) >= least and len(rows) >= share * size[g]:
                 out[rows] = True
     return out & ~load_free
 
@@ -285,11 +394,13 @@ class LinkDetector:
         held-out intervals (the last 20 % in time) exceed at the false-alarm budget."""
         by_class: dict[str, list[tuple[int, str, str, np.ndarray]]] = {}
         own_rows: dict[str, list[np.ndarray]] = {}
+        own_keys: dict[str, list[tuple[str, str]]] = {}
         for frame in frames:
             for i, c in enumerate(frame.classes):
                 li = frame.links[i]
                 by_class.setdefault(c, []).append((frame.start_ns, li.device, li.port, frame.X[i]))
                 own_rows.setdefault(c, []).append(frame.own_raw[i])
+                own_keys.setdefault(c, []).append((li.device, li.port))
         own_by_class = {c: np.array(rows) for c, rows in own_rows.items()}
         self.models.clear()
         classes = sorted(by_class)
@@ -315,7 +426,8 @@ class LinkDetector:
             limits = np.maximum(np.quantile(peer_hold, q, axis=0, method="higher") * PEER_MARGIN,
                                 MIN_PEER_LIMIT)
             self.models[c] = ClassModel(forest, threshold, len(train), len(hold), limits,
-                                        _ceilings(own_by_class[c]))
+                                        _ceilings(own_by_class[c]),
+                                        _link_ceilings(own_keys[c], own_by_class[c]))
             if progress:
                 progress(c, n + 1, len(classes))
         if not self.models:
@@ -338,6 +450,7 @@ class LinkDetector:
         # per link: the last raise_n over/under bits, clean intervals in a row, finding active
         self._state = LinkState(bits=((), np.uint16), clean=((), np.int32), active=((), np.bool_),
                                 flaps=((self.rules.flap_window,), np.float32), settle=((), np.int8),
+                                bounce=((), np.int8),
                                 erred=((), np.uint8))
 
     def forget(self, keys: Iterable[tuple[str, str]]) -> None:
@@ -372,7 +485,11 @@ class LinkDetector:
         own = frame.own_raw
         downed = np.fromiter((li.rates.get("link_downed", 0.0) > 0 for li in links), dtype=bool, count=n)
         bounced = (np.nan_to_num(own[:, FLAPS]) > 0) | downed
-        device_event = _device_events(links, bounced) if bounced.any() else np.zeros(n, dtype=bool)
+        # a device's links do not all bounce in the same interval (a host's firmware update takes its
+        # NICs down one after another): links that bounced within the settle window count together
+        recent = np.where(bounced, SETTLE_INTERVALS, np.maximum(st["bounce"][rows] - 1, 0))
+        st["bounce"][rows] = recent
+        device_event = _device_events(links, recent > 0) & (recent > 0) if bounced.any() else np.zeros(n, dtype=bool)
         # a link of a device that just rebooted settles for a few intervals (link training errors,
         # traffic coming back): what it shows then is the reboot, not the link
         settle = np.where(device_event, SETTLE_INTERVALS, np.maximum(st["settle"][rows] - 1, 0))
@@ -402,7 +519,7 @@ class LinkDetector:
             | (own[:, PFC_TX] >= self.rules.pause_storm_per_s) | (own[:, PFC_RX] >= self.rules.pause_storm_per_s)
             | persistent
             | np.fromiter((bool(li.saturated) or li.rates.get("excessive_buffer_overrun_errors", 0.0) > 0
-                           for li in links), dtype=bool, count=n)
+                           or speed_degraded(li) for li in links), dtype=bool, count=n)
         )
         out = []
         for i in np.nonzero(active | maybe_rule)[0].tolist():
@@ -422,7 +539,8 @@ class LinkDetector:
             if model_active:
                 severities.append("critical" if scores[i] > 2 * thr else "warning")
             model = self.models.get(frame.classes[i])
-            words, feats = explain(frame, i, model=model) if model_active else ("", [])
+            words, feats = explain(frame, i, model=model, just_bounced=bool(recent[i] > 0)) if model_active \
+                else ("", [])
             if model_active and not words and not ecn_missing[i]:
                 # over the forest's threshold without one feature worse than expected: quieter or
                 # differently busy, not degraded; no page
@@ -440,8 +558,9 @@ class LinkDetector:
                                 | ({"anomaly"} if model_active and not ecn_missing[i] else set()))
             out.append(Finding(frame.start_ns, li.device, li.port, frame.classes[i],
                                float(scores[i]) if not np.isnan(scores[i]) else 0.0, thr,
-                               True, worst(severities), source, "; ".join(reasons), feats, conditions))
-        return out
+                               True, worst(severities), source, "; ".join(reasons), feats, conditions,
+                               peer=_peer(li)))
+        return _one_per_cable(_device_findings(frame, out))
 
     # -- persistence -------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
@@ -455,7 +574,9 @@ class LinkDetector:
             "classes": {c: {"threshold": m.threshold, "train_rows": m.train_rows,
                             "holdout_rows": m.holdout_rows,
                             "peer_limits": None if m.peer_limits is None else m.peer_limits.tolist(),
-                            "ceilings": None if m.ceilings is None else m.ceilings.tolist()}
+                            "ceilings": None if m.ceilings is None else m.ceilings.tolist(),
+                            "link_ceilings": [[d, p, [float(f"{v:.4g}") for v in row]]
+                                              for (d, p), row in sorted(m.link_ceilings.items())]}
                         for c, m in self.models.items()},
             "training": self.training,
             "sha256": hashlib.sha256(blob).hexdigest(),
@@ -501,7 +622,9 @@ class LinkDetector:
         det.models = {
             c: ClassModel(forests[c], info["threshold"], info["train_rows"], info["holdout_rows"],
                           None if info.get("peer_limits") is None else np.array(info["peer_limits"]),
-                          None if info.get("ceilings") is None else np.array(info["ceilings"]))
+                          None if info.get("ceilings") is None else np.array(info["ceilings"]),
+                          {(str(d), str(p)): np.array(row, dtype=np.float64)
+                           for d, p, row in info.get("link_ceilings") or []})
             for c, info in meta["classes"].items()
         }
         det.training = meta["training"]

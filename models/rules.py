@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from fabricwatch.models.features import LinkInterval, parse_speed
 
+SPEED_SHORTFALL = 0.95  # negotiated speed under this share of the nominal one: the link trained down
 STALLED = 0.02  # of the link's speed: the paused direction has (nearly) stopped
 
 SEVERITIES = ("ok", "warning", "critical")
@@ -25,7 +26,15 @@ class RuleConfig:
 class RuleHit:
     severity: str
     reason: str
-    condition: str = ""  # a stable name for alerting: link_down, flap, saturated, buffer_overrun, pause_storm
+    # a stable name for alerting: link_down, flap, saturated, buffer_overrun, pause_storm, speed_degraded
+    condition: str = ""
+
+
+def speed_degraded(li: LinkInterval) -> bool:
+    """The link negotiated below its nominal speed (the `speed` tag); False when either is unknown."""
+    nominal = li.tags.get("speed")
+    negotiated = li.rates.get("speed_bps", 0.0)
+    return bool(nominal) and 0 < negotiated < SPEED_SHORTFALL * parse_speed(nominal)
 
 
 def evaluate(li: LinkInterval, interval_s: float, cfg: RuleConfig = RuleConfig(), *,
@@ -45,6 +54,12 @@ def evaluate(li: LinkInterval, interval_s: float, cfg: RuleConfig = RuleConfig()
             hits.append(RuleHit("critical", f"link flapped: {flaps} transitions in the last {window}", "flap"))
         elif flaps >= cfg.flaps_warning:
             hits.append(RuleHit("warning", f"link flapped: {flaps} transitions in the last {window}", "flap"))
+    if speed_degraded(li):
+        nominal, negotiated = li.tags.get("speed"), r["speed_bps"]
+        # the link trained down (a bad lane, optic or cable): it carries a fraction of what its peers
+        # do and every collective through it runs at its pace
+        hits.append(RuleHit("critical", f"link runs at {negotiated / 1e9:,.0f}G, below its nominal {nominal}: "
+                                        "it renegotiated down (lane, optic or cable?)", "speed_degraded"))
     for name in sorted(li.saturated):
         hits.append(RuleHit("warning", f"{name} is saturated at its ceiling (value is at least the max)", "saturated"))
     if r.get("excessive_buffer_overrun_errors", 0.0) > 0:

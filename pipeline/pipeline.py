@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from fabricwatch.core.batch import DeviceEvent, PortSample, SampleBatch
 from fabricwatch.core.lineprotocol import line, tag_prefix
 from fabricwatch.core.topology import Topology
-from fabricwatch.pipeline.rates import RateEngine, RateResult
+from fabricwatch.pipeline.rates import RateEngine, RateResult, with_speed
 
 
 @dataclass(slots=True)
@@ -128,7 +128,7 @@ class Pipeline:
                     lines.append(rl)
                 self.latest[(s.device, s.port)] = PortRateView(s.ts_ns, tags, result.rates)
                 if self.on_rates is not None:
-                    self.on_rates(s.device, s.port, s.ts_ns, result.rates, tags, result.saturated)
+                    self.on_rates(s.device, s.port, s.ts_ns, with_speed(result), tags, result.saturated)
             self._events(s, result, tags, out)
         for dev_event in batch.events:
             self._device_event(dev_event, out)

@@ -50,6 +50,15 @@ class RateResult:
     saturated: list[str]
     reset: bool = False  # a reboot or clear was seen
     state_changes: dict[str, tuple[float, float]] | None = None  # name -> (old, new)
+    speed_bps: float | None = None  # the negotiated speed the sample reported, if any
+
+
+def with_speed(result: RateResult) -> dict[str, float]:
+    """The rates, plus the negotiated speed as `speed_bps` when the sample had it (the detector
+    compares it with the port's nominal speed: a link trained down to half is a fault)."""
+    if result.speed_bps is None:
+        return result.rates
+    return {**result.rates, "speed_bps": result.speed_bps}
 
 
 class RateEngine:
@@ -101,6 +110,9 @@ class RateEngine:
         bits_override = sample.bits
         rates = result.rates
         max_gap = self.max_gap_ns
+        speed = sample.values.get("speed_bps")
+        if speed is not None and speed > 0:
+            result.speed_bps = float(speed)
         for name, value in sample.values.items():
             prev_entry = last.get(name)
             if prev_entry is None:

@@ -15,6 +15,7 @@ from typing import Any
 import grpc
 from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
 
+from fabricwatch.core.grpc_runtime import keep_grpc_aio
 from fabricwatch.simulator.fabric import Fabric, align
 from fabricwatch.simulator.flavours import oper_notification, port_notifications
 from fabricwatch.simulator.topology import SimDevice
@@ -168,6 +169,7 @@ async def start_server(
     target: GnmiTarget, address: str, *, tls: tuple[bytes, bytes] | None = None
 ) -> tuple[grpc.aio.Server, int]:
     """Start on address ('127.0.0.1:0' picks a port); tls = (cert_pem, key_pem)."""
+    keep_grpc_aio()
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
     gnmi_pb2_grpc.add_gNMIServicer_to_server(target, server)
     if tls is not None:

@@ -14,6 +14,7 @@ from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
 from fabricwatch.collectors.gnmi.mapping import Decoder, load_table
 from fabricwatch.core.batch import SampleBatch, coalesce
 from fabricwatch.core.errors import TargetError
+from fabricwatch.core.grpc_runtime import keep_grpc_aio
 from fabricwatch.core.secrets import reveal
 
 if TYPE_CHECKING:
@@ -88,6 +89,7 @@ class GnmiCollector:
     async def __aenter__(self) -> GnmiCollector:
         tls = self.cfg.tls
         options: list[tuple[str, Any]] = [("grpc.max_receive_message_length", 64 * 1024 * 1024)]
+        keep_grpc_aio()
         if tls.enabled:
             ca = tls.ca_file.read_bytes() if tls.ca_file else None
             cert = tls.cert_file.read_bytes() if tls.cert_file else None

@@ -111,14 +111,29 @@ def test_explanation_names_the_feature_in_numbers(detector: LinkDetector) -> Non
     findings = []
     for start, links in run.frames:
         findings += detector.detect(fb.build(start, links))
-    # the storm rule pages at once; the model joins when its hysteresis is satisfied
+    # the storm rule pages at once and says why; pauses a port sends are never the model's cause
+    # (its buffers fill because something else is congested): the rule owns storms
     first = findings[0]
     assert first.source == "rule" and "PFC pause storm" in first.explanation
-    both = next(f for f in findings if "model" in f.source)
-    assert both.device == "leaf-r0-1" and both.severity == "critical" and both.source == "model+rule"
-    assert "pfc_tx" in both.explanation and "x its class median" in both.explanation
-    assert both.top_features[0]["feature"] == "pfc_tx"
+    assert first.conditions == ["pause_storm"] and first.severity == "critical"
+    assert all("pfc_tx" not in f.explanation for f in findings)
     assert {(f.device, f.port) for f in findings} == {("leaf-r0-1", "Ethernet2")}
+
+
+def test_model_explanation_states_the_cause_against_its_expectation(detector: LinkDetector) -> None:
+    detector.reset()
+    run = simulate(SPEC, 8, [Injection(Fault("congested", "leaf-r0-1", "Ethernet2"), 3, 8)],
+                   interval_s=INTERVAL, seed=4)
+    fb = FeatureBuilder(INTERVAL)
+    findings = []
+    for start, links in run.frames:
+        findings += detector.detect(fb.build(start, links))
+    model = [f for f in findings if "model" in f.source]
+    assert model and {(f.device, f.port) for f in model} == {("leaf-r0-1", "Ethernet2")}
+    f = model[0]
+    assert f.top_features[0]["feature"] in {"discards", "xmit_wait"}
+    assert f.top_features[0]["value"] > f.top_features[0]["expected"]
+    assert "healthy links of its class at" in f.explanation and "stay under" in f.explanation
 
 
 def test_model_roundtrip_and_refusals(detector: LinkDetector, tmp_path: Path) -> None:
@@ -210,7 +225,8 @@ def test_replay_cli_on_recorded_line_protocol(tmp_path: Path) -> None:
     assert findings, res.stderr
     assert {(f["device"], f["port"]) for f in findings} == {("leaf-r2-1", "Ethernet3")}
     assert all(f["severity"] == "critical" and "PFC pause storm" in f["explanation"] for f in findings)
-    assert any("pfc_tx" in f["explanation"] and f["source"] == "model+rule" for f in findings)
+    assert all(f["conditions"] == ["pause_storm"] and f["level"] == "link" for f in findings)
+    assert all(f["peer"]["device"] and f["peer"]["port"] for f in findings)  # the far end is named
     assert set(findings[0]) >= {"time", "device", "port", "score", "severity", "explanation"}
 
 
