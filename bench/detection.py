@@ -98,7 +98,8 @@ def detector_flagger(det: LinkDetector):  # type: ignore[no-untyped-def]
     det.reset()
 
     def flag(start: int, links: list[LinkInterval]) -> set[tuple[str, str]]:
-        return {(f.device, f.port) for f in det.detect(builder.build(start, links))}
+        # a device finding stands for the ports it lists (the scoring counts links)
+        return {(f.device, p) for f in det.detect(builder.build(start, links)) for p in (f.ports or [f.port])}
 
     return flag
 
