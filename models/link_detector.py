@@ -353,10 +353,12 @@ def _crowd(frame: FeatureFrame, over: np.ndarray) -> np.ndarray:
     return out & ~load_free
 
 
-def _device_events(links: list[LinkInterval], bounced: np.ndarray) -> np.ndarray:
-    """Links whose device, or the host at their far end, bounced most of its links in the same
-    interval (at least 3 and half of those seen): a reboot, a firmware update, maintenance."""
+def _device_events(links: list[LinkInterval], bounced: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Links whose device, or the host at their far end, bounced most of its links recently (at
+    least 3 and half of those seen): a reboot, a firmware update, maintenance. Second: links of a
+    group where more than one link bounced but not yet enough, so it may be one forming."""
     out = np.zeros(len(links), dtype=bool)
+    forming = np.zeros(len(links), dtype=bool)
     for group_of in (lambda li: li.device, lambda li: li.tags.get("peer_device", "")):
         seen: dict[str, int] = {}
         down: dict[str, list[int]] = {}
@@ -370,7 +372,9 @@ def _device_events(links: list[LinkInterval], bounced: np.ndarray) -> np.ndarray
         for g, rows in down.items():
             if len(rows) >= 3 and 2 * len(rows) >= seen[g]:
                 out[rows] = True
-    return out
+            elif len(rows) >= 2 and seen[g] >= 3:
+                forming[rows] = True
+    return out, forming & ~out
 
 
 class LinkDetector:
@@ -489,7 +493,10 @@ class LinkDetector:
         # NICs down one after another): links that bounced within the settle window count together
         recent = np.where(bounced, SETTLE_INTERVALS, np.maximum(st["bounce"][rows] - 1, 0))
         st["bounce"][rows] = recent
-        device_event = _device_events(links, recent > 0) & (recent > 0) if bounced.any() else np.zeros(n, dtype=bool)
+        if bounced.any():
+            device_event, forming = _device_events(links, recent > 0)
+        else:
+            device_event = forming = np.zeros(n, dtype=bool)
         # a link of a device that just rebooted settles for a few intervals (link training errors,
         # traffic coming back): what it shows then is the reboot, not the link
         settle = np.where(device_event, SETTLE_INTERVALS, np.maximum(st["settle"][rows] - 1, 0))
@@ -525,7 +532,10 @@ class LinkDetector:
         for i in np.nonzero(active | maybe_rule)[0].tolist():
             li = links[i]
             model_active = bool(active[i])
-            hits = evaluate(li, self.interval_s, self.rules, device_event=bool(settle[i] > 0),
+            # a bounce while siblings bounce too waits an interval: it may be the device's maintenance
+            only_now = float(own[i, FLAPS]) >= recent_flaps[i]
+            hold = bool(forming[i]) and only_now and recent_flaps[i] < self.rules.flaps_critical
+            hits = evaluate(li, self.interval_s, self.rules, device_event=bool(settle[i] > 0) or hold,
                             recent_flaps=float(recent_flaps[i]))
             if persistent[i]:
                 n_err = int(np.bitwise_count(erred[i]))

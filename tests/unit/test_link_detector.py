@@ -325,3 +325,111 @@ def test_corruption_that_persists_is_found_and_a_stray_error_is_not(detector: Li
                 assert "errors in" in f.explanation and "of the last 8 intervals" in f.explanation
     assert (dirty.device, dirty.port) in found
     assert (stray.device, stray.port) not in found
+
+
+def _run_with(detector: LinkDetector, seed: int, change, n: int = 10) -> list[list[Finding]]:  # type: ignore[no-untyped-def]
+    """Replay a healthy simulated run through the detector, `change(i, links)` editing each interval."""
+    detector.reset()
+    run = simulate(SPEC, n, interval_s=INTERVAL, seed=seed)
+    fb = FeatureBuilder(INTERVAL)
+    found = []
+    for i, (start, links) in enumerate(run.frames):
+        change(i, links)
+        found.append(detector.detect(fb.build(start, links)))
+    return found
+
+
+def _host_links(links: list[LinkInterval], host: str) -> list[LinkInterval]:
+    return [li for li in links if li.tags.get("peer_device") == host]
+
+
+def test_traffic_to_one_host_on_every_rail_is_load_one_nic_is_a_finding(detector: LinkDetector) -> None:
+    """An incast to one host overflows its leaf ports on every rail at once (drops, pauses): its
+    workload, not four link faults; the same on one of its NICs alone is that link."""
+    def incast(only_one: bool):  # type: ignore[no-untyped-def]
+        def change(i: int, links: list[LinkInterval]) -> None:
+            if i < 3:
+                return
+            for li in _host_links(links, "node005")[: 1 if only_one else None]:
+                li.rates["out_discards"] = 2e-4 * li.rates["out_pkts"]
+                li.rates["pfc_rx_p3"] = li.rates.get("pfc_rx_p3", 0.0) * 40 + 4000.0
+        return change
+
+    found = _run_with(detector, 21, incast(False))
+    flagged = {(f.device, f.port) for fs in found for f in fs if f.peer and f.peer[0] == "node005"}
+    assert not flagged, flagged
+    found = _run_with(detector, 21, incast(True))
+    alone = {(f.device, f.port) for fs in found for f in fs if f.peer and f.peer[0] == "node005"}
+    assert len(alone) == 1
+    f = next(f for fs in found for f in fs if f.peer and f.peer[0] == "node005")
+    assert f.top_features and f.top_features[0]["feature"] in {"discards", "pfc_rx"}
+
+
+def test_both_ends_of_one_cable_are_one_finding_that_names_the_far_end(detector: LinkDetector) -> None:
+    run = simulate(SPEC, 1, interval_s=INTERVAL, seed=22)
+    up = next(li for li in run.frames[0][1] if li.tags.get("role") == "leaf_up")
+    far = (up.tags["peer_device"], up.tags["peer_port"])
+
+    def dirty(i: int, links: list[LinkInterval]) -> None:
+        for li in links:
+            if i >= 2 and (li.device, li.port) in {(up.device, up.port), far}:
+                li.rates["fcs_errors"] = 40.0 if li.device == up.device else 2.0
+
+    found = _run_with(detector, 22, dirty)
+    on_cable = [f for fs in found for f in fs if (f.device, f.port) in {(up.device, up.port), far}]
+    assert on_cable
+    assert all((f.device, f.port) == (up.device, up.port) for f in on_cable)  # the end receiving the errors
+    assert all(f.peer == far for f in on_cable)
+    assert any(f"its far end {far[0]}:{far[1]} shows it too" in f.explanation for f in on_cable)
+    assert all(f.to_json()["peer"] == {"device": far[0], "port": far[1]} for f in on_cable)
+
+
+def test_a_link_trained_below_its_nominal_speed_is_a_finding(detector: LinkDetector) -> None:
+    run = simulate(SPEC, 1, interval_s=INTERVAL, seed=23)
+    victim, other = run.frames[0][1][7], run.frames[0][1][8]
+
+    def renegotiate(i: int, links: list[LinkInterval]) -> None:
+        for li in links:
+            li.rates["speed_bps"] = 400e9
+            if i >= 3 and (li.device, li.port) == (victim.device, victim.port):
+                li.rates["speed_bps"] = 200e9
+
+    found = _run_with(detector, 23, renegotiate, n=6)
+    slow = [f for fs in found[3:] for f in fs if "speed_degraded" in f.conditions]
+    assert {(f.device, f.port) for f in slow} == {(victim.device, victim.port)}
+    assert all("runs at 200G, below its nominal 400G" in f.explanation for f in slow)
+    assert not any((f.device, f.port) == (other.device, other.port) for fs in found for f in fs)
+
+
+def test_a_host_whose_nics_go_down_one_after_another_is_maintenance(detector: LinkDetector) -> None:
+    """A firmware update takes a host's NICs down and up over a minute or two, not in one interval:
+    still the host's maintenance, not flapping links; a NIC bouncing alone again and again is."""
+    def update(i: int, links: list[LinkInterval]) -> None:
+        nics = _host_links(links, "node007")
+        for k, li in enumerate(nics):
+            if i in (3 + k // 2, 5 + k // 2):  # two bounces each, staggered over the NICs
+                li.rates["link_transitions"] = 2 / INTERVAL
+                li.rates["in_errors"] = 3 / INTERVAL  # link training errors as it comes up
+
+    found = _run_with(detector, 24, update)
+    assert not [f for fs in found for f in fs if f.peer and f.peer[0] == "node007"]
+
+
+def test_explanations_hold_only_what_makes_the_link_worse(detector: LinkDetector) -> None:
+    """A link quieter than its peers in everything but one feature is explained by that one only."""
+    run = simulate(SPEC, 1, interval_s=INTERVAL, seed=25)
+    victim = next(li for li in run.frames[0][1] if li.tags.get("role") == "leaf_down")
+
+    def change(i: int, links: list[LinkInterval]) -> None:
+        for li in links:
+            if i >= 2 and (li.device, li.port) == (victim.device, victim.port):
+                for k in ("pfc_tx_p3", "ecn_marked", "in_octets", "out_octets"):
+                    li.rates[k] = li.rates.get(k, 0.0) * 0.01  # quieter than its class
+                li.rates["out_discards"] = 1e-3 * li.rates["out_pkts"] + 500.0
+
+    found = [f for fs in _run_with(detector, 25, change) for f in fs if f.port == victim.port
+             and f.device == victim.device and "model" in f.source]
+    assert found
+    for f in found:
+        assert [x["feature"] for x in f.top_features] == ["discards"], f.explanation
+        assert all(x["value"] > x["expected"] for x in f.top_features)
