@@ -192,8 +192,10 @@ def own_matrix(links: list[LinkInterval], interval_s: float) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         per_mpkt = np.where(pkts > 0, np.nan_to_num(marks) * 1e6 / np.where(pkts > 0, pkts, 1), 0.0)
         ecn = np.where(np.isnan(marks), nan, per_mpkt)
-        octets = col("in_octets", "out_octets")
-        util = np.where(speeds > 0, octets * 8 * 100.0 / (2 * speeds), 0.0)
+        # the busier direction: queues, pauses and drops build per direction, so a port saturated
+        # one way (a checkpoint into storage) is a saturated port, not a half-loaded one
+        octets = np.fmax(R[:, _K["in_octets"]], R[:, _K["out_octets"]])
+        util = np.where(speeds > 0, octets * 8 * 100.0 / speeds, 0.0)
     return np.column_stack([
         col(*(f"pfc_rx_p{p}" for p in range(8))),
         col(*(f"pfc_tx_p{p}" for p in range(8))),
