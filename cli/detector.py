@@ -38,8 +38,9 @@ def _read(paths: list[Path], interval_s: float, err: Console) -> list[tuple[int,
     return intervals
 
 
-def _fit(frames: list[FeatureFrame], interval_s: float, far: float, err: Console) -> LinkDetector:
-    det = LinkDetector(interval_s=interval_s, false_alarm_rate=far)
+def _fit(frames: list[FeatureFrame], interval_s: float, args: argparse.Namespace, err: Console) -> LinkDetector:
+    det = LinkDetector(interval_s=interval_s, false_alarm_rate=args.false_alarm_rate,
+                       false_alarms_per_day=args.false_alarms_per_day)
     with Progress(console=err, transient=True) as progress:
         task = progress.add_task("fitting port classes", total=None)
 
@@ -86,7 +87,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         return 2
     frames = _frames(intervals, interval)
     try:
-        det = _fit(frames, interval, args.false_alarm_rate, err)
+        det = _fit(frames, interval, args, err)
     except ModelError as exc:
         warn(args, f"{exc}")
         return 1
@@ -97,7 +98,27 @@ def cmd_train(args: argparse.Namespace) -> int:
     for cls, m in sorted(det.models.items()):
         table.add_row(cls, f"{m.train_rows:,}", f"{m.holdout_rows:,}", f"{m.threshold:.4f}")
     Console().print(table)
+    print(expected_pages(det))
     return 0
+
+
+def expected_pages(det: LinkDetector) -> str:
+    """What the thresholds mean to the on-call engineer, measured on the held-out healthy history."""
+    e = det.training.get("expected") or {}
+    links = det.training.get("links", 0)
+    hours = e.get("holdout_intervals", 0) * det.interval_s / 3600
+    budget = (f"budget {det.false_alarms_per_day:g} false alarms/day over {links:,} links "
+              f"= {det.false_alarm_rate:.2g} of link-intervals" if det.false_alarms_per_day is not None
+              else f"false-alarm rate {det.false_alarm_rate:.2g} of link-intervals over {links:,} links")
+    if e.get("events"):
+        seen = (f"expected pages: {e['pages_per_day']:,.1f}/day on this fabric, "
+                f"{e['pages_per_day_per_10k_links']:,.1f}/day per 10k links "
+                f"({e['events']} finding events in {hours:,.1f} h of held-out healthy history)")
+    else:
+        seen = (f"expected pages: none in {hours:,.1f} h of held-out healthy history "
+                f"(fewer than {e.get('upper_per_day', 0):,.1f}/day at 95 % confidence; hold out more "
+                "history for a tighter bound)")
+    return f"{budget}; {seen}"
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -124,7 +145,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         fit_part = [iv for iv in intervals if iv[0] < t0 + first * 1e9]
         intervals = [iv for iv in intervals if iv[0] >= t0 + first * 1e9]
         try:
-            det = _fit(_frames(fit_part, interval), interval, args.false_alarm_rate, err)
+            det = _fit(_frames(fit_part, interval), interval, args, err)
         except ModelError as exc:
             warn(args, f"{exc}")
             return 1
@@ -165,7 +186,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     train.add_argument("--out", type=Path, required=True, help="model file to write")
     train.add_argument("--interval", default="30s")
     train.add_argument("--false-alarm-rate", type=float, default=1e-4,
-                       help="share of healthy held-out intervals allowed over the threshold")
+                       help="share of healthy held-out link-intervals allowed over the threshold")
+    train.add_argument("--false-alarms-per-day", type=float,
+                       help="the budget in pages: false alarms per day for the whole fabric (overrides the rate)")
     train.set_defaults(func=cmd_train)
 
     replay = sub.add_parser("replay", help="run pipeline + detector over recorded port_counters")
@@ -174,6 +197,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     replay.add_argument("--fit-first", help="fit on the first DURATION of the data, score the rest")
     replay.add_argument("--interval", default="30s", help="with --fit-first (a model brings its own)")
     replay.add_argument("--false-alarm-rate", type=float, default=1e-4)
+    replay.add_argument("--false-alarms-per-day", type=float,
+                        help="with --fit-first: the budget for the whole fabric (overrides the rate)")
     replay.add_argument("--json", action="store_true", help="one JSON object per flagged link-interval")
     replay.set_defaults(func=cmd_replay)
 

@@ -30,6 +30,9 @@ class DetectorConfig(StrictModel):
     raise_n: int = Field(3, ge=1, le=16)
     clear_m: int = Field(3, ge=1)
     pause_storm_per_s: float = Field(10_000.0, gt=0)
+    # the budget in pages for the whole fabric; the model's thresholds are re-derived from its
+    # held-out history (without it, the model keeps the thresholds it was trained with)
+    false_alarms_per_day: float | None = Field(None, gt=0)
     link_metrics: Literal["all", "flagged"] = "all"  # per-link score series on /metrics
 
 
@@ -45,6 +48,8 @@ class DetectorService:
             self.detector = LinkDetector.load(cfg.model)
             self.detector.rules = rules
             self.detector.hysteresis = hysteresis
+            if cfg.false_alarms_per_day is not None:
+                self.detector.apply_budget(cfg.false_alarms_per_day)
             interval = self.detector.interval_s
         else:
             self.detector = LinkDetector(interval_s=cfg.interval, rules=rules, hysteresis=hysteresis)

@@ -72,6 +72,9 @@ class ClassModel:
     # per link seen in training: the most it showed of each load-driven feature, with margin (a
     # storage port's checkpoint drops, a slow receiver's pauses: that link's healthy, not its class's)
     link_ceilings: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
+    # (false-alarm rate, forest threshold, peer limits) on a grid of rates, from the held-out
+    # history: a budget set later (`[detector] false_alarms_per_day`) picks its thresholds here
+    by_rate: list[tuple[float, float, np.ndarray]] = field(default_factory=list)
 
     def ceiling(self, util_pct: float, k: int, link: tuple[str, str] | None = None) -> float:
         own = self.link_ceilings.get(link) if link is not None else None
@@ -377,12 +380,34 @@ def _device_events(links: list[LinkInterval], bounced: np.ndarray) -> tuple[np.n
     return out, forming & ~out
 
 
+RATE_GRID = (1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6, 3e-7, 1e-7)
+MIN_RATE, MAX_RATE = RATE_GRID[-1], RATE_GRID[0]
+
+
+def _thresholds(hold_scores: np.ndarray, peer_hold: np.ndarray, rate: float) -> tuple[float, np.ndarray]:
+    """The forest score and the per-feature peer deviations that held-out healthy intervals exceed
+    at `rate` (a share of link-intervals)."""
+    q = 1.0 - rate
+    threshold = float(np.quantile(hold_scores, q, method="higher"))
+    limits = np.maximum(np.quantile(peer_hold, q, axis=0, method="higher") * PEER_MARGIN, MIN_PEER_LIMIT)
+    return threshold, limits
+
+
+def budget_rate(per_day: float, links: int, interval_s: float) -> float:
+    """A fabric-wide budget of false alarms per day as a share of link-intervals: the budget over
+    the link-intervals of a day, clamped to what a held-out history can resolve."""
+    per_day_intervals = max(links, 1) * 86400.0 / interval_s
+    return min(max(per_day / per_day_intervals, MIN_RATE), MAX_RATE)
+
+
 class LinkDetector:
     def __init__(self, *, interval_s: float = 30.0, false_alarm_rate: float = 1e-4,
+                 false_alarms_per_day: float | None = None,
                  n_estimators: int = 100, hysteresis: Hysteresis = Hysteresis(),
                  rules: RuleConfig | None = None, seed: int = 7) -> None:
         self.interval_s = interval_s
         self.false_alarm_rate = false_alarm_rate
+        self.false_alarms_per_day = false_alarms_per_day
         self.n_estimators = n_estimators
         self.hysteresis = hysteresis
         self.rules = rules or RuleConfig()
@@ -406,6 +431,9 @@ class LinkDetector:
                 own_rows.setdefault(c, []).append(frame.own_raw[i])
                 own_keys.setdefault(c, []).append((li.device, li.port))
         own_by_class = {c: np.array(rows) for c, rows in own_rows.items()}
+        n_links = len({k for keys in own_keys.values() for k in keys})
+        if self.false_alarms_per_day is not None:
+            self.false_alarm_rate = budget_rate(self.false_alarms_per_day, n_links, self.interval_s)
         self.models.clear()
         classes = sorted(by_class)
         for n, c in enumerate(classes):
@@ -424,22 +452,54 @@ class LinkDetector:
             forest = IsolationForest(n_estimators=self.n_estimators, random_state=self.seed, n_jobs=1)
             forest.fit(train)
             hold_scores = -forest.score_samples(hold)
-            q = 1.0 - self.false_alarm_rate
-            threshold = float(np.quantile(hold_scores, q, method="higher"))
             peer_hold = np.abs(hold[:, N_OWN : 2 * N_OWN])
-            limits = np.maximum(np.quantile(peer_hold, q, axis=0, method="higher") * PEER_MARGIN,
-                                MIN_PEER_LIMIT)
+            threshold, limits = _thresholds(hold_scores, peer_hold, self.false_alarm_rate)
+            grid = [(r, *_thresholds(hold_scores, peer_hold, r)) for r in RATE_GRID]
             self.models[c] = ClassModel(forest, threshold, len(train), len(hold), limits,
                                         _ceilings(own_by_class[c]),
-                                        _link_ceilings(own_keys[c], own_by_class[c]))
+                                        _link_ceilings(own_keys[c], own_by_class[c]), grid)
             if progress:
                 progress(c, n + 1, len(classes))
         if not self.models:
             raise ModelError(f"no port class had {MIN_CLASS_ROWS} healthy intervals to learn from")
         starts = [f.start_ns for f in frames]
         self.training = {"from_ns": min(starts), "to_ns": max(starts) + int(self.interval_s * 1e9),
-                         "intervals": len(frames)}
+                         "intervals": len(frames), "links": n_links,
+                         "expected": self._expected_pages(frames, n_links)}
         return self
+
+    def _expected_pages(self, frames: list[FeatureFrame], n_links: int) -> dict[str, float]:
+        """Finding events (a link raised after 3 clean intervals) the fitted detector raises on the
+        held-out last 20 % of the healthy history, per day: what the on-call engineer should expect."""
+        ordered = sorted(frames, key=lambda f: f.start_ns)
+        hold = ordered[int(len(ordered) * 0.8):]
+        self.reset()
+        last_seen: dict[tuple[str, str], int] = {}
+        events = 0
+        for n, frame in enumerate(hold):
+            for f in self.detect(frame):
+                key = (f.device, f.port)
+                if n - last_seen.get(key, -10) > 3:
+                    events += 1
+                last_seen[key] = n
+        self.reset()
+        days = max(len(hold), 1) * self.interval_s / 86400.0
+        return {"holdout_intervals": len(hold), "events": events, "pages_per_day": events / days,
+                "pages_per_day_per_10k_links": events / days * 10_000 / max(n_links, 1),
+                "upper_per_day": max(events, 3) / days}  # rule of three: 0 in n days, < 3/n at 95 %
+
+    def apply_budget(self, per_day: float) -> float:
+        """Re-derive every class's thresholds from its held-out grid for a fabric-wide budget of false
+        alarms per day; returns the share of link-intervals that means. Models without a grid keep theirs."""
+        links = int(self.training.get("links") or 0)
+        rate = budget_rate(per_day, links, self.interval_s)
+        for m in self.models.values():
+            stricter = [g for g in m.by_rate if g[0] <= rate]
+            if stricter:
+                _, m.threshold, m.peer_limits = max(stricter, key=lambda g: g[0])
+        self.false_alarm_rate = rate
+        self.false_alarms_per_day = per_day
+        return rate
 
     def _ecn_missing(self, frame: FeatureFrame) -> np.ndarray:
         """Links that mark nothing while their load-matched peers mark: ECN disabled or
@@ -580,13 +640,15 @@ class LinkDetector:
             "features": list(FEATURE_NAMES),
             "interval_s": self.interval_s,
             "false_alarm_rate": self.false_alarm_rate,
+            "false_alarms_per_day": self.false_alarms_per_day,
             "hysteresis": self.hysteresis.__dict__,
             "classes": {c: {"threshold": m.threshold, "train_rows": m.train_rows,
                             "holdout_rows": m.holdout_rows,
                             "peer_limits": None if m.peer_limits is None else m.peer_limits.tolist(),
                             "ceilings": None if m.ceilings is None else m.ceilings.tolist(),
                             "link_ceilings": [[d, p, [float(f"{v:.4g}") for v in row]]
-                                              for (d, p), row in sorted(m.link_ceilings.items())]}
+                                              for (d, p), row in sorted(m.link_ceilings.items())],
+                            "by_rate": [[r, t, lim.tolist()] for r, t, lim in m.by_rate]}
                         for c, m in self.models.items()},
             "training": self.training,
             "sha256": hashlib.sha256(blob).hexdigest(),
@@ -628,13 +690,16 @@ class LinkDetector:
         if not isinstance(forests, dict) or not all(isinstance(f, IsolationForest) for f in forests.values()):
             raise ModelError(f"{path}: the forests are not isolation forests")
         det = cls(interval_s=meta["interval_s"], false_alarm_rate=meta["false_alarm_rate"],
+                  false_alarms_per_day=meta.get("false_alarms_per_day"),
                   hysteresis=Hysteresis(**meta["hysteresis"]))
         det.models = {
             c: ClassModel(forests[c], info["threshold"], info["train_rows"], info["holdout_rows"],
                           None if info.get("peer_limits") is None else np.array(info["peer_limits"]),
                           None if info.get("ceilings") is None else np.array(info["ceilings"]),
                           {(str(d), str(p)): np.array(row, dtype=np.float64)
-                           for d, p, row in info.get("link_ceilings") or []})
+                           for d, p, row in info.get("link_ceilings") or []},
+                          [(float(r), float(t), np.array(lim, dtype=np.float64))
+                           for r, t, lim in info.get("by_rate") or []])
             for c, info in meta["classes"].items()
         }
         det.training = meta["training"]

@@ -48,9 +48,14 @@ def test_train_from_influxdb_and_files_then_run_with_the_model(influx: InfluxDB1
                       "--start", "2026-09-01T00:00:00Z", "--end", "2026-10-01T00:00:00Z", "--out", str(from_db))
     assert res.returncode == 0, res.stderr
     assert "roce/leaf_down/400G" in res.stdout and "roce/spine/400G" in res.stdout
+    assert "expected pages:" in res.stdout and "held-out healthy history" in res.stdout
     from_file = tmp_path / "file.fwm"
     res = fabricwatch("train", str(lp), "--out", str(from_file))
     assert res.returncode == 0, res.stderr
+    budget = tmp_path / "budget.fwm"
+    res = fabricwatch("train", str(lp), "--out", str(budget), "--false-alarms-per-day", "2")
+    assert res.returncode == 0, res.stderr
+    assert "budget 2 false alarms/day over" in res.stdout and "expected pages:" in res.stdout
 
     def meta(p: Path) -> dict:
         with zipfile.ZipFile(p) as z:
@@ -66,6 +71,11 @@ def test_train_from_influxdb_and_files_then_run_with_the_model(influx: InfluxDB1
                  "sinks": {"influxdb": [{"database": "x", "spool": {"dir": str(tmp_path / "spool")}}]}})
     runner = Runner(cfg)
     assert runner.detector is not None and runner.detector.mode == "model+rules"
+    # the budget set in the daemon's config re-derives the model's thresholds from its held-out grid
+    cfg = parse({"detector": {"model": str(from_db), "false_alarms_per_day": 0.5},
+                 "sinks": {"influxdb": [{"database": "x", "spool": {"dir": str(tmp_path / "spool")}}]}})
+    runner = Runner(cfg)
+    assert runner.detector is not None and runner.detector.detector.false_alarms_per_day == 0.5
 
     # a model of another version is refused at start with a clear message
     old = tmp_path / "old.fwm"

@@ -433,3 +433,31 @@ def test_explanations_hold_only_what_makes_the_link_worse(detector: LinkDetector
     for f in found:
         assert [x["feature"] for x in f.top_features] == ["discards"], f.explanation
         assert all(x["value"] > x["expected"] for x in f.top_features)
+
+
+def test_the_false_alarm_budget_maps_to_the_thresholds_as_stated() -> None:
+    """A budget of B false alarms a day over L links at interval T is a share B / (L * 86400 / T) of
+    link-intervals; each class's thresholds are its held-out healthy scores' quantile at that share
+    (the strictest grid point not above it when set later), and stricter budgets never lower them."""
+    frames = []
+    for seed in (1, 2):
+        run = simulate(SPEC, 60, interval_s=INTERVAL, seed=seed)
+        fb = FeatureBuilder(INTERVAL)
+        frames += [fb.build(s, links) for s, links in run.frames]
+    det = LinkDetector(interval_s=INTERVAL, false_alarms_per_day=20.0).fit(frames)
+    links = det.training["links"]
+    assert links == len({(li.device, li.port) for f in frames for li in f.links})
+    assert det.false_alarm_rate == pytest.approx(20.0 / (links * 86400 / INTERVAL))
+    for m in det.models.values():
+        exact = next(t for r, t, _ in m.by_rate if r == 1e-3)  # a grid point, computed the same way
+        assert m.threshold >= exact if det.false_alarm_rate <= 1e-3 else m.threshold <= exact
+    before = {c: m.threshold for c, m in det.models.items()}
+    rate = det.apply_budget(0.2)
+    assert rate == pytest.approx(0.2 / (links * 86400 / INTERVAL))
+    for c, m in det.models.items():
+        want = max((g for g in m.by_rate if g[0] <= rate), key=lambda g: g[0])
+        assert m.threshold == want[1] and np.array_equal(m.peer_limits, want[2])
+        assert m.threshold >= before[c]
+    e = det.training["expected"]
+    days = e["holdout_intervals"] * INTERVAL / 86400
+    assert e["pages_per_day"] == pytest.approx(e["events"] / days)
