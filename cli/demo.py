@@ -151,7 +151,7 @@ async def run_demo(args: argparse.Namespace) -> int:
     }))
     leaf0 = sim.fabric.topology.devices.get("leaf-r0-0")
     leaf1 = sim.fabric.topology.devices.get("leaf-r1-0") or leaf0
-    faults = args.fault if args.fault is not None else [
+    faults = [] if args.no_faults else args.fault if args.fault is not None else [
         f.format(p0=leaf0.ports[0].name if leaf0 else "", p1=leaf1.ports[1].name if leaf1 else "")
         for f in (DEFAULT_IB_FAULTS if ib else DEFAULT_FAULTS)
     ]

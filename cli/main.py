@@ -104,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--interval", type=float, default=2.0, help="sample interval, seconds")
     demo.add_argument("--fault", action="append", default=None,
                       help="fault to inject (default: a flapping link and a PFC storm; on ib a high BER)")
+    demo.add_argument("--no-faults", action="store_true", help="a healthy fabric: inject no fault")
     demo.add_argument("--duration", type=float, default=None, help="stop after N seconds")
     demo.add_argument("--no-view", action="store_true", help="plain JSON logs instead of the live view")
     demo.set_defaults(func=_cmd_demo)

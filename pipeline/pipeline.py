@@ -35,6 +35,20 @@ class PortRateView:
     ts_ns: int
     tags: dict[str, str]
     rates: dict[str, float]
+    updated: dict[str, int] = field(default_factory=dict)  # when each rate was last computed
+
+    def merge(self, ts_ns: int, tags: dict[str, str], rates: dict[str, float], max_age_ns: int) -> None:
+        """Take the newer rates and keep the others: a port's counters may arrive in several
+        notifications (octets in one, PFC in another); a rate not renewed within max_age goes."""
+        self.ts_ns = max(self.ts_ns, ts_ns)
+        self.tags = tags
+        self.rates.update(rates)
+        for name in rates:
+            self.updated[name] = ts_ns
+        stale = [n for n, t in self.updated.items() if t < self.ts_ns - max_age_ns]
+        for name in stale:
+            del self.updated[name]
+            self.rates.pop(name, None)
 
 
 class Pipeline:
@@ -126,7 +140,12 @@ class Pipeline:
                 rl = line(rate_prefix, fields, s.ts_ns)
                 if rl is not None:
                     lines.append(rl)
-                self.latest[(s.device, s.port)] = PortRateView(s.ts_ns, tags, result.rates)
+                view = self.latest.get((s.device, s.port))
+                if view is None:
+                    self.latest[(s.device, s.port)] = PortRateView(
+                        s.ts_ns, tags, dict(result.rates), dict.fromkeys(result.rates, s.ts_ns))
+                else:
+                    view.merge(s.ts_ns, tags, result.rates, self.rates.max_gap_ns)
                 if self.on_rates is not None:
                     self.on_rates(s.device, s.port, s.ts_ns, with_speed(result), tags, result.saturated)
             self._events(s, result, tags, out)

@@ -106,3 +106,20 @@ def test_ports_that_go_silent_are_forgotten() -> None:
     assert p.expire(15 * S) == [("leaf1", "swp2")]
     assert set(p.latest) == {("leaf1", "swp1")} and not p.rates.tracks(("leaf1", "swp2"))
     assert p.forget_target("t") == [("leaf1", "swp1")]
+
+
+def test_latest_rates_merge_counters_that_arrive_in_separate_notifications() -> None:
+    """gNMI flavours that send a port's counters in several notifications (octets in one, PFC and
+    ECN in another) must show all of them, not whichever arrived last."""
+    p = Pipeline()
+    p.process(batch(0, in_octets=0))
+    p.process(batch(0.1, pfc_rx_p3=0, ecn_marked=0))
+    p.process(batch(10, in_octets=2_500_000_000))
+    p.process(batch(10.1, pfc_rx_p3=500, ecn_marked=1000))
+    view = p.latest[("leaf1", "swp1")]
+    assert view.rates == {"in_octets": 250_000_000.0, "pfc_rx_p3": 50.0, "ecn_marked": 100.0}
+    assert view.ts_ns == int(10.1 * S)
+    # a counter the port stops reporting does not stay on screen for ever
+    p.process(batch(400, in_octets=3_000_000_000))
+    p.process(batch(410, in_octets=3_500_000_000))
+    assert set(p.latest[("leaf1", "swp1")].rates) == {"in_octets"}
