@@ -133,8 +133,17 @@ def _view(runner: Runner, influx_note: str, rates: dict[str, float]) -> Group:
     return Group(header, targets, storage, _findings(runner), links)
 
 
+def demo_places(fabric: str, state_dir: Path | None, db: str | None) -> tuple[Path, str]:
+    """Each fabric's demo its own state (spool, model, log) and database: a RoCE and an IB run of
+    the same switch names must not mix, nor one run's spool flush into the other's data."""
+    base = Path(os.environ.get("XDG_STATE_HOME", Path.home() / ".local/state")) / "fabricwatch"
+    default_db = "fabricwatch" if fabric == "roce" else f"fabricwatch_{fabric}"
+    return state_dir or base / f"demo-{fabric}", db or default_db
+
+
 async def run_demo(args: argparse.Namespace) -> int:
-    state = args.state_dir or Path(os.environ.get("XDG_STATE_HOME", Path.home() / ".local/state")) / "fabricwatch/demo"
+    state, db = demo_places(args.fabric, args.state_dir, args.influx_db)
+    args.influx_db = db
     state.mkdir(parents=True, exist_ok=True)
     if args.no_view:
         logs.setup("info")

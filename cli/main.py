@@ -92,9 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="InfluxDB URL (env FABRICWATCH_INFLUX_URL; default http://127.0.0.1:8086); MQTT events "
                            "go to FABRICWATCH_MQTT_HOST:FABRICWATCH_MQTT_PORT (default 127.0.0.1:1883) when it answers")
     demo.add_argument("--influx-api", choices=["v1", "v2"], default="v1")
-    demo.add_argument("--influx-db", default="fabricwatch", help="database (v1) or bucket (v2)")
+    demo.add_argument("--influx-db", default=None,
+                      help="database (v1) or bucket (v2); default fabricwatch, fabricwatch_ib for --fabric ib")
     demo.add_argument("--state-dir", type=Path, default=None,
-                      help="spool and log folder (default ~/.local/state/fabricwatch/demo)")
+                      help="spool, model and log folder (default ~/.local/state/fabricwatch/demo-<fabric>)")
     demo.add_argument("--listen", default="127.0.0.1:9465")
     demo.add_argument("--nodes", type=int, default=16)
     demo.add_argument("--rails", type=int, default=4)

@@ -23,5 +23,16 @@ PY=${PYTHON:-python3}
 if [[ ! -x .venv/bin/python ]]; then
   "$PY" -m venv .venv
 fi
-.venv/bin/python -m pip install -q --upgrade pip >/dev/null
-.venv/bin/python -m pip install -q -e '.[dev]'
+# (re)install only when pyproject.toml changed since the last install; pip's and setuptools'
+# chatter goes to a log that is shown only when the install fails
+STAMP=.venv/.fabricwatch-installed
+WANT=$(sha256sum pyproject.toml | cut -d' ' -f1)
+if [[ "$(cat "$STAMP" 2>/dev/null)" != "$WANT" ]]; then
+  echo "fabricwatch setup: installing the project into .venv" >&2
+  if ! { .venv/bin/python -m pip install -q --upgrade pip && .venv/bin/python -m pip install -q -e '.[dev]'; } \
+      >.venv/install.log 2>&1; then
+    cat .venv/install.log >&2
+    exit 1
+  fi
+  echo "$WANT" > "$STAMP"
+fi

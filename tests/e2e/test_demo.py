@@ -146,3 +146,43 @@ def test_demo_on_infiniband_through_the_simulated_ufm(tmp_path: Path) -> None:
         assert ("unhealthy", "1") in kinds and ("unhealthy", "2") in kinds
     finally:
         influx.stop()
+
+
+def test_demo_script_ctrl_c_flushes_before_its_influxdb_stops(tmp_path: Path) -> None:
+    """Ctrl-C in a terminal signals the whole foreground process group: the InfluxDB that
+    scripts/demo.sh started must outlive the daemon's final flush, nothing may stay spooled, the
+    script exits 0 and stops that InfluxDB afterwards."""
+    port = free_port()
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path), "FABRICWATCH_DEMO_INFLUX_PORT": str(port),
+           "COLUMNS": "160"}
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen(
+            ["scripts/demo.sh", "--nodes", "8", "--rails", "2", "--interval", "0.5",
+             "--listen", f"127.0.0.1:{free_port()}"],
+            cwd=ROOT, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True,
+        )
+        os.close(slave)
+        screen = ""
+        for _ in range(90):
+            screen += read_pty(master, 1)
+            if "targets up 4/4" in screen:
+                break
+        screen += read_pty(master, 6)
+        os.killpg(proc.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and time.monotonic() < deadline:
+            screen += read_pty(master, 0.5)
+        screen += read_pty(master, 0.5)
+        assert proc.wait(1) == 0, screen[-3000:]
+    finally:
+        os.close(master)
+    assert "targets up 4/4" in screen and "fabricwatch demo stopped" in screen
+    assert f"data: curl -G http://127.0.0.1:{port}/query --data-urlencode db=fabricwatch" in screen
+    state = tmp_path / "fabricwatch" / "demo-roce"
+    assert (state / "demo-link-model.fwm").is_file()
+    assert Spool(state / "spool").pending_points == 0  # the last flush reached InfluxDB
+    import socket
+
+    with pytest.raises(OSError):  # and the script stopped the InfluxDB it started
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()

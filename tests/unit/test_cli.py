@@ -68,3 +68,13 @@ async def test_the_mqtt_adapter_reads_messages_as_attribute_and_as_method() -> N
 
     for client in (V2(), V3()):
         assert [m async for m in mqtt.messages(client)] == [0, 1, 2]  # type: ignore[arg-type]
+
+
+def test_each_demo_fabric_has_its_own_state_and_database(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from fabricwatch.cli.demo import demo_places
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    roce, ib = demo_places("roce", None, None), demo_places("ib", None, None)
+    assert roce == (tmp_path / "fabricwatch" / "demo-roce", "fabricwatch")
+    assert ib == (tmp_path / "fabricwatch" / "demo-ib", "fabricwatch_ib")
+    assert demo_places("ib", tmp_path / "x", "mine") == (tmp_path / "x", "mine")  # what the user says wins
