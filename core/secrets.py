@@ -20,6 +20,15 @@ class SecretRef(StrictModel):
     file: Path | None = None
     credential: str | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _not_inline(cls, data: object) -> object:
+        if isinstance(data, str | int | float):
+            # never echo the value: it may be the secret itself
+            raise ValueError('a secret is not written in the config: write { env = "NAME" }, '
+                             '{ file = "/path" } or { credential = "NAME" } (a systemd credential)')
+        return data
+
     @model_validator(mode="after")
     def _exactly_one(self) -> SecretRef:
         if sum(x is not None for x in (self.env, self.file, self.credential)) != 1:

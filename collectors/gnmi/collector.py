@@ -44,6 +44,21 @@ def parse_path(text: str) -> Any:
     return gnmi_pb2.Path(elem=elems)
 
 
+async def _why_no_connection(address: str) -> str:
+    """grpc only says the channel never became ready; one TCP connect says why, in words."""
+    host, _, port = address.rpartition(":")
+    try:
+        _, writer = await asyncio.wait_for(asyncio.open_connection(host.strip("[]"), int(port)), 2.0)
+    except ConnectionRefusedError:
+        return f": connection refused by {address} (nothing listens there: is gNMI enabled on this port?)"
+    except TimeoutError:
+        return f": {address} does not answer (host down, or a firewall drops the connection)"
+    except (OSError, ValueError) as exc:
+        return f": {address}: {exc}"
+    writer.close()
+    return f": {address} accepts TCP but no gNMI session came up (TLS expected, or another service?)"
+
+
 class GnmiCollector:
     kind = "gnmi"
 
@@ -104,7 +119,8 @@ class GnmiCollector:
             await asyncio.wait_for(self._channel.channel_ready(), self.cfg.timeout)
         except TimeoutError:
             await self._channel.close()
-            raise TargetError("connect", f"no gNMI connection within {self.cfg.timeout:g}s") from None
+            why = await _why_no_connection(self.address)
+            raise TargetError("connect", f"no gNMI connection within {self.cfg.timeout:g}s{why}") from None
         self._stub = gnmi_pb2_grpc.gNMIStub(self._channel)
         return self
 

@@ -66,10 +66,20 @@ async def test_stream_closed_midway_is_counted_and_reconnected(tmp_path: Path) -
 async def test_unreachable_target_does_not_delay_the_others(tmp_path: Path) -> None:
     sim = await start_sim()
     dead = {"device": "ghost", "address": f"127.0.0.1:{free_port()}"}
-    _, _, after = await run_for(config(sim, tmp_path, [dead]), sim, 6)
+    # a TCP service that is not gNMI: accepts and says nothing
+    other = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+    mute = {"device": "mute", "address": f"127.0.0.1:{other.sockets[0].getsockname()[1]}"}
+    try:
+        runner, _, after = await run_for(config(sim, tmp_path, [dead, mute]), sim, 6)
+    finally:
+        other.close()
     samples, errors, up, _ = next(v for k, v in after.items() if k.endswith(":ghost"))
     assert not up and samples == 0 and errors.get("connect", 0) >= 1
-    healthy_on_time(after, sim, {"ghost"}, 6)
+    healthy_on_time(after, sim, {"ghost", "mute"}, 6)
+    # the error says why, in words an operator can act on
+    status = {k.rsplit(":", 1)[-1]: t for k, t in runner.targets.items()}
+    assert "connection refused by 127.0.0.1:" in status["ghost"].last_error, status["ghost"].last_error
+    assert "accepts TCP but no gNMI session came up" in status["mute"].last_error, status["mute"].last_error
 
 
 async def test_silent_target_is_detected_as_stale(tmp_path: Path) -> None:

@@ -146,3 +146,14 @@ def test_a_secret_from_a_systemd_credential(tmp_path: Path, monkeypatch: pytest.
     with pytest.raises(ConfigError, match=r"CREDENTIALS_DIRECTORY is not set"):
         config.parse({"sinks": {"influxdb": [{"database": "fw", "username": "w",
                                               "password": {"credential": "influx"}}]}})
+
+
+def test_a_secret_written_in_the_config_is_refused_with_the_way_to_write_it(tmp_path: Path) -> None:
+    text = GOOD.replace('database = "fw"', 'database = "fw"\nusername = "w"\npassword = "hunter2"')
+    with pytest.raises(ConfigError) as err:
+        config.load(write(tmp_path, text))
+    msg = str(err.value)
+    assert "sinks.influxdb[0].password" in msg and "fabricwatch.toml" in msg
+    assert 'write { env = "NAME" }' in msg and '{ file = "/path" }' in msg
+    assert "hunter2" not in msg  # the refused secret is not echoed to a log
+    assert "valid dictionary" not in msg
