@@ -87,7 +87,34 @@ def _findings(runner: Runner) -> Table:
     return table
 
 
-def _view(runner: Runner, influx_note: str, rates: dict[str, float]) -> Group:
+# the link columns of the live view: what matters on each fabric (RoCE: pauses and marks; IB has
+# neither, its trouble is symbol errors, downed links, credit waits and receive errors)
+ROCE_COLUMNS = (("pfc rx+tx", lambda r: sum(v for k, v in r.items() if k.startswith("pfc_")), ".0f"),
+                ("pause", lambda r: r.get("pause_rx", 0) + r.get("pause_tx", 0), ".0f"),
+                ("errors", error_rate, ".1f"), ("ecn", lambda r: r.get("ecn_marked", 0), ".0f"))
+IB_COLUMNS = (("symbol err", lambda r: r.get("symbol_errors", 0), ".2f"),
+              ("link downed", lambda r: r.get("link_downed", 0), ".3f"),
+              ("xmit wait", lambda r: r.get("xmit_wait", 0), ".3g"),
+              ("rcv err", lambda r: r.get("rcv_errors", 0) + r.get("rcv_remote_physical_errors", 0), ".2f"))
+
+
+class IngestRate:
+    """Counter values per second over the last minute: pollers that answer every 10-30 s (UFM,
+    SNMP) would read as 0 most seconds if measured second by second."""
+
+    def __init__(self, window_s: float = 60.0) -> None:
+        self.window_s = window_s
+        self._seen: list[tuple[float, int]] = []
+
+    def update(self, now: float, total: int) -> float:
+        self._seen.append((now, total))
+        while len(self._seen) > 2 and now - self._seen[1][0] >= self.window_s:
+            self._seen.pop(0)
+        t0, v0 = self._seen[0]
+        return (total - v0) / (now - t0) if now > t0 else 0.0
+
+
+def _view(runner: Runner, influx_note: str, rates: dict[str, float], ib: bool = False) -> Group:
     targets = Table(title="targets", expand=True)
     for col in ("device", "collector", "up", "samples", "errors", "last error"):
         targets.add_column(col)
@@ -107,21 +134,23 @@ def _view(runner: Runner, influx_note: str, rates: dict[str, float]) -> Group:
             str(s.spool.pending_bytes),
             str(s.spool.stats.dropped_points + s.stats.points_rejected), s.stats.last_error[:50],
         )
-    links = Table(title="top links by pause and error rate (per second)", expand=True)
-    for col in ("device", "port", "role", "score", "pfc rx+tx", "pause", "errors", "ecn", "Gb/s in"):
+    columns = IB_COLUMNS if ib else ROCE_COLUMNS
+    title = "top links by error and credit-wait rate" if ib else "top links by pause and error rate"
+    links = Table(title=f"{title} (per second)", expand=True)
+    for col in ("device", "port", "role", "score", *(c[0] for c in columns), "Gb/s in"):
         links.add_column(col)
     scores = runner.detector.scores if runner.detector is not None else {}
-
-    def pfc(r: dict[str, float]) -> float:
-        return sum(v for k, v in r.items() if k.startswith("pfc_"))
-
-    for (device, port), view in worst_links(runner.pipeline.latest, limit=10):
+    if ib:  # errors first, then credit waits
+        order = sorted(runner.pipeline.latest.items(), key=lambda kv: (error_rate(kv[1].rates),
+                       kv[1].rates.get("xmit_wait", 0.0)), reverse=True)[:10]
+    else:
+        order = worst_links(runner.pipeline.latest, limit=10)
+    for (device, port), view in order:
         r = view.rates
         score = scores.get((device, port))
         links.add_row(
-            device, port, view.tags.get("role", ""), "" if score is None else f"{score:.2f}", f"{pfc(r):.0f}",
-            f"{r.get('pause_rx', 0) + r.get('pause_tx', 0):.0f}", f"{error_rate(r):.1f}",
-            f"{r.get('ecn_marked', 0):.0f}", f"{r.get('in_octets', 0) * 8 / 1e9:.1f}",
+            device, port, view.tags.get("role", ""), "" if score is None else f"{score:.2f}",
+            *(format(fn(r), fmt) for _, fn, fmt in columns), f"{r.get('in_octets', 0) * 8 / 1e9:.1f}",
         )
     up = sum(t.up for t in runner.targets.values())
     header = Table.grid(expand=True)
@@ -205,19 +234,16 @@ async def run_demo(args: argparse.Namespace) -> int:
             await run_task
         else:
             rates: dict[str, float] = {}
-            last_values, last_t = 0, time.monotonic()
-            with Live(_view(runner, influx_note, rates), refresh_per_second=2, screen=False) as live:
+            ingest = IngestRate()
+            with Live(_view(runner, influx_note, rates, ib), refresh_per_second=2, screen=False) as live:
                 # leave the live view as soon as a stop is asked for: the flush that follows
                 # must not wait behind a terminal redraw
                 while not run_task.done() and not runner.stopping:
                     await asyncio.wait({run_task}, timeout=1.0)
                     if runner.stopping:
                         break
-                    now = time.monotonic()
-                    values = sum(t.values for t in runner.targets.values())
-                    rates["values"] = (values - last_values) / max(now - last_t, 1e-6)
-                    last_values, last_t = values, now
-                    live.update(_view(runner, influx_note, rates))
+                    rates["values"] = ingest.update(time.monotonic(), sum(t.values for t in runner.targets.values()))
+                    live.update(_view(runner, influx_note, rates, ib))
             if runner.stopping:
                 print("fabricwatch demo: stopping, flushing to storage...", flush=True)
         code = await run_task
