@@ -52,14 +52,28 @@ class HttpServer:
         return web.json_response({"status": "ok", "uptime_s": round(time.time() - self.runner.started_unix, 1)})
 
     async def readyz(self, request: web.Request) -> web.Response:
+        """Ready means the daemon runs every task (collecting, storing, serving): a switch being
+        down does not make it unready, since restarting the daemon would not bring it up. A probe
+        that wants data flowing asks `?require=any` (at least one target up) or `?require=all`."""
+        targets = list(self.runner.targets.values())
+        up = sum(t.up for t in targets)
+        body: dict[str, object] = {
+            "means": "every task of the daemon is running; targets may be down (see targets_up, "
+                     "or ask ?require=any|all)",
+            "targets": len(targets), "targets_up": up,
+            "targets_down": sorted(t.device for t in targets if not t.up)[:50],
+        }
+        require = request.query.get("require", "")
+        if require not in ("", "any", "all"):
+            return web.json_response({"error": "require is any or all"}, status=400)
         reason = self.runner.not_ready()
+        if reason is None and require == "any" and targets and up == 0:
+            reason = f"no target up (0 of {len(targets)})"
+        elif reason is None and require == "all" and up < len(targets):
+            reason = f"{len(targets) - up} of {len(targets)} targets down"
         if reason is not None:
-            return web.json_response({"ready": False, "reason": reason}, status=503)
-        return web.json_response({
-            "ready": True,
-            "targets": len(self.runner.targets),
-            "targets_up": sum(t.up for t in self.runner.targets.values()),
-        })
+            return web.json_response({"ready": False, "reason": reason, **body}, status=503)
+        return web.json_response({"ready": True, **body})
 
     async def api_targets(self, request: web.Request) -> web.Response:
         return web.json_response([

@@ -108,3 +108,35 @@ async def test_wrong_password_is_an_auth_error(tmp_path: Path, monkeypatch: pyte
         config(sim, tmp_path, username="noc", password={"env": "DAEMON_PW"}, insecure=True), sim, 2)
     for _key, (samples, errors, up, _) in after.items():
         assert samples == 0 and not up and errors.get("auth", 0) >= 1, errors
+
+
+async def test_readyz_says_what_ready_means_and_can_require_targets_up(tmp_path: Path) -> None:
+    import aiohttp
+
+    from tests.integration.helpers import start_runner
+
+    cfg = parse({
+        "daemon": {"listen": "127.0.0.1:0"},
+        "collectors": {"gnmi": [{"flavour": "arista", "timeout": 1.0, "backoff": {"initial": 0.2, "max": 0.5},
+                                 "targets": [{"device": "ghost", "address": f"127.0.0.1:{free_port()}"}]}]},
+        "sinks": {"influxdb": [{"api": "v1", "database": "x", "url": f"http://127.0.0.1:{free_port()}",
+                                "spool": {"dir": str(tmp_path / "spool")}}]},
+    }, "<test>")
+    runner, task = await start_runner(cfg)
+    try:
+        assert runner.http is not None
+        async with aiohttp.ClientSession() as s:
+            async with s.get(f"{runner.http.url}/readyz") as resp:
+                plain = (resp.status, await resp.json())
+            async with s.get(f"{runner.http.url}/readyz?require=any") as resp:
+                some = (resp.status, await resp.json())
+            async with s.get(f"{runner.http.url}/readyz?require=maybe") as resp:
+                bad = resp.status
+    finally:
+        runner.stop()
+        assert await task == 0
+    assert plain[0] == 200 and plain[1]["ready"] is True
+    assert plain[1]["targets"] == 1 and plain[1]["targets_up"] == 0 and plain[1]["targets_down"] == ["ghost"]
+    assert "targets may be down" in plain[1]["means"]
+    assert some[0] == 503 and some[1]["reason"] == "no target up (0 of 1)"
+    assert bad == 400
