@@ -30,6 +30,8 @@ class InfluxConfig(StrictModel):
     # v1: database, retention policy, basic auth
     database: str | None = None
     retention_policy: str | None = None
+    # v1: create the database when the server says it does not exist (needs the right to)
+    create_database: bool = False
     username: str | None = None
     password: SecretRef | None = None
     # v2: org, bucket, token

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from fabricwatch.sinks.influxdb.config import InfluxConfig
 
 log = logging.getLogger("fabricwatch.sink.influxdb")
+BLOCKED_RETRY_S = 5.0  # retry cadence while the server refuses until an operator acts
 
 
 @dataclass(slots=True)
@@ -173,6 +174,17 @@ class InfluxSink:
                 self._done(rec, outcome)
                 delays.reset()
                 continue
+            v1 = self.writer if isinstance(self.writer, V1Writer) else None
+            if v1 is not None and outcome.blocked and outcome.status == 404:  # the database does not exist
+                if self.cfg.create_database:
+                    problem = await v1.create_database()
+                    if problem is None:
+                        log.info("created the missing database",
+                                 extra={"sink": self.name, "database": self.cfg.database})
+                        continue
+                    outcome.message += f"; CREATE DATABASE failed: {problem}"
+                else:
+                    outcome.message = v1.missing_database_hint()
             self._count_error(outcome)
             if outcome.too_large:
                 if await self._send_split(rec):
@@ -188,8 +200,9 @@ class InfluxSink:
                 continue
             self.stats.points_retried += rec.points
             self.stats.blocked = outcome.blocked
-            # a full or read-only server stays so for a while: wait the longest step
-            wait = delays.longest() if outcome.blocked else delays.next()
+            # a server that refuses until an operator acts (auth, a missing database) is retried at
+            # a steady few seconds: slow enough not to hammer it, quick to catch up once fixed
+            wait = min(delays.longest(), BLOCKED_RETRY_S) if outcome.blocked else delays.next()
             wait = max(wait, outcome.retry_after_s or 0.0)
             log.warning("write failed, will retry",
                         extra={"sink": self.name, "status": outcome.status,

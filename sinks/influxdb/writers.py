@@ -81,6 +81,20 @@ class V1Writer:
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
             return WriteOutcome(False, True, None, f"{type(exc).__name__}: {exc}")
 
+    def missing_database_hint(self) -> str:
+        return (f'database {self.cfg.database!r} does not exist: create it (CREATE DATABASE "{self.cfg.database}") '
+                "or set create_database = true in this sink")
+
+    async def create_database(self) -> str | None:
+        """CREATE DATABASE; None when done, else the server's answer."""
+        try:
+            async with self._sess().post(f"{self.cfg.url.rstrip('/')}/query",
+                                         data={"q": f'CREATE DATABASE "{self.cfg.database}"'}) as resp:
+                body = (await resp.text())[:300]
+                return None if resp.status == 200 and '"error"' not in body else f"{resp.status}: {body}"
+        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+            return f"{type(exc).__name__}: {exc}"
+
     async def check(self) -> str | None:
         try:
             async with self._sess().get(f"{self.cfg.url.rstrip('/')}/ping") as resp:
@@ -93,7 +107,7 @@ class V1Writer:
                 if resp.status != 200:
                     return f"SHOW DATABASES answered {resp.status}: {body[:200]}"
                 if f'"{self.cfg.database}"' not in body:
-                    return f"database {self.cfg.database!r} does not exist"
+                    return self.missing_database_hint()
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
             return f"cannot reach {self.cfg.url}: {type(exc).__name__}: {exc}"
         return None

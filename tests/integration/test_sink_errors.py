@@ -128,3 +128,34 @@ async def test_401_holds_the_data_and_retries_slowly(serve, tmp_path: Path) -> N
     await sink.close()
     assert script.accepted == LINES
     assert sink.stats.points_rejected == 0
+
+
+async def test_a_missing_database_says_how_to_fix_it_and_catches_up_once_created(influx, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """InfluxDB 1.x without the database: the error names the fix, nothing is lost, and the data
+    flows within seconds of the database appearing (not at the longest backoff step)."""
+    sink = make_sink(influx.url, tmp_path / "a", database="latedb", backoff={"initial": 0.05, "max": 60.0})
+    assert 'CREATE DATABASE "latedb"' in (await sink.writer.check() or "")
+    await sink.start()
+    await sink.write(LINES)
+    for _ in range(100):
+        if sink.stats.last_error:
+            break
+        await asyncio.sleep(0.05)
+    assert 'CREATE DATABASE "latedb"' in sink.stats.last_error and "create_database = true" in sink.stats.last_error
+    influx.create_db("latedb")
+    await drain(sink, timeout=20)
+    await sink.close()
+    assert sink.spool.pending_points == 0 and sink.stats.points_rejected == 0
+    res = influx.query('SELECT count("v") FROM "m"', "latedb")
+    assert res["results"][0]["series"][0]["values"][0][1] == len(LINES)
+
+
+async def test_create_database_creates_it_on_first_refusal(influx, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    sink = make_sink(influx.url, tmp_path / "b", database="autodb", create_database=True)
+    await sink.start()
+    await sink.write(LINES)
+    await drain(sink)
+    await sink.close()
+    assert sink.spool.pending_points == 0
+    res = influx.query('SELECT count("v") FROM "m"', "autodb")
+    assert res["results"][0]["series"][0]["values"][0][1] == len(LINES)
