@@ -8,6 +8,7 @@ import json
 import math
 import os
 import time
+import warnings
 import zipfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -77,12 +78,20 @@ class ClassModel:
     by_rate: list[tuple[float, float, np.ndarray]] = field(default_factory=list)
 
     def ceiling(self, util_pct: float, k: int, link: tuple[str, str] | None = None) -> float:
-        own = self.link_ceilings.get(link) if link is not None else None
-        mine = float(own[k]) if own is not None else 0.0
+        mine = self.link_ceiling(util_pct, k, link)
         if self.ceilings is None:
             return mine
         b = min(int(max(util_pct, 0.0) // LOAD_BIN_PCT), len(self.ceilings) - 1)
         return max(float(self.ceilings[b, k]), mine)
+
+    def link_ceiling(self, util_pct: float, k: int, link: tuple[str, str] | None) -> float:
+        """What this link showed in training at most, or in proportion to its load; 0 if unknown."""
+        own = self.link_ceilings.get(link) if link is not None else None
+        if own is None:
+            return 0.0
+        # a link carries at most its line rate: more is a counter glitch, not more allowance
+        per_load = float(own[N_OWN + k]) * min(max(util_pct, 1.0), 100.0) if len(own) > N_OWN else 0.0
+        return max(float(own[k]), per_load)
 
     def combined(self, forest_scores: np.ndarray, X: np.ndarray) -> np.ndarray:
         """max(forest score / its threshold, worst peer deviation / its limit): > 1 is anomalous."""
@@ -205,14 +214,62 @@ _NOT_CAUSES = ("util_pct", "ecn_per_mpkt", "pfc_tx", "flaps")
 _CAUSES = [k for k, name in enumerate(OWN_NAMES) if name not in _NOT_CAUSES]
 DISCARDS = OWN_NAMES.index("discards")
 DISCARDS_PER_PKT = 1e-6  # drops below one per million packets are noise on any fabric
+# roles whose far end is a switch: pauses received there spread congestion from another egress
+SWITCH_TO_SWITCH = frozenset({"leaf_up", "spine", "spine_down", "core"})
 
 
 def _packets(li: LinkInterval) -> float:
     return li.rates.get("in_pkts", 0.0) + li.rates.get("out_pkts", 0.0)
 
 
+SIBLING_MARGIN = 2.0  # within this factor of its siblings' median, a link does what they do
+MIN_SIBLINGS = 4
+
+
+class Siblings:
+    """The links of one class on the same rail, and on the same switch, at the same moment. A link
+    doing what its siblings do carries their load (a hot rail, a busy switch); a faulty link stands
+    out of them. Built on first use: most intervals explain nothing."""
+
+    def __init__(self, frame: FeatureFrame) -> None:
+        self.frame = frame
+        self._groups: dict[tuple[str, str, str], np.ndarray] | None = None
+        self._of: list[list[tuple[str, str, str]]] = []
+        self._median: dict[tuple[str, str, str], np.ndarray] = {}
+
+    def _build(self) -> None:
+        groups: dict[tuple[str, str, str], list[int]] = {}
+        self._of = []
+        for i, (c, li) in enumerate(zip(self.frame.classes, self.frame.links, strict=True)):
+            keys = [(c, "rail", li.tags.get("rail", "")), (c, "device", li.device)]
+            keys = [k for k in keys if k[2]]
+            self._of.append(keys)
+            for k in keys:
+                groups.setdefault(k, []).append(i)
+        self._groups = {k: np.array(v) for k, v in groups.items() if len(v) >= MIN_SIBLINGS}
+
+    def like(self, i: int, k: int, value: float) -> tuple[str, float] | None:
+        """(group, its median) if row i's feature k is within the margin of a sibling group's median."""
+        if self._groups is None:
+            self._build()
+        assert self._groups is not None
+        for key in self._of[i]:
+            rows = self._groups.get(key)
+            if rows is None:
+                continue
+            med = self._median.get(key)
+            if med is None:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    med = np.nan_to_num(np.nanmedian(self.frame.own_raw[rows], axis=0))
+                self._median[key] = med
+            if med[k] > 0 and value <= SIBLING_MARGIN * med[k]:
+                return f"{key[1]} {key[2]}", float(med[k])
+        return None
+
+
 def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None = None,
-            just_bounced: bool = False) -> tuple[str, list[dict[str, Any]]]:
+            just_bounced: bool = False, siblings: Siblings | None = None) -> tuple[str, list[dict[str, Any]]]:
     """The features that make row i *worse* than expected, in words and numbers: above its
     load-matched class peers, or above its own history. Empty when nothing is worse (a link that
     only stands out by being quieter than its peers is not degraded)."""
@@ -234,8 +291,13 @@ def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None 
             continue
         if k == DISCARDS and value < DISCARDS_PER_PKT * _packets(frame.links[i]):
             continue
-        if just_bounced and k in _LOAD_FREE:
-            continue  # a link coming up counts a few errors while it trains: the flap rule judges bounces
+        if k == PFC_RX and frame.links[i].tags.get("role") in SWITCH_TO_SWITCH:
+            continue  # the far switch pausing it: that switch's congestion elsewhere, not this cable
+        if just_bounced and (k in _LOAD_FREE or k == DISCARDS):
+            continue  # a link coming up counts a few errors while it trains, and one going down drops
+            # what was queued for it: the flap rule judges bounces
+        if siblings is not None and k not in _LOAD_FREE and siblings.like(i, k, value) is not None:
+            continue  # its rail or its switch does the same: their load, not this link
         # what healthy links of the class did at this load in training: a busy link pausing as
         # busy links do is not worse than expected, however far it stands from an idle median
         link = (frame.links[i].device, frame.links[i].port)
@@ -260,7 +322,7 @@ def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None 
                 words += (f"; healthy links of its class at {util:.0f}% load stay under "
                           f"{model.ceiling(util, k):,.3g}{unit}")
                 if link in model.link_ceilings:
-                    words += f", this link under {float(model.link_ceilings[link][k]):,.3g}{unit}"
+                    words += f", this link under {model.link_ceiling(util, k, link):,.3g}{unit}"
         else:
             words = f"{name} {value:,.3g}{unit}, up from its usual {expected:,.3g}{unit}"
         parts.append(words)
@@ -276,15 +338,23 @@ MIN_BIN_ROWS = 50
 
 
 LINK_CEILING_MARGIN = 1.5
+PER_LOAD_MIN_UTIL = 20.0
 
 
 def _link_ceilings(keys: list[tuple[str, str]], own: np.ndarray) -> dict[tuple[str, str], np.ndarray]:
-    """Per link, the most of each load-driven feature it showed in training, times a margin; load-free
-    features (errors, flaps) get none: a stray error in training must not hide a dirty optic later."""
+    """Per link, the most of each load-driven feature it showed in training, and the most per percent
+    of utilisation (a slow receiver pauses in proportion to what it receives), each times a margin:
+    2 x N_OWN values. Load-free features (errors, flaps) get none: a stray error in training must not
+    hide a dirty optic later."""
     values = np.nan_to_num(np.maximum(own, 0.0))
     values[:, _LOAD_FREE] = 0.0
+    # per percent of load only from busy intervals: a few pauses at 1 % must not extrapolate upwards
+    util = values[:, [UTIL]]
+    per_load = np.where(util >= PER_LOAD_MIN_UTIL, values / np.maximum(util, 1.0), 0.0)
+    per_load[:, UTIL] = 0.0
+    both = np.hstack([values, per_load])
     peaks: dict[tuple[str, str], np.ndarray] = {}
-    for key, row in zip(keys, values, strict=True):
+    for key, row in zip(keys, both, strict=True):
         have = peaks.get(key)
         peaks[key] = row.copy() if have is None else np.maximum(have, row)
     return {k: v * LINK_CEILING_MARGIN for k, v in peaks.items() if v.any()}
@@ -322,7 +392,7 @@ CROWD_FAR_END = 1 / 3  # the same among the links of a class that reach one far 
 _LOAD_FREE = [OWN_NAMES.index(n) for n in ("errors", "link_recovery", "flaps")]
 
 
-def _crowd(frame: FeatureFrame, over: np.ndarray) -> np.ndarray:
+def _crowd(frame: FeatureFrame, over: np.ndarray, *, far_end_only: bool = False) -> np.ndarray:
     """Links over the threshold together with much of their class, or of their rail in it: a load
     swing moves all of them (a job starting, an all-to-all, a hot rail), a degraded link moves alone.
     Corruption and flaps do not follow load, so links showing them are never part of a crowd."""
@@ -341,8 +411,10 @@ def _crowd(frame: FeatureFrame, over: np.ndarray) -> np.ndarray:
     # one machine (an incast to it, its checkpoint) moves all its links; a bad NIC or cable moves one
     by_far_end = [(c, li.tags.get("peer_device", "") or f"?{i}") for i, (c, li)
                   in enumerate(zip(frame.classes, frame.links, strict=True))]
-    for share, least, keys in ((CROWD_CLASS, 4, by_class), (CROWD_RAIL, 4, by_rail), (CROWD_RAIL, 4, by_device),
-                               (CROWD_FAR_END, 3, by_far_end)):
+    groupings = [(CROWD_FAR_END, 3, by_far_end)]
+    if not far_end_only:
+        groupings += [(CROWD_CLASS, 4, by_class), (CROWD_RAIL, 4, by_rail), (CROWD_RAIL, 4, by_device)]
+    for share, least, keys in groupings:
         size: dict[tuple[str, str], int] = {}
         hot: dict[tuple[str, str], list[int]] = {}
         for i in range(n):
@@ -562,6 +634,10 @@ class LinkDetector:
         settle = np.where(device_event, SETTLE_INTERVALS, np.maximum(st["settle"][rows] - 1, 0))
         st["settle"][rows] = settle
         over_score = has_model & (np.nan_to_num(scores) > 1.0) & (settle == 0)
+        # no marks on one job's hosts across every rail is that job's traffic (a steady stream marks
+        # nothing), not a switch with ECN off: a switch's ports reach as many hosts as it has ports
+        if ecn_missing.any():
+            ecn_missing &= ~_crowd(frame, ecn_missing, far_end_only=True)
         over = (over_score & ~_crowd(frame, over_score)) | ecn_missing
         bits = ((st["bits"][rows] << 1) | over.astype(np.uint16)) & np.uint16((1 << h.raise_n) - 1)
         st["bits"][rows] = bits
@@ -589,6 +665,7 @@ class LinkDetector:
                            or speed_degraded(li) for li in links), dtype=bool, count=n)
         )
         out = []
+        siblings = Siblings(frame)
         for i in np.nonzero(active | maybe_rule)[0].tolist():
             li = links[i]
             model_active = bool(active[i])
@@ -609,8 +686,8 @@ class LinkDetector:
             if model_active:
                 severities.append("critical" if scores[i] > 2 * thr else "warning")
             model = self.models.get(frame.classes[i])
-            words, feats = explain(frame, i, model=model, just_bounced=bool(recent[i] > 0)) if model_active \
-                else ("", [])
+            words, feats = explain(frame, i, model=model, just_bounced=bool(recent[i] > 0),
+                                   siblings=siblings) if model_active else ("", [])
             if model_active and not words and not ecn_missing[i]:
                 # over the forest's threshold without one feature worse than expected: quieter or
                 # differently busy, not degraded; no page

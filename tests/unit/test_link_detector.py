@@ -461,3 +461,69 @@ def test_the_false_alarm_budget_maps_to_the_thresholds_as_stated() -> None:
     e = det.training["expected"]
     days = e["holdout_intervals"] * INTERVAL / 86400
     assert e["pages_per_day"] == pytest.approx(e["events"] / days)
+
+
+def _rail_scaled(links: list[LinkInterval], rail: str, factor: float) -> None:
+    """Every link of one rail carries `factor` x the bytes, with the pauses and marks that brings."""
+    for li in links:
+        if li.tags.get("rail") == rail:
+            for k in list(li.rates):
+                if k.endswith(("octets", "pkts")):
+                    li.rates[k] *= factor
+                elif k.startswith(("pfc_rx_p3", "pfc_tx_p3", "ecn_")) or k == "xmit_wait":
+                    li.rates[k] = li.rates[k] * factor ** 4 + 50.0  # (PFC on the lossless class only)
+
+
+def test_a_hot_rail_raises_nothing_a_hot_link_on_it_does(detector: LinkDetector) -> None:
+    """One rail carrying 1.5x the bytes of the others, its pauses and marks far above theirs (one
+    job's traffic pattern): load, not a fault on every link of the rail."""
+    found = _run_with(detector, 26, lambda i, links: _rail_scaled(links, "1", 1.5) if i >= 3 else None, n=12)
+    assert not [f for fs in found for f in fs], [(f.device, f.port, f.explanation) for fs in found for f in fs][:3]
+
+
+def test_polarised_uplinks_raise_nothing() -> None:
+    """ECMP hashing that sends 1.8x the bytes over a few uplinks, from the start (so also in the
+    training history), with the pauses that brings: that link's normal, learned as such."""
+    hot: set[tuple[str, str]] = set()
+
+    def polarise(i: int, links: list[LinkInterval]) -> None:
+        if not hot:
+            ups = [li for li in links if li.tags.get("role") == "leaf_up"]
+            hot.update((li.device, li.port) for li in ups[::7][:3])
+        for li in links:
+            if (li.device, li.port) in hot:
+                for k in list(li.rates):
+                    if k.endswith(("octets", "pkts")):
+                        li.rates[k] *= 1.8
+                    elif k.startswith(("pfc_rx", "pause_")) or k == "xmit_wait":
+                        li.rates[k] = li.rates[k] * 12 + 800.0
+
+    frames = []
+    for seed in (1, 2):
+        run = simulate(SPEC, 80, interval_s=INTERVAL, seed=seed)
+        fb = FeatureBuilder(INTERVAL)
+        for i, (s, links) in enumerate(run.frames):
+            polarise(i, links)
+            frames.append(fb.build(s, links))
+    det = LinkDetector(interval_s=INTERVAL).fit(frames)
+    found = _run_with(det, 27, polarise, n=12)
+    assert not [f for fs in found for f in fs if (f.device, f.port) in hot]
+
+
+def test_a_dirty_optic_is_found_at_full_load_as_at_idle(detector: LinkDetector) -> None:
+    """Corruption is a fraction of the frames received, whatever the load: at full load that is many
+    errors a second, and a busy link must not hide it."""
+    run = simulate(SPEC, 1, interval_s=INTERVAL, seed=28)
+    victim = next(li for li in run.frames[0][1] if li.tags.get("role") == "leaf_up")
+
+    def busy_and_dirty(i: int, links: list[LinkInterval]) -> None:
+        _rail_scaled(links, victim.tags["rail"], 1.6)  # its whole rail saturated
+        for li in links:
+            if i >= 3 and (li.device, li.port) == (victim.device, victim.port):
+                li.rates["fcs_errors"] = 2e-7 * li.rates["in_pkts"]  # 2 in 10 million frames
+
+    found = _run_with(detector, 28, busy_and_dirty)
+    hits = [i for i, fs in enumerate(found) if any((f.device, f.port) == (victim.device, victim.port) for f in fs)]
+    assert hits and hits[0] <= 5, hits
+    f = next(f for f in found[hits[0]] if f.port == victim.port)
+    assert "errors" in f.explanation
