@@ -157,7 +157,7 @@ def _view(runner: Runner, influx_note: str, rates: dict[str, float], ib: bool = 
     header.add_row(
         f"[bold]fabricwatch demo[/] targets up {up}/{len(runner.targets)}   "
         f"ingest {rates.get('values', 0):,.0f} counter values/s   "
-        f"metrics {runner.http.url if runner.http else ''}/metrics   {influx_note}   Ctrl-C stops"
+        f"fabric page {runner.http.url if runner.http else ''}/   {influx_note}   Ctrl-C stops"
     )
     return Group(header, targets, storage, _findings(runner), links)
 

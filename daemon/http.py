@@ -2,17 +2,33 @@
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from fabricwatch.core.net import bound_port
+from fabricwatch.daemon.fabric_view import fabric_document, link_document
 from fabricwatch.pipeline.ranking import worst_links
 
 if TYPE_CHECKING:
     from fabricwatch.daemon.runner import Runner
+
+_HERE = Path(__file__).resolve().parent / "static"
+STATIC: dict[str, tuple[bytes, str]] = {
+    name: ((_HERE / name).read_bytes(), ctype)
+    for name, ctype in (("index.html", "text/html"), ("fabric.js", "text/javascript"), ("fabric.css", "text/css"))
+}
+# read-only page from the daemon itself: nothing from elsewhere, no framing by other sites
+PAGE_HEADERS = {"Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'",
+                "X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache"}
+
+
+def _compact(obj: object) -> str:
+    return json.dumps(obj, separators=(",", ":"), allow_nan=False)
 
 
 class HttpServer:
@@ -32,6 +48,11 @@ class HttpServer:
         app.router.add_get("/api/targets", self.api_targets)
         app.router.add_get("/api/links", self.api_links)
         app.router.add_get("/api/findings", self.api_findings)
+        app.router.add_get("/api/fabric", self.api_fabric)
+        app.router.add_get("/api/link", self.api_link)
+        app.router.add_get("/", self.page)
+        for name in STATIC:
+            app.router.add_get(f"/{name}", self.page)
         self.runner.nccl.routes(app)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
@@ -93,6 +114,21 @@ class HttpServer:
         findings = det.ranked_findings()
         return web.json_response({"enabled": True, "mode": det.mode, "intervals": det.intervals,
                                   "findings": [f.to_json() for f in findings]})
+
+    async def page(self, request: web.Request) -> web.Response:
+        """The fabric page and its script and style, shipped inside the package (no CDN)."""
+        name = request.path.lstrip("/") or "index.html"
+        body, ctype = STATIC[name]
+        return web.Response(body=body, content_type=ctype, headers=PAGE_HEADERS)
+
+    async def api_fabric(self, request: web.Request) -> web.Response:
+        return web.json_response(fabric_document(self.runner), dumps=_compact)
+
+    async def api_link(self, request: web.Request) -> web.Response:
+        doc = link_document(self.runner, request.query.get("device", ""), request.query.get("port", ""))
+        if doc is None:
+            return web.json_response({"error": "no such port (or no data for it yet)"}, status=404)
+        return web.json_response(doc, dumps=_compact)
 
     async def api_links(self, request: web.Request) -> web.Response:
         """Latest rates per port, worst first (pauses + 1000 x errors), or by ?sort=<counter>."""

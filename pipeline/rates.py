@@ -72,6 +72,12 @@ class RateEngine:
         return [key for key, st in self._ports.items()
                 if not st.last or max(ts for _, ts in st.last.values()) < before_ns]
 
+    def last_value(self, key: tuple[str, str], name: str) -> float | None:
+        """The last raw value of one counter or state of a port (oper_status, say), or None."""
+        st = self._ports.get(key)
+        entry = st.last.get(name) if st is not None else None
+        return None if entry is None else entry[0]
+
     def tracks(self, key: tuple[str, str]) -> bool:
         """Whether the engine holds state for this (device, port)."""
         return key in self._ports

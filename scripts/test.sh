@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Set up everything the test suite needs (real InfluxDB 1.x, VictoriaMetrics, Mosquitto, Prometheus,
-# Alertmanager, net-snmp's snmpd and tools, snmp_exporter and infiniband-diags from Debian)
+# Alertmanager, net-snmp's snmpd and tools, snmp_exporter, infiniband-diags and headless Chromium
+# for the fabric page, from Debian)
 # and run it: lint, type check, the import layers, unit, integration and end-to-end tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh influxdb victoria-metrics mosquitto systemd prometheus prometheus-alertmanager \
-  snmpd snmp prometheus-snmp-exporter infiniband-diags
+  snmpd snmp prometheus-snmp-exporter infiniband-diags chromium
 .venv/bin/ruff check .
 .venv/bin/mypy
 .venv/bin/lint-imports --no-cache

@@ -1,0 +1,123 @@
+"""The fabric page's one JSON document (`/api/fabric`): every port laid out by device and tier,
+coloured by its worst condition, with the findings, the collectors and the storage.
+
+Ports travel as short arrays, not objects, so that one refresh of a 10k-port fabric stays well
+under a megabyte (`bench/fabric_page.py` measures it).
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from typing import TYPE_CHECKING, Any
+
+from fabricwatch.models.features import parse_speed
+from fabricwatch.pipeline.ranking import ERROR_COUNTERS
+from fabricwatch.sinks.influxdb.sink import InfluxSink
+
+if TYPE_CHECKING:
+    from fabricwatch.daemon.runner import Runner
+
+# the order of a port's array; the page reads these names from the document itself
+PORT_FIELDS = ("port", "role", "peer", "severity", "pauses", "ecn", "errors", "util", "oper")
+SEVERITY = {"ok": 0, "warning": 1, "critical": 2}
+_ERRORS = frozenset(ERROR_COUNTERS)  # the same counters, and so the same numbers, as /api/links ranks by
+
+
+def tier_of(device: str, roles: set[str]) -> str:
+    """spine, leaf or other: from the ports' roles (a spine has spine ports), else from the name."""
+    if "spine" in roles or device.startswith(("spine", "core")):
+        return "spine"
+    if roles & {"leaf_down", "leaf_up"} or device.startswith("leaf"):
+        return "leaf"
+    return "other"
+
+
+def _round(x: float) -> float:
+    # a colour and a tooltip need three figures, not seventeen (bytes on the wire at 10k ports)
+    return round(x) if x >= 100 else round(x, 2)
+
+
+def fabric_document(runner: Runner) -> dict[str, Any]:
+    det = runner.detector
+    severity: dict[tuple[str, str], int] = {}
+    findings: list[dict[str, Any]] = []
+    if det is not None:
+        for f in det.ranked_findings():
+            findings.append(f.to_json())
+            level = SEVERITY.get(f.severity, 0)
+            for port in f.ports or [f.port]:
+                key = (f.device, port)
+                severity[key] = max(severity.get(key, 0), level)
+    latest = runner.pipeline.latest
+    rates_engine = runner.pipeline.rates
+    devices: dict[str, dict[str, Any]] = {}
+    speeds: dict[str | None, float] = {}
+    for (device, port), view in latest.items():
+        r, tags = view.rates, view.tags
+        nominal = tags.get("speed")
+        speed = speeds.get(nominal)
+        if speed is None:
+            speed = speeds[nominal] = parse_speed(nominal)
+        octets = max(r.get("in_octets", 0.0), r.get("out_octets", 0.0))
+        util = octets * 8 * 100 / speed if speed else 0.0
+        oper = rates_engine.last_value((device, port), "oper_status")
+        peer = f"{tags.get('peer_device', '')}:{tags.get('peer_port', '')}" if tags.get("peer_device") else ""
+        d = devices.setdefault(device, {"device": device, "rail": tags.get("rail", ""), "roles": set(), "ports": []})
+        d["roles"].add(tags.get("role", ""))
+        pauses = errors = 0.0
+        for k, v in r.items():  # one pass: this runs for every port at every refresh
+            if k in _ERRORS:
+                errors += v
+            elif k.startswith(("pfc_", "pause_")):
+                pauses += v
+        d["ports"].append([port, tags.get("role", ""), peer, severity.get((device, port), 0),
+                           _round(pauses), _round(r.get("ecn_marked", 0.0)), _round(errors),
+                           round(util, 1), -1 if oper is None else int(oper)])
+    out_devices = []
+    for d in sorted(devices.values(), key=lambda d: d["device"]):
+        d["tier"] = tier_of(d["device"], d.pop("roles"))
+        d["ports"].sort(key=lambda p: _port_key(p[0]))
+        d["severity"] = max((p[3] for p in d["ports"]), default=0)
+        d["severity"] = max(d["severity"], severity.get((d["device"], "*"), 0))
+        out_devices.append(d)
+    targets = list(runner.targets.values())
+    storage = [{"name": s.name, "written": s.stats.points_written, "spooled": s.spool.pending_points,
+                "dropped": s.spool.stats.dropped_points + s.stats.points_rejected, "last_error": s.stats.last_error}
+               for s in runner.sinks if isinstance(s, InfluxSink)]
+    return {
+        "site": runner.config.daemon.site, "time": time.time(), "port_fields": PORT_FIELDS,
+        "targets": {"up": sum(t.up for t in targets), "total": len(targets),
+                    "list": [{"device": t.device, "collector": t.collector, "up": t.up, "last_error": t.last_error}
+                             for t in sorted(targets, key=lambda t: t.device)]},
+        "storage": storage, "findings": findings, "devices": out_devices,
+        "detector": None if det is None else {"mode": det.mode, "intervals": det.intervals,
+                                              "interval_s": det.interval_s},
+    }
+
+
+def link_document(runner: Runner, device: str, port: str) -> dict[str, Any] | None:
+    """One link: its latest rates, tags, finding and its far end's."""
+    view = runner.pipeline.latest.get((device, port))
+    if view is None:
+        return None
+    det = runner.detector
+    active = det.active if det is not None else {}
+    finding = active.get((device, port))
+    peer = (view.tags.get("peer_device", ""), view.tags.get("peer_port", ""))
+    peer_view = runner.pipeline.latest.get(peer)
+    return {
+        "device": device, "port": port, "tags": view.tags, "rates": view.rates, "time_ns": view.ts_ns,
+        "oper": runner.pipeline.rates.last_value((device, port), "oper_status"),
+        "finding": None if finding is None else finding.to_json(),
+        "device_finding": None if (device, "*") not in active else active[(device, "*")].to_json(),
+        "peer": {"device": peer[0], "port": peer[1],
+                 "rates": None if peer_view is None else peer_view.rates,
+                 "finding": None if peer not in active else active[peer].to_json()} if peer[0] else None,
+    }
+
+
+@functools.lru_cache(maxsize=65536)  # port names repeat on every switch
+def _port_key(name: str) -> tuple[str, int]:
+    digits = "".join(ch for ch in name if ch.isdigit())
+    return name.rstrip("0123456789"), int(digits) if digits and len(digits) < 9 else 0

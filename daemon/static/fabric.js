@@ -1,0 +1,170 @@
+// The fabric page: polls /api/fabric, draws every port by tier, rail and switch, coloured by its
+// worst condition; a port opens its link view (#link/<device>/<port>). No external code; every
+// value from the daemon is put in the page as text, never as markup.
+"use strict";
+const REFRESH_MS = 5000;
+const HISTORY_POINTS = 720;  // an hour at 5 s: the link view's sparklines, kept since the page opened
+const history = new Map();   // "device port" -> [{t, rates}]
+let doc = null;
+
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") e.className = v; else if (k === "text") e.textContent = v; else e.setAttribute(k, v);
+  }
+  for (const c of children) e.append(c);
+  return e;
+}
+
+function colour(metric, p, f) {
+  if (metric === "severity") return ["#2f6f4f", "#d9a400", "#e0413a"][p[f.severity]];
+  const v = p[f[metric]];
+  const scale = {pauses: 1e4, ecn: 1e5, errors: 10, util: 100}[metric];
+  const x = metric === "util" ? Math.min(v / scale, 1) : Math.min(Math.log10(1 + v) / Math.log10(1 + scale), 1);
+  const r = Math.round(40 + 200 * x), g = Math.round(110 - 60 * x), b = Math.round(80 - 40 * x);
+  return `rgb(${r},${g},${b})`;
+}
+
+function drawFabric() {
+  const metric = document.getElementById("metric").value;
+  const f = Object.fromEntries(doc.port_fields.map((n, i) => [n, i]));
+  const map = document.getElementById("heatmap");
+  map.replaceChildren();
+  const tiers = [["spine", "spines"], ["leaf", "leaves, by rail"], ["other", "other devices"]];
+  for (const [tier, title] of tiers) {
+    const devices = doc.devices.filter(d => d.tier === tier);
+    if (!devices.length) continue;
+    const box = el("div", {class: "tier", "data-tier": tier}, el("div", {class: "tier-title", text: title}));
+    const rails = new Map();
+    for (const d of devices) {
+      const key = tier === "leaf" ? d.rail : "";
+      if (!rails.has(key)) rails.set(key, []);
+      rails.get(key).push(d);
+    }
+    for (const [rail, list] of [...rails.entries()].sort()) {
+      const row = el("div", {class: "rail", "data-rail": rail});
+      if (tier === "leaf") row.append(el("div", {class: "tier-title", text: `rail ${rail || "?"}`}));
+      for (const d of list) {
+        const cells = el("div", {class: "cells"});
+        for (const p of d.ports) {
+          const cell = el("div", {
+            class: `cell finding-${p[f.severity]}` + (p[f.oper] === 0 ? " down" : ""),
+            "data-device": d.device, "data-port": p[f.port], "data-severity": String(p[f.severity]),
+            title: `${d.device} ${p[f.port]} (${p[f.role] || "?"}) -> ${p[f.peer] || "?"}\n` +
+                   `pauses ${p[f.pauses]}/s  ecn ${p[f.ecn]}/s  errors ${p[f.errors]}/s  util ${p[f.util]}%` +
+                   (p[f.oper] === 0 ? "\nDOWN" : ""),
+          });
+          if (p[f.oper] !== 0) cell.style.background = colour(metric, p, f);
+          cell.addEventListener("click", () => { location.hash = `#link/${encodeURIComponent(d.device)}/${encodeURIComponent(p[f.port])}`; });
+          cells.append(cell);
+        }
+        row.append(el("div", {class: `device sev-${d.severity}`, "data-device": d.device},
+                      el("div", {class: "device-name", text: d.device}), cells));
+      }
+      box.append(row);
+    }
+    map.append(box);
+  }
+  const legend = document.getElementById("legend");
+  legend.replaceChildren(
+    ...[["#2f6f4f", "healthy"], ["#d9a400", "warning"], ["#e0413a", "critical"], ["#555", "down"]].map(
+      ([c, t]) => { const i = el("i"); i.style.background = c; return el("span", {}, i, t); }),
+    el("span", {text: metric === "severity" ? "outline: the port has a finding" : `colour: ${metric}, outline: finding`}));
+}
+
+function drawSide() {
+  const t = doc.targets;
+  const findings = doc.findings;
+  const crit = findings.filter(x => x.severity === "critical").length;
+  document.getElementById("site").textContent = doc.site ? `· ${doc.site}` : "";
+  document.getElementById("summary").replaceChildren(
+    el("span", {class: t.up < t.total ? "bad" : "", text: `collectors up ${t.up}/${t.total}`}),
+    el("span", {class: crit ? "bad" : "", text: `findings ${findings.length} (${crit} critical)`}),
+    el("span", {text: `ports ${doc.devices.reduce((n, d) => n + d.ports.length, 0)}`}),
+    el("span", {text: doc.detector ? `detector ${doc.detector.mode}, ${doc.detector.intervals} intervals` : "detector off"}));
+  const list = document.getElementById("findings");
+  list.replaceChildren(...(findings.length ? findings.map(x => {
+    const where = x.port === "*" ? `${x.device} (whole switch)` : `${x.device} ${x.port}`;
+    const li = el("li", {class: "finding", "data-device": x.device, "data-port": x.port},
+      el("b", {class: `sev-${x.severity}`, text: `${x.severity} `}),
+      el("a", {href: x.port === "*" ? "#" : `#link/${encodeURIComponent(x.device)}/${encodeURIComponent(x.port)}`, text: where}),
+      x.peer ? el("span", {text: ` ↔ ${x.peer.device} ${x.peer.port}`}) : "",
+      el("div", {text: x.explanation}),
+      el("small", {text: `since ${x.time}`}));
+    return li;
+  }) : [el("li", {text: "none: every link is as healthy links are at its load"})]));
+  const targets = document.getElementById("targets");
+  targets.replaceChildren(el("tr", {}, el("th", {text: "device"}), el("th", {text: "via"}), el("th", {text: "state"}), el("th", {text: "last error"})),
+    ...t.list.map(x => el("tr", {}, el("td", {text: x.device}), el("td", {text: x.collector}),
+      el("td", {class: x.up ? "up" : "dn", text: x.up ? "up" : "down"}), el("td", {text: x.last_error || ""}))));
+  const storage = document.getElementById("storage");
+  storage.replaceChildren(el("tr", {}, ...["sink", "written", "spooled", "dropped", "last error"].map(h => el("th", {text: h}))),
+    ...doc.storage.map(s => el("tr", {}, el("td", {text: s.name}), el("td", {text: String(s.written)}),
+      el("td", {class: s.spooled ? "bad" : "", text: String(s.spooled)}),
+      el("td", {class: s.dropped ? "bad" : "", text: String(s.dropped)}), el("td", {text: s.last_error || ""}))));
+}
+
+function spark(name, points) {
+  const w = 220, h = 44;
+  const vals = points.map(p => p.rates[name] || 0);
+  const max = Math.max(...vals, 1e-9);
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("class", "spark"); svg.setAttribute("width", w); svg.setAttribute("height", h);
+  const line = document.createElementNS(ns, "polyline");
+  line.setAttribute("points", vals.map((v, i) => `${(i / Math.max(vals.length - 1, 1)) * w},${h - 2 - (v / max) * (h - 4)}`).join(" "));
+  svg.append(line);
+  return el("div", {class: "chart"}, el("div", {text: `${name}  now ${vals.at(-1)?.toPrecision(3) ?? "-"}  max ${max.toPrecision(3)}`}), svg);
+}
+
+async function drawLink(device, port) {
+  const r = await fetch(`api/link?device=${encodeURIComponent(device)}&port=${encodeURIComponent(port)}`);
+  const view = document.getElementById("link-view");
+  document.getElementById("link-title").textContent = `${device} ${port}`;
+  if (!r.ok) { document.getElementById("link-finding").textContent = "no data for this port"; return; }
+  const l = await r.json();
+  const key = `${device} ${port}`;
+  const h = history.get(key) || [];
+  h.push({t: Date.now(), rates: l.rates}); while (h.length > HISTORY_POINTS) h.shift();
+  history.set(key, h);
+  view.dataset.device = device; view.dataset.port = port;
+  const f = l.finding || l.device_finding;
+  document.getElementById("link-finding").replaceChildren(f
+    ? el("p", {class: `sev-${f.severity}`, text: `${f.severity}: ${f.explanation}`})
+    : el("p", {text: "no finding on this link"}));
+  document.getElementById("link-peer").replaceChildren(l.peer
+    ? el("p", {}, "far end: ", el("a", {href: `#link/${encodeURIComponent(l.peer.device)}/${encodeURIComponent(l.peer.port)}`, text: `${l.peer.device} ${l.peer.port}`}),
+         el("span", {text: l.peer.finding ? ` (finding: ${l.peer.finding.explanation})` : ""}))
+    : el("p", {text: "far end unknown (no topology for this port)"}));
+  const names = Object.keys(l.rates).filter(n => /octets|pfc|pause|ecn|error|discard|wait|downed|recovery/.test(n)).sort();
+  const moving = names.filter(n => h.some(p => (p.rates[n] || 0) > 0));
+  document.getElementById("link-charts").replaceChildren(
+    el("p", {class: "tier-title", text: `since this page opened (${h.length} refreshes; the history lives in InfluxDB); ` +
+                                        `${names.length - moving.length} other counters stayed at 0`}),
+    ...moving.map(n => spark(n, h)));
+  document.getElementById("link-rates").replaceChildren(
+    el("tr", {}, el("th", {text: "counter"}), el("th", {text: "per second"})),
+    ...Object.entries(l.rates).sort().map(([k, v]) => el("tr", {}, el("td", {text: k}), el("td", {text: v.toPrecision(4)}))));
+}
+
+async function refresh() {
+  try {
+    const r = await fetch("api/fabric");
+    if (!r.ok) throw new Error(`${r.status}`);
+    doc = await r.json();
+    const m = location.hash.match(/^#link\/([^/]+)\/(.+)$/);
+    document.getElementById("fabric-view").hidden = !!m;
+    document.getElementById("link-view").hidden = !m;
+    drawSide();
+    if (m) await drawLink(decodeURIComponent(m[1]), decodeURIComponent(m[2])); else drawFabric();
+    document.getElementById("status").textContent = `updated ${new Date().toLocaleTimeString()}, every ${REFRESH_MS / 1000} s`;
+    document.body.dataset.loaded = "1";
+  } catch (e) {
+    document.getElementById("status").textContent = `cannot reach the daemon (${e.message}); retrying`;
+  }
+}
+
+document.getElementById("metric").addEventListener("change", () => doc && drawFabric());
+window.addEventListener("hashchange", refresh);
+refresh();
+setInterval(refresh, REFRESH_MS);

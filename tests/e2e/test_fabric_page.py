@@ -1,0 +1,90 @@
+"""The fabric page at `/`, loaded by headless Chromium from a daemon watching the simulator: the
+faulted links are the ones coloured as findings, a healthy link is not, the link page names the
+far end. Screenshots of both views are kept in the test's temp dir (and under FABRICWATCH_SHOTS)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from fabricwatch.daemon.config import parse
+from tests.integration.helpers import start_runner, start_sim
+
+pytestmark = pytest.mark.integration
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def chromium(*args: str) -> subprocess.CompletedProcess[str]:
+    if CHROMIUM is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed (scripts/test.sh installs it)")
+        pytest.skip("chromium is not installed")
+    return subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1600,1000",
+                           "--virtual-time-budget=6000", *args], capture_output=True, text=True, timeout=120)
+
+
+def cells(dom: str) -> dict[tuple[str, str], int]:
+    return {(d, p): int(s) for d, p, s in re.findall(
+        r'class="cell[^"]*" data-device="([^"]+)" data-port="([^"]+)" data-severity="(\d)"', dom)}
+
+
+async def test_fabric_page_colours_the_faulted_links_and_opens_a_link(tmp_path: Path) -> None:
+    sim = await start_sim(fabric={"nodes": 16, "rails": 4, "spines": 2},
+                          faults=["pfc_storm:leaf-r0-0:swp2", "ecn_off:leaf-r2-0"])
+    cfg = parse({
+        "daemon": {"listen": "127.0.0.1:0", "site": "pagetest"},
+        "detector": {"interval": "2s", "raise_k": 2, "raise_n": 3},
+        "collectors": {"gnmi": sim.daemon_collectors(0.5)},
+        "sinks": {"influxdb": [{"api": "v1", "database": "x", "url": "http://127.0.0.1:9",
+                                "spool": {"dir": str(tmp_path / "spool")}}]},
+    }, "<test>")
+    runner, task = await start_runner(cfg, sim)
+    assert runner.http is not None and runner.detector is not None
+    try:
+        for _ in range(60):
+            await asyncio.sleep(0.5)
+            if {("leaf-r0-0", "swp2"), ("leaf-r2-0", "*")} <= set(runner.detector.active):
+                break
+        url = runner.http.url
+        async with aiohttp.ClientSession() as s:
+            async with s.get(f"{url}/") as resp:
+                assert resp.status == 200 and "default-src 'self'" in resp.headers["Content-Security-Policy"]
+            async with s.get(f"{url}/api/fabric") as resp:
+                doc = await resp.json()
+        dom = (await asyncio.to_thread(chromium, "--dump-dom", f"{url}/")).stdout
+        shot = tmp_path / "fabric.png"
+        await asyncio.to_thread(chromium, f"--screenshot={shot}", f"{url}/")
+        link_dom = (await asyncio.to_thread(chromium, "--dump-dom", f"{url}/#link/leaf-r0-0/swp2")).stdout
+        link_shot = tmp_path / "link.png"
+        await asyncio.to_thread(chromium, f"--screenshot={link_shot}", f"{url}/#link/leaf-r0-0/swp2")
+    finally:
+        runner.stop()
+        assert await task == 0
+        await sim.stop()
+    assert 'data-loaded="1"' in dom, dom[:2000]  # the script ran and drew from the API
+    colour = cells(dom)
+    ports = sum(len(d["ports"]) for d in doc["devices"])
+    assert len(colour) == ports > 50  # every port of the fabric is on the map
+    assert colour[("leaf-r0-0", "swp2")] == 2  # the PFC storm: critical
+    ecn = {p for (d, p), s in colour.items() if d == "leaf-r2-0" and s > 0}
+    assert ecn  # the switch with ECN off: its ports carry the device finding
+    flagged = {k for k, s in colour.items() if s > 0}
+    assert all(d in ("leaf-r0-0", "leaf-r2-0") for d, _ in flagged), flagged
+    healthy = next(k for k in colour if k[0] == "leaf-r1-0")
+    assert colour[healthy] == 0
+    assert "PFC pause storm" in dom and "pagetest" in dom
+    # the link page: its finding, its far end, its counters
+    assert 'data-device="leaf-r0-0" data-port="swp2"' in link_dom
+    assert "PFC pause storm" in link_dom and "far end:" in link_dom and "pfc_tx_p3" in link_dom
+    for png in (shot, link_shot):
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
+        if os.environ.get("FABRICWATCH_SHOTS"):
+            shutil.copy(png, Path(os.environ["FABRICWATCH_SHOTS"]) / png.name)
