@@ -14,6 +14,7 @@ scenario bank (a folder with generate.py and score.py; see bench/scenario_bank.p
 from __future__ import annotations
 
 import argparse
+import copy
 import sys
 import tempfile
 import time
@@ -140,7 +141,10 @@ def main() -> int:
         FabricSpec(nodes=32, rails=2, leaves_per_rail=2, spines=2),
     ][: 2 if args.quick else 3]
     scores = {"isolation forest": Score("isolation forest"), "static rules": Score("static rules"),
-              "EWMA z-score": Score("EWMA z-score")}
+              "EWMA z-score": Score("EWMA z-score"), "no forest": Score("no forest")}
+    ablated = copy.copy(det)  # the same fitted classes, scored by the expectation alone
+    ablated.use_forest = False
+    ablated.reset()
     runs: list[Run] = []
     for n, spec in enumerate(test_specs):
         rng = np.random.default_rng(100 + n)
@@ -158,7 +162,7 @@ def main() -> int:
                              name="long-healthy", stream=True))
     for run in runs:
         evaluate_many(run, {"isolation forest": detector_flagger(det), "static rules": StaticThresholds(INTERVAL),
-                            "EWMA z-score": EwmaZ(INTERVAL)}, scores)
+                            "EWMA z-score": EwmaZ(INTERVAL), "no forest": detector_flagger(ablated)}, scores)
     print(f"{sum(len(r.injections) for r in runs)} injected faults over {len(runs)} runs "
           f"({len(test_specs)} topologies + a long healthy run), interval {INTERVAL:g}s; "
           f"CPU {time.process_time() - t0:.0f}s")
@@ -167,8 +171,11 @@ def main() -> int:
     forest = scores["isolation forest"]
     print(f"anchor: {MINDER}")
     print("missed by isolation forest: " + (", ".join(forest.missed) or "none"))
-    for name in ("static rules", "EWMA z-score"):
+    for name in ("static rules", "EWMA z-score", "no forest"):
         print(f"missed by {name}: " + (", ".join(scores[name].missed) or "none"))
+    nf = scores["no forest"]
+    print(f"what the forest adds over the expectation alone: F1 {forest.f1:.3f} vs {nf.f1:.3f}, "
+          f"false alarms {forest.fa_per_1000_link_hours:.2f} vs {nf.fa_per_1000_link_hours:.2f} per 1000 link-h")
     base_ok = all(forest.f1 > scores[n].f1 and forest.false_alarms <= scores[n].false_alarms
                   for n in ("static rules", "EWMA z-score"))
     med = float(np.median(forest.delays)) if forest.delays else float("inf")

@@ -44,7 +44,7 @@ def fabric_document(runner: Runner) -> dict[str, Any]:
     findings: list[dict[str, Any]] = []
     if det is not None:
         for f in det.ranked_findings():
-            findings.append(f.to_json())
+            findings.append(det.finding_json(f))
             level = SEVERITY.get(f.severity, 0)
             for port in f.ports or [f.port]:
                 key = (f.device, port)
@@ -91,6 +91,7 @@ def fabric_document(runner: Runner) -> dict[str, Any]:
                     "list": [{"device": t.device, "collector": t.collector, "up": t.up, "last_error": t.last_error}
                              for t in sorted(targets, key=lambda t: t.device)]},
         "storage": storage, "findings": findings, "devices": out_devices,
+        "cleared": [] if det is None else list(reversed(det.cleared))[:10],
         "detector": None if det is None else {"mode": det.mode, "intervals": det.intervals,
                                               "interval_s": det.interval_s},
     }

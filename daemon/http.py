@@ -113,7 +113,8 @@ class HttpServer:
             return web.json_response({"enabled": False, "findings": []})
         findings = det.ranked_findings()
         return web.json_response({"enabled": True, "mode": det.mode, "intervals": det.intervals,
-                                  "findings": [f.to_json() for f in findings]})
+                                  "findings": [det.finding_json(f) for f in findings],
+                                  "cleared": list(reversed(det.cleared))})
 
     async def page(self, request: web.Request) -> web.Response:
         """The fabric page and its script and style, shipped inside the package (no CDN)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -60,6 +61,8 @@ class DetectorService:
         self.scores: dict[tuple[str, str], float] = {}
         self.groups: dict[tuple[str, str], tuple[str, str]] = {}  # link -> (rail, role), for aggregates
         self.active: dict[tuple[str, str], Finding] = {}
+        self.raised: dict[tuple[str, str], int] = {}  # when each active finding was raised (ns)
+        self.cleared: deque[dict[str, Any]] = deque(maxlen=50)  # the latest cleared, newest last
         self.intervals = 0
         self.findings_total = 0
         self.last_seconds = 0.0
@@ -115,16 +118,24 @@ class DetectorService:
             out += findings
         return out
 
+    def finding_json(self, f: Finding) -> dict[str, Any]:
+        """A finding as the API and the page show it: with when it was raised."""
+        raised = self.raised.get((f.device, f.port), f.time_ns)
+        return {**f.to_json(), "raised": _iso(raised), "raised_ns": raised}
+
     def _events(self, findings: list[Finding]) -> None:
         now = {(f.device, f.port): f for f in findings}
         for key, f in now.items():
             if key not in self.active:
+                self.raised[key] = f.time_ns
                 log.warning("link finding raised", extra={"device": f.device, "port": f.port,
                             "severity": f.severity, "source": f.source, "explanation": f.explanation})
                 if self.emit is not None:
                     self.emit("link_finding", {"event": "raised", **f.to_json()})
         for key, f in self.active.items():
             if key not in now:
+                self.cleared.append({**self.finding_json(f), "cleared": _iso(time.time_ns())})
+                self.raised.pop(key, None)
                 log.info("link finding cleared", extra={"device": f.device, "port": f.port})
                 if self.emit is not None:
                     self.emit("link_finding", {"event": "cleared", **f.to_json()})
@@ -148,3 +159,7 @@ class DetectorService:
             if text:
                 out.append(text)
         return out
+
+
+def _iso(ns: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ns / 1e9))

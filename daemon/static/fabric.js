@@ -90,9 +90,12 @@ function drawSide() {
       el("a", {href: x.port === "*" ? "#" : `#link/${encodeURIComponent(x.device)}/${encodeURIComponent(x.port)}`, text: where}),
       x.peer ? el("span", {text: ` ↔ ${x.peer.device} ${x.peer.port}`}) : "",
       el("div", {text: x.explanation}),
-      el("small", {text: `since ${x.time}`}));
+      el("small", {text: `raised ${x.raised}, last seen ${x.time}`}));
     return li;
-  }) : [el("li", {text: "none: every link is as healthy links are at its load"})]));
+  }) : [el("li", {text: "none: every link is as healthy links are at its load"})]),
+    ...doc.cleared.map(x => el("li", {class: "cleared", "data-device": x.device, "data-port": x.port},
+      el("b", {text: "cleared "}), el("span", {text: `${x.device} ${x.port}: ${x.explanation}`}),
+      el("div", {}, el("small", {text: `raised ${x.raised}, cleared ${x.cleared}`})))));
   const targets = document.getElementById("targets");
   targets.replaceChildren(el("tr", {}, el("th", {text: "device"}), el("th", {text: "via"}), el("th", {text: "state"}), el("th", {text: "last error"})),
     ...t.list.map(x => el("tr", {}, el("td", {text: x.device}), el("td", {text: x.collector}),

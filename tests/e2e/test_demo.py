@@ -42,6 +42,16 @@ def read_pty(fd: int, seconds: float) -> str:
     return "".join(chunks)
 
 
+def read_until_exit(fd: int, proc: subprocess.Popen[bytes], seconds: float) -> str:
+    """Keep reading the terminal, as a real one does, until the process exits (or `seconds` pass)."""
+    chunks = []
+    deadline = time.monotonic() + seconds
+    while proc.poll() is None and time.monotonic() < deadline:
+        chunks.append(read_pty(fd, 0.5))
+    chunks.append(read_pty(fd, 0.5))
+    return "".join(chunks)
+
+
 def test_demo_writes_to_influxdb_with_live_view_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     influx = InfluxDB1(tmp_path / "influx")
     influx.start()
@@ -61,10 +71,7 @@ def test_demo_writes_to_influxdb_with_live_view_and_stops_on_ctrl_c(tmp_path: Pa
                 break
         screen += read_pty(master, 8)  # collect a while: the flapping link goes down and up
         proc.send_signal(signal.SIGINT)  # Ctrl-C
-        deadline = time.monotonic() + 30
-        while proc.poll() is None and time.monotonic() < deadline:
-            screen += read_pty(master, 0.5)  # a terminal keeps reading while the demo flushes
-        screen += read_pty(master, 0.5)
+        screen += read_until_exit(master, proc, 30)  # a terminal keeps reading while the demo flushes
         assert proc.wait(1) == 0, screen[-2000:]
         assert "stopping, flushing to storage" in screen
         assert "targets up 4/4" in screen  # the live view, with every simulated switch up
@@ -140,11 +147,7 @@ def test_demo_on_infiniband_through_the_simulated_ufm(tmp_path: Path) -> None:
                 cwd=ROOT, stdin=slave, stdout=slave, stderr=slave, env={**os.environ, "COLUMNS": "200"},
             )
             os.close(slave)
-            screen = ""
-            deadline = time.monotonic() + 120
-            while proc.poll() is None and time.monotonic() < deadline:
-                screen += read_pty(master, 0.5)
-            screen += read_pty(master, 0.5)
+            screen = read_until_exit(master, proc, 120)
             assert proc.wait(1) == 0, screen[-2000:]
         finally:
             os.close(master)
@@ -191,10 +194,7 @@ def test_demo_script_ctrl_c_flushes_before_its_influxdb_stops(tmp_path: Path) ->
                 break
         screen += read_pty(master, 6)
         os.killpg(proc.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
-        deadline = time.monotonic() + 60
-        while proc.poll() is None and time.monotonic() < deadline:
-            screen += read_pty(master, 0.5)
-        screen += read_pty(master, 0.5)
+        screen += read_until_exit(master, proc, 60)
         assert proc.wait(1) == 0, screen[-3000:]
     finally:
         os.close(master)

@@ -81,6 +81,9 @@ async def test_fabric_page_colours_the_faulted_links_and_opens_a_link(tmp_path: 
     healthy = next(k for k in colour if k[0] == "leaf-r1-0")
     assert colour[healthy] == 0
     assert "PFC pause storm" in dom and "pagetest" in dom
+    storm = next(f for f in doc["findings"] if f["port"] == "swp2")
+    assert storm["raised"] and storm["raised_ns"] <= storm["time_ns"]  # when it was raised, not only now
+    assert f"raised {storm['raised']}" in dom
     # the link page: its finding, its far end, its counters
     assert 'data-device="leaf-r0-0" data-port="swp2"' in link_dom
     assert "PFC pause storm" in link_dom and "far end:" in link_dom and "pfc_tx_p3" in link_dom

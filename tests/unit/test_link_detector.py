@@ -103,14 +103,19 @@ def test_rules_need_no_model() -> None:
     assert "pause storm" in hits[2].reason and "saturated" in hits[1].reason
 
 
-def test_explanation_names_the_feature_in_numbers(detector: LinkDetector) -> None:
+def _findings_with(detector: LinkDetector, fault: Fault) -> list[Finding]:
+    """Every finding of an 8-interval run with `fault` injected from interval 3."""
     detector.reset()
-    run = simulate(SPEC, 8, [Injection(Fault("pfc_storm", "leaf-r0-1", "Ethernet2"), 3, 8)],
-                   interval_s=INTERVAL, seed=4)
+    run = simulate(SPEC, 8, [Injection(fault, 3, 8)], interval_s=INTERVAL, seed=4)
     fb = FeatureBuilder(INTERVAL)
     findings = []
     for start, links in run.frames:
         findings += detector.detect(fb.build(start, links))
+    return findings
+
+
+def test_explanation_names_the_feature_in_numbers(detector: LinkDetector) -> None:
+    findings = _findings_with(detector, Fault("pfc_storm", "leaf-r0-1", "Ethernet2"))
     # the storm rule pages at once and says why; pauses a port sends are never the model's cause
     # (its buffers fill because something else is congested): the rule owns storms
     first = findings[0]
@@ -121,13 +126,7 @@ def test_explanation_names_the_feature_in_numbers(detector: LinkDetector) -> Non
 
 
 def test_model_explanation_states_the_cause_against_its_expectation(detector: LinkDetector) -> None:
-    detector.reset()
-    run = simulate(SPEC, 8, [Injection(Fault("congested", "leaf-r0-1", "Ethernet2"), 3, 8)],
-                   interval_s=INTERVAL, seed=4)
-    fb = FeatureBuilder(INTERVAL)
-    findings = []
-    for start, links in run.frames:
-        findings += detector.detect(fb.build(start, links))
+    findings = _findings_with(detector, Fault("congested", "leaf-r0-1", "Ethernet2"))
     model = [f for f in findings if "model" in f.source]
     assert model and {(f.device, f.port) for f in model} == {("leaf-r0-1", "Ethernet2")}
     f = model[0]
