@@ -197,7 +197,7 @@ def _one_per_cable(findings: list[Finding]) -> list[Finding]:
         other = at.get(f.peer)
         if other is None or other is f or id(other) in dropped or other.peer != (f.device, f.port):
             continue
-        keep, drop = sorted((f, other), key=lambda x: (worst([x.severity]) == "critical", x.score), reverse=True)
+        keep, drop = sorted((f, other), key=lambda x: (x.severity == "critical", x.score), reverse=True)
         keep.explanation += f"; its far end {drop.device}:{drop.port} shows it too ({drop.explanation})"
         keep.conditions = sorted(set(keep.conditions) | set(drop.conditions))
         dropped.add(id(drop))

@@ -16,19 +16,15 @@ import pytest
 
 from fabricwatch.daemon.config import parse
 from tests.integration.helpers import start_runner, start_sim
+from tests.servers import require
 
 pytestmark = pytest.mark.integration
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
 def chromium(*args: str) -> subprocess.CompletedProcess[str]:
-    if CHROMIUM is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is not installed (scripts/test.sh installs it)")
-        pytest.skip("chromium is not installed")
-    return subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1600,1000",
-                           "--virtual-time-budget=6000", *args], capture_output=True, text=True, timeout=120)
+    """Headless Chromium; missing, the test fails (scripts/test.sh installs it), never skips."""
+    return subprocess.run([require("chromium"), "--headless", "--no-sandbox", "--disable-gpu",
+                           "--window-size=1600,1000", "--virtual-time-budget=6000", *args],
+                          capture_output=True, text=True, timeout=120)
 
 
 def cells(dom: str) -> dict[tuple[str, str], int]:
