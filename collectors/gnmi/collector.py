@@ -25,7 +25,7 @@ _ENCODING = {"proto": gnmi_pb2.PROTO, "json_ietf": gnmi_pb2.JSON_IETF, "json": g
 _SL = gnmi_pb2.SubscriptionList
 # decoded samples (one per port and notification) held before the reader waits for the pipeline:
 # bounds memory by what was decoded, not by how many responses carried it
-MAX_PENDING_SAMPLES = 100_000
+MAX_PENDING_SAMPLES = 20_000  # decoded samples held for a stalled consumer (~350 B each): then the reader waits
 LINGER_S = 0.005
 
 

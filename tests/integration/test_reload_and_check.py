@@ -60,6 +60,12 @@ async def test_sighup_reload_keeps_unchanged_sessions(tmp_path: Path) -> None:
     os.kill(os.getpid(), signal.SIGHUP)
     await asyncio.sleep(0.5)
     assert runner.reload_failures == 1 and set(runner.targets) == keys_after
+    # so does a topology file of the wrong shape (it once let a TypeError end the daemon)
+    write_config(sim, tmp_path, f"http://127.0.0.1:{free_port()}", drop="leaf-r0-0")
+    (tmp_path / "topology.json").write_text("[1]")
+    os.kill(os.getpid(), signal.SIGHUP)
+    await asyncio.sleep(0.5)
+    assert runner.reload_failures == 2 and set(runner.targets) == keys_after and not task.done()
     os.kill(os.getpid(), signal.SIGTERM)
     assert await task == 0
     await sim.stop()

@@ -119,6 +119,19 @@ async def test_413_splits_the_batch(serve, tmp_path: Path) -> None:  # type: ign
     assert sink.stats.points_written == 10 and sink.stats.points_rejected == 0
 
 
+async def test_a_split_part_that_fails_transiently_is_sent_again_never_acknowledged(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # the first part small enough to take meets a 503: the record stays spooled and goes again whole
+    script = Script([(503, {}, "busy")], max_lines=3)
+    sink = make_sink(await serve(script), tmp_path)
+    await sink.start()
+    await sink.write(LINES)
+    await drain(sink)
+    await sink.close()
+    assert 503 in [s for _, s in script.requests]
+    assert set(script.accepted) == set(LINES)  # every point arrived (parts before the 503 twice)
+    assert sink.stats.points_rejected == 0 and sink.stats.write_errors.get("503") == 1
+
+
 async def test_401_holds_the_data_and_retries_slowly(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     script = Script([(401, {}, '{"error":"authorization failed"}')])
     sink = make_sink(await serve(script), tmp_path)
