@@ -7,7 +7,8 @@ takes both shapes, so moving to 3.x touches this module alone.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import logging
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import aiomqtt
@@ -44,14 +45,37 @@ class MqttBroker(StrictModel):
         return f"{self.host}:{self.port}"
 
 
+class _Discards(logging.Filter):
+    """Counts the messages aiomqtt drops when its bounded incoming queue is full.
+
+    aiomqtt 2.x acknowledges a QoS 1 message to the broker before queueing it, then drops it with
+    this one log line when the queue is full: the line is the only sign, so it is what is counted."""
+
+    def __init__(self, on_discard: Callable[[], None]) -> None:
+        super().__init__()
+        self.on_discard = on_discard
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.getMessage().startswith("Message queue is full"):
+            self.on_discard()
+        return True
+
+
 def client(broker: MqttBroker, *, identifier: str | None = None, will: aiomqtt.Will | None = None,
-           timeout: float = 10.0, max_queued_incoming: int | None = None) -> aiomqtt.Client:
-    """A client for the broker (not yet connected: `async with` it)."""
+           timeout: float = 10.0, max_queued_incoming: int | None = None,
+           on_discard: Callable[[], None] | None = None) -> aiomqtt.Client:
+    """A client for the broker (not yet connected: `async with` it). With `max_queued_incoming`,
+    messages beyond the queue are dropped and each calls `on_discard`."""
+    logger = None
+    if on_discard is not None:
+        logger = logging.Logger(f"fabricwatch.mqtt.{identifier or broker.client_id}")  # one per client
+        logger.parent = logging.getLogger("fabricwatch.mqtt")
+        logger.addFilter(_Discards(on_discard))
     return aiomqtt.Client(
         hostname=broker.host, port=broker.port, username=broker.username, password=reveal(broker.password),
         identifier=identifier or broker.client_id, will=will, timeout=timeout, keepalive=broker.keepalive,
         tls_context=broker.tls.context() if broker.tls.enabled else None,
-        max_queued_incoming_messages=max_queued_incoming,
+        max_queued_incoming_messages=max_queued_incoming, logger=logger,
     )
 
 

@@ -17,7 +17,9 @@ class MqttSource(MqttBroker):
 
     topic: str = "fabricwatch/+/nccl/results"
     client_id: str = "fabricwatch-nccl"
-    # messages held before the broker is made to wait (QoS 1 flow control): bounds memory under a flood
+    # messages held waiting to be parsed: bounds memory under a flood; beyond it a message is dropped and
+    # counted (fabricwatch_nccl_rejected_total{source="mqtt",reason="queue_full"}): aiomqtt 2.x cannot make
+    # the broker wait
     max_queued: int = Field(100, ge=1, le=100_000)
 
     @model_validator(mode="before")

@@ -204,7 +204,8 @@ class NcclService:
         delays = cfg.backoff.delays()
         while True:
             try:
-                async with mqtt.client(cfg, max_queued_incoming=cfg.max_queued) as client:
+                async with mqtt.client(cfg, max_queued_incoming=cfg.max_queued,
+                                       on_discard=self._queue_full) as client:
                     await client.subscribe(cfg.topic, qos=1)
                     log.info("nccl mqtt subscribed", extra={"topic": cfg.topic, "broker": cfg.address})
                     delays.reset()
@@ -217,6 +218,15 @@ class NcclService:
                 wait = delays.next()
                 log.warning("nccl mqtt disconnected", extra={"error": str(exc), "retry_in_s": round(wait, 1)})
                 await asyncio.sleep(wait)
+
+    def _queue_full(self) -> None:
+        """A message aiomqtt dropped: counted each time, logged at the 1st, 10th, 100th, ... drop."""
+        key = ("mqtt", "queue_full")
+        self.rejected += 1
+        n = self.rejected_by[key] = self.rejected_by.get(key, 0) + 1
+        if n == 10 ** (len(str(n)) - 1):
+            log.warning("nccl mqtt messages dropped: more waiting than max_queued",
+                        extra={"dropped": n, "max_queued": self.cfg.mqtt.max_queued if self.cfg.mqtt else 0})
 
     # -- watched directory -------------------------------------------------------------
     async def watch(self) -> None:

@@ -110,3 +110,46 @@ async def test_a_large_upload_is_read_whole_and_a_bad_header_is_a_401(tmp_path: 
         runner.stop()
         assert await task == 0
         await sim.stop()
+
+
+async def test_an_mqtt_flood_is_held_to_max_queued_and_every_drop_is_counted(tmp_path: Path) -> None:
+    from fabricwatch.nccl.config import NcclSection
+    from fabricwatch.nccl.service import NcclService
+
+    broker = Mosquitto(tmp_path / "mqtt")
+    broker.start()
+    written: list[int] = []
+
+    async def write(lines: list[str]) -> None:
+        written.append(len(lines))
+
+    svc = NcclService(NcclSection.model_validate(
+        {"mqtt": {"port": broker.port, "topic": "fabricwatch/+/nccl/#", "max_queued": 5}}), write)
+    gate = asyncio.Event()
+    real_ingest = svc.ingest
+
+    async def slow_ingest(content: bytes, name: str, path: Path | None = None):  # type: ignore[no-untyped-def]
+        await gate.wait()  # the parser is stuck until the flood is over
+        return await real_ingest(content, name, path)
+
+    svc.ingest = slow_ingest  # type: ignore[method-assign]
+    task = asyncio.create_task(svc.subscribe())
+    sent = 300
+    body = render("all_reduce", ["n1", "n2"], 1, {1024: 10.0, 2048: 11.0}).encode()
+    try:
+        await asyncio.sleep(1.0)  # subscribed
+        async with aiomqtt.Client("127.0.0.1", broker.port, identifier="flood") as client:
+            for i in range(sent):
+                await client.publish(f"fabricwatch/lab/nccl/r{i}", body, qos=1)
+        assert await _wait(lambda: svc.rejected_by.get(("mqtt", "queue_full"), 0) >= sent - 6 - 1)
+        gate.set()
+        assert await _wait(lambda: svc.ingested_runs + svc.rejected == sent)
+        await asyncio.sleep(0.3)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        broker.stop()
+    dropped = svc.rejected_by[("mqtt", "queue_full")]
+    # at most max_queued waited in the queue (plus the one being parsed): the rest was dropped, counted
+    assert svc.ingested_runs <= 5 + 1 and svc.ingested_runs + dropped == sent
+    assert len(written) == svc.ingested_runs
