@@ -25,6 +25,7 @@ from pygnmi.spec.v080 import gnmi_pb2
 from fabricwatch.collectors.gnmi.mapping import Decoder, load_table
 from fabricwatch.core.batch import SampleBatch, coalesce
 from fabricwatch.core.topology import Topology
+from fabricwatch.pipeline.history import LinkHistory
 from fabricwatch.pipeline.pipeline import Pipeline
 from fabricwatch.simulator.fabric import Fabric
 from fabricwatch.simulator.flavours import port_notifications
@@ -102,7 +103,8 @@ def e2e_run(fabric: Fabric, ticks: list[list[Message]]) -> tuple[int, float, int
     (the collector's reader hands over ~CHUNK at a time, measured against the simulator),
     run the pipeline and render line protocol."""
     parse = gnmi_pb2.SubscribeResponse.FromString
-    pipeline = Pipeline(topology=Topology.from_records(fabric.topology.records()), max_gap_s=3600)
+    pipeline = Pipeline(topology=Topology.from_records(fabric.topology.records()), max_gap_s=3600,
+                        history=LinkHistory())  # the daemon keeps the last hour per link by default
     decoders = {
         name: Decoder(load_table(dev.flavour), name, {"fabric": "roce"})
         for name, dev in fabric.topology.devices.items()
@@ -137,7 +139,8 @@ def e2e_run(fabric: Fabric, ticks: list[list[Message]]) -> tuple[int, float, int
 def memory_child(ports: int) -> None:
     """Hold the daemon-side state of `ports` ports after a few ticks; print max RSS in MB."""
     fabric = fabric_for(ports, ("openconfig", "arista", "cumulus", "sonic"))
-    pipeline = Pipeline(topology=Topology.from_records(fabric.topology.records()), max_gap_s=3600)
+    pipeline = Pipeline(topology=Topology.from_records(fabric.topology.records()), max_gap_s=3600,
+                        history=LinkHistory())  # the daemon keeps the last hour per link by default
     decoders = {
         name: Decoder(load_table(dev.flavour), name, {"fabric": "roce"})
         for name, dev in fabric.topology.devices.items()

@@ -23,7 +23,8 @@ from fabricwatch.daemon.runner import Runner
 from fabricwatch.lab.evaluation import simulate
 from fabricwatch.models.features import FeatureBuilder
 from fabricwatch.models.link_detector import LinkDetector
-from fabricwatch.pipeline.ranking import error_rate, worst_links
+from fabricwatch.pipeline.ranking import worst_links
+from fabricwatch.pipeline.totals import error_rate
 from fabricwatch.simulator.service import SimConfig, Simulator
 from fabricwatch.simulator.topology import FabricSpec
 from fabricwatch.sinks.influxdb.sink import InfluxSink
@@ -219,6 +220,8 @@ async def run_demo(args: argparse.Namespace) -> int:
     cfg = parse({
         "daemon": {"listen": args.listen, "site": "demo"},
         "detector": {"model": str(model_path)},
+        # the link page plots the last hour at the demo's own pace, not one point a minute
+        "pipeline": {"history": "1h", "history_step": f"{max(args.interval, 5.0)}s"},
         "collectors": sim.collectors_config(args.interval),
         "sinks": {"influxdb": [sink], "mqtt": mqtt},
     }, "<demo>")

@@ -61,11 +61,17 @@ class PipelineSection(StrictModel):
     max_gap: Duration = 300.0
     # a port no target has reported for this long is forgotten (removed, or renamed by a breakout)
     forget_after: Duration = 3600.0
+    # how far back the link page plots each link, kept in memory (~1.4 KB per port at the defaults;
+    # 0 keeps none), and the width of one plotted step
+    history: Duration = 3600.0
+    history_step: Duration = 60.0
 
     @model_validator(mode="after")
     def _order(self) -> PipelineSection:
         if self.forget_after < self.max_gap:
             raise ValueError("forget_after must be at least max_gap")
+        if self.history and not 1 <= self.history / self.history_step <= 1440:
+            raise ValueError("history must be 1 to 1440 steps of history_step")
         return self
 
 

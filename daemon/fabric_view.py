@@ -12,7 +12,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from fabricwatch.models.features import parse_speed
-from fabricwatch.pipeline.ranking import ERROR_COUNTERS
+from fabricwatch.pipeline.totals import ERROR_COUNTERS
 from fabricwatch.sinks.influxdb.sink import InfluxSink
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ def fabric_document(runner: Runner) -> dict[str, Any]:
 
 
 def link_document(runner: Runner, device: str, port: str) -> dict[str, Any] | None:
-    """One link: its latest rates, tags, finding and its far end's."""
+    """One link: its latest rates, tags, finding, last hour and events, and its far end's."""
     view = runner.pipeline.latest.get((device, port))
     if view is None:
         return None
@@ -107,13 +107,17 @@ def link_document(runner: Runner, device: str, port: str) -> dict[str, Any] | No
     finding = active.get((device, port))
     peer = (view.tags.get("peer_device", ""), view.tags.get("peer_port", ""))
     peer_view = runner.pipeline.latest.get(peer)
+    history = runner.pipeline.history
+    now = time.time_ns()
     return {
         "device": device, "port": port, "tags": view.tags, "rates": view.rates, "time_ns": view.ts_ns,
         "oper": runner.pipeline.rates.last_value((device, port), "oper_status"),
         "finding": None if finding is None else finding.to_json(),
         "device_finding": None if (device, "*") not in active else active[(device, "*")].to_json(),
+        "history": None if history is None else history.of((device, port), now),
         "peer": {"device": peer[0], "port": peer[1],
                  "rates": None if peer_view is None else peer_view.rates,
+                 "history": None if history is None or peer_view is None else history.of(peer, now),
                  "finding": None if peer not in active else active[peer].to_json()} if peer[0] else None,
     }
 

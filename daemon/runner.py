@@ -30,6 +30,7 @@ from fabricwatch.detection.metrics import DetectorMetrics
 from fabricwatch.detection.service import DetectorService
 from fabricwatch.nccl.metrics import NcclMetrics
 from fabricwatch.nccl.service import NcclService
+from fabricwatch.pipeline.history import LinkHistory
 from fabricwatch.pipeline.metrics import RateMetrics
 from fabricwatch.pipeline.pipeline import Pipeline
 
@@ -63,7 +64,10 @@ class Runner:
         self.config = config
         self.config_path = config_path
         self.listen = listen or config.daemon.listen
-        self.pipeline = Pipeline(topology=load_topology(config), max_gap_s=config.pipeline.max_gap)
+        pc = config.pipeline
+        history = LinkHistory(step_s=pc.history_step, slots=round(pc.history / pc.history_step)) \
+            if pc.history else None
+        self.pipeline = Pipeline(topology=load_topology(config), max_gap_s=pc.max_gap, history=history)
         # storage sinks take line protocol; event sinks (MQTT) take events
         self.sinks: list[StorageSink] = [s.build() for s in config.storage_sink_configs()]
         self.event_sinks: list[EventSink] = [s.build() for s in config.event_sink_configs()]

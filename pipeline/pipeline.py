@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from fabricwatch.core.batch import DeviceEvent, PortSample, SampleBatch
 from fabricwatch.core.lineprotocol import line, tag_prefix
 from fabricwatch.core.topology import Topology
+from fabricwatch.pipeline.history import LinkHistory
 from fabricwatch.pipeline.rates import RateEngine, RateResult, with_speed
 
 
@@ -52,8 +53,10 @@ class PortRateView:
 
 
 class Pipeline:
-    def __init__(self, *, topology: Topology | None = None, max_gap_s: float = 300.0) -> None:
+    def __init__(self, *, topology: Topology | None = None, max_gap_s: float = 300.0,
+                 history: LinkHistory | None = None) -> None:
         self.topology = topology or Topology()
+        self.history = history  # the last hour per link, for the link page (None: not kept)
         self.rates = RateEngine(max_gap_s)
         self.latest: dict[tuple[str, str], PortRateView] = {}
         self._prefixes: dict[tuple[str, str], tuple[dict[str, str], str, str, str, dict[str, str]]] = {}
@@ -82,6 +85,8 @@ class Pipeline:
             self.rates.forget_port(key)
             self.latest.pop(key, None)
             self._prefixes.pop(key, None)
+        if self.history is not None:
+            self.history.forget(gone)
         return gone
 
     def expire(self, before_ns: int) -> list[tuple[str, str]]:
@@ -95,6 +100,8 @@ class Pipeline:
             self._prefixes.pop(key, None)
             for target in self._owners.pop(key, set()):
                 self._ports_of.get(target, set()).discard(key)
+        if self.history is not None:
+            self.history.forget(gone)
         return sorted(gone)
 
     def _own(self, key: tuple[str, str], target: str) -> None:
@@ -142,10 +149,12 @@ class Pipeline:
                     lines.append(rl)
                 view = self.latest.get((s.device, s.port))
                 if view is None:
-                    self.latest[(s.device, s.port)] = PortRateView(
+                    view = self.latest[(s.device, s.port)] = PortRateView(
                         s.ts_ns, tags, dict(result.rates), dict.fromkeys(result.rates, s.ts_ns))
                 else:
                     view.merge(s.ts_ns, tags, result.rates, self.rates.max_gap_ns)
+                if self.history is not None:
+                    self.history.add((s.device, s.port), s.ts_ns, view.rates)  # merged: all of the port
                 if self.on_rates is not None:
                     self.on_rates(s.device, s.port, s.ts_ns, with_speed(result), tags, result.saturated)
             self._events(s, result, tags, out)
@@ -166,6 +175,8 @@ class Pipeline:
         if el is not None:
             out.lines.append(el)
         out.events.append(ev)
+        if self.history is not None:
+            self.history.add_event((e.device, e.port), e.ts_ns, e.kind, e.detail)
         if self.on_event is not None:
             self.on_event(ev)
 
@@ -193,5 +204,7 @@ class Pipeline:
             if el is not None:
                 out.lines.append(el)
             out.events.append(ev)
+            if self.history is not None:
+                self.history.add_event((ev.device, ev.port), ev.ts_ns, ev.kind, ev.detail)
             if self.on_event is not None:
                 self.on_event(ev)

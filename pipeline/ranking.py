@@ -10,18 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from fabricwatch.pipeline.pipeline import PortRateView
+from fabricwatch.pipeline.totals import error_rate, pause_rate
 
-ERROR_COUNTERS = ("in_errors", "out_errors", "fcs_errors", "in_discards", "out_discards", "symbol_errors",
-                  "rcv_errors", "link_error_recovery", "xmit_discards")
 ERROR_WEIGHT = 1000.0
-
-
-def pause_rate(rates: Mapping[str, float]) -> float:
-    return float(sum(v for k, v in rates.items() if k.startswith(("pfc_", "pause_"))))
-
-
-def error_rate(rates: Mapping[str, float]) -> float:
-    return float(sum(rates.get(k, 0.0) for k in ERROR_COUNTERS))
 
 
 def badness(rates: Mapping[str, float]) -> float:

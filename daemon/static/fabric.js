@@ -3,8 +3,7 @@
 // value from the daemon is put in the page as text, never as markup.
 "use strict";
 const REFRESH_MS = 5000;
-const HISTORY_POINTS = 720;  // an hour at 5 s: the link view's sparklines, kept since the page opened
-const history = new Map();   // "device port" -> [{t, rates}]
+const SERIES = {in_gbps: "Gb/s in", out_gbps: "Gb/s out", pauses: "pause frames/s", ecn: "ECN marks/s", errors: "errors/s"};
 let doc = null;
 
 function el(tag, attrs = {}, ...children) {
@@ -34,16 +33,19 @@ function drawFabric() {
   for (const [tier, title] of tiers) {
     const devices = doc.devices.filter(d => d.tier === tier);
     if (!devices.length) continue;
-    const box = el("div", {class: "tier", "data-tier": tier}, el("div", {class: "tier-title", text: title}));
+    // InfiniBand fabrics (and Ethernet without rails in the topology) have leaves by tier alone
+    const railed = tier === "leaf" && devices.some(d => d.rail);
+    const box = el("div", {class: "tier", "data-tier": tier},
+                   el("div", {class: "tier-title", text: tier === "leaf" && !railed ? "leaves" : title}));
     const rails = new Map();
     for (const d of devices) {
-      const key = tier === "leaf" ? d.rail : "";
+      const key = railed ? d.rail : "";
       if (!rails.has(key)) rails.set(key, []);
       rails.get(key).push(d);
     }
     for (const [rail, list] of [...rails.entries()].sort()) {
       const row = el("div", {class: "rail", "data-rail": rail});
-      if (tier === "leaf") row.append(el("div", {class: "tier-title", text: `rail ${rail || "?"}`}));
+      if (railed) row.append(el("div", {class: "tier-title", text: rail ? `rail ${rail}` : "no rail"}));
       for (const d of list) {
         const cells = el("div", {class: "cells"});
         for (const p of d.ports) {
@@ -107,18 +109,40 @@ function drawSide() {
       el("td", {class: s.dropped ? "bad" : "", text: String(s.dropped)}), el("td", {text: s.last_error || ""}))));
 }
 
-function spark(name, points) {
-  const w = 220, h = 44;
-  const vals = points.map(p => p.rates[name] || 0);
-  const max = Math.max(...vals, 1e-9);
+function spark(title, mine, far) {
+  // this end solid, the far end dashed; a gap where nothing was heard in a step
+  const w = 260, h = 48;
+  const known = [...mine, ...(far || [])].filter(v => v !== null);
+  const max = Math.max(...known, 1e-9);
   const ns = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(ns, "svg");
   svg.setAttribute("class", "spark"); svg.setAttribute("width", w); svg.setAttribute("height", h);
-  const line = document.createElementNS(ns, "polyline");
-  line.setAttribute("points", vals.map((v, i) => `${(i / Math.max(vals.length - 1, 1)) * w},${h - 2 - (v / max) * (h - 4)}`).join(" "));
-  svg.append(line);
-  return el("div", {class: "chart"}, el("div", {text: `${name}  now ${vals.at(-1)?.toPrecision(3) ?? "-"}  max ${max.toPrecision(3)}`}), svg);
+  for (const [vals, cls] of [[far, "far"], [mine, "mine"]]) {
+    if (!vals) continue;
+    let run = [];
+    const flush = () => {
+      if (run.length) {
+        const line = document.createElementNS(ns, "polyline");
+        line.setAttribute("class", cls); line.setAttribute("points", run.join(" "));
+        svg.append(line);
+      }
+      run = [];
+    };
+    vals.forEach((v, i) => {
+      if (v === null) { flush(); return; }
+      run.push(`${(i / Math.max(vals.length - 1, 1)) * w},${h - 2 - (v / max) * (h - 4)}`);
+      if (run.length === 1 && (i === vals.length - 1 || vals[i + 1] === null)) run.push(`${(i / Math.max(vals.length - 1, 1)) * w + 2},${h - 2 - (v / max) * (h - 4)}`);
+    });
+    flush();
+  }
+  const last = [...mine].reverse().find(v => v !== null);
+  return el("div", {class: "chart", "data-series": title},
+    el("div", {text: `${SERIES[title]}  latest step ${last === undefined ? "-" : fmt(last)}  max ${known.length ? fmt(Math.max(...known)) : "-"}`}), svg);
 }
+
+function fmt(v) { return v === 0 ? "0" : v.toPrecision(3); }
+
+function when(ns) { return new Date(ns / 1e6).toLocaleTimeString(); }
 
 async function drawLink(device, port) {
   const r = await fetch(`api/link?device=${encodeURIComponent(device)}&port=${encodeURIComponent(port)}`);
@@ -126,10 +150,6 @@ async function drawLink(device, port) {
   document.getElementById("link-title").textContent = `${device} ${port}`;
   if (!r.ok) { document.getElementById("link-finding").textContent = "no data for this port"; return; }
   const l = await r.json();
-  const key = `${device} ${port}`;
-  const h = history.get(key) || [];
-  h.push({t: Date.now(), rates: l.rates}); while (h.length > HISTORY_POINTS) h.shift();
-  history.set(key, h);
   view.dataset.device = device; view.dataset.port = port;
   const f = l.finding || l.device_finding;
   document.getElementById("link-finding").replaceChildren(f
@@ -139,12 +159,25 @@ async function drawLink(device, port) {
     ? el("p", {}, "far end: ", el("a", {href: `#link/${encodeURIComponent(l.peer.device)}/${encodeURIComponent(l.peer.port)}`, text: `${l.peer.device} ${l.peer.port}`}),
          el("span", {text: l.peer.finding ? ` (finding: ${l.peer.finding.explanation})` : ""}))
     : el("p", {text: "far end unknown (no topology for this port)"}));
-  const names = Object.keys(l.rates).filter(n => /octets|pfc|pause|ecn|error|discard|wait|downed|recovery/.test(n)).sort();
-  const moving = names.filter(n => h.some(p => (p.rates[n] || 0) > 0));
-  document.getElementById("link-charts").replaceChildren(
-    el("p", {class: "tier-title", text: `since this page opened (${h.length} refreshes; the history lives in InfluxDB); ` +
-                                        `${names.length - moving.length} other counters stayed at 0`}),
-    ...moving.map(n => spark(n, h)));
+  const hist = l.history;
+  const charts = document.getElementById("link-charts");
+  if (!hist) {
+    charts.replaceChildren(el("p", {class: "tier-title", text: "no history kept ([pipeline] history = 0)"}));
+  } else {
+    const span = Math.round(hist.step_s * hist.series.in_gbps.length / 60);
+    const farSeries = l.peer && l.peer.history ? l.peer.history.series : null;
+    charts.replaceChildren(
+      el("p", {class: "tier-title", text: `the last ${span} min, one point per ${hist.step_s} s (the highest in it); ` +
+                                          (farSeries ? "dashed: the far end" : "far end not watched")}),
+      ...Object.keys(SERIES).map(n => spark(n, hist.series[n], farSeries && farSeries[n])));
+    const events = [...hist.events, ...((l.peer && l.peer.history) ? l.peer.history.events.map(e => ({...e, far: true})) : [])]
+      .sort((a, b) => b.time_ns - a.time_ns);
+    document.getElementById("link-events").replaceChildren(
+      el("tr", {}, ...["time", "end", "event", "detail"].map(x => el("th", {text: x}))),
+      ...(events.length ? events.map(e => el("tr", {class: "event", "data-kind": e.kind},
+        el("td", {text: when(e.time_ns)}), el("td", {text: e.far ? "far" : "this"}),
+        el("td", {text: e.kind}), el("td", {text: e.detail}))) : [el("tr", {}, el("td", {text: "no events kept for this link"}))]));
+  }
   document.getElementById("link-rates").replaceChildren(
     el("tr", {}, el("th", {text: "counter"}), el("th", {text: "per second"})),
     ...Object.entries(l.rates).sort().map(([k, v]) => el("tr", {}, el("td", {text: k}), el("td", {text: v.toPrecision(4)}))));

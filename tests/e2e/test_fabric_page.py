@@ -34,7 +34,7 @@ def cells(dom: str) -> dict[tuple[str, str], int]:
 
 async def test_fabric_page_colours_the_faulted_links_and_opens_a_link(tmp_path: Path) -> None:
     sim = await start_sim(fabric={"nodes": 16, "rails": 4, "spines": 2},
-                          faults=["pfc_storm:leaf-r0-0:swp2", "ecn_off:leaf-r2-0"])
+                          faults=["pfc_storm:leaf-r0-0:swp2", "ecn_off:leaf-r2-0", "flap:leaf-r0-0:swp1,period=2"])
     cfg = parse({
         "daemon": {"listen": "127.0.0.1:0", "site": "pagetest"},
         "detector": {"interval": "2s", "raise_k": 2, "raise_n": 3},
@@ -61,6 +61,11 @@ async def test_fabric_page_colours_the_faulted_links_and_opens_a_link(tmp_path: 
         link_dom = (await asyncio.to_thread(chromium, "--dump-dom", f"{url}/#link/leaf-r0-0/swp2")).stdout
         link_shot = tmp_path / "link.png"
         await asyncio.to_thread(chromium, f"--screenshot={link_shot}", f"{url}/#link/leaf-r0-0/swp2")
+        flap_dom = (await asyncio.to_thread(chromium, "--dump-dom", f"{url}/#link/leaf-r0-0/swp1")).stdout
+        fields = doc["port_fields"]
+        uplink = next(p[fields.index("port")] for d in doc["devices"] if d["device"] == "leaf-r1-0"
+                      for p in d["ports"] if p[fields.index("role")] == "leaf_up")
+        healthy_dom = (await asyncio.to_thread(chromium, "--dump-dom", f"{url}/#link/leaf-r1-0/{uplink}")).stdout
     finally:
         runner.stop()
         assert await task == 0
@@ -73,7 +78,7 @@ async def test_fabric_page_colours_the_faulted_links_and_opens_a_link(tmp_path: 
     ecn = {p for (d, p), s in colour.items() if d == "leaf-r2-0" and s > 0}
     assert ecn  # the switch with ECN off: its ports carry the device finding
     flagged = {k for k, s in colour.items() if s > 0}
-    assert all(d in ("leaf-r0-0", "leaf-r2-0") for d, _ in flagged), flagged
+    assert all(d in ("leaf-r0-0", "leaf-r2-0") for d, _ in flagged), flagged  # the flap is on leaf-r0-0 too
     healthy = next(k for k in colour if k[0] == "leaf-r1-0")
     assert colour[healthy] == 0
     assert "PFC pause storm" in dom and "pagetest" in dom
@@ -83,6 +88,18 @@ async def test_fabric_page_colours_the_faulted_links_and_opens_a_link(tmp_path: 
     # the link page: its finding, its far end, its counters
     assert 'data-device="leaf-r0-0" data-port="swp2"' in link_dom
     assert "PFC pause storm" in link_dom and "far end:" in link_dom and "pfc_tx_p3" in link_dom
+    # its last hour from the daemon's memory: the storm's pauses plotted (its far end, a host, is
+    # not watched here)
+    pauses = re.search(r'data-series="pauses"><div>pause frames/s  latest step ([^ ]+) .*?</svg>', link_dom, re.S)
+    assert pauses and float(pauses.group(1)) > 1000 and 'class="mine" points="' in pauses.group(0)
+    assert "far end not watched" in link_dom
+    # the flapping link's events
+    assert re.search(r'class="event" data-kind="(oper_down|flap)"', flap_dom), flap_dom[-3000:]
+    # a healthy uplink: no finding, no events, its traffic plotted beside its spine's end (dashed)
+    assert 'data-loaded="1"' in healthy_dom and "no finding on this link" in healthy_dom
+    assert 'class="event"' not in healthy_dom and "no events kept for this link" in healthy_dom
+    traffic = re.search(r'data-series="out_gbps">.*?</svg>', healthy_dom, re.S)
+    assert traffic and 'class="far"' in traffic.group(0) and 'class="mine"' in traffic.group(0)
     for png in (shot, link_shot):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
         if os.environ.get("FABRICWATCH_SHOTS"):

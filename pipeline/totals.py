@@ -1,0 +1,18 @@
+"""A port's pause and error totals from its rates: the same sums everywhere a link is ranked,
+coloured or plotted."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+ERROR_COUNTERS = ("in_errors", "out_errors", "fcs_errors", "in_discards", "out_discards", "symbol_errors",
+                  "rcv_errors", "link_error_recovery", "xmit_discards")
+
+
+def pause_rate(rates: Mapping[str, float]) -> float:
+    """PFC of every priority plus 802.3x pause, frames/s, both directions."""
+    return float(sum(v for k, v in rates.items() if k.startswith(("pfc_", "pause_"))))
+
+
+def error_rate(rates: Mapping[str, float]) -> float:
+    return float(sum(rates.get(k, 0.0) for k in ERROR_COUNTERS))
