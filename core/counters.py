@@ -79,6 +79,7 @@ _BASE: tuple[CounterSpec, ...] = (
     CounterSpec("pause_storm_events", Kind.COUNTER, "events", help="NIC pause storm warnings"),
     CounterSpec("link_transitions", Kind.COUNTER, "events", help="carrier up/down transitions"),
     CounterSpec("oper_status", Kind.STATE, "1=up 0=down", help="operational state"),
+    CounterSpec("admin_status", Kind.STATE, "1=up 0=down", help="administrative state (0: shut by an operator)"),
     CounterSpec("speed_bps", Kind.GAUGE, "bits/s", help="negotiated port speed"),
 )
 

@@ -8,6 +8,7 @@ under a megabyte (`bench/fabric_page.py` measures it).
 from __future__ import annotations
 
 import functools
+import re
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -19,9 +20,17 @@ if TYPE_CHECKING:
     from fabricwatch.daemon.runner import Runner
 
 # the order of a port's array; the page reads these names from the document itself
-PORT_FIELDS = ("port", "role", "peer", "severity", "pauses", "ecn", "errors", "util", "oper")
+PORT_FIELDS = ("port", "role", "peer", "severity", "pauses", "ecn", "errors", "util", "oper", "admin", "agg")
 SEVERITY = {"ok": 0, "warning": 1, "critical": 2}
-_ERRORS = frozenset(ERROR_COUNTERS)  # the same counters, and so the same numbers, as /api/links ranks by
+_ERRORS = frozenset(ERROR_COUNTERS)
+# link aggregates as vendors name them: Port-Channel10 (EOS, NX-OS), PortChannel0001 (SONiC), bond0
+# (Cumulus, Linux), ae1 (Junos), Po10, lag1; their traffic is their members', so they are drawn apart
+_AGGREGATE = re.compile(r"^(port-?channel|bond|ae|po|lag|trk)\d", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=65536)
+def is_aggregate(port: str) -> bool:
+    return _AGGREGATE.match(port) is not None  # the same counters, and so the same numbers, as /api/links ranks by
 
 
 def tier_of(device: str, roles: set[str]) -> str:
@@ -62,6 +71,7 @@ def fabric_document(runner: Runner) -> dict[str, Any]:
         octets = max(r.get("in_octets", 0.0), r.get("out_octets", 0.0))
         util = octets * 8 * 100 / speed if speed else 0.0
         oper = rates_engine.last_value((device, port), "oper_status")
+        admin = rates_engine.last_value((device, port), "admin_status")
         peer = f"{tags.get('peer_device', '')}:{tags.get('peer_port', '')}" if tags.get("peer_device") else ""
         d = devices.setdefault(device, {"device": device, "rail": tags.get("rail", ""), "roles": set(), "ports": []})
         d["roles"].add(tags.get("role", ""))
@@ -73,7 +83,8 @@ def fabric_document(runner: Runner) -> dict[str, Any]:
                 pauses += v
         d["ports"].append([port, tags.get("role", ""), peer, severity.get((device, port), 0),
                            _round(pauses), _round(r.get("ecn_marked", 0.0)), _round(errors),
-                           round(util, 1), -1 if oper is None else int(oper)])
+                           round(util, 1), -1 if oper is None else int(oper), -1 if admin is None else int(admin),
+                           1 if is_aggregate(port) else 0])
     out_devices = []
     for d in sorted(devices.values(), key=lambda d: d["device"]):
         d["tier"] = tier_of(d["device"], d.pop("roles"))
@@ -112,6 +123,8 @@ def link_document(runner: Runner, device: str, port: str) -> dict[str, Any] | No
     return {
         "device": device, "port": port, "tags": view.tags, "rates": view.rates, "time_ns": view.ts_ns,
         "oper": runner.pipeline.rates.last_value((device, port), "oper_status"),
+        "admin": runner.pipeline.rates.last_value((device, port), "admin_status"),
+        "aggregate": is_aggregate(port),
         "finding": None if finding is None else finding.to_json(),
         "device_finding": None if (device, "*") not in active else active[(device, "*")].to_json(),
         "history": None if history is None else history.of((device, port), now),

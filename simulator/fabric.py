@@ -29,11 +29,13 @@ class Snapshot:
     ts_ns: int
     counters: np.ndarray  # (ports, counters) uint64
     oper_up: np.ndarray  # (ports,) bool
+    admin_up: np.ndarray  # (ports,) bool: False where an operator shut the port
 
     def port_values(self, port: SimPort) -> dict[str, int]:
         row = self.counters[port.index]
         values = {name: int(row[i]) for i, name in enumerate(COUNTER_NAMES)}
         values["oper_status"] = 1 if self.oper_up[port.index] else 0
+        values["admin_status"] = 1 if self.admin_up[port.index] else 0
         return values
 
 
@@ -79,6 +81,7 @@ class Fabric:
         self._jitter = self.rng.uniform(0.9, 1.1, n)
         self._last_ns = start_ns
         self._oper_up = np.ones(n, dtype=bool)
+        self._admin_up = np.ones(n, dtype=bool)
         self.faults: list[Fault] = []
         self._lock = threading.Lock()
         self._snapshots: OrderedDict[int, Snapshot] = OrderedDict()
@@ -132,9 +135,18 @@ class Fabric:
         util = self.jobs.utilisation(t) * self._jitter * rng.uniform(0.97, 1.03, n)
         up = np.ones(n, dtype=bool)
         flapping = np.zeros(n, dtype=bool)
+        shut = np.zeros(n, dtype=bool)
         for f in self.faults:
             if f.kind == "flap":
                 flapping[self._fault_rows(f)] = True
+            elif f.kind == "shutdown":
+                shut[self._fault_rows(f)] = True
+        # a port shut by an operator goes down once (one transition) and stays down until enabled
+        going = shut & self._oper_up
+        acc[going, COL["link_transitions"]] += 1
+        self._oper_up[going] = False
+        self._admin_up[:] = ~shut
+        flapping |= shut  # kept down below, and brought back up when the shutdown is cleared
         # a link whose flap fault was cleared comes back up (and that is one more transition)
         recovered = ~flapping & ~self._oper_up
         acc[recovered, COL["link_transitions"]] += 1
@@ -146,6 +158,7 @@ class Fabric:
                 changed = self._oper_up[rows] != want_up
                 acc[rows[changed], COL["link_transitions"]] += 1
                 self._oper_up[rows] = want_up
+        self._oper_up[shut] = False
         up &= self._oper_up
         util = np.where(up, util, 0.0)
         for f in self.faults:
@@ -199,7 +212,8 @@ class Fabric:
             if snap is not None:
                 return snap
             self._advance(ts_ns)
-            snap = Snapshot(ts_ns, np.floor(self._acc).astype(np.uint64), self._oper_up.copy())
+            snap = Snapshot(ts_ns, np.floor(self._acc).astype(np.uint64), self._oper_up.copy(),
+                            self._admin_up.copy())
             self._snapshots[ts_ns] = snap
             while len(self._snapshots) > self._keep:
                 self._snapshots.popitem(last=False)

@@ -7,6 +7,7 @@ from typing import Any
 
 KINDS = {
     "flap": "the link goes down and up every `period` seconds (link_transitions, oper_status)",
+    "shutdown": "an operator shuts the port: admin down, oper down, no traffic (not a fault of the link)",
     "ber": "rising symbol / FCS errors on one link (`rate` errors/s, growing)",
     "pfc_storm": "one port sends PFC pause frames on `priority` (default 3) non-stop",
     "ecn_off": "ECN disabled on one switch: its links mark nothing and pause more",

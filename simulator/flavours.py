@@ -51,7 +51,7 @@ def _notif(ts: int, prefix: Any, updates: list[Any]) -> Any:
 
 def served(flavour: str, values: dict[str, int]) -> dict[str, int]:
     """The canonical counters a flavour carries for one port (what a collector can read back)."""
-    keep = set(OC_COUNTERS.values()) | set(OC_ETHERNET.values()) | {"oper_status", "ecn_marked"}
+    keep = set(OC_COUNTERS.values()) | set(OC_ETHERNET.values()) | {"oper_status", "admin_status", "ecn_marked"}
     if flavour == "openconfig":
         keep |= {"link_transitions"}
     elif flavour == "arista":
@@ -64,14 +64,12 @@ def served(flavour: str, values: dict[str, int]) -> dict[str, int]:
     return {k: v for k, v in values.items() if k in keep}
 
 
-def oper_notification(flavour: str, port: SimPort, ts: int, up: bool) -> Any | None:
+def oper_notification(flavour: str, port: SimPort, ts: int, up: bool, admin_up: bool = True) -> Any | None:
     if flavour == "sonic":
         return None  # SONiC keeps oper state in APPL_DB, not COUNTERS_DB
-    upd = gnmi_pb2.Update(
-        path=_path(_elem("oper-status")),
-        val=gnmi_pb2.TypedValue(string_val="UP" if up else "DOWN"),
-    )
-    return _notif(ts, _path(_elem("interfaces"), _elem("interface", name=port.name), _elem("state")), [upd])
+    updates = [gnmi_pb2.Update(path=_path(_elem(leaf)), val=gnmi_pb2.TypedValue(string_val="UP" if on else "DOWN"))
+               for leaf, on in (("oper-status", up), ("admin-status", admin_up))]
+    return _notif(ts, _path(_elem("interfaces"), _elem("interface", name=port.name), _elem("state")), updates)
 
 
 def port_notifications(flavour: str, port: SimPort, snap: Snapshot) -> Iterator[Any]:

@@ -86,16 +86,17 @@ class GnmiTarget(gnmi_pb2_grpc.gNMIServicer):
                     out.append(n)
         return out
 
-    def _oper(self, dev: SimDevice, ts: int, subscribed: list[str], only_changed: dict[str, bool] | None) -> list[Any]:
+    def _oper(self, dev: SimDevice, ts: int, subscribed: list[str],
+              only_changed: dict[str, tuple[bool, bool]] | None) -> list[Any]:
         snap = self.fabric.snapshot(ts)
         out = []
         for port in dev.ports:
-            up = bool(snap.oper_up[port.index])
-            if only_changed is not None and only_changed.get(port.name) == up:
+            state = (bool(snap.oper_up[port.index]), bool(snap.admin_up[port.index]))
+            if only_changed is not None and only_changed.get(port.name) == state:
                 continue
             if only_changed is not None:
-                only_changed[port.name] = up
-            n = oper_notification(dev.flavour, port, ts, up)
+                only_changed[port.name] = state
+            n = oper_notification(dev.flavour, port, ts, *state)
             if n is not None and _matches(_full_path(n), subscribed):
                 out.append(n)
         return out
@@ -134,7 +135,7 @@ class GnmiTarget(gnmi_pb2_grpc.gNMIServicer):
                 yield gnmi_pb2.SubscribeResponse(update=n)
 
         now = time.time_ns()
-        oper_state: dict[str, bool] = {}
+        oper_state: dict[str, tuple[bool, bool]] = {}
         if sl.mode in (_SL.ONCE, _SL.POLL):
             async for r in emit(self._notifications(dev, now, all_paths) + self._oper(dev, now, all_paths, None)):
                 yield r

@@ -88,6 +88,7 @@ class AgentView:
         row = port.index
         e[(*IF_TABLE, 1, idx)] = lambda s, t: rfc1902.Integer32(idx)
         e[(*IF_TABLE, 2, idx)] = lambda s, t: rfc1902.OctetString(port.name)
+        e[(*IF_TABLE, 7, idx)] = lambda s, t: rfc1902.Integer32(1 if s.admin_up[row] else 2)
         e[(*IF_TABLE, 8, idx)] = lambda s, t: rfc1902.Integer32(1 if s.oper_up[row] else 2)
         e[(*IF_TABLE, 9, idx)] = lambda s, t: rfc1902.TimeTicks(self._if_last_change(s, row))
         for sub, name in ((13, "in_discards"), (14, "in_errors"), (19, "out_discards"), (20, "out_errors")):

@@ -48,20 +48,25 @@ function drawFabric() {
       if (railed) row.append(el("div", {class: "tier-title", text: rail ? `rail ${rail}` : "no rail"}));
       for (const d of list) {
         const cells = el("div", {class: "cells"});
+        const aggregates = el("div", {class: "cells aggregates"});
         for (const p of d.ports) {
+          // shut by an operator is a state, not trouble: grey, apart from a link that fell down
+          const disabled = p[f.admin] === 0, down = !disabled && p[f.oper] === 0;
           const cell = el("div", {
-            class: `cell finding-${p[f.severity]}` + (p[f.oper] === 0 ? " down" : ""),
+            class: `cell finding-${p[f.severity]}` + (down ? " down" : "") + (disabled ? " disabled" : ""),
             "data-device": d.device, "data-port": p[f.port], "data-severity": String(p[f.severity]),
-            title: `${d.device} ${p[f.port]} (${p[f.role] || "?"}) -> ${p[f.peer] || "?"}\n` +
+            title: `${d.device} ${p[f.port]} (${p[f.agg] ? "aggregate" : p[f.role] || "?"}) -> ${p[f.peer] || "?"}\n` +
                    `pauses ${p[f.pauses]}/s  ecn ${p[f.ecn]}/s  errors ${p[f.errors]}/s  util ${p[f.util]}%` +
-                   (p[f.oper] === 0 ? "\nDOWN" : ""),
+                   (disabled ? "\nADMIN DOWN (shut)" : down ? "\nDOWN" : ""),
           });
-          if (p[f.oper] !== 0) cell.style.background = colour(metric, p, f);
+          if (!down && !disabled) cell.style.background = colour(metric, p, f);
           cell.addEventListener("click", () => { location.hash = `#link/${encodeURIComponent(d.device)}/${encodeURIComponent(p[f.port])}`; });
-          cells.append(cell);
+          (p[f.agg] ? aggregates : cells).append(cell);
         }
-        row.append(el("div", {class: `device sev-${d.severity}`, "data-device": d.device},
-                      el("div", {class: "device-name", text: d.device}), cells));
+        const box = el("div", {class: `device sev-${d.severity}`, "data-device": d.device},
+                       el("div", {class: "device-name", text: d.device}), cells);
+        if (aggregates.children.length) box.append(el("div", {class: "device-name", text: "aggregates"}), aggregates);
+        row.append(box);
       }
       box.append(row);
     }
@@ -69,7 +74,7 @@ function drawFabric() {
   }
   const legend = document.getElementById("legend");
   legend.replaceChildren(
-    ...[["#2f6f4f", "healthy"], ["#d9a400", "warning"], ["#e0413a", "critical"], ["#555", "down"]].map(
+    ...[["#2f6f4f", "healthy"], ["#d9a400", "warning"], ["#e0413a", "critical"], ["#555", "down"], ["#30343a", "shut (admin down)"]].map(
       ([c, t]) => { const i = el("i"); i.style.background = c; return el("span", {}, i, t); }),
     el("span", {text: metric === "severity" ? "outline: the port has a finding" : `colour: ${metric}, outline: finding`}));
 }
@@ -150,6 +155,8 @@ async function drawLink(device, port) {
   document.getElementById("link-title").textContent = `${device} ${port}`;
   if (!r.ok) { document.getElementById("link-finding").textContent = "no data for this port"; return; }
   const l = await r.json();
+  const state = l.admin === 0 ? "shut by an operator (admin down)" : l.oper === 0 ? "DOWN" : l.oper === 1 ? "up" : "state unknown";
+  document.getElementById("link-title").textContent = `${device} ${port} · ${l.aggregate ? "aggregate, " : ""}${state}`;
   view.dataset.device = device; view.dataset.port = port;
   const f = l.finding || l.device_finding;
   document.getElementById("link-finding").replaceChildren(f

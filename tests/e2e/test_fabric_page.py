@@ -34,7 +34,8 @@ def cells(dom: str) -> dict[tuple[str, str], int]:
 
 async def test_fabric_page_colours_the_faulted_links_and_opens_a_link(tmp_path: Path) -> None:
     sim = await start_sim(fabric={"nodes": 16, "rails": 4, "spines": 2},
-                          faults=["pfc_storm:leaf-r0-0:swp2", "ecn_off:leaf-r2-0", "flap:leaf-r0-0:swp1,period=2"])
+                          faults=["pfc_storm:leaf-r0-0:swp2", "ecn_off:leaf-r2-0", "flap:leaf-r0-0:swp1,period=2",
+                                  "shutdown:leaf-r3-0:Ethernet5"])
     cfg = parse({
         "daemon": {"listen": "127.0.0.1:0", "site": "pagetest"},
         "detector": {"interval": "2s", "raise_k": 2, "raise_n": 3},
@@ -79,6 +80,10 @@ async def test_fabric_page_colours_the_faulted_links_and_opens_a_link(tmp_path: 
     assert ecn  # the switch with ECN off: its ports carry the device finding
     flagged = {k for k, s in colour.items() if s > 0}
     assert all(d in ("leaf-r0-0", "leaf-r2-0") for d, _ in flagged), flagged  # the flap is on leaf-r0-0 too
+    # a port an operator shut is drawn as shut, not as a link that fell down, and is no finding
+    shut = re.search(r'class="cell finding-0 disabled" data-device="leaf-r3-0" data-port="Ethernet5"', dom)
+    assert shut, re.findall(r'<div class="cell[^>]*data-device="leaf-r3-0"[^>]*>', dom)[:6]
+    assert 'class="cell finding-0 down" data-device="leaf-r3-0"' not in dom
     healthy = next(k for k in colour if k[0] == "leaf-r1-0")
     assert colour[healthy] == 0
     assert "PFC pause storm" in dom and "pagetest" in dom

@@ -43,6 +43,8 @@ def expected_ports(rec: dict[str, tuple[str, str]]) -> dict[str, dict[str, float
             by_index.setdefault(int(idx), {})[EXPECTED_COLUMNS[col]] = int(value)
         elif col == f"{IF}.8":
             by_index.setdefault(int(idx), {})["oper_status"] = 1.0 if value == "1" else 0.0
+        elif col == f"{IF}.7":
+            by_index.setdefault(int(idx), {})["admin_status"] = 1.0 if value == "1" else 0.0
         elif col == f"{IFX}.15":
             by_index.setdefault(int(idx), {})["speed_bps"] = int(value) * 1_000_000
     out = {}
@@ -96,6 +98,9 @@ async def test_every_interface_value_equals_the_recording(
     if recording == "nxos-n9000":  # the walk with EtherLike pause counters: some are non-zero
         assert sum(1 for s in batch.samples if s.values.get("pause_rx", 0) > 0) >= 4
     assert batch.unmapped == 0
+    # the LAG walk holds 14 ports an operator shut (ifAdminStatus down(2)): they read as admin down
+    shut = sum(1 for s in batch.samples if s.values.get("admin_status") == 0)
+    assert shut == {"nxos-n9000": 0, "nxos_lag-mib": 14}[recording]
 
 
 async def test_profile_override_and_port_filters(snmpsim: SnmpSim, monkeypatch: pytest.MonkeyPatch) -> None:
