@@ -142,23 +142,38 @@ class DetectorService:
         self.active = now
 
     def _lines(self, start: int, links: list[LinkInterval], findings: list[Finding]) -> list[str]:
+        """`link_anomaly` points: one per scored or flagged link per interval, and one per device
+        finding (port "*"). Severity, source and condition are tags, so that a post-mortem can
+        `GROUP BY "severity"`; explanations and scores are fields."""
         by_link = {(f.device, f.port): f for f in findings}
+        tags_of = {(li.device, li.port): li.tags for li in links}
         out = []
         for li in links:
             key = (li.device, li.port)
-            f = by_link.get(key)
+            f = by_link.pop(key, None)
             score = self.scores.get(key)
             if f is None and score is None:
                 continue
-            fields: dict[str, object] = {"score": round(score, 4) if score is not None else 0.0,
-                                         "flagged": f is not None}
-            if f is not None:
-                fields.update(severity=f.severity, source=f.source, explanation=f.explanation)
-            text = line(tag_prefix("link_anomaly", {**li.tags, "device": li.device, "port": li.port}),
-                        fields, start)
-            if text:
-                out.append(text)
-        return out
+            out.append(anomaly_line(start, li.device, li.port, li.tags, score, f))
+        for f in by_link.values():  # device findings, and any finding without a link this interval
+            tags = tags_of.get((f.device, f.ports[0]), {}) if f.ports else {}
+            shared = {k: v for k, v in tags.items() if k in ("fabric", "rail", "role", "site", "speed")}
+            out.append(anomaly_line(start, f.device, f.port, shared, f.score, f))
+        return [ln for ln in out if ln]
+
+
+def anomaly_line(start: int, device: str, port: str, tags: dict[str, str], score: float | None,
+                 f: Finding | None) -> str:
+    point_tags = {**tags, "device": device, "port": port, "severity": "ok" if f is None else f.severity}
+    fields: dict[str, object] = {"score": round(score, 4) if score is not None else 0.0, "flagged": f is not None}
+    if f is not None:
+        point_tags.update(source=f.source, condition="+".join(f.conditions) or f.source, level=f.level)
+        fields["explanation"] = f.explanation
+        if f.ports:
+            fields["ports"] = ",".join(f.ports)
+        if f.peer is not None:
+            fields["peer"] = f"{f.peer[0]}:{f.peer[1]}"
+    return line(tag_prefix("link_anomaly", point_tags), fields, start) or ""
 
 
 def _iso(ns: int) -> str:
