@@ -135,7 +135,17 @@ def cmd_replay(args: argparse.Namespace) -> int:
     elif not args.fit_first:
         warn(args, "give --model FILE or --fit-first DURATION")
         return 2
-    intervals = _read(args.files, interval, err)
+    if args.influx_url:
+        if args.files or not args.influx_db:
+            warn(args, "--influx-url needs --influx-db (and --from/--to), and no FILES")
+            return 2
+        args.start, args.end = args.from_, args.to
+        intervals = _read_influx(args, interval, err)
+    elif not args.files:
+        warn(args, "give line-protocol FILES or --influx-url")
+        return 2
+    else:
+        intervals = _read(args.files, interval, err)
     if det is None:
         first = parse_duration(args.fit_first)
         if not intervals:
@@ -192,7 +202,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     train.set_defaults(func=cmd_train)
 
     replay = sub.add_parser("replay", help="run pipeline + detector over recorded port_counters")
-    replay.add_argument("files", nargs="+", type=Path)
+    replay.add_argument("files", nargs="*", type=Path, help="port_counters line protocol (or --influx-url)")
+    replay.add_argument("--influx-url", help="read the window from InfluxDB (InfluxQL /query) instead of files")
+    replay.add_argument("--influx-db")
+    replay.add_argument("--influx-user")
+    replay.add_argument("--influx-password-env", help="environment variable holding the password")
+    replay.add_argument("--from", dest="from_", default="-1h", help="window start: ISO 8601, '-2h', 'yesterday 22:00'")
+    replay.add_argument("--to", default="now")
     replay.add_argument("--model", type=Path)
     replay.add_argument("--fit-first", help="fit on the first DURATION of the data, score the rest")
     replay.add_argument("--interval", default="30s", help="with --fit-first (a model brings its own)")

@@ -112,9 +112,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     from fabricwatch.cli.detector import add_parsers
     from fabricwatch.cli.nccl import add_parsers as add_nccl
+    from fabricwatch.cli.postmortem import add_parsers as add_postmortem
 
     add_parsers(sub)
     add_nccl(sub)
+    add_postmortem(sub)
     _name_commands(p)
     return p
 

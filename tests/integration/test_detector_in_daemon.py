@@ -65,8 +65,8 @@ async def test_pfc_storm_and_ecn_off_are_flagged_end_to_end(influx: InfluxDB1, t
     res = influx.query('SELECT count("score") FROM "link_anomaly" WHERE "flagged" = false', "det")
     assert "series" not in res["results"][0]
     # severity, source and condition are tags: a post-mortem can group by them
-    res = influx.query('SELECT count("score") FROM "link_anomaly" WHERE "flagged" = true GROUP BY "severity", "condition"',
-                       "det")
+    res = influx.query('SELECT count("score") FROM "link_anomaly" WHERE "flagged" = true '
+                       'GROUP BY "severity", "condition"', "det")
     groups = {(s["tags"]["severity"], s["tags"]["condition"]) for s in res["results"][0]["series"]}
     assert ("critical", "pause_storm") in groups and ("warning", "ecn_missing") in groups, groups
     # the switch with ECN off is stored as one device finding, with its ports

@@ -1,0 +1,281 @@
+"""`fabricwatch query`, `why` and `export`: post-mortems over what the daemon stored."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import sys
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from fabricwatch.cli.errors import CommandError, load_config
+from fabricwatch.core.influxql import InfluxQL, InfluxQLError
+from fabricwatch.core.secrets import reveal
+from fabricwatch.core.timeparse import parse_time_ns
+from fabricwatch.postmortem import queries
+from fabricwatch.postmortem.store import Store, Window
+from fabricwatch.sinks.influxdb.config import InfluxConfig
+
+
+def store_from_args(args: argparse.Namespace) -> Store:
+    """Storage from --influx-url/--influx-db, or from the first InfluxDB sink of -c CONFIG."""
+    if args.influx_url:
+        if not args.influx_db:
+            raise CommandError("--influx-url needs --influx-db (for InfluxDB 2.x/3.x: the DBRP database name)", 2)
+        auth = (args.influx_user, os.environ.get(args.influx_password_env or "", "")) if args.influx_user else None
+        token = os.environ.get(args.influx_token_env) if args.influx_token_env else None
+        return Store(InfluxQL(args.influx_url, args.influx_db, auth=auth, token=token, timeout=args.timeout))
+    if not args.config:
+        raise CommandError("say where the history is: -c CONFIG (its first [[sinks.influxdb]]) or --influx-url", 2)
+    cfg = load_config(args.config)
+    sinks = [s for s in cfg.storage_sink_configs() if isinstance(s, InfluxConfig)]
+    if not sinks:
+        raise CommandError(f"{args.config}: no [[sinks.influxdb]] to read from", 2)
+    s = sinks[0]
+    db = s.database if s.api == "v1" else (s.database or s.bucket)  # v2: InfluxQL through the DBRP mapping
+    if not db:
+        raise CommandError(f"{args.config}: sinks.influxdb[0] names no database", 2)
+    token = reveal(s.token) if s.api == "v2" else None
+    auth = (s.username, reveal(s.password) or "") if s.username and token is None else None
+    return Store(InfluxQL(s.url, db, auth=auth, token=token, timeout=args.timeout))
+
+
+def window_from_args(args: argparse.Namespace) -> Window:
+    now = time.time_ns()
+    try:
+        return Window(parse_time_ns(args.from_, now_ns=now), parse_time_ns(args.to, now_ns=now))
+    except ValueError as exc:
+        raise CommandError(str(exc), 2) from None
+
+
+def iso(ns: int | None) -> str:
+    return "-" if ns is None else time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(ns / 1e9))
+
+
+def _num(v: float | None) -> str:
+    return "-" if v is None else f"{v:.3g}"
+
+
+def emit(args: argparse.Namespace, doc: Any, header: list[str], rows: Iterable[list[Any]], title: str) -> None:
+    """--json: the whole answer as one document; --csv: the table; else a table on the terminal."""
+    if args.json:
+        print(json.dumps(doc, allow_nan=False, default=str))
+        return
+    if args.csv:
+        out = csv.writer(sys.stdout)
+        out.writerow(header)
+        out.writerows(rows)
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for h in header:
+        table.add_column(h, overflow="fold")
+    for r in rows:
+        table.add_row(*(str(x) for x in r))
+    # a pipe or a file gets the whole table, not one folded to 80 columns
+    console = Console() if sys.stdout.isatty() else Console(width=200)
+    console.print(table)
+
+
+def _run(fn: Any, args: argparse.Namespace) -> int:
+    try:
+        return int(fn(args))
+    except InfluxQLError as exc:
+        raise CommandError(f"storage: {exc}") from None
+    except LookupError as exc:
+        raise CommandError(str(exc.args[0] if exc.args else exc)) from None
+    except ValueError as exc:
+        raise CommandError(str(exc), 2) from None
+
+
+# -- query findings --------------------------------------------------------------------------------
+def cmd_findings(args: argparse.Namespace) -> int:
+    store, window = store_from_args(args), window_from_args(args)
+    found = queries.findings(store, window, device=args.device)
+    emit(args, {"from_ns": window.start_ns, "to_ns": window.end_ns, "incidents": [i.to_json() for i in found]},
+         ["raised", "cleared", "minutes", "severity", "device", "port", "conditions", "explanation"],
+         ([iso(i.raised_ns), "still open" if i.open else iso(i.cleared_ns), f"{i.duration_s / 60:.1f}", i.severity,
+           i.device, i.port, "+".join(sorted(i.conditions)), i.explanation] for i in found),
+         f"{len(found)} incidents, {iso(window.start_ns)} to {iso(window.end_ns)} UTC, "
+         "worst (duration x severity) first")
+    return 0
+
+
+# -- query top -------------------------------------------------------------------------------------
+def cmd_top(args: argparse.Namespace) -> int:
+    store, window = store_from_args(args), window_from_args(args)
+    groups = queries.top(store, window, args.counter, limit=args.limit, by=args.by)
+    rows = [[g or "-", link.device, link.port, _num(link.mean), _num(link.peak), link.tags.get("role", ""),
+             link.to_json()["peer"]] for g, links in groups.items() for link in links]
+    emit(args, {"counter": args.counter, "by": args.by,
+                "groups": {g: [x.to_json() for x in links] for g, links in groups.items()}},
+         [args.by or "group", "device", "port", f"mean {args.counter}/s", "peak", "role", "far end"], rows,
+         f"most {args.counter} ({queries.ALIASES.get(args.counter, args.counter)}), mean rate over the window")
+    return 0
+
+
+# -- query link ------------------------------------------------------------------------------------
+def cmd_link(args: argparse.Namespace) -> int:
+    store, window = store_from_args(args), window_from_args(args)
+    rep = queries.link(store, window, args.device, args.port, points=args.points)
+    peer = rep.peer or {}
+    rows = [[iso(t)] + [_num(rep.mine[s][i]) for s in queries.SERIES] + [_num(peer[s][i]) if peer else "-"
+                                                                         for s in ("gbps_in", "pauses", "errors")]
+            for i, t in enumerate(rep.times)]
+    far = queries._peer(rep.tags)
+    emit(args, rep.to_json(), ["time", "Gb/s in", "Gb/s out", "pauses/s", "ecn/s", "errors/s",
+                                "far Gb/s in", "far pauses/s", "far errors/s"], rows,
+         f"{args.device} {args.port} ({rep.tags.get('role', '?')}, rail {rep.tags.get('rail', '?')}) <-> "
+         f"{far['device'] + ' ' + far['port'] if far else 'far end unknown'}; highest per {rep.step_s:g} s")
+    if not (args.json or args.csv):
+        for e in rep.events:
+            print(f"  {iso(e['time_ns'])}  {'far end ' if e.get('far') else ''}{e['kind']}: {e['detail']}")
+        for i in rep.incidents:
+            print(f"  finding {i.severity} {iso(i.raised_ns)} -> {'open' if i.open else iso(i.cleared_ns)}: "
+                  f"{i.explanation}")
+    return 0
+
+
+# -- query device ----------------------------------------------------------------------------------
+def cmd_device(args: argparse.Namespace) -> int:
+    store, window = store_from_args(args), window_from_args(args)
+    ports = queries.device(store, window, args.device)
+    if not ports:
+        raise CommandError(f"no rates stored for {args.device} in the window")
+    emit(args, {"device": args.device, "ports": [p.to_json() for p in ports]},
+         ["port", "worst", "flagged intervals", "pauses/s", "errors/s", "ecn/s", "peak Gb/s", "events", "role",
+          "far end"],
+         ([p.port, p.worst, p.flagged_intervals, _num(p.pauses), _num(p.errors), _num(p.ecn), _num(p.gbps_peak),
+           p.events, p.tags.get("role", ""), p.to_json()["peer"] and "{device} {port}".format(**p.to_json()["peer"])]
+          for p in ports),
+         f"{args.device}: every port, worst first (mean rates over the window)")
+    return 0
+
+
+# -- why -------------------------------------------------------------------------------------------
+def cmd_why(args: argparse.Namespace) -> int:
+    from fabricwatch.postmortem.html import timeline_page
+    from fabricwatch.postmortem.timeline import why
+
+    store = store_from_args(args)
+    try:
+        at = parse_time_ns(args.at)
+    except ValueError as exc:
+        raise CommandError(str(exc), 2) from None
+    tl = why(store, args.device, args.port, at, before_s=args.before, after_s=args.after)
+    if args.html:
+        args.html.write_text(timeline_page(tl))
+    if args.json:
+        print(json.dumps(tl.to_json(), allow_nan=False, default=str))
+        return 0
+    rep = tl.report
+    far = queries._peer(rep.tags)
+    print(f"{rep.device} {rep.port}: role {rep.tags.get('role', '?')}, rail {rep.tags.get('rail', '?')}, "
+          f"far end {far['device'] + ' ' + far['port'] if far else 'unknown'}")
+    print(f"around {iso(at)} UTC ({iso(tl.window.start_ns)} to {iso(tl.window.end_ns)})")
+    for e in tl.entries:
+        print(f"  {iso(e['time_ns'])}  {e['what']:<15} {e['text']}")
+    if not tl.entries:
+        print("  nothing happened on this link in the window: no event, no finding, no NCCL run crossed it")
+    peaks = {s: max((v for v in rep.mine[s] if v is not None), default=None) for s in queries.SERIES}
+    print("  peaks: " + ", ".join(f"{s} {_num(v)}" for s, v in peaks.items()))
+    if args.html:
+        print(f"  the page: {args.html}")
+    return 0
+
+
+# -- export ----------------------------------------------------------------------------------------
+def cmd_export(args: argparse.Namespace) -> int:
+    from fabricwatch.postmortem.export import export_lines
+
+    store, window = store_from_args(args), window_from_args(args)
+    out = open(args.out, "w") if args.out else sys.stdout
+    n = 0
+    try:
+        def progress(done: int, total: int) -> None:
+            print(f"\rexport: {done}/{total} chunks, {n:,} lines", end="", file=sys.stderr, flush=True)
+
+        for text in export_lines(store, window, measurement=args.measurement,
+                                 progress=progress if args.out else None):
+            out.write(text + "\n")
+            n += 1
+    finally:
+        if args.out:
+            out.close()
+            print(file=sys.stderr)
+    if n == 0:
+        print(f"{args.prog}: nothing stored in {args.measurement} in the window", file=sys.stderr)
+        return 1
+    return 0
+
+
+def add_storage_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-c", "--config", type=Path, help="read from the first [[sinks.influxdb]] of this config")
+    p.add_argument("--influx-url", help="or: InfluxDB URL (InfluxQL /query: 1.x, 2.x via DBRP, 3.x)")
+    p.add_argument("--influx-db", help="database (2.x/3.x: the DBRP database name)")
+    p.add_argument("--influx-user")
+    p.add_argument("--influx-password-env", help="environment variable holding the password")
+    p.add_argument("--influx-token-env", help="environment variable holding a 2.x/3.x API token")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds per query")
+
+
+def _window_arguments(p: argparse.ArgumentParser, default_from: str = "-1h") -> None:
+    p.add_argument("--from", dest="from_", default=default_from,
+                   help="ISO 8601, '-2h', 'yesterday 22:00' (UTC); default %(default)s")
+    p.add_argument("--to", default="now")
+
+
+def _output_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--json", action="store_true", help="one JSON document")
+    g.add_argument("--csv", action="store_true", help="the table as CSV")
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    query = sub.add_parser("query", help="post-mortem queries over storage (link, device, findings, top)")
+    qsub = query.add_subparsers(dest="what", required=True)
+
+    def command(name: str, help_: str, fn: Any) -> argparse.ArgumentParser:
+        p = qsub.add_parser(name, help=help_)
+        add_storage_arguments(p)
+        _window_arguments(p)
+        _output_arguments(p)
+        p.set_defaults(func=lambda a: _run(fn, a))
+        return p
+
+    p = command("findings", "what was flagged in a window, as incidents (raised, cleared), worst first", cmd_findings)
+    p.add_argument("--device", help="only this device's")
+    p = command("top", "the links with the most of a counter in a window", cmd_top)
+    p.add_argument("counter", help=f"{', '.join(queries.ALIASES)}, or any stored rate (e.g. pfc_rx_p3)")
+    p.add_argument("--by", help="a tag to rank within (rail, role, fabric, ...)")
+    p.add_argument("--limit", type=int, default=10)
+    p = command("link", "one link over a window: rates beside its far end's, events, findings", cmd_link)
+    p.add_argument("device")
+    p.add_argument("port")
+    p.add_argument("--points", type=int, default=30, help="rows over the window (default %(default)s)")
+    p = command("device", "every port of a switch, worst first", cmd_device)
+    p.add_argument("device")
+
+    w = sub.add_parser("why", help="one timeline of a link around a moment: events, findings, NCCL runs, rates")
+    add_storage_arguments(w)
+    w.add_argument("device")
+    w.add_argument("port")
+    w.add_argument("--at", required=True, help="the moment: ISO 8601, '-2h', 'yesterday 22:00' (UTC)")
+    w.add_argument("--before", type=float, default=1800.0, help="seconds before --at (default %(default)s)")
+    w.add_argument("--after", type=float, default=900.0, help="seconds after --at (default %(default)s)")
+    w.add_argument("--html", type=Path, help="also write a self-contained page with plots")
+    w.add_argument("--json", action="store_true")
+    w.set_defaults(func=lambda a: _run(cmd_why, a))
+
+    e = sub.add_parser("export", help="stored port_counters out as line protocol (archives, bug reports, replay)")
+    add_storage_arguments(e)
+    _window_arguments(e)
+    e.add_argument("--measurement", default="port_counters")
+    e.add_argument("-o", "--out", type=Path, help="file to write (default: standard output)")
+    e.set_defaults(func=lambda a: _run(cmd_export, a))

@@ -1,0 +1,116 @@
+"""`fabricwatch why`: one timeline of a link around a moment — its rates and its far end's, link
+events (downs, flaps, resets, UFM events), findings raised and cleared, and the NCCL runs that
+crossed it with how they went."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from fabricwatch.postmortem.queries import LinkReport, link
+from fabricwatch.postmortem.store import Store, Window, literal
+
+
+@dataclass(slots=True)
+class NcclRun:
+    run: str
+    collective: str
+    nranks: str
+    time_ns: int
+    hosts: list[str]
+    peak_busbw: float
+    flagged_rows: int
+    rows: int
+    why: str = ""  # how it crossed the link
+
+    def to_json(self) -> dict[str, Any]:
+        return {"run": self.run, "collective": self.collective, "nranks": self.nranks, "time_ns": self.time_ns,
+                "hosts": self.hosts, "peak_busbw_gbps": self.peak_busbw, "flagged_rows": self.flagged_rows,
+                "rows": self.rows, "crossed": self.why}
+
+
+@dataclass(slots=True)
+class Timeline:
+    at_ns: int
+    window: Window
+    report: LinkReport
+    runs: list[NcclRun] = field(default_factory=list)
+    entries: list[dict[str, Any]] = field(default_factory=list)  # time-ordered: what happened
+
+    def to_json(self) -> dict[str, Any]:
+        return {"at_ns": self.at_ns, "from_ns": self.window.start_ns, "to_ns": self.window.end_ns,
+                "link": self.report.to_json(), "nccl_runs": [r.to_json() for r in self.runs],
+                "timeline": self.entries}
+
+
+def hosts_under(store: Store, leaf: str) -> set[str]:
+    """The hosts a leaf's host-facing ports lead to, from the tags stored with its rates."""
+    q = (f'SHOW TAG VALUES FROM "port_rates" WITH KEY = "peer_device" WHERE "device" = {literal(leaf)} '
+         f"AND \"role\" = 'leaf_down'")
+    return {str(v[1]) for _, _, values in store.series(q) for v in values}
+
+
+def nccl_runs(store: Store, window: Window) -> list[NcclRun]:
+    q = (f'SELECT "busbw", "flagged", "hosts" FROM "nccl_results" WHERE {window.where} '
+         'GROUP BY "run", "collective", "nranks"')
+    runs: dict[str, NcclRun] = {}
+    for r in store.rows(q):
+        rid = r.tags.get("run", "")
+        run = runs.get(rid)
+        if run is None:
+            hosts = [h for h in str(r.values.get("hosts", "")).split(",") if h]
+            run = runs[rid] = NcclRun(rid, r.tags.get("collective", ""), r.tags.get("nranks", ""), r.time_ns,
+                                      hosts, 0.0, 0, 0)
+        run.rows += 1
+        run.peak_busbw = max(run.peak_busbw, float(r.values.get("busbw") or 0.0))
+        run.flagged_rows += 1 if r.values.get("flagged") is True else 0
+        run.time_ns = min(run.time_ns, r.time_ns)
+    return sorted(runs.values(), key=lambda r: r.time_ns)
+
+
+def crossing(store: Store, report: LinkReport, runs: list[NcclRun]) -> list[NcclRun]:
+    """Runs whose traffic could have used the link: a host end in the run, or a leaf uplink (or the
+    spine port facing it) when the run has hosts both under that leaf and elsewhere."""
+    tags = report.tags
+    role = tags.get("role", "")
+    ends = {report.device, tags.get("peer_device", "")}
+    leaf = report.device if role == "leaf_up" else tags.get("peer_device", "") if role == "spine" else ""
+    under = hosts_under(store, leaf) if leaf else set()
+    out = []
+    for run in runs:
+        hosts = set(run.hosts)
+        if hosts & ends:
+            run.why = f"host {', '.join(sorted(hosts & ends))} is an end of the link"
+        elif under and hosts & under and hosts - under:
+            run.why = f"hosts under {leaf} ({len(hosts & under)}) talked to hosts elsewhere ({len(hosts - under)})"
+        else:
+            continue
+        out.append(run)
+    return out
+
+
+def why(store: Store, device: str, port: str, at_ns: int, *, before_s: float = 1800.0,
+        after_s: float = 900.0) -> Timeline:
+    window = Window(at_ns - int(before_s * 1e9), at_ns + int(after_s * 1e9))
+    report = link(store, window, device, port)
+    runs = crossing(store, report, nccl_runs(store, window))
+    entries: list[dict[str, Any]] = []
+    for e in report.events:
+        where = "far end" if e.get("far") else "this end"
+        entries.append({"time_ns": e["time_ns"], "what": "event", "text":
+                        f"{e['kind']} on {where} ({e['device']} {e['port']}): {e['detail']}"
+                        + (f" [{e['source']}]" if e.get("source") else "")})
+    for inc in report.incidents:
+        target = "the switch" if inc.port == "*" else "the link"
+        entries.append({"time_ns": inc.raised_ns, "what": "finding raised", "text":
+                        f"{inc.severity} finding on {target} ({'+'.join(sorted(inc.conditions))}): {inc.explanation}"})
+        if not inc.open:
+            entries.append({"time_ns": inc.cleared_ns, "what": "finding cleared",
+                            "text": f"cleared after {inc.duration_s:.0f} s ({inc.intervals} intervals flagged)"})
+    for run in runs:
+        verdict = f"{run.flagged_rows} of {run.rows} rows flagged" if run.flagged_rows else "no row flagged"
+        entries.append({"time_ns": run.time_ns, "what": "nccl run", "text":
+                        f"{run.collective} {run.nranks} ranks on {len(run.hosts)} hosts (run {run.run}): "
+                        f"peak busbw {run.peak_busbw:g} GB/s, {verdict}; crossed because {run.why}"})
+    entries.sort(key=lambda e: e["time_ns"])
+    return Timeline(at_ns, window, report, runs, entries)

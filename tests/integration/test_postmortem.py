@@ -1,0 +1,182 @@
+"""Post-mortems against a real InfluxDB that the daemon filled from the simulator: a PFC storm and a
+flap, both cleared, and an NCCL run on the stormed host. Each question is asked through the command
+line as an operator would, and checked against what the simulator did."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import re
+import time
+from typing import Any
+
+import pytest
+
+from fabricwatch.cli.main import main
+from fabricwatch.daemon.config import parse
+from fabricwatch.simulator.faults import Fault
+from tests.integration.helpers import start_runner, start_sim
+from tests.nccl_logs import render
+from tests.servers import InfluxDB1
+
+pytestmark = pytest.mark.integration
+STORM = ("leaf-r0-0", "swp2")  # far end node001
+FLAP = ("leaf-r0-0", "swp1")
+
+
+def cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    tmp = tmp_path_factory.mktemp("postmortem")
+    influx = InfluxDB1(tmp / "influx")
+    influx.start()
+    influx.create_db("pm")
+
+    async def fill() -> dict[str, int]:
+        sim = await start_sim(fabric={"nodes": 16, "rails": 4, "spines": 2})
+        cfg = parse({
+            "daemon": {"listen": "127.0.0.1:0"},
+            "detector": {"interval": "2s", "raise_k": 2, "raise_n": 3},
+            "collectors": {"gnmi": sim.daemon_collectors(0.5)},
+            "sinks": {"influxdb": [{"api": "v1", "url": influx.url, "database": "pm", "flush_interval": 0.2,
+                                    "spool": {"dir": str(tmp / "spool")}}]},
+        }, "<test>")
+        runner, task = await start_runner(cfg, sim)
+        marks = {"start": time.time_ns()}
+        try:
+            await asyncio.sleep(6)  # healthy first
+            sim.fabric.inject(Fault.parse(f"pfc_storm:{STORM[0]}:{STORM[1]}"))
+            sim.fabric.inject(Fault.parse(f"flap:{FLAP[0]}:{FLAP[1]},period=2"))
+            marks["faults"] = time.time_ns()
+            await asyncio.sleep(4)
+            await runner.nccl.ingest(render("all_reduce", ["node001", "node002"], 8,
+                                            {1 << 20: 20.0, 1 << 26: 150.0, 1 << 30: 180.0}).encode(), "run.log")
+            marks["nccl"] = time.time_ns()
+            await asyncio.sleep(8)
+            sim.fabric.clear_faults()
+            marks["cleared"] = time.time_ns()
+            await asyncio.sleep(10)
+            marks["end"] = time.time_ns()
+        finally:
+            runner.stop()
+            assert await task == 0
+            await sim.stop()
+        return marks
+
+    marks = asyncio.run(fill())
+    yield influx, marks, tmp
+    influx.stop()
+
+
+def _iso(ns: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ns / 1e9))
+
+
+def window(marks: dict[str, int]) -> list[str]:
+    return ["--from", _iso(marks["start"] - 2_000_000_000), "--to", _iso(marks["end"] + 2_000_000_000)]
+
+
+def test_findings_are_two_incidents_with_their_start_and_end(history: Any) -> None:
+    influx, marks, _ = history
+    code, out, err = cli("query", "findings", "--influx-url", influx.url, "--influx-db", "pm", *window(marks), "--json")
+    assert code == 0, err
+    incidents = {(i["device"], i["port"]): i for i in json.loads(out)["incidents"]}
+    assert set(incidents) == {STORM, FLAP}, incidents
+    storm = incidents[STORM]
+    assert storm["severity"] == "critical" and "pause_storm" in storm["conditions"]
+    assert "flap" in incidents[FLAP]["conditions"]
+    for inc in incidents.values():
+        # raised after the fault was injected (within the detector's few intervals), cleared after
+        # the faults went and before the end, closed
+        assert marks["faults"] - 2e9 <= inc["raised_ns"] <= marks["faults"] + 12e9, inc
+        assert not inc["open"] and marks["cleared"] - 2e9 <= inc["cleared_ns"] <= marks["end"], inc
+    ranks = [i["rank"] for i in incidents.values()]
+    assert ranks == sorted(ranks, reverse=True) and storm["rank"] == storm["duration_s"] * 3  # critical: x3
+    code, out, _ = cli("query", "findings", "--influx-url", influx.url, "--influx-db", "pm", *window(marks))
+    assert code == 0 and "2 incidents" in out and "pause_storm" in out and "leaf-r0-0" in out
+
+
+def test_top_pauses_is_the_stormed_port_at_the_storms_rate(history: Any) -> None:
+    influx, marks, _ = history
+    code, out, err = cli("query", "top", "pauses", "--influx-url", influx.url, "--influx-db", "pm",
+                         "--from", _iso(marks["faults"] + 2_000_000_000), "--to", _iso(marks["cleared"]),
+                         "--json", "--limit", "3")
+    assert code == 0, err
+    links = json.loads(out)["groups"][""]
+    assert (links[0]["device"], links[0]["port"]) == STORM
+    # the simulator's storm: 30,000 pause frames/s sent on priority 3, on top of the usual few
+    assert 28_000 <= links[0]["peak"] <= 33_000 and links[0]["mean"] > 20_000, links[0]
+    assert links[1]["mean"] < links[0]["mean"] / 5
+    code, out, _ = cli("query", "top", "pauses", "--by", "rail", "--influx-url", influx.url, "--influx-db", "pm",
+                       *window(marks), "--csv")
+    rows = out.strip().splitlines()
+    assert code == 0 and rows[0].startswith("rail,device,port") and len(rows) > 4
+
+
+def test_link_and_device_show_the_storm_beside_the_rest(history: Any) -> None:
+    influx, marks, _ = history
+    base = ["--influx-url", influx.url, "--influx-db", "pm", *window(marks)]
+    code, out, err = cli("query", "link", *STORM, *base, "--json", "--points", "20")
+    assert code == 0, err
+    rep = json.loads(out)
+    assert rep["peer"] == {"device": "node001", "port": "mlx5_0/1"} and rep["role"] == "leaf_down"
+    pauses = [v for v in rep["series"]["pauses"] if v is not None]
+    assert max(pauses) >= 28_000 and min(pauses) < 5_000  # the storm, and the healthy seconds around it
+    assert rep["findings"] and rep["findings"][0]["severity"] == "critical"
+    code, out, _ = cli("query", "link", *FLAP, *base, "--json")
+    kinds = {e["kind"] for e in json.loads(out)["events"]}
+    assert {"oper_down", "oper_up"} <= kinds, kinds
+    code, out, err = cli("query", "device", STORM[0], *base, "--json")
+    assert code == 0, err
+    ports = json.loads(out)["ports"]
+    assert ports[0]["port"] == STORM[1] and ports[0]["worst"] == "critical"
+    assert {p["port"] for p in ports[:2]} == {STORM[1], FLAP[1]} and len(ports) == 18
+    code, _, err = cli("query", "link", "nowhere", "swp1", *base)
+    assert code == 1 and "no rates stored for nowhere swp1" in err
+
+
+def test_why_joins_the_storm_its_finding_and_the_nccl_run_it_slowed(history: Any) -> None:
+    influx, marks, tmp = history
+    page = tmp / "why.html"
+    code, out, err = cli("why", *STORM, "--at", _iso(marks["nccl"]), "--before", "60", "--after", "60",
+                         "--influx-url", influx.url, "--influx-db", "pm", "--html", str(page))
+    assert code == 0, err
+    assert "far end node001 mlx5_0/1" in out and "role leaf_down" in out
+    assert "finding raised" in out and "PFC pause storm" in out and "finding cleared" in out
+    assert "nccl run" in out and "all_reduce 16 ranks on 2 hosts" in out and "host node001 is an end" in out
+    html = page.read_text()
+    assert html.startswith("<!doctype html>") and html.count("<svg") == 4 and 'class="finding"' in html
+    assert "<script" not in html and "http" not in html.split("</style>", 1)[1]  # self-contained
+    code, out, _ = cli("why", *FLAP, "--at", _iso(marks["nccl"]), "--before", "60", "--after", "60",
+                       "--influx-url", influx.url, "--influx-db", "pm", "--json")
+    doc = json.loads(out)
+    assert code == 0 and not doc["nccl_runs"]  # the run's hosts are not under this port
+    assert any(e["what"] == "event" and "oper_down" in e["text"] for e in doc["timeline"])
+
+
+def test_replay_from_storage_finds_what_replay_of_the_exported_file_finds(history: Any) -> None:
+    influx, marks, tmp = history
+    lp = tmp / "window.lp"
+    code, _, err = cli("export", "--influx-url", influx.url, "--influx-db", "pm", *window(marks), "-o", str(lp))
+    assert code == 0, err
+    lines = lp.read_text().splitlines()
+    stored = influx.query('SELECT count("in_octets") FROM "port_counters"', "pm")
+    assert len(lines) == stored["results"][0]["series"][0]["values"][0][1]
+    assert all(ln.startswith("port_counters,") for ln in lines)
+    assert re.search(r"in_octets=\d+i[, ]", lines[0]), lines[0]  # counters go back out as the integers they are
+    replay = ["--fit-first", "8s", "--interval", "2s", "--json"]
+    code, from_file, err = cli("replay", str(lp), *replay)
+    assert code == 0, err
+    code, from_db, err = cli("replay", "--influx-url", influx.url, "--influx-db", "pm", *window(marks), *replay)
+    assert code == 0, err
+    got = [(f["time_ns"], f["device"], f["port"], f["severity"]) for f in map(json.loads, from_db.splitlines())]
+    want = [(f["time_ns"], f["device"], f["port"], f["severity"]) for f in map(json.loads, from_file.splitlines())]
+    assert got == want and {(d, p) for _, d, p, _ in got} >= {STORM}
