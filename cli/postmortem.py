@@ -14,10 +14,9 @@ from typing import Any
 
 from fabricwatch.cli.errors import CommandError, load_config
 from fabricwatch.core.influxql import InfluxQL, InfluxQLError
-from fabricwatch.core.secrets import reveal
 from fabricwatch.core.timeparse import parse_time_ns
 from fabricwatch.postmortem import queries
-from fabricwatch.postmortem.store import Store, Window
+from fabricwatch.postmortem.store import Store, Window, store_for
 from fabricwatch.sinks.influxdb.config import InfluxConfig
 
 
@@ -35,13 +34,10 @@ def store_from_args(args: argparse.Namespace) -> Store:
     sinks = [s for s in cfg.storage_sink_configs() if isinstance(s, InfluxConfig)]
     if not sinks:
         raise CommandError(f"{args.config}: no [[sinks.influxdb]] to read from", 2)
-    s = sinks[0]
-    db = s.database if s.api == "v1" else (s.database or s.bucket)  # v2: InfluxQL through the DBRP mapping
-    if not db:
-        raise CommandError(f"{args.config}: sinks.influxdb[0] names no database", 2)
-    token = reveal(s.token) if s.api == "v2" else None
-    auth = (s.username, reveal(s.password) or "") if s.username and token is None else None
-    return Store(InfluxQL(s.url, db, auth=auth, token=token, timeout=args.timeout))
+    try:
+        return store_for(sinks[0], timeout=args.timeout)
+    except ValueError as exc:
+        raise CommandError(f"{args.config}: {exc}", 2) from None
 
 
 def window_from_args(args: argparse.Namespace) -> Window:

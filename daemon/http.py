@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from pathlib import Path
@@ -10,9 +11,14 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
+from fabricwatch.core.influxql import InfluxQLError
 from fabricwatch.core.net import bound_port
+from fabricwatch.core.timeparse import parse_time_ns
 from fabricwatch.daemon.fabric_view import fabric_document, link_document
 from fabricwatch.pipeline.ranking import worst_links
+from fabricwatch.postmortem.queries import findings
+from fabricwatch.postmortem.store import Window, store_for
+from fabricwatch.sinks.influxdb.sink import InfluxSink
 
 if TYPE_CHECKING:
     from fabricwatch.daemon.runner import Runner
@@ -107,7 +113,10 @@ class HttpServer:
         ])
 
     async def api_findings(self, request: web.Request) -> web.Response:
-        """Active link findings of the last scored interval, worst first."""
+        """Active link findings of the last scored interval, worst first; with `from` (and `to`),
+        the incidents stored in that window instead, read from the first InfluxDB sink."""
+        if "from" in request.query:
+            return await self._stored_findings(request)
         det = self.runner.detector
         if det is None:
             return web.json_response({"enabled": False, "findings": []})
@@ -115,6 +124,25 @@ class HttpServer:
         return web.json_response({"enabled": True, "mode": det.mode, "intervals": det.intervals,
                                   "findings": [det.finding_json(f) for f in findings],
                                   "cleared": list(reversed(det.cleared))})
+
+    async def _stored_findings(self, request: web.Request) -> web.Response:
+        now = time.time_ns()
+        try:
+            window = Window(parse_time_ns(request.query["from"], now_ns=now),
+                            parse_time_ns(request.query.get("to", "now"), now_ns=now))
+        except ValueError as exc:
+            return web.json_response({"error": f"from/to: {exc}"}, status=400)
+        sinks = [s.cfg for s in self.runner.sinks if isinstance(s, InfluxSink)]
+        if not sinks:
+            return web.json_response({"error": "no InfluxDB sink to read stored findings from"}, status=501)
+        try:
+            store = store_for(sinks[0], timeout=30.0)
+            # a blocking HTTP query: off the event loop, which keeps collecting meanwhile
+            found = await asyncio.to_thread(findings, store, window)
+        except (InfluxQLError, ValueError) as exc:
+            return web.json_response({"error": f"storage: {exc}"}, status=503)
+        return web.json_response({"from_ns": window.start_ns, "to_ns": window.end_ns,
+                                  "incidents": [i.to_json() for i in found]})
 
     async def page(self, request: web.Request) -> web.Response:
         """The fabric page and its script and style, shipped inside the package (no CDN)."""

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from fabricwatch.core.influxql import InfluxQL
+from fabricwatch.core.secrets import reveal
+from fabricwatch.sinks.influxdb.config import InfluxConfig
 
 
 def quote(name: str) -> str:
@@ -65,3 +67,15 @@ class Store:
     def series(self, q: str) -> Iterator[tuple[dict[str, str], list[str], list[list[Any]]]]:
         for series in self.db.query(q):
             yield series.get("tags") or {}, series["columns"], series.get("values", [])
+
+
+def store_for(sink: InfluxConfig, *, timeout: float = 120.0) -> Store:
+    """Read back what an InfluxDB sink writes: its URL, database and credentials. A v2 sink is read
+    with InfluxQL through the DBRP mapping of its bucket (the `database` key names the mapping when
+    it differs from the bucket's name)."""
+    db = sink.database if sink.api == "v1" else (sink.database or sink.bucket)
+    if not db:
+        raise ValueError(f"sink {sink.name} names no database to read from")
+    token = reveal(sink.token) if sink.api == "v2" else None
+    auth = (sink.username, reveal(sink.password) or "") if sink.username and token is None else None
+    return Store(InfluxQL(sink.url, db, auth=auth, token=token, timeout=timeout))

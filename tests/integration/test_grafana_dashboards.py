@@ -28,6 +28,8 @@ INTERVAL = 2.0
 def influx_queries(dash: dict[str, Any]) -> list[str]:
     out = [p["targets"][0]["query"] for p in dash["panels"] if p["datasource"]["type"] == "influxdb"]
     out += [v["query"] for v in dash["templating"]["list"] if v["datasource"]["type"] == "influxdb"]
+    out += [a["query"] for a in dash.get("annotations", {}).get("list", [])
+            if a.get("datasource", {}).get("type") == "influxdb"]
     return out
 
 
@@ -38,7 +40,7 @@ def substitute(q: str, device: str, port: str) -> str:
 
 
 def test_dashboards_are_valid_provisioning_json() -> None:
-    assert len(DASHBOARDS) == 4
+    assert len(DASHBOARDS) == 5
     sources = yaml.safe_load((ROOT / "grafana/provisioning/datasources/fabricwatch.yml").read_text())
     uids = {d["uid"] for d in sources["datasources"]}
     assert uids == {"fabricwatch-influxdb", "fabricwatch-prometheus"}
@@ -59,6 +61,9 @@ def test_dashboards_are_valid_provisioning_json() -> None:
     assert {v["name"] for v in overview["templating"]["list"]} == {"fabric", "rail"}
     link = json.loads((ROOT / "grafana/dashboards/link-drilldown.json").read_text())
     assert {v["name"] for v in link["templating"]["list"]} >= {"device", "port"}
+    postmortem = json.loads((ROOT / "grafana/dashboards/postmortem.json").read_text())
+    assert {v["name"] for v in postmortem["templating"]["list"]} == {"device", "port"}
+    assert {a["name"] for a in postmortem["annotations"]["list"]} == {"link events", "findings"}
 
 
 async def test_every_influxql_query_returns_data(influx: InfluxDB1, tmp_path: Path) -> None:

@@ -10,8 +10,10 @@ import io
 import json
 import re
 import time
+from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 
 from fabricwatch.cli.main import main
@@ -180,3 +182,26 @@ def test_replay_from_storage_finds_what_replay_of_the_exported_file_finds(histor
     got = [(f["time_ns"], f["device"], f["port"], f["severity"]) for f in map(json.loads, from_db.splitlines())]
     want = [(f["time_ns"], f["device"], f["port"], f["severity"]) for f in map(json.loads, from_file.splitlines())]
     assert got == want and {(d, p) for _, d, p, _ in got} >= {STORM}
+
+
+async def test_api_findings_with_a_window_reads_the_stored_incidents(history: Any, tmp_path: Path) -> None:
+    influx, marks, _ = history
+    cfg = parse({"daemon": {"listen": "127.0.0.1:0"},
+                 "sinks": {"influxdb": [{"api": "v1", "url": influx.url, "database": "pm",
+                                         "spool": {"dir": str(tmp_path / "spool")}}]}}, "<test>")
+    runner, task = await start_runner(cfg)
+    assert runner.http is not None
+    frm, to = _iso(marks["start"] - 2_000_000_000), _iso(marks["end"] + 2_000_000_000)
+    try:
+        async with aiohttp.ClientSession() as s:
+            async with s.get(f"{runner.http.url}/api/findings", params={"from": frm, "to": to}) as resp:
+                status, doc = resp.status, await resp.json()
+            async with s.get(f"{runner.http.url}/api/findings", params={"from": "last tuesday"}) as resp:
+                bad = resp.status, await resp.json()
+    finally:
+        runner.stop()
+        assert await task == 0
+    _, out, _ = cli("query", "findings", "--influx-url", influx.url, "--influx-db", "pm", "--from", frm, "--to", to,
+                    "--json")
+    assert status == 200 and doc["incidents"] == json.loads(out)["incidents"] and len(doc["incidents"]) == 2
+    assert bad[0] == 400 and "from/to" in bad[1]["error"]
