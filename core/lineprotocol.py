@@ -136,10 +136,64 @@ def _head(text: str) -> tuple[str, str, str]:
     return first, " ", text[len(first) + 1 :]
 
 
+_TRUE = frozenset(("t", "T", "true", "True", "TRUE"))
+_FALSE = frozenset(("f", "F", "false", "False", "FALSE"))
+
+
+def _parse_plain(text: str) -> tuple[str, dict[str, str], dict[str, object], int | None] | None:
+    """parse_line for a line without backslashes or quotes: plain splits, the same answers. None
+    hands the line to the full parser (which also says what is wrong with it)."""
+    sections = text.split(" ")
+    if "" in sections:
+        return None
+    head = sections[0].split(",")
+    tags = {}
+    for part in head[1:]:
+        k, sep, v = part.partition("=")
+        if not sep:
+            return None
+        tags[k] = v
+    fields: dict[str, object] = {}
+    for part in sections[1].split(","):
+        k, sep, v = part.partition("=")
+        if not sep or not v or "_" in v:  # int() and float() take 1_000; line protocol does not
+            return None
+        last = v[-1]
+        if last == "i" or last == "u":
+            digits = v[:-1]
+            if not (digits.isdecimal() or (digits[:1] == "-" and digits[1:].isdecimal())):
+                return None
+            fields[k] = int(digits)
+        elif v in _TRUE:
+            fields[k] = True
+        elif v in _FALSE:
+            fields[k] = False
+        else:
+            try:
+                fields[k] = float(v)
+            except ValueError:
+                return None
+    ts = None
+    if len(sections) == 3:
+        try:
+            ts = int(sections[2])
+        except ValueError:
+            return None
+    return head[0], tags, fields, ts
+
+
 def parse_line(line: str) -> tuple[str, dict[str, str], dict[str, object], int | None]:
     """measurement, tags, fields, timestamp (ns, or None when the line has none)."""
     # only line ends and leading blanks go: a name may begin with a tab (escaped spaces stay)
     text = line.rstrip("\r\n").lstrip(" ")
+    if "\\" not in text and '"' not in text and 1 <= text.count(" ") <= 2:
+        fast = _parse_plain(text)  # what we write ourselves: no escapes, no strings, single spaces
+        if fast is not None:
+            return fast
+    return _parse_full(text)
+
+
+def _parse_full(text: str) -> tuple[str, dict[str, str], dict[str, object], int | None]:
     head_text, _, rest = text.partition(" ") if "\\" not in text else _head(text)
     sections = [head_text, *(s for s in _split_unescaped(rest, " ", quotes=True) if s != "")]
     if len(sections) not in (2, 3):
@@ -160,7 +214,7 @@ def parse_line(line: str) -> tuple[str, dict[str, str], dict[str, object], int |
         key = _unescape(k)
         if v.startswith('"'):
             fields[key] = _unescape(v[1:-1])
-        elif v[-1] in "iu" and v[:-1].lstrip("-").isdigit():
+        elif v[-1] in "iu" and (v[:-1].isdecimal() or (v[:1] == "-" and v[1:-1].isdecimal())):
             fields[key] = int(v[:-1])
         elif v in ("t", "T", "true", "True", "TRUE"):
             fields[key] = True

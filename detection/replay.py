@@ -44,8 +44,10 @@ def read_samples(paths: Iterable[Path], report: ReadReport) -> Iterator[PortSamp
                 if measurement != "port_counters" or ts is None or not all(k in tags for k in TAG_KEYS):
                     report.skipped += 1
                     continue
-                values = {k: v for k, v in fields.items()
-                          if isinstance(v, int | float) and not isinstance(v, bool)}
+                values = fields  # numbers only, unless a bool or string field is there (rare)
+                if not all(type(v) is int or type(v) is float for v in fields.values()):
+                    values = {k: v for k, v in fields.items()
+                              if isinstance(v, int | float) and not isinstance(v, bool)}
                 report.samples += 1
                 extra = {k: v for k, v in tags.items() if k not in TAG_KEYS}
                 yield PortSample(tags["device"], tags["port"], ts, values, extra)

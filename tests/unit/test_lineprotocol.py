@@ -3,7 +3,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fabricwatch.core.lineprotocol import line, parse_line, tag_prefix
+from fabricwatch.core.lineprotocol import LineProtocolError, line, parse_line, tag_prefix
 
 
 def test_escaping_and_sorted_tags() -> None:
@@ -40,3 +40,26 @@ def test_a_trailing_backslash_does_not_swallow_the_next_tag() -> None:
     text = line(tag_prefix("port_counters", {"port": "Eth1\\", "device": "leaf\\,1"}), {"in_octets": 1}, 5)
     assert text == r"port_counters,device=leaf\\\,1,port=Eth1\\ in_octets=1i 5"
     assert parse_line(text)[1] == {"port": "Eth1\\", "device": "leaf\\,1"}
+
+
+_plain = st.text(alphabet=st.characters(blacklist_characters='\\"\n\r', blacklist_categories=("Cs",)), max_size=40)
+_token = st.sampled_from(["m", "port_counters", "a=b", "x", "", "1", "-2i", "3.5", "t", "FALSE", "1_0i", "٣i",
+                          "5\ti", "--5i", "+5i", "nan", "inf", "1e3", "=", ",", "i", "-i"])
+_lines = st.lists(_token | _plain, min_size=1, max_size=8).map("".join) | st.builds(
+    lambda head, fields, ts: f"{head} {fields}{ts}", st.lists(_token, max_size=4).map(",".join),
+    st.lists(st.builds(lambda k, v: f"{k}={v}", _token, _token), min_size=1, max_size=4).map(",".join),
+    st.sampled_from(["", " 17", " -3", " x", " 1_0"]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_lines)
+def test_the_plain_fast_path_answers_as_the_full_parser_does(text: str) -> None:
+    from fabricwatch.core.lineprotocol import _parse_full, _parse_plain
+
+    fast = _parse_plain(text) if text.count(" ") in (1, 2) else None
+    try:
+        full: object = _parse_full(text)
+    except LineProtocolError:
+        full = "error"
+    if fast is not None:
+        assert repr(fast) == repr(full), text  # whatever the fast path takes, the full parser reads alike (NaN too)
