@@ -6,6 +6,7 @@ import logging
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from fabricwatch.core.batch import PortSample
 from fabricwatch.core.influxql import InfluxQL
@@ -44,7 +45,8 @@ def read_samples(paths: Iterable[Path], report: ReadReport) -> Iterator[PortSamp
                 if measurement != "port_counters" or ts is None or not all(k in tags for k in TAG_KEYS):
                     report.skipped += 1
                     continue
-                values = fields  # numbers only, unless a bool or string field is there (rare)
+                # numbers only, unless a bool or string field is there (rare): then a filtered copy
+                values = cast(dict[str, float], fields)
                 if not all(type(v) is int or type(v) is float for v in fields.values()):
                     values = {k: v for k, v in fields.items()
                               if isinstance(v, int | float) and not isinstance(v, bool)}
