@@ -113,10 +113,12 @@ def build_parser() -> argparse.ArgumentParser:
     from fabricwatch.cli.detector import add_parsers
     from fabricwatch.cli.nccl import add_parsers as add_nccl
     from fabricwatch.cli.postmortem import add_parsers as add_postmortem
+    from fabricwatch.cli.topology import add_parsers as add_topology
 
     add_parsers(sub)
     add_nccl(sub)
     add_postmortem(sub)
+    add_topology(sub)
     _name_commands(p)
     return p
 

@@ -1,0 +1,158 @@
+"""Cables from what devices and managers report: ibnetdiscover, UFM's resources, lldpd's JSON."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from fabricwatch.collectors.ibdiag.parsers import parse_topology
+from fabricwatch.collectors.ufm.inventory import (
+    Inventory,
+    norm_guid,
+    parse_links,
+    parse_ports,
+    parse_systems,
+    resolve_peers,
+)
+from fabricwatch.topology.cables import Cable, Fabric
+
+_MODEL = re.compile(r":(?P<model>[A-Z]+[0-9][A-Za-z0-9-]*)")  # 'MF0;sw-01:MQM8700/U1' -> MQM8700
+
+
+def _model(description: str) -> str:
+    m = _MODEL.search(description)
+    return m.group("model") if m else ""
+
+
+def from_ibnetdiscover(text: str) -> Fabric:
+    """Either ibnetdiscover format. Devices are node descriptions, ports their numbers: what the
+    ibdiag collector tags its points with."""
+    topo = parse_topology(text)
+    out = Fabric(problems=list(topo.problems))
+    kinds = {"CA": "host", "SW": "switch", "RT": "switch"}
+    guids: dict[str, set[str]] = {}
+    for p in topo.ports:
+        guids.setdefault(p.name, set()).add(p.guid)
+        if p.peer_name:
+            guids.setdefault(p.peer_name, set()).add(p.peer_guid)
+    shared = {name: g for name, g in guids.items() if len(g) > 1}
+    for name, g in sorted(shared.items()):
+        out.duplicates[name] = sorted(g)
+
+    def named(name: str, guid: str) -> str:
+        # one description on several nodes (a default 'MT4123 ConnectX6' left unset): told apart by GUID
+        return f"{name} [{guid}]" if name in shared else name
+
+    for p in topo.ports:
+        me = named(p.name, p.guid)
+        out.node(me, kinds.get(p.node_type, "switch"), _model(p.name), p.guid)
+        if not p.peer_name:
+            continue
+        far = named(p.peer_name, p.peer_guid)
+        out.node(far, kinds.get(p.peer_type, "switch"), _model(p.peer_name), p.peer_guid)
+        out.add(Cable((me, p.port), (far, p.peer_port), p.speed, p.width, True))
+    return out
+
+
+def from_ufm(systems: Any, ports: Any, links: Any) -> Fabric:
+    """UFM's resources/systems, resources/ports and resources/links (JSON as UFM returns it)."""
+    inv = Inventory()
+    parse_systems(systems, inv)
+    by_name: dict[str, list[str]] = {}
+    for guid, name in inv.systems.items():
+        by_name.setdefault(name, []).append(guid)
+    duplicates = {name: sorted(g) for name, g in by_name.items() if len(g) > 1}
+    for name, guids in duplicates.items():  # a default name left on many switches: told apart by GUID
+        for g in guids:
+            inv.systems[g] = f"{name} [0x{g}]"
+    parse_ports(ports, inv)
+    parse_links(links, inv)
+    resolve_peers(inv)
+    out = Fabric(problems=list(inv.problems), duplicates={n: ["0x" + g for g in gs] for n, gs in duplicates.items()})
+    # a system's `type` (host, switch, gateway) says what it is; UFM's `role` may say endpoint for all
+    types: dict[str, str] = {}  # ports name their system by either of its GUIDs
+    for r in systems if isinstance(systems, list) else []:
+        if isinstance(r, dict):
+            for key in ("system_guid", "guid"):
+                if r.get(key):
+                    types[norm_guid(r[key])] = str(r.get("type", "")).lower()
+            if r.get("system_name"):
+                types.setdefault(str(r["system_name"]).strip(), str(r.get("type", "")).lower())
+    for (guid, _), info in inv.ports.items():
+        kind = types.get(guid) or types.get(info.device) or \
+            ("host" if inv.roles.get(guid, "") in ("endpoint", "host", "compute") else "switch")
+        out.node(info.device, "host" if kind == "host" else "switch", model=str(types.get(guid, "")), guid=guid)
+    # resources/links first: UFM's own list of links; then the peers that only ports name
+    for rec in links if isinstance(links, list) else []:
+        if not isinstance(rec, dict) or not rec.get("source_guid") or not rec.get("destination_guid"):
+            continue
+        a = inv.port(norm_guid(rec["source_guid"]), str(rec.get("source_port", "")))
+        b = inv.port(norm_guid(rec["destination_guid"]), str(rec.get("destination_port", "")))
+        if a.device == b.device:
+            out.problems.append(f"resources/links: {rec.get('name', '?')} joins {a.device} to itself")
+            continue
+        up = None if a.up is None and b.up is None else bool(a.up or b.up)
+        out.add(Cable((a.device, a.port), (b.device, b.port), a.tags.get("speed") or b.tags.get("speed", ""),
+                      str(rec.get("width", "")), up))
+    for (guid, _), info in inv.ports.items():
+        far_dev, far_port = info.tags.get("peer_device"), info.tags.get("peer_port")
+        if not far_dev or not far_port or (far_dev, far_port) == (info.device, info.port):
+            continue
+        if far_dev in (info.device, "0x" + guid):
+            out.problems.append(f"resources/ports: {info.device} port {info.port} names its own system as its peer")
+            continue
+        end = (info.device, info.port)
+        if out.has_end(end):
+            continue  # already a link: the ports' own peer fields agree or are older
+        out.add(Cable(end, (far_dev, far_port), info.tags.get("speed", ""), "", info.up))
+    return out
+
+
+def _one(obj: Any) -> tuple[str, Any]:
+    """lldpd writes `{"name": {...}}` for one item, or a list of those for several."""
+    if isinstance(obj, list):
+        obj = obj[0] if obj else {}
+    if isinstance(obj, dict) and len(obj) == 1:
+        (k, v), = obj.items()
+        return str(k), v
+    return "", obj
+
+
+def from_lldpctl(text: str, host: str) -> Fabric:
+    """`lldpcli -f json show neighbors` (or `lldpctl -f json`) run on `host`: its NICs' switch ports."""
+    out = Fabric()
+    try:
+        doc = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        out.problems.append(f"{host}: not lldpd JSON: {exc}")
+        return out
+    lldp = doc.get("lldp") if isinstance(doc, dict) else None
+    if not isinstance(lldp, dict):
+        out.problems.append(f"{host}: no 'lldp' object")
+        return out
+    interfaces = lldp.get("interface") or []
+    if isinstance(interfaces, dict):
+        interfaces = [{k: v} for k, v in interfaces.items()]
+    out.node(host, "host")
+    for item in interfaces if isinstance(interfaces, list) else []:
+        nic, body = _one(item)
+        if not isinstance(body, dict):
+            continue
+        switch, chassis = _one(body.get("chassis", {}))
+        port = body.get("port", {}) if isinstance(body.get("port"), dict) else {}
+        pid = port.get("id", {}) if isinstance(port.get("id"), dict) else {}
+        switch_port = str(pid.get("value") or port.get("descr") or "")
+        if not switch:
+            cid = chassis.get("id", {}) if isinstance(chassis, dict) else {}
+            switch = str(cid.get("value", "")) if isinstance(cid, dict) else ""
+        if not nic or not switch or not switch_port:
+            out.problems.append(f"{host}: neighbour on {nic or '?'} without a switch name or port")
+            continue
+        descr = str(chassis.get("descr", "")) if isinstance(chassis, dict) else ""
+        out.node(switch, "switch", descr.split("\n")[0][:60])
+        auto = port.get("auto-negotiation", {}) if isinstance(port.get("auto-negotiation"), dict) else {}
+        current = str(auto.get("current", ""))
+        m = re.match(r"(\d+)G", current)
+        out.add(Cable((host, nic), (switch, switch_port), f"{m.group(1)}G" if m else "", "", True))
+    return out
