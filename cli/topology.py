@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from fabricwatch.cli.errors import CommandError
+from fabricwatch.cli.errors import CommandError, load_config
+from fabricwatch.collectors.snmp.config import SnmpConfig
 from fabricwatch.topology import check as checking
 from fabricwatch.topology.cables import Fabric
 from fabricwatch.topology.roles import load_rules, records
-from fabricwatch.topology.sources import from_ibnetdiscover, from_lldpctl, from_ufm
+from fabricwatch.topology.sources import from_ibnetdiscover, from_lldpctl, from_snmp, from_ufm
 
 
 def _read(path: Path) -> str:
@@ -31,6 +33,13 @@ def _json(path: Path) -> Any:
 
 def discover(args: argparse.Namespace) -> tuple[Fabric, list[dict[str, str]]]:
     fabric = Fabric()
+    if args.config:
+        cfg = load_config(args.config)
+        sections = [s for _, s in cfg.collector_configs() if isinstance(s, SnmpConfig)]
+        snmp = [c for section in sections for c in section.build()]
+        if not snmp:
+            raise CommandError(f"{args.config}: no [[collectors.snmp]] target to read LLDP from", 2)
+        fabric.merge(asyncio.run(from_snmp(snmp)))
     for path in args.ibnetdiscover or []:
         fabric.merge(from_ibnetdiscover(_read(path)))
     if args.ufm_dir:
@@ -45,7 +54,8 @@ def discover(args: argparse.Namespace) -> tuple[Fabric, list[dict[str, str]]]:
         path = Path(file if sep else host)
         fabric.merge(from_lldpctl(_read(path), host if sep else path.stem))
     if not fabric.cables and not fabric.problems:
-        raise CommandError("nothing to discover from: give --ibnetdiscover FILE, --ufm-dir DIR or --lldp HOST=FILE", 2)
+        raise CommandError("nothing to discover from: give -c CONFIG (LLDP over SNMP), --ibnetdiscover FILE, "
+                           "--ufm-dir DIR or --lldp HOST=FILE", 2)
     try:
         rules = load_rules(args.role_rules) if args.role_rules else []
     except ValueError as exc:
@@ -100,6 +110,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _sources(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-c", "--config", type=Path,
+                   help="read LLDP neighbours over SNMP from every SNMP target of this config")
     p.add_argument("--ibnetdiscover", type=Path, action="append", help="saved ibnetdiscover output (either format)")
     p.add_argument("--ufm-dir", type=Path, help="saved UFM resources: systems.json, ports.json, links.json")
     p.add_argument("--lldp", action="append", metavar="HOST=FILE",

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from typing import Any
 
 from fabricwatch.collectors.ibdiag.parsers import parse_topology
+from fabricwatch.collectors.snmp.lldp import Neighbour, neighbours
 from fabricwatch.collectors.ufm.inventory import (
     Inventory,
     norm_guid,
@@ -15,6 +17,7 @@ from fabricwatch.collectors.ufm.inventory import (
     parse_systems,
     resolve_peers,
 )
+from fabricwatch.core.errors import TargetError
 from fabricwatch.topology.cables import Cable, Fabric
 
 _MODEL = re.compile(r":(?P<model>[A-Z]+[0-9][A-Za-z0-9-]*)")  # 'MF0;sw-01:MQM8700/U1' -> MQM8700
@@ -155,4 +158,33 @@ def from_lldpctl(text: str, host: str) -> Fabric:
         current = str(auto.get("current", ""))
         m = re.match(r"(\d+)G", current)
         out.add(Cable((host, nic), (switch, switch_port), f"{m.group(1)}G" if m else "", "", True))
+    return out
+
+
+def from_lldp_neighbours(device: str, found: list[Neighbour], problems: list[str]) -> Fabric:
+    """A switch's LLDP neighbours (read over SNMP): its ports and what is at their far ends."""
+    out = Fabric(problems=list(problems))
+    out.node(device, "switch")
+    for n in found:
+        out.node(n.remote, "host" if n.remote_is_host else "switch")
+        out.add(Cable((device, n.local_port), (n.remote, n.remote_port), "", "", True))
+    return out
+
+
+async def from_snmp(collectors: list[Any], *, timeout: float = 30.0) -> Fabric:
+    """LLDP over SNMP from every SNMP target of a config, all at once; a device that fails is
+    reported and the others go on."""
+    async def one(c: Any) -> Fabric:
+        try:
+            async with asyncio.timeout(timeout):
+                found, problems = await neighbours(c)
+        except (TargetError, TimeoutError, OSError) as exc:
+            return Fabric(problems=[f"{c.device}: LLDP over SNMP failed: {exc}"])
+        finally:
+            await c.close()
+        return from_lldp_neighbours(c.device, found, problems)
+
+    out = Fabric()
+    for part in await asyncio.gather(*(one(c) for c in collectors)):
+        out.merge(part)
     return out

@@ -124,6 +124,10 @@ class SnmpCollector(PolledCollector):
         self.rows_read += len(varbinds)
         return {oid: (tag, value) for oid, tag, value in varbinds}
 
+    async def walk_columns(self, columns: list[bytes]) -> Rows:
+        """Rows of these table columns, for readers beside the counters (LLDP neighbours)."""
+        return await self._walk(columns)
+
     async def _walk(self, columns: list[bytes]) -> Rows:
         assert self.transport is not None
         rows = await walk(self.transport, columns, max_repetitions=self.cfg.max_repetitions,
