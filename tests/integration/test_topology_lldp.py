@@ -45,8 +45,10 @@ def test_discover_reads_lldp_neighbours_of_every_snmp_target(snmpsim: SnmpSim, t
     for w in WALKS:
         env = "FW_C_" + w.replace("-", "_").replace(".", "_")
         monkeypatch.setenv(env, w)
-        targets.append(f'  {{ device = "{w}", address = "127.0.0.1:{snmpsim.port}", community = {{ env = "{env}" }} }},')
-    targets.append(f'  {{ device = "ghost", address = "127.0.0.1:{free_udp_port()}", community = {{ env = "{env}" }} }},')
+        targets.append(f'  {{ device = "{w}", address = "127.0.0.1:{snmpsim.port}", '
+                       f'community = {{ env = "{env}" }} }},')
+    targets.append(f'  {{ device = "ghost", address = "127.0.0.1:{free_udp_port()}", '
+                   f'community = {{ env = "{env}" }} }},')
     config = tmp_path / "fw.toml"
     config.write_text("\n".join([
         "[[collectors.snmp]]", "timeout = 2", "retries = 0", "targets = [", *targets, "]",
