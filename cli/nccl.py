@@ -33,8 +33,9 @@ def cmd_parse(args: argparse.Namespace) -> int:
             else:
                 flagged = sum(1 for r in run.rows if r.flags)
                 plateau = max((r.out_of_place.busbw or 0.0) for r in run.rows if r.out_of_place) if run.rows else 0
+                ranks = run.nranks if run.nranks is not None else "unknown"
                 print(f"{path}: {run.collective or 'unknown collective'} ({run.collective_from}), "
-                      f"{run.nranks} ranks on {len(run.hosts)} hosts, {len(run.rows)} rows, "
+                      f"{ranks} ranks on {len(run.hosts)} hosts, {len(run.rows)} rows, "
                       f"peak busbw {plateau:g} GB/s, {flagged} rows flagged, "
                       f"{'complete' if run.complete else 'INCOMPLETE'}")
     return status

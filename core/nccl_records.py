@@ -60,14 +60,9 @@ class RunRecord:
     start_time: str | None = None  # JSON output only: when the run started (local time of the run)
 
     @property
-    def nranks(self) -> int:
-        if self.ranks:
-            return len(self.ranks)
-        def count(key: str) -> int:
-            v = self.config.get(key, 1)
-            return v if isinstance(v, int) and not isinstance(v, bool) and 0 < v < 1 << 20 else 1
-
-        return count("nthread") * count("ngpus")
+    def nranks(self) -> int | None:
+        """Ranks the run listed; None when it did not say (a cut log): never a guess of 1."""
+        return len(self.ranks) if self.ranks else None
 
     @property
     def hosts(self) -> list[str]:

@@ -51,7 +51,7 @@ class RunFinding:
 @dataclass
 class GroupReport:
     collective: str
-    nranks: int
+    nranks: int | None  # None: the runs did not list their ranks
     runs: list[str]
     baseline: dict[int, float]
     cv_pct: dict[int, float]
@@ -108,7 +108,7 @@ def _stalls(run: RunRecord, cfg: VarianceConfig) -> list[RunFinding]:
 
 
 def analyse(runs: list[RunRecord], cfg: VarianceConfig = VarianceConfig()) -> list[GroupReport]:
-    groups: dict[tuple[str, int], list[RunRecord]] = defaultdict(list)
+    groups: dict[tuple[str, int | None], list[RunRecord]] = defaultdict(list)
     for r in runs:
         if r.collective and r.rows:
             groups[(r.collective, r.nranks)].append(r)

@@ -180,7 +180,7 @@ def suggest(runs: list[RunRecord], margin: float = 0.9) -> str:
     """A starting thresholds file from healthy runs: per collective and rank count, the
     large-message plateau (sizes >= a quarter of the largest) at `margin` of its worst run,
     and twice the observed variation (at least 2 %)."""
-    groups: dict[tuple[str, int], list[RunRecord]] = defaultdict(list)
+    groups: dict[tuple[str, int | None], list[RunRecord]] = defaultdict(list)
     for r in runs:
         if r.collective and r.rows:
             groups[(r.collective, r.nranks)].append(r)

@@ -32,7 +32,7 @@ def run_time_ns(run: RunRecord, path: Path | None, start_time: str | None = None
 def to_lines(run: RunRecord, rid: str, ts_ns: int, site: str = "") -> list[str]:
     base = {
         "collective": run.collective or "unknown",
-        "nranks": str(run.nranks),
+        "nranks": "" if run.nranks is None else str(run.nranks),  # unknown: no tag, never "1"
         "nodes": str(len(run.hosts) or ""),
         "run": rid,
         "site": site,

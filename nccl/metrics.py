@@ -36,10 +36,10 @@ class NcclMetrics(Collector):
                                     labels=["collective", "nranks"])
         when = GaugeMetricFamily("fabricwatch_nccl_last_run_timestamp_seconds", "When the last run was ingested",
                                  labels=["collective", "nranks"])
-        for (coll, n), (bw, nflag, ts) in svc.last.items():
-            plateau.add_metric([coll, str(n)], bw)
-            flagged.add_metric([coll, str(n)], nflag)
-            when.add_metric([coll, str(n)], ts)
+        for (coll, ranks), (bw, nflag, ts) in svc.last.items():
+            plateau.add_metric([coll, "" if ranks is None else str(ranks)], bw)
+            flagged.add_metric([coll, "" if ranks is None else str(ranks)], nflag)
+            when.add_metric([coll, "" if ranks is None else str(ranks)], ts)
         gate = GaugeMetricFamily("fabricwatch_nccl_gate_passed",
                                  "1 if the recent runs pass the operator's threshold check, 0 if not", labels=["check"])
         for check, passed in svc.gate_passed.items():
@@ -50,8 +50,8 @@ class NcclMetrics(Collector):
         bad = GaugeMetricFamily("fabricwatch_nccl_runs_flagged",
                                 "Recent runs flagged by the variance analysis (slow, stalled, scaling)",
                                 labels=["collective", "nranks"])
-        for (coll, n), value in svc.cv_pct.items():
-            cv.add_metric([coll, str(n)], value)
-        for (coll, n), value in svc.flagged_runs.items():
-            bad.add_metric([coll, str(n)], value)
+        for (coll, ranks), value in svc.cv_pct.items():
+            cv.add_metric([coll, "" if ranks is None else str(ranks)], value)
+        for (coll, ranks), value in svc.flagged_runs.items():
+            bad.add_metric([coll, "" if ranks is None else str(ranks)], value)
         yield from (runs, rejected, overflow, plateau, flagged, when, gate, cv, bad)

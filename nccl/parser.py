@@ -74,7 +74,7 @@ def _num(tok: str) -> float | None:
         return None
 
 
-def _check(row: Row, collective: str | None, nranks: int) -> None:
+def _check(row: Row, collective: str | None, nranks: int | None) -> None:
     for name, m in (("out_of_place", row.out_of_place), ("in_place", row.in_place)):
         if m is None or m.time_us is None or m.algbw is None or m.busbw is None:
             continue
@@ -82,7 +82,7 @@ def _check(row: Row, collective: str | None, nranks: int) -> None:
             expect_alg = row.size / (m.time_us * 1e-6) / 1e9
             if m.algbw > 0.01 and abs(expect_alg - m.algbw) > max(0.02, TOLERANCE * m.algbw):
                 row.flags.append(f"{name}: algbw {m.algbw} but size/time gives {expect_alg:.3g}")
-        if collective in BUS_FACTOR and nranks > 0 and m.algbw > 0.01:
+        if collective in BUS_FACTOR and nranks and m.algbw > 0.01:
             expect_bus = m.algbw * BUS_FACTOR[collective](nranks)
             if abs(expect_bus - m.busbw) > max(0.02, TOLERANCE * max(expect_bus, m.busbw)):
                 row.flags.append(f"{name}: busbw {m.busbw} but algbw x factor gives {expect_bus:.3g}")
@@ -90,11 +90,11 @@ def _check(row: Row, collective: str | None, nranks: int) -> None:
             row.flags.append(f"{name}: {m.wrong:g} wrong elements")
 
 
-def _infer_collective(rows: list[Row], nranks: int) -> str | None:
+def _infer_collective(rows: list[Row], nranks: int | None) -> str | None:
     """From the busbw/algbw ratio and the redop/root columns, when nothing names the test."""
     ratios = [m.busbw / m.algbw for r in rows for m in (r.out_of_place, r.in_place)
               if m is not None and m.algbw and m.busbw and m.algbw > 0.05]
-    if not ratios or nranks < 2:
+    if not ratios or nranks is None or nranks < 2:
         return None
     ratio = sorted(ratios)[len(ratios) // 2]
     has_redop = any(r.redop not in (None, "none") for r in rows)
@@ -138,6 +138,8 @@ def parse_text(text: str, source: str = "<text>", collective: str | None = None)
     pending_name: str | None = None
     for lineno, raw in enumerate(lines, 1):
         line = raw.rstrip()
+        if (prefix := _LAUNCHER.match(line)) is not None:
+            line = line[prefix.end():]  # srun --label, mpirun --tag-output, torchrun's [rank]: prefixes
         stripped = line.strip()
         if not stripped:
             continue
@@ -223,6 +225,11 @@ def parse_text(text: str, source: str = "<text>", collective: str | None = None)
     return runs
 
 
+# what launchers put before each line of a rank's output
+_LAUNCHER = re.compile(r"^\s*(?:\d+:\s|\[\d+,\d+\]<std(?:out|err)>:\s?|\[(?:default)?\d+\]:\s?)")
+# leading columns an older nccl-tests leaves blank where they do not apply (alltoall has no redop)
+_BLANKABLE = ("redop", "root")
+
 MAX_COLUMNS = 512  # a real table has 13 (-I adds a few per iteration); more is not nccl-tests output
 
 
@@ -241,8 +248,19 @@ _GROUPS: dict[tuple[str, ...], tuple[int, list[tuple[int, int]]] | None] = {}
 
 def _row(tokens: list[str], columns: list[str] | None, sweep: int, lineno: int) -> Row | None:
     cols = tuple(columns) if columns else _DEFAULT_COLUMNS
-    if len(tokens) < len(cols) or len(cols) > MAX_COLUMNS:
+    if len(cols) > MAX_COLUMNS:
         return None
+    if len(tokens) < len(cols):
+        # a blank redop/root prints as nothing: drop those header columns whose cell is a number
+        lead = cols.index("time") if "time" in cols else 0
+        for name in _BLANKABLE:
+            if len(tokens) < len(cols) and name in cols[:lead]:
+                i = cols.index(name)
+                if i < len(tokens) and _num(tokens[i]) is not None:
+                    cols = cols[:i] + cols[i + 1:]
+                    lead -= 1
+        if len(tokens) < len(cols):
+            return None
     layout = _GROUPS.get(cols)
     if layout is None and cols not in _GROUPS:
         if len(_GROUPS) > 64:  # column headers come from the input: keep the cache small

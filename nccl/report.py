@@ -93,7 +93,8 @@ def render(runs: list[RunRecord], groups: list[GroupReport], verdict: list[Check
                 f"<td>{'<br>'.join(esc(f) for f in r.failures[:10])}</td></tr>")
         out.append("</table>")
     for g in groups:
-        out.append(f"<h2>{esc(g.collective)}, {g.nranks} ranks: {len(g.runs)} run(s)</h2>")
+        ranks = g.nranks if g.nranks is not None else "?"
+        out.append(f"<h2>{esc(g.collective)}, {ranks} ranks: {len(g.runs)} run(s)</h2>")
         out.append(chart(g, runs))
         if g.findings:
             out.append("<table class='findings'><tr><th>run</th><th>finding</th><th>detail</th></tr>")

@@ -33,7 +33,7 @@ log = logging.getLogger("fabricwatch.nccl")
 MAX_GROUPS = 64
 # result rows the history keeps over all groups (~0.6 KB each): a flood of big logs evicts the oldest runs
 MAX_HISTORY_ROWS = 50_000
-Key = tuple[str, int]
+Key = tuple[str, int | None]  # (collective, ranks); ranks None when the run did not list them
 
 
 class Rejected(Exception):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -102,3 +103,42 @@ def test_nothing_to_parse_is_an_error(tmp_path: Path, junk: str) -> None:
     res = subprocess.run([sys.executable, "-m", "fabricwatch", "nccl", "parse", str(p)],
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert res.returncode == 1 and "no result rows" in res.stderr
+
+
+def _recorded_rows(text: str) -> list[list[str]]:
+    """The table rows of a log, read independently: after any launcher prefix, a line of numbers
+    whose first is the size, at least time/algbw/busbw twice."""
+    rows = []
+    for line in text.splitlines():
+        body = re.sub(r"^\s*(\d+:\s|\[\d+,\d+\]<stdout>:|\[default\d+\]:)", "", line).split()
+        if len(body) >= 9 and body[0].isdigit() and body[1].isdigit() and not any("NCCL" in t for t in body):
+            rows.append(body)
+    return rows
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (Path(__file__).resolve().parents[2] / ".." / "shared" /
+                                                          "fixtures" / "nccl").iterdir() if "LICENSE" not in p.name))
+def test_every_recorded_log_parses_with_every_row(fixtures: Path, name: str) -> None:
+    text = (fixtures / "nccl" / name).read_text(errors="replace")
+    [run] = [r for r in parse_text(text, name) if r.rows]
+    recorded = _recorded_rows(text)
+    assert len(run.rows) == len(recorded), name
+    for row, rec in zip(run.rows, recorded, strict=True):
+        assert row.size == int(rec[0])
+        # each place ends in time, algbw, busbw, #wrong (or error): busbw is second from the end
+        assert row.out_of_place is not None and row.in_place is not None
+        assert (row.out_of_place.busbw, row.in_place.busbw) == (float(rec[-6]), float(rec[-2])), rec
+    assert run.complete and run.nranks is not None and run.nranks >= 2
+
+
+def test_launcher_prefixes_and_an_unknown_rank_count(fixtures: Path) -> None:
+    text = (fixtures / "nccl" / "superbench_nccl_allreduce.log").read_text()
+    plain = parse_text(text, "allreduce.log")[0]
+    for prefix in ("[1,0]<stdout>:", "[default0]:", " 0: "):
+        tagged = "\n".join(prefix + line for line in text.splitlines())
+        run = parse_text(tagged, "allreduce.log")[0]
+        assert [r.size for r in run.rows] == [r.size for r in plain.rows] and run.nranks == plain.nranks, prefix
+    # a log cut before its rank lines does not know how many ranks ran: null, never 1
+    table = "\n".join(line for line in text.splitlines() if not line.lstrip("# ").startswith("Rank"))
+    cut = parse_text(table, "allreduce.log")[0]
+    assert cut.rows and cut.nranks is None and cut.to_json()["nranks"] is None
