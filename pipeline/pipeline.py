@@ -17,7 +17,7 @@ class LinkEvent:
     ts_ns: int
     device: str
     port: str
-    kind: str  # oper_down, oper_up, flap, saturated, counter_reset
+    kind: str  # oper_down, oper_up, admin_down, admin_up, speed_change, flap, saturated, counter_reset
     detail: str
     tags: dict[str, str]
 
@@ -184,10 +184,22 @@ class Pipeline:
         self, s: PortSample, r: RateResult, tags: dict[str, str], out: Processed
     ) -> None:
         events: list[LinkEvent] = []
-        if r.state_changes and "oper_status" in r.state_changes:
-            old, new = r.state_changes["oper_status"]
-            kind = "oper_up" if new else "oper_down"
-            events.append(LinkEvent(s.ts_ns, s.device, s.port, kind, f"{old:g}->{new:g}", tags))
+        if r.state_changes:
+            changes = r.state_changes
+            if "oper_status" in changes:
+                old, new = changes["oper_status"]
+                kind = "oper_up" if new else "oper_down"
+                events.append(LinkEvent(s.ts_ns, s.device, s.port, kind, f"{old:g}->{new:g}", tags))
+            if "admin_status" in changes:
+                old, new = changes["admin_status"]
+                # shut or enabled by an operator: a state, not a fault (the detector ignores it)
+                events.append(LinkEvent(s.ts_ns, s.device, s.port, "admin_up" if new else "admin_down",
+                                        f"{old:g}->{new:g}", tags))
+            if "speed_bps" in changes:
+                old, new = changes["speed_bps"]
+                if old > 0 and new > 0:
+                    events.append(LinkEvent(s.ts_ns, s.device, s.port, "speed_change",
+                                            f"{old / 1e9:g}G->{new / 1e9:g}G", tags))
         if r.rates.get("link_transitions", 0) > 0:
             events.append(LinkEvent(s.ts_ns, s.device, s.port, "flap", "link_transitions rose", tags))
         elif r.rates.get("link_downed", 0) > 0:  # InfiniBand's own count of a link going down

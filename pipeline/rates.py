@@ -139,7 +139,8 @@ class RateEngine:
             if spec is None:
                 continue
             if spec.kind is not Kind.COUNTER:
-                if spec.kind is Kind.STATE and prev != value:
+                # states, and the negotiated speed: a link retrained slower is an event too
+                if (spec.kind is Kind.STATE or name == "speed_bps") and prev != value:
                     if result.state_changes is None:
                         result.state_changes = {}
                     result.state_changes[name] = (prev, value)

@@ -123,3 +123,20 @@ def test_latest_rates_merge_counters_that_arrive_in_separate_notifications() -> 
     p.process(batch(400, in_octets=3_000_000_000))
     p.process(batch(410, in_octets=3_500_000_000))
     assert set(p.latest[("leaf1", "swp1")].rates) == {"in_octets"}
+
+
+def test_a_port_shut_by_an_operator_and_a_link_retrained_slower_are_link_events() -> None:
+    from fabricwatch.core.batch import PortSample, SampleBatch
+    from fabricwatch.pipeline.pipeline import Pipeline
+
+    pipe = Pipeline()
+    kinds: list[tuple[str, str]] = []
+    for t, admin, oper, speed in ((0, 1, 1, 400e9), (10, 1, 1, 400e9), (20, 1, 1, 200e9), (30, 0, 0, 200e9),
+                                  (40, 1, 1, 400e9)):
+        out = pipe.process(SampleBatch("gnmi", "leaf-1", [PortSample(
+            "leaf-1", "Ethernet1", t * 1_000_000_000,
+            {"in_octets": t * 1e9, "admin_status": admin, "oper_status": oper, "speed_bps": speed})]))
+        kinds += [(e.kind, e.detail) for e in out.events]
+    assert kinds == [("speed_change", "400G->200G"), ("oper_down", "1->0"), ("admin_down", "1->0"),
+                     ("oper_up", "0->1"), ("admin_up", "0->1"), ("speed_change", "200G->400G")]
+    assert all(ln.startswith(("port_counters", "port_rates", "link_events")) for ln in out.lines)
