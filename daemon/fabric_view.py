@@ -84,7 +84,7 @@ def fabric_document(runner: Runner) -> dict[str, Any]:
         d["ports"].append([port, tags.get("role", ""), peer, severity.get((device, port), 0),
                            _round(pauses), _round(r.get("ecn_marked", 0.0)), _round(errors),
                            round(util, 1), -1 if oper is None else int(oper), -1 if admin is None else int(admin),
-                           1 if is_aggregate(port) else 0])
+                           1 if tags.get("if_type") or is_aggregate(port) else 0])
     out_devices = []
     for d in sorted(devices.values(), key=lambda d: d["device"]):
         d["tier"] = tier_of(d["device"], d.pop("roles"))
@@ -124,7 +124,7 @@ def link_document(runner: Runner, device: str, port: str) -> dict[str, Any] | No
         "device": device, "port": port, "tags": view.tags, "rates": view.rates, "time_ns": view.ts_ns,
         "oper": runner.pipeline.rates.last_value((device, port), "oper_status"),
         "admin": runner.pipeline.rates.last_value((device, port), "admin_status"),
-        "aggregate": is_aggregate(port),
+        "aggregate": bool(view.tags.get("if_type")) or is_aggregate(port),
         "finding": None if finding is None else finding.to_json(),
         "device_finding": None if (device, "*") not in active else active[(device, "*")].to_json(),
         "history": None if history is None else history.of((device, port), now),

@@ -73,6 +73,8 @@ class DetectorService:
 
     def add(self, device: str, port: str, ts_ns: int, rates: Mapping[str, float],
             tags: Mapping[str, str], saturated: list[str]) -> None:
+        if tags.get("if_type"):
+            return  # a LAG, VLAN or loopback interface: its traffic is its members' or none, not a link's
         self.aggregator.add(device, port, ts_ns, rates, tags, saturated)
 
     def ranked_findings(self) -> list[Finding]:

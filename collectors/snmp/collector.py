@@ -30,6 +30,11 @@ NAME_COLUMNS = {
     "ifDescr": ber.encode_oid("1.3.6.1.2.1.2.2.1.2"),
     "ifAlias": ber.encode_oid("1.3.6.1.2.1.31.1.1.1.18"),
 }
+IF_TYPE = ber.encode_oid("1.3.6.1.2.1.2.2.1.3")
+# IANAifType values that are no fabric link: their traffic is other ports' (a LAG's members') or
+# none of the fabric's; tagged `if_type` so that sums and the detector leave them out
+NOT_LINKS = {161: "aggregate", 53: "vlan", 135: "vlan", 136: "vlan", 24: "loopback", 131: "tunnel",
+             1: "other"}
 NAME_FALLBACK = ("ifName", "ifDescr")
 
 
@@ -51,6 +56,7 @@ class SnmpCollector(PolledCollector):
         self.transport: Transport | None = None
         # ifIndex -> port name, and what it was read under
         self.names: dict[int, str] = {}
+        self.port_tags: dict[int, dict[str, str]] = {}  # ifIndex -> the section's tags + if_type, alias
         self._names_stamp: tuple[int | None, frozenset[int]] | None = None
         self.name_refreshes = 0
         self._uptime: int | None = None
@@ -183,7 +189,8 @@ class SnmpCollector(PolledCollector):
                 continue
             if exclude and any(fnmatchcase(name, g) for g in exclude):
                 continue
-            samples.append(PortSample(self.device, name, ts_ns, v, self.tags, uptime_s, bits.get(idx)))
+            samples.append(PortSample(self.device, name, ts_ns, v, self.port_tags.get(idx, self.tags), uptime_s,
+                                      bits.get(idx)))
         return SampleBatch(self.kind, self.device, samples, self.unmapped)
 
     def _index(self, suffix: bytes) -> tuple[int, ...]:
@@ -238,7 +245,8 @@ class SnmpCollector(PolledCollector):
 
     async def _refresh_names(self) -> None:
         wanted = [self.cfg.port_name, *(n for n in NAME_FALLBACK if n != self.cfg.port_name)]
-        rows = await self._walk([NAME_COLUMNS[n] for n in wanted])
+        extra = [IF_TYPE] + ([NAME_COLUMNS["ifAlias"]] if "ifAlias" not in wanted else [])
+        rows = await self._walk([NAME_COLUMNS[n] for n in wanted] + extra)
         names: dict[int, str] = {}
         for n in reversed(wanted):  # the preferred column is applied last and wins
             for suffix, _tag, value in rows[NAME_COLUMNS[n]]:
@@ -248,4 +256,16 @@ class SnmpCollector(PolledCollector):
         if names != self.names:
             log.info("snmp port names read", extra={"device": self.device, "ports": len(names)})
         self.names = names
+        # per port: what kind of interface it is (when no fabric link) and the description an operator
+        # wrote (ifAlias); one dict per port, kept until the next refresh (the pipeline caches by it)
+        per_port: dict[int, dict[str, str]] = {}
+        for suffix, _tag, value in rows[IF_TYPE]:
+            arcs = self._index(suffix)
+            if len(arcs) == 1 and isinstance(value, int) and value in NOT_LINKS:
+                per_port.setdefault(arcs[0], {})["if_type"] = NOT_LINKS[value]
+        for suffix, _tag, value in rows.get(NAME_COLUMNS["ifAlias"], []):
+            arcs = self._index(suffix)
+            if len(arcs) == 1 and isinstance(value, bytes) and value.strip(b"\x00 "):
+                per_port.setdefault(arcs[0], {})["alias"] = value.decode("utf-8", "replace").strip("\x00 ")[:120]
+        self.port_tags = {idx: {**self.tags, **t} for idx, t in per_port.items()}
         self.name_refreshes += 1

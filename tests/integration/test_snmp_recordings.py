@@ -101,6 +101,13 @@ async def test_every_interface_value_equals_the_recording(
     # the LAG walk holds 14 ports an operator shut (ifAdminStatus down(2)): they read as admin down
     shut = sum(1 for s in batch.samples if s.values.get("admin_status") == 0)
     assert shut == {"nxos-n9000": 0, "nxos_lag-mib": 14}[recording]
+    # interfaces that are no fabric link are tagged by their ifType: port-channels, VLAN SVIs, loopbacks
+    kinds = {s.port: s.tags.get("if_type", "") for s in batch.samples}
+    if recording == "nxos_lag-mib":
+        assert {p for p, k in kinds.items() if k == "aggregate"} == {p for p in kinds if p.startswith("port-channel")}
+    assert all(k == "vlan" for p, k in kinds.items() if p.startswith("Vlan"))
+    assert all(k == "" for p, k in kinds.items() if p.startswith("Ethernet") and "." not in p)
+    assert all(k == "vlan" for p, k in kinds.items() if p.startswith("Ethernet") and "." in p)  # sub-interfaces
 
 
 async def test_profile_override_and_port_filters(snmpsim: SnmpSim, monkeypatch: pytest.MonkeyPatch) -> None:
