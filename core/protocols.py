@@ -4,7 +4,7 @@ an event sink. Implementations do not inherit from these; they only have to fit 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from prometheus_client.registry import Collector as MetricsCollector
 
@@ -55,6 +55,14 @@ class Collector(Protocol):
     def activity(self) -> dict[str, float]:
         """Cumulative counts of the collector's own work (polls, requests, garbage datagrams...)."""
         ...
+
+
+@runtime_checkable
+class Describes(Protocol):
+    """A collector that can say, after a poll, what it found (the profile it chose and why, how
+    many interfaces, what it cannot give): `fabricwatch check` prints it."""
+
+    def describe(self) -> str: ...
 
 
 class Sink(Protocol):

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from fabricwatch.core.errors import TargetError
+from fabricwatch.core.protocols import Describes
 from fabricwatch.daemon import config as config_mod
 from fabricwatch.daemon.runner import build_collectors, load_topology
 from fabricwatch.models.link_detector import LinkDetector, ModelError
@@ -89,7 +90,7 @@ async def run_check(path: Path, *, timeout: float = 10.0, out: Any = None, confi
     results = await asyncio.gather(*(_reach(c, timeout) for c in collectors))
     for c, problem in zip(collectors, results, strict=True):
         failed += problem is not None
-        print(f"{'FAIL' if problem else 'ok  '} target {c.key} {c.address}"
-              + (f": {problem}" if problem else ""), file=out)
+        detail = f": {problem}" if problem else (f": {c.describe()}" if isinstance(c, Describes) else "")
+        print(f"{'FAIL' if problem else 'ok  '} target {c.key} {c.address}{detail}", file=out)
     print(f"{'FAILED' if failed else 'OK'}: {failed} problem(s)", file=out)
     return 1 if failed else 0

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from fabricwatch.collectors.polling import PolledCollector
 from fabricwatch.collectors.snmp import ber, usm
-from fabricwatch.collectors.snmp.profile import Column, Profile, Table, load_profile, select
+from fabricwatch.collectors.snmp.profile import Column, Profile, Table, load_profile, select, why_chosen
 from fabricwatch.collectors.snmp.transport import FastV2c, FastV3, Pysnmp, Transport, split_address
 from fabricwatch.collectors.snmp.walk import Rows, walk
 from fabricwatch.core.batch import PortSample, SampleBatch
@@ -69,6 +69,16 @@ class SnmpCollector(PolledCollector):
         self._closed_requests = 0  # counts of transports of earlier sessions
         self._closed_garbage = 0
         self._closed_rejected = 0
+
+    def describe(self) -> str:
+        """What the last poll found: the profile and why, the interfaces, what the profile cannot give."""
+        if self.profile is None:
+            return "not polled yet"
+        why = "set in the config" if (self.target.profile or self.cfg.profile) else \
+            why_chosen(self.profile, self.sys_object_id)
+        missing = "; ".join(n.split(":")[0] for n in self.profile.not_exposed)
+        return (f"profile {self.profile.name} ({why}), {len(self.names)} interfaces"
+                + (f"; cannot give {missing}" if missing else ""))
 
     def fingerprint(self) -> str:
         return self.cfg.model_dump_json(exclude={"targets"}) + self.target.model_dump_json()

@@ -133,6 +133,14 @@ def profile_names() -> list[str]:
     return sorted(p.stem for p in PROFILE_DIR.glob("*.toml"))
 
 
+def why_chosen(profile: Profile, sys_object_id: str | None) -> str:
+    """Why `select` gave this profile for this sysObjectID, in words for `fabricwatch check`."""
+    for prefix in profile.sys_object_ids:
+        if sys_object_id and (sys_object_id == prefix or sys_object_id.startswith(prefix + ".")):
+            return f"sysObjectID {sys_object_id} is under {prefix}"
+    return f"no profile claims sysObjectID {sys_object_id or '(none)'}: the standard IF-MIB set"
+
+
 def select(sys_object_id: str | None) -> Profile:
     """The profile whose sysObjectID prefix matches longest; IF-MIB when none does."""
     best, best_len = FALLBACK, -1

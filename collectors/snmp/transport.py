@@ -61,6 +61,7 @@ class _Endpoint(asyncio.DatagramProtocol):
 
 
 class _UdpAgent:
+    silence_hint = ""  # what a silence most often means for this protocol, said with the timeout
     """One connected UDP socket per agent; answers matched to requests by an id in the message.
 
     A request is resent as it is (same id) `retries` times; a late answer to an earlier send
@@ -147,7 +148,7 @@ class _UdpAgent:
                     continue
             if self._bad:
                 raise TargetError(self._bad_kind, f"{self.device}: no valid answer; last datagram: {self._bad}")
-            detail = f" ({self.last_error})" if self.last_error else ""
+            detail = f" ({self.last_error})" if self.last_error else self.silence_hint
             raise TargetError("timeout", f"{self.device}: no answer in {self.retries + 1} x {self.timeout:g}s{detail}")
         finally:
             self._pending.pop(key, None)
@@ -156,6 +157,8 @@ class _UdpAgent:
 
 
 class FastV2c(_UdpAgent):
+    silence_hint = (" — a v2c agent stays silent on a wrong community: check it first, then that the agent "
+                    "is up and not filtered")
     """SNMPv2c over our BER codec; answers matched by request-id."""
 
     def __init__(self, device: str, host: str, port: int, community: bytes, *, timeout: float, retries: int) -> None:

@@ -140,3 +140,36 @@ async def test_wrong_community_times_out_naming_the_device(snmpsim: SnmpSim, mon
             await collector.poll()
     assert err.value.kind == "timeout" and "nexus-x" in str(err.value)
     assert os.environ["FW_TEST_COMMUNITY"] not in str(err.value)  # the community is never printed
+    assert "stays silent on a wrong community" in str(err.value)  # what a silence most often means
+
+
+async def test_check_says_which_profile_each_device_got_and_why(snmpsim: SnmpSim, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from fabricwatch.daemon.check import run_check
+
+    monkeypatch.setenv("FW_GOOD", "nxos-n9000")
+    monkeypatch.setenv("FW_BAD", "not-a-recording")
+    config = tmp_path / "fw.toml"
+    config.write_text(f"""
+[[collectors.snmp]]
+timeout = 0.5
+retries = 0
+targets = [
+  {{ device = "nexus", address = "127.0.0.1:{snmpsim.port}", community = {{ env = "FW_GOOD" }} }},
+  {{ device = "nexus-x", address = "127.0.0.1:{snmpsim.port}", community = {{ env = "FW_BAD" }} }},
+]
+[[sinks.influxdb]]
+database = "x"
+url = "http://127.0.0.1:9"
+spool = {{ dir = "{tmp_path / 'spool'}" }}
+""")
+    out = io.StringIO()
+    assert await run_check(config, timeout=5, out=out) == 1
+    text = out.getvalue()
+    good = next(ln for ln in text.splitlines() if "target snmp:snmp:nexus " in ln)
+    assert good.startswith("ok") and "profile cisco-nxos (sysObjectID 1.3.6.1.4.1.9." in good, good
+    assert "125 interfaces" in good and "cannot give ecn_marked" in good
+    bad = next(ln for ln in text.splitlines() if "nexus-x" in ln)
+    assert bad.startswith("FAIL") and "wrong community" in bad
