@@ -198,23 +198,45 @@ def cmd_analyse(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from fabricwatch.models.collective import analyse
     from fabricwatch.nccl.gate import gate, load_thresholds
-    from fabricwatch.nccl.report import render
+    from fabricwatch.nccl.report import Context, render
+    from fabricwatch.topology import check as cabling
+    from fabricwatch.topology.cables import speed_gbps
 
     errors: list[str] = []
     runs = _runs(args.runs, errors)
     for e in errors:
         warn(args, f"{e}")
+    ctx = Context()
     verdict = None
     if args.thresholds:
         try:
-            verdict = gate(load_thresholds(args.thresholds), runs)
+            thresholds = load_thresholds(args.thresholds)
         except ValueError as exc:
             warn(args, f"{exc}")
             return 2
+        verdict = gate(thresholds, runs)
+        ctx.thresholds, ctx.checks = str(args.thresholds), thresholds.check
+    if args.line_rate:
+        ctx.line_rate_gbps = speed_gbps(args.line_rate)
+        if ctx.line_rate_gbps is None:
+            warn(args, f"--line-rate: not a speed: {args.line_rate!r} (e.g. 400G)")
+            return 2
+    if args.cabling_plan:
+        if not args.actual:
+            warn(args, "--cabling-plan needs --actual topology.json (from fabricwatch topology discover)")
+            return 2
+        try:
+            plan = cabling.load_plan(args.cabling_plan)
+            actual = cabling.actual_ends(json.loads(args.actual.read_text()))
+        except (OSError, ValueError) as exc:
+            warn(args, f"{exc}")
+            return 2
+        ctx.cabling_plan, ctx.cabling = str(args.cabling_plan), [d.to_json() for d in cabling.check(plan, actual)]
+        ctx.planned_cables = len({tuple(sorted((a, p.peer))) for a, p in plan.items()})
     blamed = None
     if args.blame:
         blamed = json.loads(args.blame.read_text()).get("links", [])
-    args.out.write_text(render(runs, analyse(runs), verdict, blamed))
+    args.out.write_text(render(runs, analyse(runs), verdict, blamed, ctx))
     print(f"wrote {args.out}")
     return 0
 
@@ -224,6 +246,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     rep.add_argument("runs", nargs="+", type=Path)
     rep.add_argument("--thresholds", type=Path, help="add the gate's verdict")
     rep.add_argument("--blame", type=Path, help="the JSON of `fabricwatch nccl blame --json`")
+    rep.add_argument("--line-rate", help="one NIC's line rate (e.g. 400G): drawn on the plots, busbw as a share of it")
+    rep.add_argument("--cabling-plan", type=Path, help="add the cabling check: the plan (topology JSON or CSV)")
+    rep.add_argument("--actual", type=Path, help="with --cabling-plan: the discovered topology.json")
     rep.add_argument("--out", type=Path, required=True)
     rep.set_defaults(func=cmd_report)
     g = sub.add_parser("gate", help="acceptance verdict over NCCL runs (exit 0 pass, 1 fail)")

@@ -45,6 +45,14 @@ def cv_pct(values: list[float]) -> float:
     return 100.0 * std / mean if mean > 0 else 0.0
 
 
+def format_size(n: float) -> str:
+    """Sizes as people read them: 64 MiB, 1 GiB, 512 B."""
+    for unit, div in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= div:
+            return f"{n / div:g} {unit}"
+    return f"{n:g} B"
+
+
 def parse_size(v: Any) -> int:
     if isinstance(v, int):
         return v
@@ -82,7 +90,8 @@ class Check(StrictModel):
         if self.nranks:
             parts.append(f"{self.nranks} ranks")
         if self.min_size or self.max_size:
-            parts.append(f"sizes {self.min_size}..{self.max_size or 'max'}")
+            parts.append(f"sizes {format_size(self.min_size)} to "
+                         f"{format_size(self.max_size) if self.max_size else 'the largest'}")
         return ", ".join(parts)
 
 
@@ -153,13 +162,14 @@ def evaluate(check: Check, runs: list[RunRecord]) -> CheckResult:
                 res.worst_busbw = bw if res.worst_busbw is None else min(res.worst_busbw, bw)
                 per_size[row.size].append(bw)  # every sweep of every run is a repeat
                 if check.min_busbw is not None and bw < check.min_busbw:
-                    res.failures.append(f"{run.source}: size {row.size} busbw {bw:g} GB/s < {check.min_busbw:g}")
+                    res.failures.append(f"{run.source}: size {format_size(row.size)} busbw {bw:g} GB/s "
+                                        f"< {check.min_busbw:g}")
             wrong = [m.wrong for m in (row.out_of_place, row.in_place) if m is not None and m.wrong]
             if check.require_zero_wrong and wrong:
-                res.failures.append(f"{run.source}: size {row.size}: {max(wrong):g} wrong elements")
+                res.failures.append(f"{run.source}: size {format_size(row.size)}: {max(wrong):g} wrong elements")
             for flag in row.flags:
                 if "wrong elements" not in flag:
-                    res.warnings.append(f"{run.source}: size {row.size}: {flag}")
+                    res.warnings.append(f"{run.source}: size {format_size(row.size)}: {flag}")
     if check.max_cv_pct is not None:
         for size, values in sorted(per_size.items()):
             if len(values) < 2:
@@ -167,7 +177,7 @@ def evaluate(check: Check, runs: list[RunRecord]) -> CheckResult:
             cv = cv_pct(values)
             res.worst_cv_pct = cv if res.worst_cv_pct is None else max(res.worst_cv_pct, cv)
             if cv > check.max_cv_pct:
-                res.failures.append(f"size {size}: busbw varies {cv:.1f}% across {len(values)} runs "
+                res.failures.append(f"size {format_size(size)}: busbw varies {cv:.1f}% across {len(values)} runs "
                                     f"(> {check.max_cv_pct:g}%)")
     return res
 

@@ -144,14 +144,14 @@ async def test_daemon_gates_and_measures_variance_on_ingest(tmp_path: Path) -> N
         for i, j in enumerate((0.0, 0.004, -0.003)):
             log = render("all_reduce", ["n1", "n2"], 8, {s: 180.0 * (1 + j) for s in sizes})
             await runner.nccl.ingest(log.encode(), f"h{i}.log")
-        assert runner.nccl.gate_passed == {"all_reduce, 16 ranks, sizes 268435456..max": True}
+        assert runner.nccl.gate_passed == {"all_reduce, 16 ranks, sizes 256 MiB to the largest": True}
         slow = render("all_reduce", ["n1", "n2"], 8, {s: 180.0 * (0.8 if s >= 256 << 20 else 1) for s in sizes})
         await runner.nccl.ingest(slow.encode(), "slow.log")
-        assert runner.nccl.gate_passed["all_reduce, 16 ranks, sizes 268435456..max"] is False
+        assert runner.nccl.gate_passed["all_reduce, 16 ranks, sizes 256 MiB to the largest"] is False
         assert runner.nccl.cv_pct[("all_reduce", 16)] > 5 and runner.nccl.flagged_runs[("all_reduce", 16)] == 1
         async with aiohttp.ClientSession() as s, s.get(f"{runner.http.url}/metrics") as resp:  # type: ignore[union-attr]
             text = await resp.text()
-        assert 'fabricwatch_nccl_gate_passed{check="all_reduce, 16 ranks, sizes 268435456..max"} 0.0' in text
+        assert 'fabricwatch_nccl_gate_passed{check="all_reduce, 16 ranks, sizes 256 MiB to the largest"} 0.0' in text
         assert 'fabricwatch_nccl_runs_flagged{collective="all_reduce",nranks="16"} 1.0' in text
     finally:
         runner.stop()
