@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import tomllib
+from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
@@ -45,3 +47,11 @@ def check_unique_devices(targets: list[Any]) -> None:
         if t.device in seen:
             raise ValueError(f"device {t.device!r} is listed twice")
         seen.add(t.device)
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """A TOML file's table, or ValueError naming the file and what is wrong (unreadable, bad syntax)."""
+    try:
+        return tomllib.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"{path}: {exc}") from None

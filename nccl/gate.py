@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import re
-import tomllib
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +27,7 @@ from typing import Any
 from pydantic import Field, ValidationError, field_validator
 
 from fabricwatch.core.config_errors import format_errors
-from fabricwatch.core.config_types import StrictModel
+from fabricwatch.core.config_types import StrictModel, read_toml
 from fabricwatch.core.nccl_records import Row, RunRecord
 from fabricwatch.nccl.parser import COLLECTIVES
 
@@ -100,10 +99,7 @@ class Thresholds(StrictModel):
 
 
 def load_thresholds(path: Path) -> Thresholds:
-    try:
-        data = tomllib.loads(path.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ValueError(f"{path}: {exc}") from None
+    data = read_toml(path)
     try:
         return Thresholds.model_validate(data)
     except ValidationError as exc:

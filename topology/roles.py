@@ -7,11 +7,11 @@ leaf port's rail is that of the NIC it reaches. Every inferred value is marked a
 from __future__ import annotations
 
 import re
-import tomllib
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from fabricwatch.core.config_types import read_toml
 from fabricwatch.topology.cables import Cable, End, Fabric
 
 ROLES = ("host", "leaf", "spine", "super_spine", "switch")
@@ -30,10 +30,7 @@ class RoleRule:
 
 def load_rules(path: Path) -> list[RoleRule]:
     """TOML: `[[role]] device = "regex"` and `role = "leaf"` (first match wins)."""
-    try:
-        data = tomllib.loads(path.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ValueError(f"{path}: {exc}") from None
+    data = read_toml(path)
     rules = []
     for i, r in enumerate(data.get("role", [])):
         where = f"{path}: role[{i}]"
