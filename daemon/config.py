@@ -6,7 +6,7 @@ import ipaddress
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, ValidationError, create_model, field_validator, model_validator
 
@@ -25,7 +25,9 @@ class DaemonSection(StrictModel):
     shard: str = "1/1"
     log_level: str = "info"
     site: str = "default"
-    topology: Path | None = None  # JSON list of ports with role/peer/rail tags
+    # a JSON list of ports with role/peer/rail tags, or "discover": LLDP over SNMP, every topology_every
+    topology: Literal["discover"] | Path | None = None
+    topology_every: Duration = 600.0
 
     @field_validator("shard")
     @classmethod

@@ -21,6 +21,7 @@ from fabricwatch.core.supervise import Supervised
 from fabricwatch.core.topology import Topology
 from fabricwatch.daemon import config as config_mod
 from fabricwatch.daemon.config import Config, ConfigError
+from fabricwatch.daemon.discovery import TopologyKeeper
 from fabricwatch.daemon.http import HttpServer
 from fabricwatch.daemon.metrics import SelfMetrics
 from fabricwatch.daemon.sdnotify import Notifier
@@ -52,8 +53,8 @@ def build_collectors(config: Config) -> list[Collector]:
 
 
 def load_topology(config: Config) -> Topology:
-    if config.daemon.topology is None:
-        return Topology()
+    if config.daemon.topology is None or config.daemon.topology == "discover":
+        return Topology()  # "discover": the TopologyKeeper fills it from the fabric
     return Topology.load(config.daemon.topology)
 
 
@@ -84,6 +85,10 @@ class Runner:
                          Supervised("expire-ports", self._expire_ports)]
         if self.detector is not None:
             self.services.append(Supervised("detector", self.detector.run))
+        self.topology_keeper: TopologyKeeper | None = None
+        if config.daemon.topology == "discover":
+            self.topology_keeper = TopologyKeeper(self)
+            self.services.append(Supervised("topology-discover", self.topology_keeper.run))
         self.targets: dict[str, TargetStatus] = {}
         self.metrics = SelfMetrics()
         self.metrics.register(TargetMetrics(lambda: list(self.targets.values())))
@@ -244,6 +249,10 @@ class Runner:
         for sink in self.event_sinks:
             sink.event(kind, payload)
 
+    async def write_lines(self, lines: list[str]) -> None:
+        """Line protocol from beside the collectors (discovered link events) to every storage sink."""
+        await self._write_sinks(lines)
+
     async def _write_sinks(self, lines: list[str]) -> None:
         for sink in self.sinks:
             await sink.write(lines)
@@ -320,7 +329,8 @@ class Runner:
             self._start_target(wanted[key])
         for key in removed:
             self.forget_target(key)
-        self.pipeline.set_topology(topology)
+        if new.daemon.topology != "discover":
+            self.pipeline.set_topology(topology)  # discovered topologies are the keeper's to set
         self.config = new
         self.reloads += 1
         log.info("config reloaded", extra={"added": added, "removed": removed, "changed": changed,

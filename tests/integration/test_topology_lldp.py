@@ -69,3 +69,46 @@ def test_discover_reads_lldp_neighbours_of_every_snmp_target(snmpsim: SnmpSim, t
                                            ("fortyGigE 1/54", "abc-ag7"), ("ManagementEthernet 1/1", "abc-ag7")}
     assert all(not p.isdigit() for p, _, _ in dnos)  # local ports by name, not by number
     assert "ghost: LLDP over SNMP failed" in err.getvalue()  # a dead target is said, the rest go on
+
+
+def test_a_changed_or_lost_neighbour_is_a_link_event() -> None:
+    from fabricwatch.daemon.discovery import neighbour_changes
+
+    before = {("sw1", "1"): ("h1", "eth0"), ("sw1", "2"): ("h2", "eth0"), ("sw1", "3"): ("h3", "eth0")}
+    after = {("sw1", "1"): ("h2", "eth0"), ("sw1", "2"): ("h2", "eth0"), ("sw1", "4"): ("h4", "eth0")}
+    events = neighbour_changes(before, after, 7)
+    assert [(e.port, e.kind, e.detail) for e in events] == [
+        ("1", "neighbour_change", "h1 eth0 -> h2 eth0"), ("3", "neighbour_lost", "was h3 eth0")]
+    assert all(e.source == "lldp" and e.ts_ns == 7 for e in events)
+    assert not neighbour_changes(after, after, 8)
+
+
+async def test_the_daemon_keeps_its_topology_from_lldp(snmpsim: SnmpSim, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from fabricwatch.daemon.config import parse
+    from tests.integration.helpers import start_runner
+
+    monkeypatch.setenv("FW_C_DNOS", "dnos")
+    cfg = parse({
+        "daemon": {"listen": "127.0.0.1:0", "topology": "discover", "topology_every": "1s"},
+        "collectors": {"snmp": [{"interval": "1s", "timeout": 2, "community": {"env": "FW_C_DNOS"},
+                                 "targets": [{"device": "dnos", "address": f"127.0.0.1:{snmpsim.port}"}]}]},
+        "sinks": {"influxdb": [{"database": "x", "url": f"http://127.0.0.1:{free_udp_port()}",
+                                "spool": {"dir": str(tmp_path / "spool")}}]},
+    }, "<test>")
+    runner, task = await start_runner(cfg)
+    try:
+        assert runner.topology_keeper is not None
+        for _ in range(100):
+            view = runner.pipeline.latest.get(("dnos", "fortyGigE 1/49"))
+            if view is not None and view.tags.get("peer_device") == "abc-cs2":
+                break
+            await asyncio.sleep(0.1)
+        # the points of the port LLDP names carry its neighbour, read from the fabric, not a file
+        assert view is not None and view.tags["peer_device"] == "abc-cs2" and view.tags["peer_port"] == "fortyGigE 1/50"
+        assert runner.topology_keeper.refreshes >= 1 and runner.topology_keeper.changes == 0
+    finally:
+        runner.stop()
+        assert await task == 0

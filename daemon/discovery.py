@@ -1,0 +1,79 @@
+"""`[daemon] topology = "discover"`: the daemon reads its topology from the fabric — LLDP neighbours
+over SNMP from every SNMP target, every `topology_every` — so that tags follow recabling; a port
+whose neighbour changed (or went) is a `link_events` point and an MQTT event."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from fabricwatch.collectors.snmp.config import SnmpConfig
+from fabricwatch.core.batch import DeviceEvent, SampleBatch
+from fabricwatch.core.topology import Topology
+from fabricwatch.topology.roles import records
+from fabricwatch.topology.sources import from_snmp
+
+if TYPE_CHECKING:
+    from fabricwatch.daemon.runner import Runner
+
+log = logging.getLogger("fabricwatch.topology")
+End = tuple[str, str]
+
+
+def neighbour_changes(before: dict[End, End], after: dict[End, End], ts_ns: int) -> list[DeviceEvent]:
+    """What changed between two readings of the fabric, as link events of the near end."""
+    out = []
+    for end, far in sorted(after.items()):
+        was = before.get(end)
+        if was is not None and was != far:
+            out.append(DeviceEvent(ts_ns, end[0], end[1], "neighbour_change",
+                                   f"{was[0]} {was[1]} -> {far[0]} {far[1]}", severity="warning", source="lldp"))
+    for end, was in sorted(before.items()):
+        if end not in after:
+            out.append(DeviceEvent(ts_ns, end[0], end[1], "neighbour_lost", f"was {was[0]} {was[1]}",
+                                   severity="warning", source="lldp"))
+    return out
+
+
+class TopologyKeeper:
+    def __init__(self, runner: Runner) -> None:
+        self.runner = runner
+        self.ends: dict[End, End] = {}
+        self.records: dict[End, dict[str, str]] = {}
+        self.refreshes = 0
+        self.changes = 0
+
+    async def run(self) -> None:
+        while True:
+            await self.refresh()
+            await asyncio.sleep(self.runner.config.daemon.topology_every)
+
+    async def refresh(self) -> None:
+        sections = [s for _, s in self.runner.config.collector_configs() if isinstance(s, SnmpConfig)]
+        collectors = [c for s in sections for c in s.build()]
+        if not collectors:
+            log.warning("topology = \"discover\" but no [[collectors.snmp]] target to read LLDP from")
+            return
+        fabric = await from_snmp(collectors)
+        for problem in fabric.problems[:20]:
+            log.warning("topology discovery", extra={"problem": problem})
+        fresh = {(r["device"], r["port"]): r for r in records(fabric)}
+        # a device that did not answer this time keeps what was read before: silence is no recabling
+        failed = {p.split(":", 1)[0] for p in fabric.problems if ": LLDP over SNMP failed" in p}
+        kept = {end: rec for end, rec in self.records.items() if end[0] in failed and end not in fresh}
+        now = {**kept, **fresh}
+        after = {end: (r["peer_device"], r["peer_port"]) for end, r in now.items()}
+        events = neighbour_changes(self.ends, after, time.time_ns()) if self.refreshes else []
+        self.ends, self.records = after, now
+        self.refreshes += 1
+        self.changes += len(events)
+        as_records: list[dict[str, object]] = [dict(r) for r in now.values()]
+        self.runner.pipeline.set_topology(Topology.from_records(as_records))
+        if events:
+            for e in events:
+                log.warning("link neighbour changed", extra={"device": e.device, "port": e.port, "detail": e.detail})
+            processed = self.runner.pipeline.process(SampleBatch("lldp", "", [], events=events), target="lldp")
+            await self.runner.write_lines(processed.lines)
+        log.info("topology discovered", extra={"links": len(fabric.cables), "ports": len(after)})
