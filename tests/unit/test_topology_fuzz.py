@@ -56,3 +56,44 @@ def test_incidents_cover_every_flagged_point_once(points: list[tuple[str, str, i
         assert i.raised_ns <= i.last_ns and i.duration_s > 0
     ranks = [i.rank for i in found]
     assert ranks == sorted(ranks, reverse=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(4, 12), st.lists(st.tuples(st.sampled_from(["swap", "remove", "miswire", "slow"]),
+                                              st.integers(0, 11), st.integers(0, 11)), max_size=3))
+def test_check_names_every_touched_cable_and_nothing_else(n: int, ops: list[tuple[str, int, int]]) -> None:
+    from fabricwatch.topology.check import PlannedEnd
+
+    plan = {}
+    for i in range(n):
+        a, b = ("leaf", str(i)), (f"host{i}", "eth0")
+        plan[a], plan[b] = PlannedEnd(b, "400G"), PlannedEnd(a, "400G")
+    actual = {k: PlannedEnd(v.peer, v.speed) for k, v in plan.items()}
+    touched: set[tuple[str, str]] = set()
+    for op, i, j in ops:
+        i, j = i % n, j % n
+        a, c = ("leaf", str(i)), ("leaf", str(j))
+        if a in touched or c in touched or a not in actual or c not in actual:
+            continue
+        b, d = actual[a].peer, actual[c].peer
+        if b in touched or d in touched:
+            continue
+        if op == "swap" and i != j:
+            actual[a], actual[d] = PlannedEnd(d, "400G"), PlannedEnd(a, "400G")
+            actual[c], actual[b] = PlannedEnd(b, "400G"), PlannedEnd(c, "400G")
+            touched |= {a, b, c, d}
+        elif op == "remove":
+            del actual[a], actual[b]
+            touched |= {a, b}
+        elif op == "miswire":
+            spare = ("spare", str(i))
+            del actual[b]
+            actual[a], actual[spare] = PlannedEnd(spare, "400G"), PlannedEnd(a, "400G")
+            touched |= {a, b, spare}
+        elif op == "slow":
+            actual[a], actual[b] = PlannedEnd(b, "200G"), PlannedEnd(a, "200G")
+            touched |= {a, b}
+    diffs = check(plan, actual)
+    named = {e for d in diffs for e in (*d.ends, *d.planned)}
+    assert named <= touched, (named - touched, [d.text() for d in diffs])
+    assert touched <= named, (touched - named, [d.text() for d in diffs])
