@@ -31,8 +31,12 @@ PRIORITIES = range(8)
 _BASE: tuple[CounterSpec, ...] = (
     CounterSpec("in_octets", Kind.COUNTER, "bytes", help="octets received"),
     CounterSpec("out_octets", Kind.COUNTER, "bytes", help="octets sent"),
-    CounterSpec("in_pkts", Kind.COUNTER, "packets", help="packets received"),
-    CounterSpec("out_pkts", Kind.COUNTER, "packets", help="packets sent"),
+    # what a packet count holds depends on the source: IF-MIB (ifHC*UcastPkts) and SONiC
+    # (SAI_*_UCAST_PKTS) count unicast only; OpenConfig's in-pkts/out-pkts count every packet
+    CounterSpec("in_pkts", Kind.COUNTER, "packets",
+                help="packets received (unicast only over SNMP IF-MIB and SONiC; all over OpenConfig)"),
+    CounterSpec("out_pkts", Kind.COUNTER, "packets",
+                help="packets sent (unicast only over SNMP IF-MIB and SONiC; all over OpenConfig)"),
     CounterSpec("in_errors", Kind.COUNTER, "packets", help="inbound packets with errors"),
     CounterSpec("out_errors", Kind.COUNTER, "packets", help="outbound packets with errors"),
     CounterSpec("in_discards", Kind.COUNTER, "packets", help="inbound packets discarded"),

@@ -200,15 +200,22 @@ def suggest(runs: list[RunRecord], margin: float = 0.9) -> str:
             for row in r.rows:
                 if row.size >= floor and (b := _busbw(row)) is not None:
                     per_size[row.size].append(b)
-        cvs = [cv_pct(values) for values in per_size.values() if len(values) > 1]
+        cvs = {size: cv_pct(values) for size, values in per_size.items() if len(values) > 1}
+        worst = min(plateau)
+        out += ["[[check]]", f'collective = "{coll}"']
+        if n is not None:
+            out.append(f"nranks = {n}  # the runs' rank count: runs of another size are judged by their own check")
         out += [
-            "[[check]]",
-            f'collective = "{coll}"',
-            f"nranks = {n}",
-            f"min_size = {floor}",
-            f"min_busbw = {round(min(plateau) * margin, 2)}",
-            f"max_cv_pct = {round(max(2.0, 2 * max(cvs, default=1.0)), 1)}",
-            f"min_runs = {min(3, len(rs))}",
-            "",
+            f"min_size = {floor}  # {format_size(floor)}: a quarter of the largest size, where busbw plateaus",
+            f"min_busbw = {round(worst * margin, 2)}  # {margin:.0%} of the worst plateau row seen "
+            f"({worst:g} GB/s over {len(rs)} run(s))",
         ]
+        if len(rs) < 2 or not cvs:
+            out.append("# no max_cv_pct: one run shows no run-to-run variation; suggest again from 2 or more "
+                       "(better 5) repeats")
+        else:
+            size, cv = max(cvs.items(), key=lambda kv: kv[1])
+            out.append(f"max_cv_pct = {round(max(2.0, 2 * cv), 1)}  # twice the worst run-to-run CV seen "
+                       f"({cv:.1f} % at {format_size(size)}), at least 2 %")
+        out += [f"min_runs = {min(3, len(rs))}  # repeats needed before the verdict counts", ""]
     return "\n".join(out)

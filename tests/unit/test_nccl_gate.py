@@ -130,3 +130,21 @@ def test_html_report_holds_the_plots_and_the_verdict(tmp_path: Path) -> None:
     text = " ".join(w.text)
     assert "Verdict:" in text and "FAIL" in text and "slow_run" in text and "leaf-r0-0:swp3" in text
     assert "<script" not in doc and "http://" not in doc.replace("http://www.w3.org/2000/svg", "")
+
+
+def test_suggest_explains_each_threshold_and_takes_no_cv_limit_from_one_run(tmp_path: Path) -> None:
+    import tomllib
+
+    healthy, _ = write_runs(tmp_path)
+    several, one = tmp_path / "several.toml", tmp_path / "one.toml"
+    assert fabricwatch("gate", "--suggest", "--out", str(several), *map(str, healthy[:3])).returncode == 0
+    lines = {ln.split("=", 1)[0].strip(): ln for ln in several.read_text().splitlines() if "=" in ln}
+    assert "256 MiB: a quarter of the largest size" in lines["min_size"]
+    assert "90% of the worst plateau row seen" in lines["min_busbw"] and "over 3 run(s)" in lines["min_busbw"]
+    assert "twice the worst run-to-run CV seen" in lines["max_cv_pct"]
+    assert fabricwatch("gate", "--suggest", "--out", str(one), str(healthy[0])).returncode == 0
+    text = one.read_text()
+    assert "max_cv_pct =" not in text and "one run shows no run-to-run variation" in text
+    for path in (several, one):  # the comments leave a file the gate reads
+        tomllib.loads(path.read_text())
+        assert fabricwatch("gate", "--thresholds", str(path), *map(str, healthy)).returncode == 0
