@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from fabricwatch.cli.errors import CommandError, load_config
+from fabricwatch.collectors.gnmi.config import GnmiConfig
 from fabricwatch.collectors.snmp.config import SnmpConfig
 from fabricwatch.topology import check as checking
 from fabricwatch.topology.cables import Fabric
 from fabricwatch.topology.roles import load_rules, records
-from fabricwatch.topology.sources import from_ibnetdiscover, from_lldpctl, from_snmp, from_ufm
+from fabricwatch.topology.sources import from_ibnetdiscover, from_lldp, from_lldpctl, from_ufm
 
 
 def _read(path: Path) -> str:
@@ -35,11 +36,12 @@ def discover(args: argparse.Namespace) -> tuple[Fabric, list[dict[str, str]]]:
     fabric = Fabric()
     if args.config:
         cfg = load_config(args.config)
-        sections = [s for _, s in cfg.collector_configs() if isinstance(s, SnmpConfig)]
-        snmp = [c for section in sections for c in section.build()]
-        if not snmp:
-            raise CommandError(f"{args.config}: no [[collectors.snmp]] target to read LLDP from", 2)
-        fabric.merge(asyncio.run(from_snmp(snmp)))
+        sections = [s for _, s in cfg.collector_configs() if isinstance(s, SnmpConfig | GnmiConfig)]
+        targets = [c for section in sections for c in section.build()]
+        if not targets:
+            raise CommandError(f"{args.config}: no [[collectors.snmp]] or [[collectors.gnmi]] target to read "
+                               "LLDP from", 2)
+        fabric.merge(asyncio.run(from_lldp(targets)))
     for path in args.ibnetdiscover or []:
         fabric.merge(from_ibnetdiscover(_read(path)))
     if args.ufm_dir:
@@ -111,7 +113,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def _sources(p: argparse.ArgumentParser) -> None:
     p.add_argument("-c", "--config", type=Path,
-                   help="read LLDP neighbours over SNMP from every SNMP target of this config")
+                   help="read LLDP neighbours from every SNMP and gNMI target of this config")
     p.add_argument("--ibnetdiscover", type=Path, action="append", help="saved ibnetdiscover output (either format)")
     p.add_argument("--ufm-dir", type=Path, help="saved UFM resources: systems.json, ports.json, links.json")
     p.add_argument("--lldp", action="append", metavar="HOST=FILE",

@@ -1,5 +1,5 @@
 """`[daemon] topology = "discover"`: the daemon reads its topology from the fabric — LLDP neighbours
-over SNMP from every SNMP target, every `topology_every` — so that tags follow recabling; a port
+from every SNMP and gNMI target, every `topology_every` — so that tags follow recabling; a port
 whose neighbour changed (or went) is a `link_events` point and an MQTT event."""
 
 from __future__ import annotations
@@ -9,11 +9,12 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
+from fabricwatch.collectors.gnmi.config import GnmiConfig
 from fabricwatch.collectors.snmp.config import SnmpConfig
 from fabricwatch.core.batch import DeviceEvent, SampleBatch
 from fabricwatch.core.topology import Topology
 from fabricwatch.topology.roles import records
-from fabricwatch.topology.sources import from_snmp
+from fabricwatch.topology.sources import from_lldp
 
 if TYPE_CHECKING:
     from fabricwatch.daemon.runner import Runner
@@ -51,17 +52,17 @@ class TopologyKeeper:
             await asyncio.sleep(self.runner.config.daemon.topology_every)
 
     async def refresh(self) -> None:
-        sections = [s for _, s in self.runner.config.collector_configs() if isinstance(s, SnmpConfig)]
+        sections = [s for _, s in self.runner.config.collector_configs() if isinstance(s, SnmpConfig | GnmiConfig)]
         collectors = [c for s in sections for c in s.build()]
         if not collectors:
-            log.warning("topology = \"discover\" but no [[collectors.snmp]] target to read LLDP from")
+            log.warning("topology = \"discover\" but no SNMP or gNMI target to read LLDP from")
             return
-        fabric = await from_snmp(collectors)
+        fabric = await from_lldp(collectors)
         for problem in fabric.problems[:20]:
             log.warning("topology discovery", extra={"problem": problem})
         fresh = {(r["device"], r["port"]): r for r in records(fabric)}
         # a device that did not answer this time keeps what was read before: silence is no recabling
-        failed = {p.split(":", 1)[0] for p in fabric.problems if ": LLDP over SNMP failed" in p}
+        failed = {p.split(":", 1)[0] for p in fabric.problems if ": LLDP over " in p and " failed:" in p}
         kept = {end: rec for end, rec in self.records.items() if end[0] in failed and end not in fresh}
         now = {**kept, **fresh}
         after = {end: (r["peer_device"], r["peer_port"]) for end, r in now.items()}

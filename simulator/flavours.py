@@ -72,6 +72,19 @@ def oper_notification(flavour: str, port: SimPort, ts: int, up: bool, admin_up: 
     return _notif(ts, _path(_elem("interfaces"), _elem("interface", name=port.name), _elem("state")), updates)
 
 
+def lldp_notification(flavour: str, port: SimPort, ts: int) -> Any | None:
+    """openconfig-lldp: what this port's LLDP agent heard from its peer (SONiC keeps LLDP in APPL_DB)."""
+    if flavour == "sonic" or not port.peer_device:
+        return None
+    prefix = _path(_elem("lldp"), _elem("interfaces"), _elem("interface", name=port.name), _elem("neighbors"),
+                   _elem("neighbor", id="1"), _elem("state"))
+    caps = "STATION" if port.role == "leaf_down" else "BRIDGE,ROUTER"
+    updates = [gnmi_pb2.Update(path=_path(_elem(leaf)), val=gnmi_pb2.TypedValue(string_val=value))
+               for leaf, value in (("system-name", port.peer_device), ("port-id", port.peer_port),
+                                   ("system-capabilities", caps))]
+    return _notif(ts, prefix, updates)
+
+
 def port_notifications(flavour: str, port: SimPort, snap: Snapshot) -> Iterator[Any]:
     """Counter notifications for one port at one snapshot (oper-status comes separately)."""
     v = snap.port_values(port)

@@ -17,7 +17,7 @@ from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
 
 from fabricwatch.core.grpc_runtime import keep_grpc_aio
 from fabricwatch.simulator.fabric import Fabric, align
-from fabricwatch.simulator.flavours import oper_notification, port_notifications
+from fabricwatch.simulator.flavours import lldp_notification, oper_notification, port_notifications
 from fabricwatch.simulator.topology import SimDevice
 
 log = logging.getLogger("fabricwatch.simulator.gnmi")
@@ -86,6 +86,14 @@ class GnmiTarget(gnmi_pb2_grpc.gNMIServicer):
                     out.append(n)
         return out
 
+    def _lldp(self, dev: SimDevice, ts: int, subscribed: list[str]) -> list[Any]:
+        out = []
+        for port in dev.ports:
+            n = lldp_notification(dev.flavour, port, ts)
+            if n is not None and _matches(_full_path(n), subscribed):
+                out.append(n)
+        return out
+
     def _oper(self, dev: SimDevice, ts: int, subscribed: list[str],
               only_changed: dict[str, tuple[bool, bool]] | None) -> list[Any]:
         snap = self.fabric.snapshot(ts)
@@ -137,7 +145,8 @@ class GnmiTarget(gnmi_pb2_grpc.gNMIServicer):
         now = time.time_ns()
         oper_state: dict[str, tuple[bool, bool]] = {}
         if sl.mode in (_SL.ONCE, _SL.POLL):
-            async for r in emit(self._notifications(dev, now, all_paths) + self._oper(dev, now, all_paths, None)):
+            async for r in emit(self._notifications(dev, now, all_paths) + self._oper(dev, now, all_paths, None)
+                                + self._lldp(dev, now, all_paths)):
                 yield r
             yield gnmi_pb2.SubscribeResponse(sync_response=True)
             if sl.mode == _SL.ONCE:

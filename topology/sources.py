@@ -7,8 +7,10 @@ import json
 import re
 from typing import Any
 
+from fabricwatch.collectors.gnmi.collector import GnmiCollector
+from fabricwatch.collectors.gnmi.lldp import neighbours as gnmi_neighbours
 from fabricwatch.collectors.ibdiag.parsers import parse_topology
-from fabricwatch.collectors.snmp.lldp import Neighbour, neighbours
+from fabricwatch.collectors.snmp.lldp import neighbours as snmp_neighbours
 from fabricwatch.collectors.ufm.inventory import (
     Inventory,
     norm_guid,
@@ -18,6 +20,7 @@ from fabricwatch.collectors.ufm.inventory import (
     resolve_peers,
 )
 from fabricwatch.core.errors import TargetError
+from fabricwatch.core.neighbours import Neighbour
 from fabricwatch.topology.cables import Cable, Fabric
 
 _MODEL = re.compile(r":(?P<model>[A-Z]+[0-9][A-Za-z0-9-]*)")  # 'MF0;sw-01:MQM8700/U1' -> MQM8700
@@ -171,17 +174,22 @@ def from_lldp_neighbours(device: str, found: list[Neighbour], problems: list[str
     return out
 
 
-async def from_snmp(collectors: list[Any], *, timeout: float = 30.0) -> Fabric:
-    """LLDP over SNMP from every SNMP target of a config, all at once; a device that fails is
+async def from_lldp(collectors: list[Any], *, timeout: float = 30.0) -> Fabric:
+    """LLDP from every SNMP and gNMI target of a config, all at once; a device that fails is
     reported and the others go on."""
+
     async def one(c: Any) -> Fabric:
         try:
             async with asyncio.timeout(timeout):
-                found, problems = await neighbours(c)
+                if isinstance(c, GnmiCollector):
+                    found, problems = await gnmi_neighbours(c)
+                else:
+                    found, problems = await snmp_neighbours(c)
         except (TargetError, TimeoutError, OSError) as exc:
-            return Fabric(problems=[f"{c.device}: LLDP over SNMP failed: {exc}"])
+            return Fabric(problems=[f"{c.device}: LLDP over {c.kind.upper()} failed: {exc}"])
         finally:
-            await c.close()
+            if not isinstance(c, GnmiCollector):
+                await c.close()
         return from_lldp_neighbours(c.device, found, problems)
 
     out = Fabric()

@@ -159,6 +159,31 @@ class GnmiCollector:
             return None
         return SampleBatch("gnmi", self.device, samples, self.decoder.unmapped - before)
 
+    async def once(self, paths: list[str]) -> list[Any]:
+        """Every notification the target answers a Subscribe ONCE on these paths with (for readers
+        beside the counters: LLDP neighbours). Opens and closes its own session."""
+        async with self:
+            assert self._stub is not None
+            call = self._stub.Subscribe(metadata=self._metadata())
+            prefix = gnmi_pb2.Path(target=self.target.target or self.table.target or self.device)
+            request = gnmi_pb2.SubscribeRequest(subscribe=gnmi_pb2.SubscriptionList(
+                prefix=prefix, subscription=[gnmi_pb2.Subscription(path=parse_path(p)) for p in paths],
+                mode=_SL.ONCE, encoding=_ENCODING[self.cfg.encoding]))
+            out: list[Any] = []
+            try:
+                await call.write(request)
+                deadline = asyncio.get_running_loop().time() + self.cfg.timeout
+                while True:
+                    resp = await self._read(call, deadline, f"no sync_response within {self.cfg.timeout:g}s")
+                    if resp.HasField("update"):
+                        out.append(resp.update)
+                    elif resp.sync_response:
+                        return out
+            except grpc.aio.AioRpcError as exc:
+                raise TargetError("rpc", f"{exc.code().name}: {exc.details()}") from None
+            finally:
+                call.cancel()
+
     async def stream(self) -> AsyncIterator[SampleBatch]:
         """Yields batches until the session ends; raises TargetError on any failure."""
         assert self._stub is not None, "use 'async with collector'"

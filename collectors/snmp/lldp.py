@@ -7,10 +7,9 @@ system name (else its chassis id) and its port id when that names a port (else i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from fabricwatch.collectors.snmp import ber
 from fabricwatch.collectors.snmp.collector import SnmpCollector
+from fabricwatch.core.neighbours import Neighbour
 
 LLDP_REM = "1.0.8802.1.1.2.1.4.1.1"
 LLDP_LOC_PORT = "1.0.8802.1.1.2.1.3.7.1"
@@ -21,14 +20,6 @@ REM_COLUMNS = {"chassis_subtype": 4, "chassis_id": 5, "port_subtype": 6, "port_i
 NAMED_PORT = {1, 5, 7}  # interfaceAlias, interfaceName, local
 MAC = 3  # macAddress (port id) / 4 (chassis id)
 BRIDGE, ROUTER, STATION = 2, 4, 7  # LldpSystemCapabilitiesMap bits
-
-
-@dataclass(frozen=True, slots=True)
-class Neighbour:
-    local_port: str
-    remote: str
-    remote_port: str
-    remote_is_host: bool = False
 
 
 def _text(value: ber.Value) -> str:

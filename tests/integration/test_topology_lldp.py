@@ -3,6 +3,7 @@ every SNMP target's neighbours, and each recorded neighbour row becomes a cable 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import json
@@ -112,3 +113,43 @@ async def test_the_daemon_keeps_its_topology_from_lldp(snmpsim: SnmpSim, tmp_pat
     finally:
         runner.stop()
         assert await task == 0
+
+
+async def test_lldp_over_gnmi_from_the_simulator_matches_its_cabling(tmp_path: Path) -> None:
+    from fabricwatch.simulator.daemon_config import daemon_config_toml
+    from tests.integration.helpers import start_sim
+
+    sim = await start_sim(fabric={"nodes": 8, "rails": 2, "spines": 2,
+                                  "flavours": ["openconfig", "arista", "cumulus"]})
+    try:
+        topo = tmp_path / "plan.json"
+        sim.write_topology(topo)
+        config = tmp_path / "fw.toml"
+        config.write_text(daemon_config_toml(sim, "1s", topo).replace("http://127.0.0.1:8086",
+                                                                       "http://127.0.0.1:9"))
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = await asyncio.to_thread(main, ["topology", "discover", "-c", str(config)])
+        assert code == 0, err.getvalue()
+        found = json.loads(out.getvalue())
+        actual = tmp_path / "actual.json"
+        actual.write_text(json.dumps(found))
+        plan = {(r["device"], r["port"]): (r["peer_device"], r["peer_port"]) for r in json.loads(topo.read_text())}
+        # every switch port the simulator cabled is discovered with its far end, over gNMI
+        got = {(r["device"], r["port"]): (r["peer_device"], r["peer_port"]) for r in found}
+        wrong = [k for k, v in plan.items() if got.get(k) != v]
+        assert plan and not wrong, wrong[:5]
+        roles = {r["device"]: r["role"] for r in found}
+        assert {roles[d] for d in roles if d.startswith("leaf")} <= {"leaf_down", "leaf_up"}
+        assert {roles[d] for d in roles if d.startswith("spine")} == {"spine"}
+        code, text, _ = await asyncio.to_thread(_cli, "topology", "check", "--plan", str(topo), "--actual", str(actual))
+        assert code == 0 and "matches the plan" in text
+    finally:
+        await sim.stop()
+
+
+def _cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
