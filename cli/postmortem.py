@@ -154,12 +154,49 @@ def cmd_device(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- query job -------------------------------------------------------------------------------------
+def cmd_job(args: argparse.Namespace) -> int:
+    store = store_from_args(args)
+    if bool(args.run) == bool(args.hosts):
+        raise CommandError("give an NCCL RUN id or --hosts H1,H2 (not both)", 2)
+    if args.run:
+        hosts, at, _ = queries.run_of(store, args.run)
+        # the run's own window unless one was given: its points carry the time it was ingested at
+        window = window_from_args(args) if args.from_ != "-1h" or args.to != "now" else \
+            Window(at - 900 * 1_000_000_000, at + 60 * 1_000_000_000)
+    else:
+        hosts, window = [h for h in args.hosts.split(",") if h], window_from_args(args)
+    links = queries.job(store, window, hosts)
+    emit(args, {"hosts": hosts, "from_ns": window.start_ns, "to_ns": window.end_ns,
+                "links": [j.to_json() for j in links]},
+         ["link", "role", "worst", "flagged intervals", "pauses/s", "errors/s", "ecn/s", "peak Gb/s", "events",
+          "path"],
+         ([f"{j.device} {j.summary.port}", j.role, j.summary.worst, j.summary.flagged_intervals,
+           _num(j.summary.pauses), _num(j.summary.errors), _num(j.summary.ecn), _num(j.summary.gbps_peak),
+           j.summary.events, j.why] for j in links),
+         f"{len(links)} links used by {len(hosts)} hosts, {iso(window.start_ns)} to {iso(window.end_ns)} UTC, "
+         "worst first")
+    return 0
+
+
 # -- why -------------------------------------------------------------------------------------------
 def cmd_why(args: argparse.Namespace) -> int:
     from fabricwatch.postmortem.html import timeline_page
-    from fabricwatch.postmortem.timeline import why
+    from fabricwatch.postmortem.timeline import why, why_run
 
     store = store_from_args(args)
+    if args.run:
+        rt = why_run(store, args.run, before_s=args.before, after_s=args.after)
+        if args.json:
+            print(json.dumps(rt.to_json(), allow_nan=False, default=str))
+            return 0
+        print(f"NCCL run {args.run}: {len(rt.links)} links between {len(rt.run.hosts)} hosts, "
+              f"{iso(rt.window.start_ns)} to {iso(rt.window.end_ns)} UTC")
+        for e in rt.entries:
+            print(f"  {iso(e['time_ns'])}  {e['what']:<15} {e['text']}")
+        return 0
+    if not (args.device and args.port and args.at):
+        raise CommandError("give DEVICE PORT --at TIME, or --run NCCL_RUN", 2)
     try:
         at = parse_time_ns(args.at)
     except ValueError as exc:
@@ -257,12 +294,16 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--points", type=int, default=30, help="rows over the window (default %(default)s)")
     p = command("device", "every port of a switch, worst first", cmd_device)
     p.add_argument("device")
+    p = command("job", "the links an NCCL run's (or a set of) hosts used, and what happened on them", cmd_job)
+    p.add_argument("run", nargs="?", help="an NCCL run id (the `run` tag of nccl_results)")
+    p.add_argument("--hosts", help="or: the hosts, comma-separated (with --from/--to)")
 
     w = sub.add_parser("why", help="one timeline of a link around a moment: events, findings, NCCL runs, rates")
     add_storage_arguments(w)
-    w.add_argument("device")
-    w.add_argument("port")
-    w.add_argument("--at", required=True, help="the moment: ISO 8601, '-2h', 'yesterday 22:00' (UTC)")
+    w.add_argument("device", nargs="?")
+    w.add_argument("port", nargs="?")
+    w.add_argument("--at", help="the moment: ISO 8601, '-2h', 'yesterday 22:00' (UTC)")
+    w.add_argument("--run", help="instead of a link: an NCCL run id, and every link its hosts used")
     w.add_argument("--before", type=float, default=1800.0, help="seconds before --at (default %(default)s)")
     w.add_argument("--after", type=float, default=900.0, help="seconds after --at (default %(default)s)")
     w.add_argument("--html", type=Path, help="also write a self-contained page with plots")

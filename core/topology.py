@@ -61,3 +61,24 @@ class Topology:
 
     def records(self) -> list[dict[str, str]]:
         return [{"device": d, "port": p, **t} for (d, p), t in sorted(self._ports.items())]
+
+
+def job_links(records: list[dict[str, str]], hosts: list[str]) -> list[tuple[str, str, str, str]]:
+    """The links a job on these hosts uses, as (device, port, role, why): the leaf ports facing the
+    hosts, those leaves' uplinks, and the spine ports the uplinks reach."""
+    hostset = set(hosts)
+    out: dict[tuple[str, str], tuple[str, str, str, str]] = {}
+    leaves: set[str] = set()
+    for r in records:
+        if r.get("role") == "leaf_down" and r.get("peer_device") in hostset:
+            out[(r["device"], r["port"])] = (r["device"], r["port"], "leaf_down",
+                                            f"{r['peer_device']} -> {r['device']}")
+            leaves.add(r["device"])
+    for r in records:
+        if r.get("role") == "leaf_up" and r.get("device") in leaves:
+            out[(r["device"], r["port"])] = (r["device"], r["port"], "leaf_up",
+                                            f"{r['device']} -> {r.get('peer_device', '?')}")
+            peer = (r.get("peer_device", ""), r.get("peer_port", ""))
+            if all(peer):
+                out[peer] = (peer[0], peer[1], "spine", f"{peer[0]} -> {r['device']}")
+    return list(out.values())

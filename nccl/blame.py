@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fabricwatch.core.influxql import InfluxQL
-from fabricwatch.core.topology import Topology
+from fabricwatch.core.topology import Topology, job_links
 
 RATE_FIELDS = (
     "in_errors", "out_errors", "fcs_errors", "symbol_errors", "in_discards", "out_discards",
@@ -45,25 +45,9 @@ class Candidate:
 
 
 def path_links(topology: Topology, hosts: list[str]) -> list[Candidate]:
-    """The links a job on these hosts uses: host-facing leaf ports, their leaves' uplinks, and
-    the spine ports those uplinks reach."""
-    records = topology.records()
-    hostset = set(hosts)
-    out: dict[tuple[str, str], Candidate] = {}
-    leaves: set[str] = set()
-    for r in records:
-        if r.get("role") == "leaf_down" and r.get("peer_device") in hostset:
-            out[(r["device"], r["port"])] = Candidate(r["device"], r["port"], "leaf_down",
-                                                      f"{r['peer_device']} -> {r['device']}")
-            leaves.add(r["device"])
-    for r in records:
-        if r.get("role") == "leaf_up" and r["device"] in leaves:
-            out[(r["device"], r["port"])] = Candidate(r["device"], r["port"], "leaf_up",
-                                                      f"{r['device']} -> {r.get('peer_device', '?')}")
-            peer = (r.get("peer_device", ""), r.get("peer_port", ""))
-            if all(peer):
-                out[peer] = Candidate(peer[0], peer[1], "spine", f"{peer[0]} -> {r['device']}")
-    return list(out.values())
+    """The links a job on these hosts uses (host-facing leaf ports, their leaves' uplinks, the spine
+    ports those reach) as candidates."""
+    return [Candidate(d, p, role, why) for d, p, role, why in job_links(topology.records(), hosts)]
 
 
 def _by_link(series: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, float]]:

@@ -6,6 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from fabricwatch.core.topology import job_links
 from fabricwatch.pipeline.totals import ERROR_COUNTERS
 from fabricwatch.postmortem.incidents import Incident, incidents
 from fabricwatch.postmortem.store import Store, Window, literal, quote
@@ -245,3 +246,49 @@ def device(store: Store, window: Window, name: str) -> list[PortSummary]:
                     p.worst = inc.severity
     order = {"critical": 0, "warning": 1, "ok": 2}
     return sorted(ports.values(), key=lambda p: (order.get(p.worst, 1), -p.badness, -p.events, p.port))
+
+
+# -- a job -----------------------------------------------------------------------------------------
+@dataclass(slots=True)
+class JobLink:
+    summary: PortSummary
+    device: str
+    role: str
+    why: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"device": self.device, **self.summary.to_json(), "role": self.role, "path": self.why}
+
+
+def stored_records(store: Store, window: Window) -> list[dict[str, str]]:
+    """The topology as the points carry it: one record per port that had rates in the window."""
+    seen: dict[tuple[str, str], dict[str, str]] = {}
+    for tags, _, values in store.series(f'SELECT last("in_octets") FROM "port_rates" WHERE {window.where} GROUP BY *'):
+        if values and tags.get("device") and tags.get("port"):
+            seen.setdefault((tags["device"], tags["port"]), dict(tags))
+    return list(seen.values())
+
+
+def run_of(store: Store, run: str) -> tuple[list[str], int, str]:
+    """An NCCL run's hosts, time and collective, from what was stored of it."""
+    q = f'SELECT "hosts" FROM "nccl_results" WHERE "run" = {literal(run)} GROUP BY "collective" LIMIT 1'
+    for r in store.rows(q):
+        return [h for h in str(r.values.get("hosts", "")).split(",") if h], r.time_ns, r.tags.get("collective", "")
+    raise LookupError(f"no NCCL run {run!r} stored")
+
+
+def job(store: Store, window: Window, hosts: list[str]) -> list[JobLink]:
+    """The links a job on these hosts used (through the stored topology tags) and what happened on
+    them in the window, worst first."""
+    links = job_links(stored_records(store, window), hosts)
+    if not links:
+        raise LookupError(f"no stored link faces {', '.join(hosts[:5])}: are they hosts of this fabric?")
+    by_device: dict[str, list[PortSummary]] = {}
+    out = []
+    for d, p, role, why in links:
+        if d not in by_device:
+            by_device[d] = device(store, window, d)
+        summary = next((s for s in by_device[d] if s.port == p), PortSummary(p, {}))
+        out.append(JobLink(summary, d, role, why))
+    order = {"critical": 0, "warning": 1, "ok": 2}
+    return sorted(out, key=lambda j: (order.get(j.summary.worst, 1), -j.summary.badness, j.device, j.summary.port))

@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from fabricwatch.postmortem.queries import LinkReport, link
+from fabricwatch.core.topology import job_links
+from fabricwatch.postmortem.queries import LinkReport, events, findings, link, run_of, stored_records
 from fabricwatch.postmortem.store import Store, Window, literal
 
 
@@ -114,3 +115,47 @@ def why(store: Store, device: str, port: str, at_ns: int, *, before_s: float = 1
                         f"peak busbw {run.peak_busbw:g} GB/s, {verdict}; crossed because {run.why}"})
     entries.sort(key=lambda e: e["time_ns"])
     return Timeline(at_ns, window, report, runs, entries)
+
+
+@dataclass(slots=True)
+class RunTimeline:
+    run: NcclRun
+    window: Window
+    links: list[tuple[str, str, str, str]]  # (device, port, role, why in the path)
+    entries: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"run": self.run.to_json(), "from_ns": self.window.start_ns, "to_ns": self.window.end_ns,
+                "links": [{"device": d, "port": p, "role": r, "path": w} for d, p, r, w in self.links],
+                "timeline": self.entries}
+
+
+def why_run(store: Store, run: str, *, before_s: float = 900.0, after_s: float = 300.0) -> RunTimeline:
+    """`why --run`: around an NCCL run, what happened on every link its hosts used."""
+    hosts, at, _ = run_of(store, run)
+    window = Window(at - int(before_s * 1e9), at + int(after_s * 1e9))
+    found = next((r for r in nccl_runs(store, window) if r.run == run), None)
+    if found is None:
+        raise LookupError(f"NCCL run {run!r} is not in its own window")
+    links = job_links(stored_records(store, window), hosts)
+    mine = {(d, p) for d, p, _, _ in links}
+    entries: list[dict[str, Any]] = []
+    verdict = f"{found.flagged_rows} of {found.rows} rows flagged" if found.flagged_rows else "no row flagged"
+    entries.append({"time_ns": found.time_ns, "what": "nccl run", "text": (
+        f"{found.collective} {found.nranks} ranks on {len(hosts)} hosts: peak busbw {found.peak_busbw:g} GB/s, "
+        f"{verdict}; its traffic crossed {len(links)} links")})
+    for device in sorted({d for d, _, _, _ in links}):
+        for e in events(store, window, device):
+            if (e["device"], e["port"]) in mine:
+                entries.append({"time_ns": e["time_ns"], "what": "event", "text":
+                                f"{e['kind']} on {e['device']} {e['port']}: {e['detail']}"})
+        for inc in findings(store, window, device=device):
+            ports = inc.ports.split(",") if inc.port == "*" else [inc.port]
+            if any((device, p) in mine for p in ports):
+                entries.append({"time_ns": inc.raised_ns, "what": "finding raised", "text":
+                                f"{inc.severity} on {device} {inc.port}: {inc.explanation}"})
+                if not inc.open:
+                    entries.append({"time_ns": inc.cleared_ns, "what": "finding cleared",
+                                    "text": f"{device} {inc.port} after {inc.duration_s:.0f} s"})
+    entries.sort(key=lambda e: e["time_ns"])
+    return RunTimeline(found, window, links, entries)

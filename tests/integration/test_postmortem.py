@@ -205,3 +205,27 @@ async def test_api_findings_with_a_window_reads_the_stored_incidents(history: An
                     "--json")
     assert status == 200 and doc["incidents"] == json.loads(out)["incidents"] and len(doc["incidents"]) == 2
     assert bad[0] == 400 and "from/to" in bad[1]["error"]
+
+
+def test_job_lists_the_links_its_hosts_used_and_why_run_tells_what_happened(history: Any) -> None:
+    influx, marks, _ = history
+    res = influx.query('SHOW TAG VALUES FROM "nccl_results" WITH KEY = "run"', "pm")
+    [run] = [v[1] for v in res["results"][0]["series"][0]["values"]]
+    base = ["--influx-url", influx.url, "--influx-db", "pm"]
+    code, out, err = cli("query", "job", run, *base, "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["hosts"] == ["node001", "node002"]
+    links = [(j["device"], j["port"]) for j in doc["links"]]
+    assert links[0] == STORM and doc["links"][0]["worst"] == "critical"  # the stormed host port, worst first
+    roles = {j["role"] for j in doc["links"]}
+    assert roles == {"leaf_down", "leaf_up", "spine"}  # the hosts' leaf ports, their uplinks, the spine ends
+    assert FLAP not in links  # swp1 faces another host: not this job's
+    code, out2, _ = cli("query", "job", "--hosts", "node001,node002", *base, *window(marks), "--json")
+    assert code == 0 and [(j["device"], j["port"]) for j in json.loads(out2)["links"]][0] == STORM
+    code, text, err = cli("why", "--run", run, *base)
+    assert code == 0, err
+    assert f"NCCL run {run}" in text and "nccl run" in text and "all_reduce 16 ranks on 2 hosts" in text
+    assert re.search(rf"finding raised\s+critical on {STORM[0]} {STORM[1]}: PFC pause storm", text), text
+    code, _, err = cli("query", "job", "nosuchrun", *base)
+    assert code == 1 and "no NCCL run 'nosuchrun' stored" in err
