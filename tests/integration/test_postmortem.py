@@ -222,7 +222,8 @@ def test_job_lists_the_links_its_hosts_used_and_why_run_tells_what_happened(hist
     assert roles == {"leaf_down", "leaf_up", "spine"}  # the hosts' leaf ports, their uplinks, the spine ends
     assert FLAP not in links  # swp1 faces another host: not this job's
     code, out2, _ = cli("query", "job", "--hosts", "node001,node002", *base, *window(marks), "--json")
-    assert code == 0 and [(j["device"], j["port"]) for j in json.loads(out2)["links"]][0] == STORM
+    first = json.loads(out2)["links"][0]
+    assert code == 0 and (first["device"], first["port"]) == STORM
     code, text, err = cli("why", "--run", run, *base)
     assert code == 0, err
     assert f"NCCL run {run}" in text and "nccl run" in text and "all_reduce 16 ranks on 2 hosts" in text
