@@ -7,7 +7,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
+
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
 
 from fabricwatch.collectors.gnmi.config import GnmiConfig
 from fabricwatch.collectors.snmp.config import SnmpConfig
@@ -78,3 +82,20 @@ class TopologyKeeper:
             processed = self.runner.pipeline.process(SampleBatch("lldp", "", [], events=events), target="lldp")
             await self.runner.write_lines(processed.lines)
         log.info("topology discovered", extra={"links": len(fabric.cables), "ports": len(after)})
+
+
+class TopologyMetrics(Collector):
+    """`fabricwatch_topology_*`: how often the fabric was read, how many neighbours changed."""
+
+    def __init__(self, keeper: TopologyKeeper) -> None:
+        self.keeper = keeper
+
+    def collect(self) -> Iterator[Metric]:
+        refreshes = CounterMetricFamily("fabricwatch_topology_refreshes", "Readings of the fabric's LLDP neighbours")
+        refreshes.add_metric([], self.keeper.refreshes)
+        changes = CounterMetricFamily("fabricwatch_topology_neighbour_changes",
+                                      "Ports whose LLDP neighbour changed or went since the daemon started")
+        changes.add_metric([], self.keeper.changes)
+        ports = GaugeMetricFamily("fabricwatch_topology_ports", "Ports with a discovered neighbour")
+        ports.add_metric([], len(self.keeper.ends))
+        yield from (refreshes, changes, ports)

@@ -21,7 +21,7 @@ from fabricwatch.core.supervise import Supervised
 from fabricwatch.core.topology import Topology
 from fabricwatch.daemon import config as config_mod
 from fabricwatch.daemon.config import Config, ConfigError
-from fabricwatch.daemon.discovery import TopologyKeeper
+from fabricwatch.daemon.discovery import TopologyKeeper, TopologyMetrics
 from fabricwatch.daemon.http import HttpServer
 from fabricwatch.daemon.metrics import SelfMetrics
 from fabricwatch.daemon.sdnotify import Notifier
@@ -97,6 +97,8 @@ class Runner:
         for group in _by_kind(self.sinks) + _by_kind(self.event_sinks):
             self.metrics.register(type(group[0]).metrics(group))
         self.metrics.register(NcclMetrics(self.nccl))
+        if self.topology_keeper is not None:
+            self.metrics.register(TopologyMetrics(self.topology_keeper))
         if self.detector is not None:
             self.metrics.register(DetectorMetrics(self.detector))
         self._tasks: dict[str, tuple[str, asyncio.Task[None]]] = {}

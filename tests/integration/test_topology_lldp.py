@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import aiohttp
 import pytest
 
 from fabricwatch.cli.main import main
@@ -110,6 +111,11 @@ async def test_the_daemon_keeps_its_topology_from_lldp(snmpsim: SnmpSim, tmp_pat
         # the points of the port LLDP names carry its neighbour, read from the fabric, not a file
         assert view is not None and view.tags["peer_device"] == "abc-cs2" and view.tags["peer_port"] == "fortyGigE 1/50"
         assert runner.topology_keeper.refreshes >= 1 and runner.topology_keeper.changes == 0
+        assert runner.http is not None
+        async with aiohttp.ClientSession() as s, s.get(f"{runner.http.url}/metrics") as resp:
+            metrics = await resp.text()
+        assert "fabricwatch_topology_neighbour_changes_total 0.0" in metrics
+        assert "fabricwatch_topology_ports 4.0" in metrics  # dnos's four neighbours
     finally:
         runner.stop()
         assert await task == 0
