@@ -159,13 +159,14 @@ class GnmiCollector:
             return None
         return SampleBatch("gnmi", self.device, samples, self.decoder.unmapped - before)
 
-    async def once(self, paths: list[str]) -> list[Any]:
+    async def once(self, paths: list[str], *, target: str | None = None) -> list[Any]:
         """Every notification the target answers a Subscribe ONCE on these paths with (for readers
-        beside the counters: LLDP neighbours). Opens and closes its own session."""
+        beside the counters: LLDP neighbours); `target` picks another database (SONiC's APPL_DB).
+        Opens and closes its own session."""
         async with self:
             assert self._stub is not None
             call = self._stub.Subscribe(metadata=self._metadata())
-            prefix = gnmi_pb2.Path(target=self.target.target or self.table.target or self.device)
+            prefix = gnmi_pb2.Path(target=target or self.target.target or self.table.target or self.device)
             request = gnmi_pb2.SubscribeRequest(subscribe=gnmi_pb2.SubscriptionList(
                 prefix=prefix, subscription=[gnmi_pb2.Subscription(path=parse_path(p)) for p in paths],
                 mode=_SL.ONCE, encoding=_ENCODING[self.cfg.encoding]))

@@ -1,6 +1,7 @@
-"""LLDP neighbours over gNMI (openconfig-lldp): `/lldp/interfaces/interface[name]/neighbors/
-neighbor[id]/state` — the far end's system-name (else chassis-id) and port-id (else
-port-description), read with one Subscribe ONCE."""
+"""LLDP neighbours over gNMI, read with one Subscribe ONCE: openconfig-lldp
+(`/lldp/interfaces/interface[name]/neighbors/neighbor[id]/state`: the far end's system-name, else
+chassis-id, and port-id, else port-description), or on SONiC its APPL_DB `LLDP_ENTRY_TABLE/<port>`
+hashes (`lldp_rem_sys_name`, `lldp_rem_port_id`, ...)."""
 
 from __future__ import annotations
 
@@ -51,6 +52,53 @@ def parse(notifications: list[Any]) -> tuple[list[Neighbour], list[str]]:
     return out, problems
 
 
+SONIC_LLDP = "LLDP_ENTRY_TABLE/*"
+
+
+def _caps_station(text: str) -> bool:
+    """SONiC writes the capability bits as hex bytes ('68 00'); bit 7 is station, 2 bridge, 4 router."""
+    try:
+        raw = bytes.fromhex(text.replace(" ", ""))
+    except ValueError:
+        return False
+
+    def bit(n: int) -> bool:
+        return len(raw) > n // 8 and bool(raw[n // 8] & (0x80 >> (n % 8)))
+
+    return bit(7) and not (bit(2) or bit(4))
+
+
+def parse_sonic(notifications: list[Any]) -> tuple[list[Neighbour], list[str]]:
+    """Neighbours from SONiC's APPL_DB LLDP_ENTRY_TABLE as its gNMI server sends it (one JSON hash
+    per local port)."""
+    out, problems = [], []
+    for n in notifications:
+        for u in n.update:
+            elems = [*n.prefix.elem, *u.path.elem]
+            names = [e.name for e in elems]
+            if "LLDP_ENTRY_TABLE" not in names or names.index("LLDP_ENTRY_TABLE") + 1 >= len(names):
+                continue
+            port = names[names.index("LLDP_ENTRY_TABLE") + 1]
+            kind = u.val.WhichOneof("value")
+            try:
+                fields = json.loads(getattr(u.val, kind)) if kind in ("json_val", "json_ietf_val") else None
+            except (ValueError, RecursionError):
+                fields = None
+            if not isinstance(fields, dict):
+                problems.append(f"LLDP_ENTRY_TABLE {port}: not a hash")
+                continue
+            remote = str(fields.get("lldp_rem_sys_name") or fields.get("lldp_rem_chassis_id") or "").strip()
+            far = str(fields.get("lldp_rem_port_id") or fields.get("lldp_rem_port_desc") or "").strip()
+            if not remote or not far:
+                problems.append(f"LLDP_ENTRY_TABLE {port}: a neighbour without a name or a port")
+                continue
+            out.append(Neighbour(port, remote, far, _caps_station(str(fields.get("lldp_rem_sys_cap_enabled", "")))))
+    return out, problems
+
+
 async def neighbours(collector: GnmiCollector) -> tuple[list[Neighbour], list[str]]:
-    found, problems = parse(await collector.once([LLDP_PATH]))
+    if collector.table.flavour == "sonic":
+        found, problems = parse_sonic(await collector.once([SONIC_LLDP], target="APPL_DB"))
+    else:
+        found, problems = parse(await collector.once([LLDP_PATH]))
     return found, [f"{collector.device} {p}" for p in problems]

@@ -161,3 +161,24 @@ def test_arista_and_cumulus_priority_keys() -> None:
     assert {s.port: s.values for s in cumulus.decode(n)} == {
         "swp1": {"pfc_rx_p4": 7, "link_transitions": 5}
     }
+
+
+def test_sonic_lldp_neighbour_from_the_recorded_appl_db(fixtures: Path) -> None:
+    """The one LLDP_ENTRY_TABLE hash in db_dump.json, as SONiC's gNMI sends APPL_DB (a JSON hash per
+    key), reads as that switch port's neighbour; a hash without a name is reported, not invented."""
+    from fabricwatch.collectors.gnmi.lldp import parse_sonic
+    from fabricwatch.core.neighbours import Neighbour
+
+    dump = json.loads((fixtures / "sonic" / "db_dump.json").read_text())
+    appl = next(db for db in dump if "LLDP_ENTRY_TABLE:eth0" in db)
+    fields = appl["LLDP_ENTRY_TABLE:eth0"]
+    fields = fields.get("value", fields)
+
+    def note(port: str, value: object) -> object:
+        return gnmi_pb2.Notification(prefix=gnmi_pb2.Path(target="APPL_DB"), update=[gnmi_pb2.Update(
+            path=gnmi_pb2.Path(elem=[gnmi_pb2.PathElem(name="LLDP_ENTRY_TABLE"), gnmi_pb2.PathElem(name=port)]),
+            val=gnmi_pb2.TypedValue(json_ietf_val=json.dumps(value).encode()))])
+
+    found, problems = parse_sonic([note("eth0", fields), note("Ethernet8", {"lldp_rem_index": "1"})])
+    assert found == [Neighbour("eth0", "swtor-b2lab2-1103", "ethernet1/1/3", False)]  # caps 68 00: bridge+router
+    assert problems == ["LLDP_ENTRY_TABLE Ethernet8: a neighbour without a name or a port"]
