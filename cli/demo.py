@@ -40,7 +40,8 @@ DEFAULT_IB_FAULTS = ["flap:leaf-r0-0:{p0},period=20", "ber:leaf-r1-0:{p1},rate=2
 
 async def _broker_reachable(host: str, port: int) -> bool:
     try:
-        _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 1.0)
+        async with asyncio.timeout(1.0):
+            _, writer = await asyncio.open_connection(host, port)
     except (OSError, TimeoutError):
         return False
     writer.close()

@@ -74,6 +74,7 @@ async def _write_host_trees(sim: Simulator, root: Path, stop: asyncio.Event, eve
         snap = sim.fabric.snapshot(time.time_ns() // 1_000_000_000 * 1_000_000_000)
         await asyncio.to_thread(write_host_trees, sim.fabric, snap, root)
         try:
-            await asyncio.wait_for(stop.wait(), every_s)
+            async with asyncio.timeout(every_s):
+                await stop.wait()
         except TimeoutError:
             pass

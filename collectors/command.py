@@ -39,7 +39,8 @@ async def run_command(argv: list[str], *, timeout: float, who: str) -> str:
     except OSError as exc:
         raise TargetError("command", f"{who}: cannot run {argv[0]}: {exc.strerror}") from None
     try:
-        out, err = await asyncio.wait_for(_communicate(proc), timeout)
+        async with asyncio.timeout(timeout):  # not wait_for: 3.11's can drop a cancellation
+            out, err = await _communicate(proc)
     except TimeoutError:
         _kill_group(proc)
         await proc.wait()

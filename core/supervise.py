@@ -44,4 +44,7 @@ class Supervised:
                                                                   "retry_in_s": round(wait, 2)})
             finally:
                 self.running = False
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():  # asked to stop while it failed: stop
+                raise asyncio.CancelledError
             await asyncio.sleep(wait)

@@ -58,6 +58,14 @@ def load_topology(config: Config) -> Topology:
     return Topology.load(config.daemon.topology)
 
 
+def _still_wanted() -> None:
+    """Raise CancelledError when this task was asked to stop: a library that swallowed the
+    cancellation (3.11's wait_for did) must not keep a stopping daemon's loop going for ever."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+
+
 class Runner:
     def __init__(
         self, config: Config, *, config_path: Path | None = None, listen: str | None = None
@@ -226,6 +234,7 @@ class Runner:
                 log.exception("target loop error", extra={"target": collector.key})
             status.activity = collector.activity()  # a failing target's own counts matter most
             self.metrics.poll_seconds.labels(collector.kind).observe(time.monotonic() - started)
+            _still_wanted()
             await asyncio.sleep(delays.next())
 
     async def handle(self, batch: SampleBatch, status: TargetStatus | None = None, *, target: str = "") -> None:

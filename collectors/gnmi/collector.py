@@ -48,7 +48,8 @@ async def _why_no_connection(address: str) -> str:
     """grpc only says the channel never became ready; one TCP connect says why, in words."""
     host, _, port = address.rpartition(":")
     try:
-        _, writer = await asyncio.wait_for(asyncio.open_connection(host.strip("[]"), int(port)), 2.0)
+        async with asyncio.timeout(2.0):
+            _, writer = await asyncio.open_connection(host.strip("[]"), int(port))
     except ConnectionRefusedError:
         return f": connection refused by {address} (nothing listens there: is gNMI enabled on this port?)"
     except TimeoutError:
@@ -116,7 +117,10 @@ class GnmiCollector:
         else:
             self._channel = grpc.aio.insecure_channel(self.address, options=options)
         try:
-            await asyncio.wait_for(self._channel.channel_ready(), self.cfg.timeout)
+            # asyncio.timeout, not wait_for: 3.11's wait_for drops a cancellation that meets the
+            # channel becoming ready (a daemon stopping then never stopped this target's loop)
+            async with asyncio.timeout(self.cfg.timeout):
+                await self._channel.channel_ready()
         except TimeoutError:
             await self._channel.close()
             why = await _why_no_connection(self.address)

@@ -143,7 +143,10 @@ class _UdpAgent:
                 self.requests += 1
                 self._transport.sendto(msg)
                 try:
-                    return await asyncio.wait_for(asyncio.shield(fut), self.timeout)
+                    # asyncio.timeout, not wait_for: 3.11's wait_for drops a cancellation that meets
+                    # the answer's arrival, and a stopping daemon then never stops this target
+                    async with asyncio.timeout(self.timeout):
+                        return await asyncio.shield(fut)
                 except TimeoutError:
                     continue
             if self._bad:

@@ -74,7 +74,8 @@ class MqttSink:
         self._wake.set()
         if self._task is not None:
             try:
-                await asyncio.wait_for(self._task, 5.0)
+                async with asyncio.timeout(5.0):
+                    await asyncio.shield(self._task)
             except (TimeoutError, asyncio.CancelledError):
                 self._task.cancel()
         if self._queue:

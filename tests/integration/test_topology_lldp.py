@@ -115,7 +115,7 @@ async def test_the_daemon_keeps_its_topology_from_lldp(snmpsim: SnmpSim, tmp_pat
         async with aiohttp.ClientSession() as s, s.get(f"{runner.http.url}/metrics") as resp:
             metrics = await resp.text()
         assert "fabricwatch_topology_neighbour_changes_total 0.0" in metrics
-        assert "fabricwatch_topology_ports 4.0" in metrics  # dnos's four neighbours
+        assert "fabricwatch_topology_ports 8.0" in metrics  # both ends of dnos's four cables
     finally:
         runner.stop()
         assert await task == 0
