@@ -232,7 +232,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             warn(args, f"{exc}")
             return 2
         ctx.cabling_plan, ctx.cabling = str(args.cabling_plan), [d.to_json() for d in cabling.check(plan, actual)]
-        ctx.planned_cables = len({tuple(sorted((a, p.peer))) for a, p in plan.items()})
+        ctx.planned_cables = cabling.planned_cables(plan)
     blamed = None
     if args.blame:
         blamed = json.loads(args.blame.read_text()).get("links", [])

@@ -100,7 +100,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CommandError(str(exc), 2) from None
     diffs = checking.check(plan, actual)
-    cables = len({tuple(sorted((a, p.peer))) for a, p in plan.items()})
+    cables = checking.planned_cables(plan)
     if args.json:
         print(json.dumps({"planned_cables": cables, "ok": not diffs, "differences": [d.to_json() for d in diffs]}))
     else:

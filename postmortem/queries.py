@@ -93,7 +93,7 @@ def top(store: Store, window: Window, counter: str, *, limit: int = 10, by: str 
         means = {f: float(row.get(f"mean_{f}") or 0.0) for f in names}
         peaks = {f: float(row.get(f"max_{f}") or 0.0) for f in names}
         key = (tags.get("device", ""), tags.get("port", ""))
-        have = merged.get(key)  # a port whose tags changed in the window has two series: add them up
+        have = merged.get(key)  # a port whose tags changed in the window has two series: the larger counts
         mean, peak = combine(counter, means), combine(counter, peaks)
         if have is None:
             merged[key] = TopLink(key[0], key[1], mean, peak, tags)

@@ -28,6 +28,14 @@ def speed_gbps(text: str) -> float | None:
     return {"M": value / 1000, "G": value, "T": value * 1000}[m.group(2).upper()]
 
 
+def link_gbps(speed: str, width: str = "") -> float | None:
+    """A link's speed in Gb/s from what a device reports: '400G', or an IB lane rate ('HDR') times
+    its width ('4x'; 4 lanes when the width is not given)."""
+    if speed.upper() in IB_LANE_GBPS:
+        return IB_LANE_GBPS[speed.upper()] * (lanes(width) or 4)
+    return speed_gbps(speed)
+
+
 def lanes(width: str) -> int | None:
     m = _WIDTH.match(width or "")
     return int(m.group(1)) if m else None
@@ -46,9 +54,7 @@ class Cable:
         return (self.a, self.b) if self.a <= self.b else (self.b, self.a)
 
     def gbps(self) -> float | None:
-        if self.speed.upper() in IB_LANE_GBPS:
-            return IB_LANE_GBPS[self.speed.upper()] * (lanes(self.width) or 4)
-        return speed_gbps(self.speed)
+        return link_gbps(self.speed, self.width)
 
 
 @dataclass(slots=True)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fabricwatch.topology.cables import IB_LANE_GBPS, End, lanes, speed_gbps
+from fabricwatch.topology.cables import End, lanes, link_gbps
 
 CSV_COLUMNS = ("device", "port", "peer_device", "peer_port")
 
@@ -137,7 +137,7 @@ def check(plan: Ends, actual: Ends) -> list[Difference]:
             continue
         if got.state == "down" and want.state != "down":
             out.append(Difference("down", [near, want.peer], detail="cabled as planned, not up"))
-        ws, gs = (speed_gbps(want.speed) if want.speed else None), _gbps(got)
+        ws, gs = _gbps(want), _gbps(got)
         if ws and gs and gs < ws:
             out.append(Difference("speed", [near, want.peer], detail=f"{gs:g}G, planned {ws:g}G"))
         wl, gl = lanes(want.width), lanes(got.width)
@@ -166,8 +166,9 @@ def check(plan: Ends, actual: Ends) -> list[Difference]:
 
 
 def _gbps(end: PlannedEnd) -> float | None:
-    if not end.speed:
-        return None
-    if end.speed.upper() in IB_LANE_GBPS:
-        return IB_LANE_GBPS[end.speed.upper()] * (lanes(end.width) or 4)
-    return speed_gbps(end.speed)
+    return link_gbps(end.speed, end.width) if end.speed else None
+
+
+def planned_cables(plan: Ends) -> int:
+    """How many cables a plan has (each is in it from both ends)."""
+    return len({(a, p.peer) if a <= p.peer else (p.peer, a) for a, p in plan.items()})
