@@ -40,10 +40,14 @@ def store_from_args(args: argparse.Namespace) -> Store:
         raise CommandError(f"{args.config}: {exc}", 2) from None
 
 
+DEFAULT_FROM = "-1h"
+
+
 def window_from_args(args: argparse.Namespace) -> Window:
     now = time.time_ns()
     try:
-        return Window(parse_time_ns(args.from_, now_ns=now), parse_time_ns(args.to, now_ns=now))
+        return Window(parse_time_ns(args.from_ or DEFAULT_FROM, now_ns=now),
+                      parse_time_ns(args.to or "now", now_ns=now))
     except ValueError as exc:
         raise CommandError(str(exc), 2) from None
 
@@ -162,7 +166,7 @@ def cmd_job(args: argparse.Namespace) -> int:
     if args.run:
         hosts, at, _ = queries.run_of(store, args.run)
         # the run's own window unless one was given: its points carry the time it was ingested at
-        window = window_from_args(args) if args.from_ != "-1h" or args.to != "now" else \
+        window = window_from_args(args) if args.from_ or args.to else \
             Window(at - 900 * 1_000_000_000, at + 60 * 1_000_000_000)
     else:
         hosts, window = [h for h in args.hosts.split(",") if h], window_from_args(args)
@@ -258,10 +262,10 @@ def add_storage_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per query")
 
 
-def _window_arguments(p: argparse.ArgumentParser, default_from: str = "-1h") -> None:
-    p.add_argument("--from", dest="from_", default=default_from,
-                   help="ISO 8601, '-2h', 'yesterday 22:00' (UTC); default %(default)s")
-    p.add_argument("--to", default="now")
+def _window_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--from", dest="from_", help=f"ISO 8601, '-2h', 'yesterday 22:00' (UTC); default {DEFAULT_FROM} "
+                   "(query job RUN: the run's own window)")
+    p.add_argument("--to", help="default: now")
 
 
 def _output_arguments(p: argparse.ArgumentParser) -> None:
