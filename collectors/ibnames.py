@@ -64,7 +64,13 @@ _NIC = {
     "tx_pause_storm_warning_events": "pause_storm_events",
     **{f"rx_prio{p}_pause": f"pfc_rx_p{p}" for p in range(8)},
     **{f"tx_prio{p}_pause": f"pfc_tx_p{p}" for p in range(8)},
+    # the physical layer: mlx5 (`*_phy`), bnxt_en and others
+    "rx_corrected_bits_phy": "fec_corrected_bits",
+    **{f"rx_err_lane_{n}_phy": f"lane_errors_l{n + 1}" for n in range(8)},
+    "rx_fec_corrected_blocks": "fec_corrected", "rx_fec_uncorrectable_blocks": "fec_uncorrectable",
 }
+# NIC symbol errors are 64-bit and wrap, unlike IB's 16-bit saturating SymbolErrorCounter
+_NIC_WIDE = {"rx_symbol_err_phy": "symbol_errors", "rx_pcs_symbol_err": "symbol_errors"}
 
 
 def _build() -> dict[str, IbCounter]:
@@ -81,6 +87,8 @@ def _build() -> dict[str, IbCounter]:
         table[_key(f"Infiniband_{name}")] = IbCounter(canonical)
     for name, canonical in _NIC.items():
         table[_key(name)] = IbCounter(canonical)
+    for name, canonical in _NIC_WIDE.items():
+        table[_key(name)] = IbCounter(canonical, bits=64)
     return table
 
 

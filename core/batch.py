@@ -34,6 +34,23 @@ class DeviceEvent:
     event_id: str = ""
 
 
+INVENTORY_FIELDS = ("vendor", "part_number", "serial", "revision", "firmware", "module_type", "media", "length_m")
+
+
+@dataclass(slots=True)
+class ModuleInfo:
+    """What is plugged into a port (a transceiver or cable), as the device reports it: stored once
+    per change (`transceivers`), never per sample. Empty strings are unknown."""
+
+    device: str
+    port: str
+    ts_ns: int
+    fields: dict[str, str]  # keys from INVENTORY_FIELDS
+
+    def fingerprint(self) -> tuple[str, ...]:
+        return tuple(self.fields.get(k, "") for k in INVENTORY_FIELDS)
+
+
 @dataclass(slots=True)
 class SampleBatch:
     """Samples from one collector target; batches, not single numbers, because fabrics are big."""
@@ -46,6 +63,7 @@ class SampleBatch:
     events: list[DeviceEvent] = field(default_factory=list)
     # (kind, message) of parts of the poll that failed while the rest went on: counted, logged
     problems: list[tuple[str, str]] = field(default_factory=list)
+    modules: list[ModuleInfo] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.samples)
@@ -75,4 +93,5 @@ def coalesce(batches: list[SampleBatch]) -> SampleBatch:
                 have.values.update(s.values)
                 if s.bits:
                     have.bits = {**(have.bits or {}), **s.bits}
-    return SampleBatch(first.collector, first.device, list(merged.values()), unmapped)
+    modules = [m for b in batches for m in b.modules]
+    return SampleBatch(first.collector, first.device, list(merged.values()), unmapped, modules=modules)

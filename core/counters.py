@@ -93,7 +93,58 @@ _PFC: tuple[CounterSpec, ...] = tuple(
     for p in PRIORITIES
 )
 
-COUNTERS: dict[str, CounterSpec] = {c.name: c for c in (*_BASE, *_PFC)}
+# The physical layer. FEC counts are 64-bit where devices give them (SAI, mlx5, OpenConfig); BER
+# is a gauge the device computes over its own window (a ratio, not a count).
+_FEC: tuple[CounterSpec, ...] = (
+    CounterSpec("fec_corrected", Kind.COUNTER, "codewords", help="FEC codewords corrected"),
+    CounterSpec("fec_uncorrectable", Kind.COUNTER, "codewords",
+                help="FEC codewords that could not be corrected (each is a lost frame)"),
+    CounterSpec("fec_corrected_bits", Kind.COUNTER, "bits", help="bits the FEC corrected (mlx5, Juniper)"),
+    CounterSpec("fec_corrected_symbols", Kind.COUNTER, "symbols", help="FEC symbol errors corrected (SONiC)"),
+    CounterSpec("pre_fec_ber", Kind.GAUGE, "ratio", help="bit error rate before FEC correction"),
+    CounterSpec("post_fec_ber", Kind.GAUGE, "ratio", help="bit error rate after FEC correction"),
+    CounterSpec("ib_raw_ber", Kind.GAUGE, "ratio", help="IB raw (pre-FEC) BER (UFM, mlxlink)"),
+    CounterSpec("ib_effective_ber", Kind.GAUGE, "ratio", help="IB effective (post-FEC) BER"),
+    CounterSpec("ib_symbol_ber", Kind.GAUGE, "ratio", help="IB symbol BER (after PLR)"),
+)
+
+# Per-lane values carry the lane, counted from 1 as on the module (CMIS lanes 1..8).
+LANES = range(1, 9)
+DOM_QUANTITIES: dict[str, tuple[str, str]] = {  # quantity -> (unit, what)
+    "temperature_c": ("degC", "module temperature"),
+    "voltage_v": ("V", "module supply voltage"),
+    "rx_power_dbm": ("dBm", "receive optical power"),
+    "tx_power_dbm": ("dBm", "transmit optical power"),
+    "tx_bias_ma": ("mA", "laser bias current"),
+}
+PER_LANE = ("rx_power_dbm", "tx_power_dbm", "tx_bias_ma")
+THRESHOLD_LEVELS = ("low_alarm", "low_warn", "high_warn", "high_alarm")
+
+
+def lane(quantity: str, n: int) -> str:
+    """Canonical name of one lane's DOM value, e.g. lane('rx_power_dbm', 3) == 'rx_power_dbm_l3'."""
+    return f"{quantity}_l{n}"
+
+
+def threshold(quantity: str, level: str) -> str:
+    """The module's own threshold for a DOM quantity, e.g. 'rx_power_dbm_low_warn'."""
+    return f"{quantity}_{level}"
+
+
+_DOM: tuple[CounterSpec, ...] = (
+    CounterSpec("temperature_c", Kind.GAUGE, "degC", help="module temperature"),
+    CounterSpec("voltage_v", Kind.GAUGE, "V", help="module supply voltage"),
+    *(CounterSpec(lane(q, n), Kind.GAUGE, DOM_QUANTITIES[q][0], help=f"{DOM_QUANTITIES[q][1]}, lane {n}")
+      for q in PER_LANE for n in LANES),
+    *(CounterSpec(threshold(q, lvl), Kind.GAUGE, unit, help=f"{what}: the module's {lvl.replace('_', ' ')} threshold")
+      for q, (unit, what) in DOM_QUANTITIES.items() for lvl in THRESHOLD_LEVELS),
+    *(CounterSpec(lane("lane_errors", n), Kind.COUNTER, "errors", help=f"PHY errors on lane {n} (mlx5)")
+      for n in LANES),
+)
+
+OPTICS: frozenset[str] = frozenset(c.name for c in (*_FEC, *_DOM))
+
+COUNTERS: dict[str, CounterSpec] = {c.name: c for c in (*_BASE, *_PFC, *_FEC, *_DOM)}
 
 
 def spec(name: str) -> CounterSpec | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from fabricwatch.core.batch import DeviceEvent, PortSample, SampleBatch
+from fabricwatch.core.batch import DeviceEvent, ModuleInfo, PortSample, SampleBatch
 from fabricwatch.core.lineprotocol import line, tag_prefix
 from fabricwatch.core.topology import Topology
 from fabricwatch.pipeline.history import LinkHistory
@@ -63,6 +63,8 @@ class Pipeline:
         # which targets report each port: a removed target's ports are forgotten once no other reports them
         self._owners: dict[tuple[str, str], set[str]] = {}
         self._ports_of: dict[str, set[tuple[str, str]]] = {}
+        # what each port holds (transceiver inventory): a point is written when it changes, not per poll
+        self.modules: dict[tuple[str, str], ModuleInfo] = {}
         self.on_event: Callable[[LinkEvent], None] | None = None
         # (device, port, ts_ns, rates, tags, saturated) for every sample that gave rates
         self.on_rates: Callable[[str, str, int, dict[str, float], dict[str, str], list[str]], None] | None = None
@@ -83,6 +85,7 @@ class Pipeline:
                 del self._owners[key]
             gone.append(key)
             self.rates.forget_port(key)
+            self.modules.pop(key, None)
             self.latest.pop(key, None)
             self._prefixes.pop(key, None)
         if self.history is not None:
@@ -160,7 +163,35 @@ class Pipeline:
             self._events(s, result, tags, out)
         for dev_event in batch.events:
             self._device_event(dev_event, out)
+        for module in batch.modules:
+            self._module(module, out)
         return out
+
+    def _module(self, m: ModuleInfo, out: Processed) -> None:
+        """A `transceivers` point when what a port holds changed (or was first seen); a swapped
+        module (another serial number) is a link event too: an RMA or a reseat is part of the story."""
+        key = (m.device, m.port)
+        before = self.modules.get(key)
+        if before is not None and before.fingerprint() == m.fingerprint():
+            return
+        self.modules[key] = m
+        tags = {**self.topology.tags(m.device, m.port), "device": m.device, "port": m.port}
+        fields = {k: v for k, v in m.fields.items() if v}
+        if not fields:
+            return
+        pl = line(tag_prefix("transceivers", tags), fields, m.ts_ns)
+        if pl is not None:
+            out.lines.append(pl)
+        old, new = (before.fields.get("serial", "") if before else ""), m.fields.get("serial", "")
+        if before is not None and old != new:
+            ev = LinkEvent(m.ts_ns, m.device, m.port, "module_change",
+                           f"serial {old or '?'} -> {new or '(none)'}", tags)
+            el = line(tag_prefix("link_events", {**tags, "kind": ev.kind}), {"detail": ev.detail}, ev.ts_ns)
+            if el is not None:
+                out.lines.append(el)
+            out.events.append(ev)
+            if self.on_event is not None:
+                self.on_event(ev)
 
     def _device_event(self, e: DeviceEvent, out: Processed) -> None:
         tags = {**self.topology.tags(e.device, e.port), "device": e.device, "port": e.port,

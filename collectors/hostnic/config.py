@@ -22,6 +22,10 @@ class HostNicConfig(StrictModel):
     ethtool: bool = False  # per-priority pause from `ethtool -S <netdev>`
     ethtool_path: str = "ethtool"
     ethtool_timeout: Duration = 5.0
+    # transceiver DOM and inventory from `ethtool -m <netdev>`, at their own, slower interval
+    # (reading a module's EEPROM takes the driver's I2C bus: modules expect minutes, not seconds)
+    optics: bool = False
+    optics_interval: Duration = 300.0
     backoff: Backoff = Backoff()
     tags: Tags = Field(default_factory=dict)
 
@@ -29,6 +33,8 @@ class HostNicConfig(StrictModel):
     def _check(self) -> HostNicConfig:
         if self.interval <= 0:
             raise ValueError("interval must be > 0")
+        if self.optics_interval < self.interval:
+            raise ValueError("optics_interval must be at least interval")
         return self
 
     def build(self) -> list[HostNicCollector]:

@@ -1,13 +1,15 @@
-"""Parse `ethtool -S <netdev>` into canonical counters (per-priority pause, pause storms)."""
+"""Parse `ethtool -S <netdev>` into canonical counters (per-priority pause, pause storms, FEC)."""
 
 from __future__ import annotations
 
 from fabricwatch.collectors.ibnames import lookup
 
 
-def parse_ethtool_stats(text: str) -> tuple[dict[str, int], int]:
-    """(canonical values, lines not mapped). Lines look like '     rx_prio3_pause: 1234'."""
+def parse_ethtool_stats(text: str) -> tuple[dict[str, int], int, dict[str, int]]:
+    """(canonical values, lines not mapped, width overrides). Lines look like '  rx_prio3_pause: 1234';
+    per-queue lines ('[0]: rx_ucast_packets: 1') are not port counters and count as unmapped."""
     values: dict[str, int] = {}
+    bits: dict[str, int] = {}
     unmapped = 0
     for line in text.splitlines():
         name, sep, value = line.strip().partition(":")
@@ -19,4 +21,6 @@ def parse_ethtool_stats(text: str) -> tuple[dict[str, int], int]:
             unmapped += 1
             continue
         values[counter.canonical] = int(value) * counter.scale
-    return values, unmapped
+        if counter.bits is not None:
+            bits[counter.canonical] = counter.bits
+    return values, unmapped, bits

@@ -64,7 +64,7 @@ def test_ethtool_per_priority_pause() -> None:
      tx_pause_storm_warning_events: 2
      rx_pause_ctrl_phy: 5
 """
-    values, unmapped = parse_ethtool_stats(text)
+    values, unmapped, _bits = parse_ethtool_stats(text)
     assert values == {"pfc_rx_p3": 4411, "pfc_tx_p3": 17, "pause_storm_events": 2, "pause_rx": 5}
     assert unmapped == 2
 

@@ -140,3 +140,22 @@ def test_a_port_shut_by_an_operator_and_a_link_retrained_slower_are_link_events(
     assert kinds == [("speed_change", "400G->200G"), ("oper_down", "1->0"), ("admin_down", "1->0"),
                      ("oper_up", "0->1"), ("admin_up", "0->1"), ("speed_change", "200G->400G")]
     assert all(ln.startswith(("port_counters", "port_rates", "link_events")) for ln in out.lines)
+
+
+def test_inventory_is_written_once_per_change_and_a_swap_is_an_event() -> None:
+    from fabricwatch.core.batch import ModuleInfo
+
+    p = Pipeline()
+    events: list[str] = []
+    p.on_event = lambda ev: events.append(f"{ev.kind} {ev.detail}")
+    fields = {"vendor": "FS", "part_number": "SFP-10GSR-85", "serial": "A1"}
+
+    def poll(ts: int, serial: str) -> list[str]:
+        batch = SampleBatch("hostnic", "h1", [], modules=[ModuleInfo("h1", "p1", ts, {**fields, "serial": serial})])
+        return [ln for ln in p.process(batch).lines if ln.startswith("transceivers")]
+
+    first = poll(1, "A1")
+    assert first == ['transceivers,device=h1,port=p1 vendor="FS",part_number="SFP-10GSR-85",serial="A1" 1']
+    assert poll(2, "A1") == [] and poll(3, "A1") == []  # unchanged: nothing stored
+    assert len(poll(4, "B2")) == 1
+    assert events == ["module_change serial A1 -> B2"]
