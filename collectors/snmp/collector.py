@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING, Any
 from fabricwatch.collectors.polling import PolledCollector
 from fabricwatch.collectors.snmp import ber, usm
 from fabricwatch.collectors.snmp.profile import Column, Profile, Table, load_profile, select, why_chosen
+from fabricwatch.collectors.snmp.sensors import columns_wanted, read_sensors
 from fabricwatch.collectors.snmp.transport import FastV2c, FastV3, Pysnmp, Transport, split_address
 from fabricwatch.collectors.snmp.walk import Rows, walk
-from fabricwatch.core.batch import PortSample, SampleBatch
+from fabricwatch.core.batch import ModuleInfo, PortSample, SampleBatch
+from fabricwatch.core.errors import TargetError
 from fabricwatch.core.secrets import reveal
 
 if TYPE_CHECKING:
@@ -56,6 +58,10 @@ class SnmpCollector(PolledCollector):
         self.transport: Transport | None = None
         # ifIndex -> port name, and what it was read under
         self.names: dict[int, str] = {}
+        self.name_lookup: dict[str, int] = {}  # every ifName, ifDescr and ifAlias -> ifIndex (DOM sensors name them)
+        self._optics_due = 0.0  # monotonic time of the next DOM round
+        self.dom_sensors = 0  # DOM sensors read in the last round, and those no interface was found for
+        self.dom_unplaced = 0
         self.port_tags: dict[int, dict[str, str]] = {}  # ifIndex -> the section's tags + if_type, alias
         self._names_stamp: tuple[int | None, frozenset[int]] | None = None
         self.name_refreshes = 0
@@ -169,7 +175,10 @@ class SnmpCollector(PolledCollector):
             self._last_change.clear()
         self._uptime = ticks
 
-        tables = self.profile.tables
+        optics = self.cfg.optics and time.monotonic() >= self._optics_due
+        if optics:
+            self._optics_due = time.monotonic() + self.cfg.optics_interval
+        tables = [t for t in self.profile.tables if optics or not t.slow]
         results = await asyncio.gather(*(self._walk([c.oid for c in t.columns]) for t in tables))
         ts_ns = time.time_ns()
         values: dict[int, dict[str, float]] = {}
@@ -186,11 +195,14 @@ class SnmpCollector(PolledCollector):
         if (self._names_stamp is None or rebooted or self._names_stamp != (table_change, indices)):
             await self._refresh_names()
             self._names_stamp = (table_change, indices)
+        batch = SampleBatch(self.kind, self.device, [], 0)
+        if optics and self.profile.sensor_mib is not None:
+            await self._sensors(self.profile, values, batch, ts_ns)
         if not has_transitions:
             for idx, v in values.items():
                 if idx in self._last_change or idx in self._transitions:
                     v["link_transitions"] = self._transitions.get(idx, 0)
-        samples = []
+        samples = batch.samples
         include, exclude = self.cfg.include_ports, self.cfg.exclude_ports
         uptime_s = ticks / 100.0 if ticks is not None else None
         for idx, v in values.items():
@@ -201,7 +213,32 @@ class SnmpCollector(PolledCollector):
                 continue
             samples.append(PortSample(self.device, name, ts_ns, v, self.port_tags.get(idx, self.tags), uptime_s,
                                       bits.get(idx)))
-        return SampleBatch(self.kind, self.device, samples, self.unmapped)
+        if include or exclude:
+            kept = {s.port for s in samples}
+            batch.modules = [m for m in batch.modules if m.port in kept]
+        batch.unmapped = self.unmapped
+        return batch
+
+    async def _sensors(self, profile: Profile, values: dict[int, dict[str, float]], batch: SampleBatch,
+                       ts_ns: int) -> None:
+        """DOM from the sensor MIB into the ports' values, inventory into the batch. An agent without
+        the MIB answers nothing (no sensors); one that fails here fails this part, not the poll."""
+        assert profile.sensor_mib is not None
+        wanted = columns_wanted(profile.sensor_mib, profile.sensor_thresholds)
+        try:
+            rows = await self._walk([ber.encode_oid(c) for c in wanted])
+        except TargetError as exc:
+            batch.problems.append((exc.kind, f"{self.device}: DOM sensors: {exc}"))
+            return
+        cols = {c: {self._index(suffix): _plain(tag, value) for suffix, tag, value in rows[ber.encode_oid(c)]
+                    if tag not in ber.EXCEPTIONS} for c in wanted}
+        reading = read_sensors(cols, mib=profile.sensor_mib, thresholds=profile.sensor_thresholds,
+                               names=self.name_lookup, port_of=self.names)
+        self.dom_sensors, self.dom_unplaced = reading.sensors, reading.unplaced
+        index_of = {name: idx for idx, name in self.names.items()}
+        for port, dom in reading.values.items():
+            values.setdefault(index_of[port], {}).update(dom)
+        batch.modules += [ModuleInfo(self.device, port, ts_ns, inv) for port, inv in reading.inventory.items()]
 
     def _index(self, suffix: bytes) -> tuple[int, ...]:
         idx = self._index_cache.get(suffix)
@@ -212,9 +249,11 @@ class SnmpCollector(PolledCollector):
     def _apply(self, table: Table, col: Column, rows: list[tuple[bytes, int, ber.Value]],
                values: dict[int, dict[str, float]], bits: dict[int, dict[str, int]]) -> None:
         per_priority = table.index == "ifIndex.priority"
-        want = 2 if per_priority else 1
+        per_lane = table.index == "ifIndex.lane"
+        want = 2 if per_priority or per_lane else 1
         counter = col.counter
         by_priority = [counter.format(priority=p) for p in range(8)] if per_priority and counter else []
+        by_lane = [counter.format(lane=n) for n in range(1, 9)] if per_lane and counter else []
         for suffix, tag, value in rows:
             if not isinstance(value, int) or tag in ber.EXCEPTIONS:
                 self.unmapped += 1  # a string where a number belongs, or a hole in the table
@@ -236,6 +275,12 @@ class SnmpCollector(PolledCollector):
                     self.unmapped += 1
                     continue
                 name = by_priority[arcs[1]]
+            elif per_lane:
+                n = arcs[1] - table.lane_base
+                if not 0 <= n < 8:
+                    self.unmapped += 1
+                    continue
+                name = by_lane[n]
             else:
                 name = counter
             port = values.get(idx)
@@ -258,6 +303,13 @@ class SnmpCollector(PolledCollector):
         extra = [IF_TYPE] + ([NAME_COLUMNS["ifAlias"]] if "ifAlias" not in wanted else [])
         rows = await self._walk([NAME_COLUMNS[n] for n in wanted] + extra)
         names: dict[int, str] = {}
+        lookup: dict[str, int] = {}
+        for col in (*reversed(wanted), "ifAlias"):
+            for suffix, _tag, value in rows.get(NAME_COLUMNS[col], []):
+                arcs = self._index(suffix)
+                if len(arcs) == 1 and isinstance(value, bytes) and value.strip(b"\x00 "):
+                    lookup[value.decode("utf-8", "replace").strip("\x00 ")] = arcs[0]
+        self.name_lookup = lookup
         for n in reversed(wanted):  # the preferred column is applied last and wins
             for suffix, _tag, value in rows[NAME_COLUMNS[n]]:
                 arcs = self._index(suffix)
@@ -279,3 +331,12 @@ class SnmpCollector(PolledCollector):
                 per_port.setdefault(arcs[0], {})["alias"] = value.decode("utf-8", "replace").strip("\x00 ")[:120]
         self.port_tags = {idx: {**self.tags, **t} for idx, t in per_port.items()}
         self.name_refreshes += 1
+
+
+def _plain(tag: int, value: ber.Value) -> object:
+    """A varbind value as the sensor reader takes it: ints, text, OIDs as dotted strings."""
+    if tag == ber.OBJECT_IDENTIFIER and isinstance(value, bytes):
+        return ber.oid_str(value)
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace").strip("\x00 ")
+    return value

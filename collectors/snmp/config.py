@@ -75,6 +75,10 @@ class SnmpConfig(StrictModel):
     # auto: fast where it covers the security settings, pysnmp otherwise
     engine: Literal["auto", "fast", "pysnmp"] = "auto"
     interval: Duration = 30.0
+    # transceiver DOM (sensor MIBs, JUNIPER-DOM-MIB) and module inventory, at their own interval:
+    # agents read module EEPROMs over a slow I2C bus and expect minutes between reads
+    optics: bool = True
+    optics_interval: Duration = 300.0
     timeout: Duration = 2.0
     retries: int = Field(1, ge=0, le=10)
     max_repetitions: int = Field(25, ge=1, le=500)
@@ -94,6 +98,8 @@ class SnmpConfig(StrictModel):
     def _check(self) -> SnmpConfig:
         if self.interval <= 0 or self.timeout <= 0:
             raise ValueError("interval and timeout must be > 0")
+        if self.optics_interval < self.interval:
+            raise ValueError("optics_interval must be at least interval")
         check_unique_devices(self.targets)
         for t in self.targets:
             if self.version == "2c" and (t.community or self.community) is None:

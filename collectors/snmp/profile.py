@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from fabricwatch.collectors.snmp.ber import encode_oid
-from fabricwatch.core.counters import COUNTERS, PRIORITIES
+from fabricwatch.core.counters import COUNTERS, LANES, PRIORITIES
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
 FALLBACK = "if-mib"
-INDEXES = ("ifIndex", "ifIndex.priority")
+INDEXES = ("ifIndex", "ifIndex.priority", "ifIndex.lane")
+SENSOR_MIBS = ("entity", "cisco")
+SENSOR_THRESHOLDS = ("cisco", "arista")
 TRANSFORMS = ("oper_status",)
 ROLES = ("last_change",)
 
@@ -35,6 +37,8 @@ class Table:
     entry: str
     index: str
     columns: tuple[Column, ...]
+    slow: bool = False  # DOM: walked every `optics_interval`, not every poll
+    lane_base: int = 1  # the agent's number for the first lane (Juniper counts from 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,13 +49,17 @@ class Profile:
     sys_object_ids: tuple[str, ...]
     tables: tuple[Table, ...]
     not_exposed: tuple[str, ...]
+    # transceiver DOM through ENTITY-SENSOR-MIB ("entity") or CISCO-ENTITY-SENSOR-MIB ("cisco"),
+    # with the vendor's threshold table if it has one; None: the agent has no usable sensor table
+    sensor_mib: str | None = "entity"
+    sensor_thresholds: str | None = None
 
     def counters(self) -> set[str]:
         out: set[str] = set()
         for t in self.tables:
             for c in t.columns:
                 if c.counter:
-                    out.update(c.counter.format(priority=p) for p in PRIORITIES)
+                    out.update(c.counter.format(priority=p, lane=n) for p in PRIORITIES for n in LANES)
         return out
 
 
@@ -78,7 +86,10 @@ def _column(path: Path, table: str, key: str, raw: Any, bits: int) -> Column:
         raise ProfileError(f"{where}: transform must be one of {TRANSFORMS}")
     if counter is not None:
         for p in PRIORITIES:
-            name = counter.format(priority=p)
+            try:
+                name = counter.format(priority=p, lane=1)
+            except (KeyError, IndexError, ValueError):
+                raise ProfileError(f"{where}: {counter!r} may hold only {{priority}} or {{lane}}") from None
             if name not in COUNTERS:
                 raise ProfileError(f"{where}: {name!r} is not a canonical counter")
     return Column(int(key), b"", counter, int(spec.get("bits", bits)), _scale(spec.get("scale", 1)), transform, role)
@@ -108,7 +119,10 @@ def _parse(path: Path) -> tuple[dict[str, Any], list[Table]]:
                                c.role))
         if index == "ifIndex.priority" and any("{priority}" not in (c.counter or "{priority}") for c in cols):
             raise ProfileError(f"{path.name}: tables.{name}: per-priority columns need '{{priority}}' in the name")
-        tables.append(Table(name, entry, index, tuple(cols)))
+        if index == "ifIndex.lane" and any("{lane}" not in (c.counter or "{lane}") for c in cols):
+            raise ProfileError(f"{path.name}: tables.{name}: per-lane columns need '{{lane}}' in the name")
+        tables.append(Table(name, entry, index, tuple(cols), bool(raw.get("slow", False)),
+                            int(raw.get("lane_base", 1))))
     return data, tables
 
 
@@ -120,12 +134,25 @@ def load_profile(name: str) -> Profile:
     if not path.is_file():
         raise ProfileError(f"unknown SNMP profile {name!r} (known: {', '.join(profile_names())})")
     data, tables = _parse(path)
+    sensors: dict[str, Any] = {"mib": "entity", "thresholds": None}
     for inc in data.get("include", []):
-        tables = list(load_profile(inc).tables) + tables
+        parent = load_profile(inc)
+        tables = list(parent.tables) + tables
+        sensors = {"mib": parent.sensor_mib, "thresholds": parent.sensor_thresholds}
+    raw_sensors = data.get("sensors", {})
+    unknown = set(raw_sensors) - {"mib", "thresholds"}
+    if unknown:
+        raise ProfileError(f"{path.name}: sensors: unknown keys {sorted(unknown)}")
+    sensors.update({k: (v or None) for k, v in raw_sensors.items()})
+    if sensors["mib"] is not None and sensors["mib"] not in SENSOR_MIBS:
+        raise ProfileError(f"{path.name}: sensors.mib must be one of {SENSOR_MIBS} or \"\"")
+    if sensors["thresholds"] is not None and sensors["thresholds"] not in SENSOR_THRESHOLDS:
+        raise ProfileError(f"{path.name}: sensors.thresholds must be one of {SENSOR_THRESHOLDS}")
     return Profile(
         name=data.get("name", name), description=data.get("description", ""), source=data.get("source", ""),
         sys_object_ids=tuple(data.get("sys_object_ids", [])), tables=tuple(tables),
         not_exposed=tuple(data.get("not_exposed", [])),
+        sensor_mib=sensors["mib"], sensor_thresholds=sensors["thresholds"],
     )
 
 
