@@ -13,7 +13,7 @@ from fabricwatch.core.influxql import InfluxQL
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
 from fabricwatch.core.timeparse import parse_time_ns
 from fabricwatch.models.features import IntervalAggregator, LinkInterval
-from fabricwatch.pipeline.rates import RateEngine, with_speed
+from fabricwatch.pipeline.rates import RateEngine, detector_view
 
 log = logging.getLogger("fabricwatch.replay")
 TAG_KEYS = ("device", "port")
@@ -100,8 +100,10 @@ def intervals_from_samples(samples: Iterable[PortSample], interval_s: float = 30
         key = (s.device, s.port)
         prev = last_ts.get(key)
         last_ts[key] = s.ts_ns
-        if result is None or not result.rates or prev is None:
+        if result is None or prev is None:
             continue
-        agg.add(s.device, s.port, s.ts_ns, with_speed(result), s.tags, result.saturated,
-                dt_s=(s.ts_ns - prev) / 1e9)
+        view = detector_view(s, result)
+        if not view:
+            continue
+        agg.add(s.device, s.port, s.ts_ns, view, s.tags, result.saturated, dt_s=(s.ts_ns - prev) / 1e9)
     return agg.flush()

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fabricwatch.core.counters import OPTICS
+
 # (feature name, unit for explanations)
 # Few, grouped features: an isolation forest isolates a point along one randomly chosen
 # feature at a time, so a fault that moves one of forty features is found far less surely than
@@ -68,6 +70,10 @@ class LinkInterval:
     tags: dict[str, str]
     rates: dict[str, float]
     saturated: frozenset[str] = frozenset()
+    # the physical layer's latest reading in this interval (DOM gauges, FEC rates): taken as read,
+    # not averaged, since it comes every few minutes, not with every sample; with its time
+    optics: dict[str, float] = field(default_factory=dict)
+    optics_ns: int = 0
 
     @property
     def link_class(self) -> str:
@@ -83,6 +89,8 @@ class _Acc:
     covered: float = 0.0
     tags: dict[str, str] = field(default_factory=dict)
     saturated: set[str] = field(default_factory=set)
+    optics: dict[str, float] = field(default_factory=dict)
+    optics_ns: int = 0
 
 
 class IntervalAggregator:
@@ -92,6 +100,7 @@ class IntervalAggregator:
         self.interval_ns = int(interval_s * 1e9)
         self._acc: dict[tuple[str, str], _Acc] = {}
         self._done: dict[int, list[LinkInterval]] = {}
+        self._carry: dict[tuple[str, str], tuple[dict[str, float], int]] = {}
 
     def add(self, device: str, port: str, ts_ns: int, rates: Mapping[str, float],
             tags: Mapping[str, str], saturated: Iterable[str] = (), dt_s: float | None = None) -> None:
@@ -103,24 +112,37 @@ class IntervalAggregator:
             acc = None
         if acc is None:
             acc = _Acc(bucket, ts_ns, tags=dict(tags))
+            carried = self._carry.pop(key, None) if self._carry else None
+            if carried is not None:
+                acc.optics, acc.optics_ns = dict(carried[0]), carried[1]
             self._acc[key] = acc
             if dt_s is None:
                 dt_s = 0.0
         if dt_s is None:
             dt_s = max(0.0, (ts_ns - acc.last_ts) / 1e9)
-        acc.last_ts = ts_ns
         weight = dt_s if dt_s > 0 else 1.0
+        counted = False
         for name, value in rates.items():
-            acc.sums[name] = acc.sums.get(name, 0.0) + value * weight
-        acc.covered += weight
+            if name in OPTICS:
+                acc.optics[name] = value
+                acc.optics_ns = ts_ns
+            else:
+                acc.sums[name] = acc.sums.get(name, 0.0) + value * weight
+                counted = True
+        if counted:  # a reading of the module alone is no time covered by the counters
+            acc.last_ts = ts_ns
+            acc.covered += weight
         acc.saturated.update(saturated)
 
     def _close(self, key: tuple[str, str], acc: _Acc) -> None:
         if acc.covered <= 0 or not acc.sums:
+            if acc.optics:  # a module reading in an interval without counters: it goes with the next one
+                self._carry[key] = (acc.optics, acc.optics_ns)
             return
         rates = {k: v / acc.covered for k, v in acc.sums.items()}
         self._done.setdefault(acc.bucket, []).append(LinkInterval(
-            acc.bucket * self.interval_ns, key[0], key[1], acc.tags, rates, frozenset(acc.saturated)))
+            acc.bucket * self.interval_ns, key[0], key[1], acc.tags, rates, frozenset(acc.saturated),
+            acc.optics, acc.optics_ns))
 
     def complete(self, now_ns: int) -> list[tuple[int, list[LinkInterval]]]:
         """Intervals that ended before `now_ns` (plus one interval of grace), oldest first."""
@@ -141,6 +163,7 @@ class IntervalAggregator:
         gone = set(keys)
         for key in gone:
             self._acc.pop(key, None)
+            self._carry.pop(key, None)
         for bucket, links in self._done.items():
             self._done[bucket] = [li for li in links if (li.device, li.port) not in gone]
 

@@ -9,7 +9,7 @@ from fabricwatch.core.batch import DeviceEvent, ModuleInfo, PortSample, SampleBa
 from fabricwatch.core.lineprotocol import line, tag_prefix
 from fabricwatch.core.topology import Topology
 from fabricwatch.pipeline.history import LinkHistory
-from fabricwatch.pipeline.rates import RateEngine, RateResult, with_speed
+from fabricwatch.pipeline.rates import RateEngine, RateResult, detector_view, optic_gauges
 
 
 @dataclass(slots=True)
@@ -159,7 +159,10 @@ class Pipeline:
                 if self.history is not None:
                     self.history.add((s.device, s.port), s.ts_ns, view.rates)  # merged: all of the port
                 if self.on_rates is not None:
-                    self.on_rates(s.device, s.port, s.ts_ns, with_speed(result), tags, result.saturated)
+                    self.on_rates(s.device, s.port, s.ts_ns, detector_view(s, result), tags, result.saturated)
+            elif self.on_rates is not None and (gauges := optic_gauges(s)):
+                # a reading of the module alone (DOM comes every few minutes, apart from the counters)
+                self.on_rates(s.device, s.port, s.ts_ns, gauges, tags, result.saturated)
             self._events(s, result, tags, out)
         for dev_event in batch.events:
             self._device_event(dev_event, out)

@@ -17,9 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fabricwatch.core.batch import PortSample
-from fabricwatch.core.counters import COUNTERS, Kind
+from fabricwatch.core.counters import COUNTERS, OPTICS, Kind
 
 _SPECS = COUNTERS
+_OPTIC_GAUGES = frozenset(n for n in OPTICS if COUNTERS[n].kind is Kind.GAUGE)
+# FEC counters come with the module's readings, every few minutes: a rate over up to this long is fine
+SLOW_MAX_GAP_S = 1800.0
 
 
 @dataclass(slots=True)
@@ -61,9 +64,22 @@ def with_speed(result: RateResult) -> dict[str, float]:
     return {**result.rates, "speed_bps": result.speed_bps}
 
 
+def optic_gauges(sample: PortSample) -> dict[str, float]:
+    """The module's readings in a sample (DOM, BER, thresholds): what the detector takes as read."""
+    return {k: float(v) for k, v in sample.values.items() if k in _OPTIC_GAUGES}
+
+
+def detector_view(sample: PortSample, result: RateResult) -> dict[str, float]:
+    """What the detector is given of one sample: rates, negotiated speed and the module's readings."""
+    gauges = optic_gauges(sample)
+    rates = with_speed(result)
+    return {**rates, **gauges} if gauges else rates
+
+
 class RateEngine:
     def __init__(self, max_gap_s: float = 300.0) -> None:
         self.max_gap_ns = int(max_gap_s * 1e9)
+        self.slow_gap_ns = int(max(max_gap_s, SLOW_MAX_GAP_S) * 1e9)
         self.stats = RateStats()
         self._ports: dict[tuple[str, str], _PortState] = {}
 
@@ -145,7 +161,7 @@ class RateEngine:
                         result.state_changes = {}
                     result.state_changes[name] = (prev, value)
                 continue
-            if dt_ns > max_gap:
+            if dt_ns > max_gap and (name not in OPTICS or dt_ns > self.slow_gap_ns):
                 gap = True
                 continue
             delta = value - prev

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from fabricwatch.simulator.faults import Fault
+from fabricwatch.simulator.optics import CODEWORD_BITS, DOM_COLUMNS, FEC_LIMIT_BER, LANES, THRESHOLDS, Aging, Optics
 from fabricwatch.simulator.topology import FabricSpec, SimPort, Topology, build
 
 # The canonical counters the simulator keeps for every port (a superset of what any flavour serves).
@@ -30,6 +32,16 @@ class Snapshot:
     counters: np.ndarray  # (ports, counters) uint64
     oper_up: np.ndarray  # (ports,) bool
     admin_up: np.ndarray  # (ports,) bool: False where an operator shut the port
+    fec: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.uint64))  # corrected, uncorrectable
+    dom: np.ndarray = field(default_factory=lambda: np.zeros((0, len(DOM_COLUMNS))))
+
+    def port_optics(self, port: SimPort) -> dict[str, float]:
+        """The port's transceiver at this instant: DOM, pre-FEC BER, FEC counts and the thresholds."""
+        row = self.dom[port.index]
+        out: dict[str, float] = {name: float(row[i]) for i, name in enumerate(DOM_COLUMNS)}
+        out["fec_corrected"] = int(self.fec[port.index, 0])
+        out["fec_uncorrectable"] = int(self.fec[port.index, 1])
+        return {**out, **THRESHOLDS}
 
     def port_values(self, port: SimPort) -> dict[str, int]:
         row = self.counters[port.index]
@@ -91,6 +103,19 @@ class Fabric:
             for d, dev in self.topology.devices.items()
         }
         self._port_index = {(p.device, p.name): p.index for p in self.ports}
+        self.optics = Optics(n, seed)
+        self._fec = np.zeros((n, 2), dtype=np.float64)  # FEC codewords corrected, uncorrectable
+
+    def module(self, port: SimPort) -> dict[str, str]:
+        """What the port's cage holds (the inventory a device reports)."""
+        vendor, part = self.optics.vendor[port.index]
+        return {"vendor": vendor, "part_number": part, "serial": self.optics.serial[port.index],
+                "revision": "A", "firmware": "1.2.3", "module_type": "QSFP112" if port.speed_bps >= 400e9 else "QSFP28",
+                "media": f"{port.speed_bps // 1_000_000_000}GBASE-SR{LANES}"}
+
+    def _sync_aging(self) -> None:
+        self.optics.aging = [Aging(self._fault_rows(f), f.start_s or 0.0, max(f.ramp, 1.0), min(max(f.lane, 1), LANES))
+                             for f in self.faults if f.kind == "aging_optic"]
 
     # -- faults -------------------------------------------------------------------------
     def inject(self, fault: Fault) -> None:
@@ -99,12 +124,16 @@ class Fabric:
         if fault.port is not None and (fault.device, fault.port) not in self._port_index:
             raise ValueError(f"fault on unknown port {fault.device}:{fault.port}")
         with self._lock:
+            if fault.kind == "aging_optic" and fault.start_s is None:
+                fault = dataclasses.replace(fault, start_s=(self._last_ns - self.start_ns) / 1e9)
             self.faults.append(fault)
+            self._sync_aging()
 
     def clear_faults(self, device: str | None = None) -> int:
         with self._lock:
             before = len(self.faults)
             self.faults = [f for f in self.faults if device is not None and f.device != device]
+            self._sync_aging()
             return before - len(self.faults)
 
     def device_faults(self, device: str, kind: str) -> list[Fault]:
@@ -199,6 +228,19 @@ class Fabric:
         acc[:, COL["ecn_marked"]] += pkts * congestion * 3e-3 * ecn_factor
         acc[:, COL["out_discards"]] += discard
         acc[:, COL["xmit_wait"]] += xwait
+        # the FEC corrects a trickle on every link, idle or busy (the PHY codes idles too); an optic
+        # past the FEC limit lets errors through: uncorrectable codewords, then FCS and symbol errors
+        if self.optics.aging:
+            ber_now = self.optics.pre_fec_ber(t)
+            failing = self.optics.failing(t)
+        else:
+            ber_now, failing = self.optics.ber, None
+        codewords = self._speed_Bps * 8 / CODEWORD_BITS * dt
+        self._fec[:, 0] += np.minimum(ber_now * self._speed_Bps * 8 * dt, codewords)
+        if failing is not None and failing.any():
+            over = np.clip(ber_now[failing] / FEC_LIMIT_BER, 1.0, 10.0)
+            self._fec[failing, 1] += 1e-7 * codewords[failing] * over
+            ber[failing] += 20.0 * dt * over
         # rare background errors everywhere, plus injected bit errors
         background = rng.poisson(1e-4 * dt, n).astype(np.float64)
         acc[:, COL["symbol_errors"]] += background + ber
@@ -213,7 +255,8 @@ class Fabric:
                 return snap
             self._advance(ts_ns)
             snap = Snapshot(ts_ns, np.floor(self._acc).astype(np.uint64), self._oper_up.copy(),
-                            self._admin_up.copy())
+                            self._admin_up.copy(), np.floor(self._fec).astype(np.uint64),
+                            self.optics.dom((ts_ns - self.start_ns) / 1e9))
             self._snapshots[ts_ns] = snap
             while len(self._snapshots) > self._keep:
                 self._snapshots.popitem(last=False)

@@ -14,6 +14,8 @@ KINDS = {
     "congested": "a congested spine-facing port: discards and xmit wait",
     "dead": "the device stops answering (streams stall, new subscriptions hang)",
     "stream_abort": "the device's gNMI server closes each stream after `after` messages",
+    "aging_optic": "a transceiver that ages over `ramp` seconds (default 4 h): pre-FEC BER and corrected FEC "
+                   "climb, `lane` (default 3) loses light, the module heats; past the FEC limit errors get through",
 }
 
 
@@ -26,6 +28,9 @@ class Fault:
     rate: float = 50.0
     priority: int = 3
     after: int = 10
+    ramp: float = 14_400.0
+    lane: int = 3
+    start_s: float | None = None  # fabric time the fault began (set when injected)
 
     @classmethod
     def parse(cls, spec: str | dict[str, Any]) -> Fault:
@@ -57,6 +62,8 @@ class Fault:
                 rate=float(data.get("rate", 50.0)),
                 priority=int(data.get("priority", 3)),
                 after=int(data.get("after", 10)),
+                ramp=float(data.get("ramp", 14_400.0)),
+                lane=int(data.get("lane", 3)),
             )
         except (KeyError, ValueError, TypeError) as exc:
             raise ValueError(f"fault {spec!r}: {exc}") from None
@@ -65,4 +72,5 @@ class Fault:
         return {
             "kind": self.kind, "device": self.device, "port": self.port, "period": self.period,
             "rate": self.rate, "priority": self.priority, "after": self.after,
+            **({"ramp": self.ramp, "lane": self.lane} if self.kind == "aging_optic" else {}),
         }

@@ -12,7 +12,7 @@ import grpc
 from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
 
 from fabricwatch.collectors.gnmi.mapping import Decoder, load_table
-from fabricwatch.core.batch import SampleBatch, coalesce
+from fabricwatch.core.batch import ModuleInfo, SampleBatch, coalesce
 from fabricwatch.core.errors import TargetError
 from fabricwatch.core.grpc_runtime import keep_grpc_aio
 from fabricwatch.core.secrets import reveal
@@ -133,7 +133,7 @@ class GnmiCollector:
             await self._channel.close(grace=None)
             self._channel = None
 
-    def _request(self, mode: int) -> Any:
+    def _request(self, mode: int, *, optics: bool = True) -> Any:
         interval_ns = int(self.cfg.sample_interval * 1e9)
         subs = [
             gnmi_pb2.Subscription(path=parse_path(p), mode=gnmi_pb2.SAMPLE, sample_interval=interval_ns)
@@ -142,6 +142,11 @@ class GnmiCollector:
             gnmi_pb2.Subscription(path=parse_path(p), mode=gnmi_pb2.ON_CHANGE)
             for p in self.table.subscribe_on_change
         ]
+        if optics and self.cfg.optics:
+            # transceiver DOM and FEC at their own, slower interval (in STREAM mode the device keeps it)
+            optics_ns = int(self.cfg.optics_interval * 1e9)
+            subs += [gnmi_pb2.Subscription(path=parse_path(p), mode=gnmi_pb2.SAMPLE, sample_interval=optics_ns)
+                     for p in self.table.subscribe_optics]
         # SONiC selects its database with the target; others take the target as the device
         prefix = gnmi_pb2.Path(target=self.target.target or self.table.target or self.device)
         return gnmi_pb2.SubscribeRequest(
@@ -159,9 +164,12 @@ class GnmiCollector:
             self.bad_notifications += 1
             log.exception("gNMI notification not decoded", extra={"target": self.key})
             return None
-        if not samples and self.decoder.unmapped == before:
+        inventory = self.decoder.drain_inventory()
+        if not samples and not inventory and self.decoder.unmapped == before:
             return None
-        return SampleBatch("gnmi", self.device, samples, self.decoder.unmapped - before)
+        ts = resp.update.timestamp
+        modules = [ModuleInfo(self.device, port, ts, fields) for port, fields in inventory.items()]
+        return SampleBatch("gnmi", self.device, samples, self.decoder.unmapped - before, modules=modules)
 
     async def once(self, paths: list[str], *, target: str | None = None) -> list[Any]:
         """Every notification the target answers a Subscribe ONCE on these paths with (for readers
@@ -194,7 +202,9 @@ class GnmiCollector:
         assert self._stub is not None, "use 'async with collector'"
         mode = {"stream": _SL.STREAM, "once": _SL.ONCE, "poll": _SL.POLL}[self.cfg.mode]
         call = self._stub.Subscribe(metadata=self._metadata())
+        optics_due = time.monotonic() + self.cfg.optics_interval
         try:
+            # POLL re-reads one fixed subscription list: there DOM is read at every poll
             await call.write(self._request(mode))
             if self.cfg.mode == "stream":
                 async for batch in self._read_stream(call):
@@ -209,7 +219,10 @@ class GnmiCollector:
                         call.cancel()
                         call = self._stub.Subscribe(metadata=self._metadata())
                         await asyncio.sleep(max(0.0, self.cfg.sample_interval - (time.monotonic() - started)))
-                        await call.write(self._request(mode))
+                        due = time.monotonic() >= optics_due
+                        if due:
+                            optics_due = time.monotonic() + self.cfg.optics_interval
+                        await call.write(self._request(mode, optics=due))
                     else:
                         await asyncio.sleep(max(0.0, self.cfg.sample_interval - (time.monotonic() - started)))
                         await call.write(gnmi_pb2.SubscribeRequest(poll=gnmi_pb2.Poll()))

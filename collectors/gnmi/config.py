@@ -43,6 +43,9 @@ class GnmiConfig(StrictModel):
     flavour: str = "openconfig"
     mode: Literal["stream", "once", "poll"] = "stream"
     sample_interval: Duration = 10.0
+    # transceiver DOM, FEC/BER and inventory (the flavour's optics paths), at their own interval
+    optics: bool = True
+    optics_interval: Duration = 300.0
     timeout: Duration = 10.0  # connect timeout and the ONCE/POLL response deadline
     # no message for this long on a stream = the target is silent: reconnect
     stale_after: Duration | None = None
@@ -62,6 +65,8 @@ class GnmiConfig(StrictModel):
     def _check(self) -> GnmiConfig:
         if self.sample_interval <= 0:
             raise ValueError("sample_interval must be > 0")
+        if self.optics_interval < self.sample_interval:
+            raise ValueError("optics_interval must be at least sample_interval")
         check_unique_devices(self.targets)
         if self.password is not None and self.username is None:
             raise ValueError("password given without username")

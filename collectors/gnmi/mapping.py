@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import struct
 import tomllib
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from fabricwatch.core.batch import PortSample
+from fabricwatch.core.batch import INVENTORY_FIELDS, PortSample
 from fabricwatch.core.counters import COUNTERS
 
 PATHS_DIR = Path(__file__).parent / "paths"
@@ -27,6 +28,15 @@ class PathTable:
     sum_over: dict[str, str] = field(default_factory=dict)
     target: str | None = None
     port_elem: int | None = None  # SONiC style: the port is a path element, not a key
+    # the physical layer, subscribed at `optics_interval`: DOM and FEC paths, inventory leaves
+    subscribe_optics: tuple[str, ...] = ()
+    inventory: dict[str, str] = field(default_factory=dict)  # normalised path -> INVENTORY_FIELDS name
+    lane_key: str | None = None  # the path key that numbers lanes ({lane} in templates counts from 1)
+    lane_base: int = 1  # what the device calls the first lane
+    key_map: dict[str, dict[str, str]] = field(default_factory=dict)  # key -> device value -> template value
+    # OpenConfig: the leaf that names an interface's transceiver component, and the element that is one
+    transceiver_leaf: str | None = None
+    component_elem: str | None = None
 
 
 def flavours() -> list[str]:
@@ -52,12 +62,25 @@ def load_table(flavour: str) -> PathTable:
             "enums": dict(parent.enums),
             "sum_leaves": dict(parent.sum_leaves),
             "sum_over": dict(parent.sum_over),
+            "subscribe_optics": parent.subscribe_optics,
+            "inventory": dict(parent.inventory),
+            "lane_key": parent.lane_key,
+            "lane_base": parent.lane_base,
+            "key_map": dict(parent.key_map),
+            "transceiver_leaf": parent.transceiver_leaf,
+            "component_elem": parent.component_elem,
         }
     leaves = {**base.get("leaves", {}), **data.get("leaves", {})}
+    key_map = {**base.get("key_map", {}), **data.get("key_map", {})}
+    probe = {k: next(iter(v.values())) for k, v in key_map.items()}
     for template in leaves.values():
-        name = template.format(index=0, priority=0)
+        name = template.format_map({"index": 0, "priority": 0, "lane": 1, **probe})
         if name not in COUNTERS:
             raise ValueError(f"{path}: {template!r} is not a canonical counter")
+    inventory = {**base.get("inventory", {}), **data.get("inventory", {})}
+    for p, fieldname in inventory.items():
+        if fieldname not in INVENTORY_FIELDS:
+            raise ValueError(f"{path}: inventory {p!r} -> {fieldname!r} is not one of {INVENTORY_FIELDS}")
     sum_leaves = {
         **base.get("sum_leaves", {}),
         **{k: tuple(v) for k, v in data.get("sum_leaves", {}).items()},
@@ -77,6 +100,13 @@ def load_table(flavour: str) -> PathTable:
         sum_over={**base.get("sum_over", {}), **data.get("sum_over", {})},
         target=data.get("target"),
         port_elem=data.get("port_elem"),
+        subscribe_optics=tuple(base.get("subscribe_optics", ())) + tuple(data.get("subscribe_optics", ())),
+        inventory=inventory,
+        lane_key=data.get("lane_key", base.get("lane_key")),
+        lane_base=int(data.get("lane_base", base.get("lane_base", 1))),
+        key_map=key_map,
+        transceiver_leaf=data.get("transceiver_leaf", base.get("transceiver_leaf")),
+        component_elem=data.get("component_elem", base.get("component_elem")),
     )
 
 
@@ -115,7 +145,21 @@ def _typed_value(v: Any) -> Any:
         return v.decimal_val.digits / 10.0**precision
     if which == "leaflist_val":
         return None
+    if which == "float_val":
+        return _single(v.float_val)
+    if which == "bytes_val":  # Junos sends some floats as 4 raw big-endian bytes (issue_17154)
+        raw = v.bytes_val
+        if len(raw) == 4:
+            return _single(struct.unpack(">f", raw)[0])
+        if len(raw) == 8:
+            return struct.unpack(">d", raw)[0]
+        return None
     return getattr(v, which)
+
+
+def _single(x: float) -> float:
+    """A 32-bit float as the device meant it (36.66, not 36.65999984741211): 7 significant digits."""
+    return float(f"{x:.7g}")
 
 
 def _number(value: Any) -> float | int | None:
@@ -139,7 +183,9 @@ def _clean_name(value: str) -> str:
     return value.replace("\\", "").strip('"')
 
 
-_PLAIN, _ENUM, _SUM, _NAME, _UNMAPPED = range(5)
+_PLAIN, _ENUM, _SUM, _NAME, _UNMAPPED, _INVENTORY, _XCVR = range(7)
+MAX_COMPONENTS = 100_000  # component -> interface entries a device may teach us
+MAX_TEXT = 200  # inventory strings are names and serial numbers, not documents
 
 
 class _Leaf(NamedTuple):
@@ -169,12 +215,23 @@ class Decoder:
         # (port, counter) -> instance -> latest value, for counters summed over instances
         # (queues, carrier up + down) that a device sends in separate notifications
         self._instances: dict[tuple[str, str], dict[str, float]] = {}
+        self.component_port: dict[str, str] = {}  # transceiver component -> the interface it sits in
+        self.inventory: dict[str, dict[str, str]] = {}  # port -> inventory fields read since last drained
 
     def _port_of(self, elem: Any, name: str) -> str | None:
         # the port is the key of the "interface" element, never of a queue or priority below it
-        if name != "interface":
-            return None
-        return next((elem.key[k] for k in self.table.port_keys if k in elem.key), None)
+        if name == "interface":
+            return next((elem.key[k] for k in self.table.port_keys if k in elem.key), None)
+        if name == self.table.component_elem and "name" in elem.key:
+            # a transceiver component: the interface that names it, else the component's own name
+            # (many devices name a port's transceiver as the port)
+            comp = elem.key["name"]
+            return self.component_port.get(comp, comp)
+        return None
+
+    def drain_inventory(self) -> dict[str, dict[str, str]]:
+        out, self.inventory = self.inventory, {}
+        return out
 
     def _norm_prefix(self, prefix: Any, key: bytes) -> _Prefix:
         names: list[str] = []
@@ -187,7 +244,8 @@ class Decoder:
             for k, v in e.key.items():
                 keys[k] = v
         result = _Prefix("/" + "/".join(names) if names else "", keys, port, {})
-        if len(self._prefix_cache) < 200_000:
+        # a component's interface may be learned later: its prefixes are resolved every time
+        if len(self._prefix_cache) < 200_000 and self.table.component_elem not in names:
             self._prefix_cache[key] = result
         return result
 
@@ -195,14 +253,21 @@ class Decoder:
         """What one leaf path means: computed once per (prefix, leaf) and cached."""
         template = self.table.leaves.get(full)
         if template is None:
+            inv = self.table.inventory.get(full)
+            if inv is not None:
+                return _Leaf(inv, _INVENTORY, "")
+            if full == self.table.transceiver_leaf:
+                return _Leaf(None, _XCVR, "")
             if full.endswith("/name"):
                 return _Leaf(None, _NAME, "")
             if len(self.unmapped_paths) < 100:
                 self.unmapped_paths.add(full)
             return _Leaf(None, _UNMAPPED, "")
+        if "{" in template:
+            keys = self._template_keys(keys)
         try:
             counter = template.format(**keys) if "{" in template else template
-        except KeyError:
+        except (KeyError, ValueError, IndexError):
             return _Leaf(None, _UNMAPPED, "")
         if counter not in COUNTERS:  # a device-supplied key made a name outside the vocabulary
             return _Leaf(None, _UNMAPPED, "")
@@ -212,6 +277,20 @@ class Decoder:
         if over is not None or counter in self.table.sum_leaves:
             return _Leaf(counter, _SUM, full + "|" + (keys.get(over, "") if over else ""))
         return _Leaf(counter, _PLAIN, "")
+
+    def _template_keys(self, keys: dict[str, str]) -> dict[str, str]:
+        """Keys as templates use them: the lane counted from 1, device values renamed (WARNING -> warn)."""
+        t = self.table
+        out = dict(keys)
+        for k, names in t.key_map.items():
+            if k in out:
+                out[k] = names.get(out[k], "\x00")  # an unknown value makes no canonical name
+        if t.lane_key is not None and t.lane_key in keys:
+            try:
+                out["lane"] = str(int(keys[t.lane_key]) - t.lane_base + 1)
+            except ValueError:
+                out["lane"] = "\x00"
+        return out
 
     def decode(self, notification: Any) -> list[PortSample]:
         if self.table.port_elem is not None:
@@ -263,6 +342,9 @@ class Decoder:
                 if isinstance(raw, str):
                     name_leaf = _clean_name(raw)
                 continue
+            if mode == _INVENTORY or mode == _XCVR:
+                self._text_leaf(leaf, port, raw)
+                continue
             counter: str = leaf.counter  # type: ignore[assignment]  # set for every mapped mode
             value: float | None
             if mode == _ENUM:
@@ -311,6 +393,20 @@ class Decoder:
                         by_port.setdefault(name_leaf, {})[leaf.counter] = value
         ts = notification.timestamp
         return [PortSample(self.device, p, ts, v, self.tags) for p, v in by_port.items() if v]
+
+    def _text_leaf(self, leaf: _Leaf, port: str | None, raw: Any) -> None:
+        if port is None or not isinstance(raw, str | int | float) or isinstance(raw, bool):
+            self.unmapped += 1
+            return
+        text = str(raw).strip()[:MAX_TEXT]
+        if leaf.mode == _XCVR:  # /interfaces/interface[name=P]/state/transceiver = component
+            if text and (text in self.component_port or len(self.component_port) < MAX_COMPONENTS):
+                self.component_port[text] = port
+            return
+        if ":" in text and leaf.counter in ("module_type", "media"):
+            text = text.rsplit(":", 1)[1]  # identities: 'oc-opt-types:QSFP28' -> 'QSFP28'
+        if text and (port in self.inventory or len(self.inventory) < MAX_COMPONENTS):
+            self.inventory.setdefault(port, {})[leaf.counter or ""] = text
 
     def _decode_elem_ported(self, notification: Any) -> list[PortSample]:
         """SONiC: COUNTERS/<port>[/<field>] with scalar values, or JSON objects of fields."""

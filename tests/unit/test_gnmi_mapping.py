@@ -32,7 +32,8 @@ def test_every_table_maps_only_to_canonical_counters() -> None:
         table = load_table(flavour)
         assert table.leaves
         for template in table.leaves.values():
-            assert template.format(index=3, priority=3) in COUNTERS
+            keys = {"index": 3, "priority": 3, "lane": 2, **{k: v["WARNING"] for k, v in table.key_map.items()}}
+            assert template.format(**keys) in COUNTERS
 
 
 def test_issue_14530_openconfig_counters_with_interface_key(fixtures: Path) -> None:
