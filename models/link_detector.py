@@ -20,6 +20,7 @@ import skops.io as sio
 from sklearn.ensemble import IsolationForest
 
 from fabricwatch.models.features import FEATURE_NAMES, N_OWN, OWN_NAMES, UNITS, FeatureFrame, LinkInterval, LinkState
+from fabricwatch.models.optics import OpticsWatch
 from fabricwatch.models.rules import RuleConfig, RuleHit, evaluate, speed_degraded, worst
 
 MODEL_VERSION = 2  # 2: forests in skops format (1 held a pickle, which loading would execute)
@@ -489,6 +490,7 @@ class LinkDetector:
         # False scores by the expectation alone (peer and load-matched limits), no forest: what the
         # benches compare to show what the forest adds
         self.use_forest = True
+        self.optics = OpticsWatch()
         self.reset()
 
     # -- training ----------------------------------------------------------------------
@@ -586,6 +588,7 @@ class LinkDetector:
 
     def reset(self) -> None:
         """Forget every link's hysteresis state (a new fabric or a new replay)."""
+        self.optics = OpticsWatch(self.optics.cfg)
         # per link: the last raise_n over/under bits, clean intervals in a row, finding active
         self._state = LinkState(bits=((), np.uint16), clean=((), np.int32), active=((), np.bool_),
                                 flaps=((self.rules.flap_window,), np.float32), settle=((), np.int8),
@@ -594,7 +597,9 @@ class LinkDetector:
 
     def forget(self, keys: Iterable[tuple[str, str]]) -> None:
         """Forget these links' hysteresis state (their target was removed)."""
+        keys = list(keys)
         self._state.forget(keys)
+        self.optics.forget(keys)
 
     # -- scoring -----------------------------------------------------------------------
     def score(self, frame: FeatureFrame) -> np.ndarray:
@@ -661,7 +666,12 @@ class LinkDetector:
         erred[settle > 0] = 0
         st["erred"][rows] = erred
         persistent = np.bitwise_count(erred) >= ERRORS_PERSIST
-        maybe_rule = (
+        # the physical layer: the modules' readings of this interval, then who has a condition raised
+        self.optics.observe(links, frame.start_ns + int(self.interval_s * 1e9))
+        optic = self.optics.flagged
+        optic_rows = np.fromiter(((li.device, li.port) in optic for li in links), dtype=bool, count=n) \
+            if optic else np.zeros(n, dtype=bool)
+        maybe_rule = optic_rows | (
             (recent_flaps > 0) | (own[:, LINK_RECOVERY] > 0)
             | (own[:, PFC_TX] >= self.rules.pause_storm_per_s) | (own[:, PFC_RX] >= self.rules.pause_storm_per_s)
             | persistent
@@ -678,6 +688,8 @@ class LinkDetector:
             hold = bool(forming[i]) and only_now and recent_flaps[i] < self.rules.flaps_critical
             hits = evaluate(li, self.interval_s, self.rules, device_event=bool(settle[i] > 0) or hold,
                             recent_flaps=float(recent_flaps[i]))
+            if optic_rows[i]:
+                hits += self.optics.hits((li.device, li.port))
             if persistent[i]:
                 n_err = int(np.bitwise_count(erred[i]))
                 hits.append(RuleHit("warning", f"errors in {n_err} of the last 8 intervals "

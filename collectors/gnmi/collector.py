@@ -27,6 +27,9 @@ _SL = gnmi_pb2.SubscriptionList
 # bounds memory by what was decoded, not by how many responses carried it
 MAX_PENDING_SAMPLES = 20_000  # decoded samples held for a stalled consumer (~350 B each): then the reader waits
 LINGER_S = 0.005
+# what a device answers a Subscribe with paths it does not know
+REFUSED_PATHS = frozenset({grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND,
+                           grpc.StatusCode.UNIMPLEMENTED})
 
 
 def parse_path(text: str) -> Any:
@@ -74,6 +77,7 @@ class GnmiCollector:
         self._channel: grpc.aio.Channel | None = None
         self._stub: Any = None
         self.synced = False
+        self.optics_refused = False  # the device refused the optics paths once: they are left out since
         self.messages = 0
         self.bad_notifications = 0
 
@@ -142,7 +146,7 @@ class GnmiCollector:
             gnmi_pb2.Subscription(path=parse_path(p), mode=gnmi_pb2.ON_CHANGE)
             for p in self.table.subscribe_on_change
         ]
-        if optics and self.cfg.optics:
+        if optics and self._optics_on():
             # transceiver DOM and FEC at their own, slower interval (in STREAM mode the device keeps it)
             optics_ns = int(self.cfg.optics_interval * 1e9)
             subs += [gnmi_pb2.Subscription(path=parse_path(p), mode=gnmi_pb2.SAMPLE, sample_interval=optics_ns)
@@ -203,6 +207,7 @@ class GnmiCollector:
         mode = {"stream": _SL.STREAM, "once": _SL.ONCE, "poll": _SL.POLL}[self.cfg.mode]
         call = self._stub.Subscribe(metadata=self._metadata())
         optics_due = time.monotonic() + self.cfg.optics_interval
+        self.synced = False
         try:
             # POLL re-reads one fixed subscription list: there DOM is read at every poll
             await call.write(self._request(mode))
@@ -229,9 +234,20 @@ class GnmiCollector:
         except grpc.aio.AioRpcError as exc:
             denied = (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED)
             kind = "auth" if exc.code() in denied else "rpc"
+            if exc.code() in REFUSED_PATHS and self._optics_on() and not self.synced:
+                # a device that does not know the transceiver paths may refuse the whole Subscribe:
+                # its counters matter more; the next session goes without DOM, and says so
+                self.optics_refused = True
+                log.warning("gNMI target refused the optics paths; subscribing without them",
+                            extra={"target": self.key, "error": exc.details()})
+                raise TargetError("rpc", f"{exc.code().name}: {exc.details()} "
+                                         "(optics paths refused: retrying without them)") from None
             raise TargetError(kind, f"{exc.code().name}: {exc.details()}") from None
         finally:
             call.cancel()
+
+    def _optics_on(self) -> bool:
+        return self.cfg.optics and bool(self.table.subscribe_optics) and not self.optics_refused
 
     async def _read_stream(self, call: Any) -> AsyncIterator[SampleBatch]:
         """A reader task decodes responses as they come; each yield hands over everything
