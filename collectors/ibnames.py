@@ -69,6 +69,19 @@ _NIC = {
     **{f"rx_err_lane_{n}_phy": f"lane_errors_l{n + 1}" for n in range(8)},
     "rx_fec_corrected_blocks": "fec_corrected", "rx_fec_uncorrectable_blocks": "fec_uncorrectable",
 }
+# UFM Telemetry's low-frequency ("secondary") physical-layer fields, 300 s by default: BER as UFM
+# computes it, corrected bits per lane, bits the FEC could not correct, and the module's DOM. Names as
+# UFM Enterprise documents them; no public recording of this set exists (tested on the simulator)
+_UFM_PHY = {
+    "Total_Raw_BER": "ib_raw_ber", "Raw_BER": "ib_raw_ber", "Effective_BER": "ib_effective_ber",
+    "Symbol_BER": "ib_symbol_ber",
+    **{f"Raw_Errors_Lane_{n}": f"lane_errors_l{n + 1}" for n in range(4)},
+    "Effective_Errors": "fec_uncorrectable",  # error bits the FEC did not correct: any is a lost frame
+    "Module_Temperature": "temperature_c", "Module_Voltage": "voltage_v",
+    **{f"RX_Power_Lane_{n}": f"rx_power_dbm_l{n + 1}" for n in range(4)},
+    **{f"TX_Power_Lane_{n}": f"tx_power_dbm_l{n + 1}" for n in range(4)},
+    **{f"TX_Bias_Lane_{n}": f"tx_bias_ma_l{n + 1}" for n in range(4)},
+}
 # NIC symbol errors are 64-bit and wrap, unlike IB's 16-bit saturating SymbolErrorCounter
 _NIC_WIDE = {"rx_symbol_err_phy": "symbol_errors", "rx_pcs_symbol_err": "symbol_errors"}
 
@@ -86,6 +99,8 @@ def _build() -> dict[str, IbCounter]:
     for name, canonical in _TELEMETRY.items():
         table[_key(f"Infiniband_{name}")] = IbCounter(canonical)
     for name, canonical in _NIC.items():
+        table[_key(name)] = IbCounter(canonical)
+    for name, canonical in _UFM_PHY.items():
         table[_key(name)] = IbCounter(canonical)
     for name, canonical in _NIC_WIDE.items():
         table[_key(name)] = IbCounter(canonical, bits=64)

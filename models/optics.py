@@ -44,6 +44,8 @@ class OpticsConfig:
     hold: int = 2
     clear_margin_db: float = 0.5
     stale_s: float = 3600.0  # no reading for this long: what was raised on it goes
+    # readings closer than this are one reading (a manager that re-serves its 300 s sample every poll)
+    min_reading_gap_s: float = 60.0
 
 
 @dataclass
@@ -131,7 +133,10 @@ class OpticsWatch:
             if st is None:
                 st = self._links[key] = _Link()
             st.values.update(li.optics)
-            st.ts_s = (li.optics_ns or li.start_ns) / 1e9
+            ts_s = (li.optics_ns or li.start_ns) / 1e9
+            if st.ts_s and ts_s - st.ts_s < self.cfg.min_reading_gap_s:
+                continue
+            st.ts_s = ts_s
             ber = ber_estimate(li.optics, li)
             if ber is not None:
                 st.ber.append((st.ts_s, math.log10(max(ber, 1e-18))))

@@ -91,6 +91,8 @@ def port_notifications(flavour: str, port: SimPort, snap: Snapshot) -> Iterator[
     ts = snap.ts_ns
     if flavour == "sonic":
         fields = {sai: str(v[c]) for sai, c in SONIC_FIELDS.items()}
+        fields["SAI_PORT_STAT_IF_IN_FEC_CORRECTABLE_FRAMES"] = str(int(snap.fec[port.index, 0]))
+        fields["SAI_PORT_STAT_IF_IN_FEC_NOT_CORRECTABLE_FRAMES"] = str(int(snap.fec[port.index, 1]))
         yield _notif(ts, _path(_elem("COUNTERS"), target="COUNTERS_DB"), [
             gnmi_pb2.Update(
                 path=_path(_elem(port.name)),
@@ -158,3 +160,67 @@ def port_notifications(flavour: str, port: SimPort, snap: Snapshot) -> Iterator[
                 ),
                 [_uint("in-pause-pkts", v[f"pfc_rx_p{p}"]), _uint("out-pause-pkts", v[f"pfc_tx_p{p}"])],
             )
+
+
+OC_THRESHOLD_LEAVES = {  # openconfig-platform-transceiver threshold leaf -> (quantity, side)
+    "input-power-lower": ("rx_power_dbm", "low"), "input-power-upper": ("rx_power_dbm", "high"),
+    "output-power-lower": ("tx_power_dbm", "low"), "output-power-upper": ("tx_power_dbm", "high"),
+    "laser-bias-current-lower": ("tx_bias_ma", "low"), "laser-bias-current-upper": ("tx_bias_ma", "high"),
+    "module-temperature-lower": ("temperature_c", "low"), "module-temperature-upper": ("temperature_c", "high"),
+    "supply-voltage-lower": ("voltage_v", "low"), "supply-voltage-upper": ("voltage_v", "high"),
+}
+
+
+def component_name(port: SimPort) -> str:
+    """The transceiver component of a port: not the port's own name, so that a collector has to read
+    /interfaces/interface/state/transceiver to place it."""
+    return f"xcvr-{port.name}"
+
+
+def _double(name: str, value: float) -> Any:
+    return gnmi_pb2.Update(path=_path(_elem(name), _elem("instant")), val=gnmi_pb2.TypedValue(double_val=value))
+
+
+def _string(*names: str, value: str) -> Any:
+    return gnmi_pb2.Update(path=_path(*(_elem(n) for n in names)), val=gnmi_pb2.TypedValue(string_val=value))
+
+
+def optics_notifications(flavour: str, port: SimPort, snap: Snapshot, module: dict[str, str]) -> Iterator[Any]:
+    """openconfig-platform-transceiver for one port's module: DOM per channel, temperature, voltage,
+    pre-FEC BER, FEC counts, thresholds and inventory (SONiC keeps these in STATE_DB: none here)."""
+    if flavour == "sonic":
+        return
+    o = snap.port_optics(port)
+    ts = snap.ts_ns
+    comp = component_name(port)
+    yield _notif(ts, _path(_elem("interfaces"), _elem("interface", name=port.name), _elem("state")),
+                 [_string("transceiver", value=comp)])
+    c = _elem("component", name=comp)
+    yield _notif(ts, _path(_elem("components"), c, _elem("state")), [
+        gnmi_pb2.Update(path=_path(_elem("temperature"), _elem("instant")),
+                        val=gnmi_pb2.TypedValue(double_val=round(o["temperature_c"], 2))),
+        _string("mfg-name", value=module["vendor"]), _string("part-no", value=module["part_number"]),
+        _string("serial-no", value=module["serial"]), _string("hardware-version", value=module["revision"]),
+        _string("firmware-version", value=module["firmware"]),
+    ])
+    yield _notif(ts, _path(_elem("components"), c, _elem("transceiver"), _elem("state")), [
+        _double("supply-voltage", round(o["voltage_v"], 4)),
+        _double("pre-fec-ber", float(f"{o['pre_fec_ber']:.3e}")),
+        _uint("fec-corrected-bits", int(o["fec_corrected"])),
+        _uint("fec-uncorrectable-blocks", int(o["fec_uncorrectable"])),
+        _string("form-factor", value=f"oc-opt-types:{module['module_type']}"),
+    ])
+    for lane in range(1, 5):
+        yield _notif(ts, _path(_elem("components"), c, _elem("transceiver"), _elem("physical-channels"),
+                               _elem("channel", index=str(lane - 1)), _elem("state")), [
+            _double("input-power", round(o[f"rx_power_dbm_l{lane}"], 2)),
+            _double("output-power", round(o[f"tx_power_dbm_l{lane}"], 2)),
+            _double("laser-bias-current", round(o[f"tx_bias_ma_l{lane}"], 3)),
+        ])
+    for severity, level in (("WARNING", "warn"), ("CRITICAL", "alarm")):
+        yield _notif(ts, _path(_elem("components"), c, _elem("transceiver"), _elem("thresholds"),
+                               _elem("threshold", severity=severity), _elem("state")), [
+            gnmi_pb2.Update(path=_path(_elem(leaf)),
+                            val=gnmi_pb2.TypedValue(double_val=o[f"{q}_{side}_{level}"]))
+            for leaf, (q, side) in OC_THRESHOLD_LEAVES.items()
+        ])

@@ -17,7 +17,12 @@ from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
 
 from fabricwatch.core.grpc_runtime import keep_grpc_aio
 from fabricwatch.simulator.fabric import Fabric, align
-from fabricwatch.simulator.flavours import lldp_notification, oper_notification, port_notifications
+from fabricwatch.simulator.flavours import (
+    lldp_notification,
+    oper_notification,
+    optics_notifications,
+    port_notifications,
+)
 from fabricwatch.simulator.topology import SimDevice
 
 log = logging.getLogger("fabricwatch.simulator.gnmi")
@@ -80,10 +85,15 @@ class GnmiTarget(gnmi_pb2_grpc.gNMIServicer):
     ) -> list[Any]:
         snap = self.fabric.snapshot(ts)
         out = []
+        optics = any(p.startswith(("/components", "/interfaces/interface/state/transceiver")) for p in subscribed)
         for port in dev.ports:
             for n in port_notifications(dev.flavour, port, snap):
                 if _matches(_full_path(n), subscribed):
                     out.append(n)
+            if optics:
+                for n in optics_notifications(dev.flavour, port, snap, self.fabric.module(port)):
+                    if _matches(_full_path(n), subscribed):
+                        out.append(n)
         return out
 
     def _lldp(self, dev: SimDevice, ts: int, subscribed: list[str]) -> list[Any]:
@@ -127,6 +137,9 @@ class GnmiTarget(gnmi_pb2_grpc.gNMIServicer):
         change_paths = [_norm(s.path) for s in sl.subscription if s.mode == gnmi_pb2.ON_CHANGE]
         intervals = [s.sample_interval for s in sl.subscription if s.sample_interval]
         interval = max(MIN_INTERVAL_S, min(intervals) / 1e9) if intervals else 10.0
+        # each SAMPLE subscription at its own interval (DOM every few minutes, counters every few seconds)
+        every = [(_norm(s.path), max(interval, s.sample_interval / 1e9 if s.sample_interval else interval))
+                 for s in sl.subscription if s.mode != gnmi_pb2.ON_CHANGE]
         all_paths = sample_paths + change_paths
         abort_after = next(
             (f.after for f in self.fabric.device_faults(device, "stream_abort")), None
@@ -169,7 +182,9 @@ class GnmiTarget(gnmi_pb2_grpc.gNMIServicer):
             await asyncio.sleep(max(0.0, (tick - time.time_ns()) / 1e9))
             while self.fabric.is_dead(device):
                 await asyncio.sleep(0.2)
-            msgs = self._notifications(dev, tick, sample_paths) if sample_paths else []
+            step = int(interval * 1e9)
+            due = [p for p, every_s in every if every_s <= interval or tick % int(every_s * 1e9) < step]
+            msgs = self._notifications(dev, tick, due) if due else []
             msgs += self._oper(dev, tick, change_paths, oper_state)
             async for r in emit(msgs):
                 yield r

@@ -19,6 +19,7 @@ from pyasn1.error import PyAsn1Error
 from pysnmp.proto import api, rfc1902, rfc1905
 
 from fabricwatch.simulator.fabric import COL, Fabric, Snapshot
+from fabricwatch.simulator.optics import DOM_COLUMNS, LANES, THRESHOLDS
 from fabricwatch.simulator.topology import SimDevice, SimPort
 
 log = logging.getLogger("fabricwatch.simulator.snmp")
@@ -39,6 +40,19 @@ CUMULUS_PFC = (1, 3, 6, 1, 4, 1, 40310, 2, 2, 3, 1)
 CUMULUS_UPDOWN = (1, 3, 6, 1, 4, 1, 40310, 2, 2, 5, 1)
 ARISTA_PFC = (1, 3, 6, 1, 4, 1, 30065, 3, 11, 1, 1, 1)
 CISCO_PFC_PRIO = (1, 3, 6, 1, 4, 1, 9, 9, 813, 1, 2, 1)
+ENT_PHYSICAL = (1, 3, 6, 1, 2, 1, 47, 1, 1, 1, 1)  # ENTITY-MIB entPhysicalEntry
+ENT_ALIAS = (1, 3, 6, 1, 2, 1, 47, 1, 3, 2, 1, 2)  # entAliasMappingIdentifier
+ENT_SENSOR = (1, 3, 6, 1, 2, 1, 99, 1, 1, 1)  # ENTITY-SENSOR-MIB entPhySensorEntry
+ARISTA_THRESHOLDS = (1, 3, 6, 1, 4, 1, 30065, 3, 12, 1, 1, 1)
+DOM_COL = {name: i for i, name in enumerate(DOM_COLUMNS)}
+# (quantity, ENTITY-SENSOR type, scale, precision, multiplier from our unit to the sensor's raw value):
+# watts at milli with 4 digits (0.6486 mW -> 6486), amperes at milli with 3 (6.09 mA -> 6090), as SONiC does
+SENSOR_KINDS = {
+    "temperature_c": (8, 9, 1, 10.0), "voltage_v": (4, 9, 4, 1e4),
+    "rx_power_dbm": (6, 8, 4, 1e4), "tx_power_dbm": (6, 8, 4, 1e4), "tx_bias_ma": (5, 8, 3, 1e3),
+}
+SENSOR_WORDS = {"temperature_c": "Temperature", "voltage_v": "Voltage", "rx_power_dbm": "RX Power",
+                "tx_power_dbm": "TX Power", "tx_bias_ma": "TX Bias"}
 
 Getter = Callable[[Snapshot, int], Any]  # (snapshot, sysUpTime ticks) -> pysnmp value
 
@@ -49,6 +63,14 @@ def _c32(name: str, row: int) -> Getter:
 
 def _c64(name: str, row: int) -> Getter:
     return lambda s, _t: rfc1902.Counter64(int(s.counters[row][_col(name)]))
+
+
+def _sensor(row: int, col: int, mult: float, watts: bool) -> Getter:
+    """A DOM reading as the sensor's raw integer; optical power is served in watts, as agents do."""
+    def get(s: Snapshot, _t: int) -> Any:
+        value = float(s.dom[row, col])
+        return rfc1902.Integer32(round((10 ** (value / 10) if watts else value) * mult))
+    return get
 
 
 def _col(name: str) -> int:
@@ -115,6 +137,52 @@ class AgentView:
             for p in range(8):
                 e[(*CISCO_PFC_PRIO, 2, idx, p)] = _c64(f"pfc_tx_p{p}", row)
                 e[(*CISCO_PFC_PRIO, 3, idx, p)] = _c64(f"pfc_rx_p{p}", row)
+        self._add_module(e, pos, idx, port, flavour)
+
+    def _add_module(self, e: dict[tuple[int, ...], Getter], pos: int, idx: int, port: SimPort, flavour: str) -> None:
+        """The port's transceiver in ENTITY-MIB and its DOM in ENTITY-SENSOR-MIB, the way each family
+        of agents places them: SONiC and EOS name the interface in each sensor's description, the
+        others (net-snmp, Cumulus here) leave it to entAliasMappingTable."""
+        module = 200_000 + pos * 100
+        row = port.index
+        inv = self.fabric.module(port)
+        named = flavour in ("sonic", "arista")
+        text: dict[int, str] = {
+            module: f"{inv['module_type']} for {port.name}" if named else f"{inv['module_type']} transceiver"}
+        e[(*ENT_PHYSICAL, 4, module)] = lambda s, t: rfc1902.Integer32(1)
+        e[(*ENT_PHYSICAL, 5, module)] = lambda s, t: rfc1902.Integer32(9)  # module
+        for sub, key in ((8, "revision"), (9, "firmware"), (11, "serial"), (12, "vendor"), (13, "part_number")):
+            e[(*ENT_PHYSICAL, sub, module)] = (lambda v: lambda s, t: rfc1902.OctetString(v))(inv[key])
+        if not named:
+            e[(*ENT_ALIAS, module, 0)] = lambda s, t: rfc1902.ObjectName((*IF_TABLE, 1, idx))
+        sensors: list[tuple[int, str, str, int | None]] = [(module + 1, "temperature_c", "temperature_c", None),
+                                                            (module + 2, "voltage_v", "voltage_v", None)]
+        for n in range(1, LANES + 1):
+            for base, q in ((10, "rx_power_dbm"), (20, "tx_power_dbm"), (30, "tx_bias_ma")):
+                sensors.append((module + base + n, q, f"{q}_l{n}", n))
+        for ent, q, column, lane in sensors:
+            where = (f" for {port.name}" + (f"/{lane}" if lane and flavour == "sonic" else "")
+                     + (f" Lane {lane}" if lane and flavour == "arista" else "")) if named else \
+                (f" Channel {lane}" if lane else "")
+            text[ent] = f"{'DOM' if named else 'Transceiver'} {SENSOR_WORDS[q]} Sensor{where}"
+            e[(*ENT_PHYSICAL, 4, ent)] = lambda s, t: rfc1902.Integer32(module)
+            e[(*ENT_PHYSICAL, 5, ent)] = lambda s, t: rfc1902.Integer32(8)  # sensor
+            kind, scale, precision, mult = SENSOR_KINDS[q]
+            col = DOM_COL[column]
+            watts = kind == 6
+            e[(*ENT_SENSOR, 1, ent)] = (lambda k: lambda s, t: rfc1902.Integer32(k))(kind)
+            e[(*ENT_SENSOR, 2, ent)] = (lambda k: lambda s, t: rfc1902.Integer32(k))(scale)
+            e[(*ENT_SENSOR, 3, ent)] = (lambda k: lambda s, t: rfc1902.Integer32(k))(precision)
+            e[(*ENT_SENSOR, 4, ent)] = _sensor(row, col, mult, watts)
+            e[(*ENT_SENSOR, 5, ent)] = lambda s, t: rfc1902.Integer32(1)  # ok
+            if flavour == "arista" and q in ("rx_power_dbm", "temperature_c"):
+                for sub, level in ((1, "low_warn"), (2, "low_alarm"), (3, "high_warn"), (4, "high_alarm")):
+                    limit = THRESHOLDS[f"{q}_{level}"]
+                    raw = round((10 ** (limit / 10) if watts else limit) * mult)
+                    e[(*ARISTA_THRESHOLDS, sub, ent)] = (lambda v: lambda s, t: rfc1902.Integer32(v))(raw)
+        for ent, words in text.items():
+            e[(*ENT_PHYSICAL, 2, ent)] = (lambda v: lambda s, t: rfc1902.OctetString(v))(words)
+            e[(*ENT_PHYSICAL, 7, ent)] = (lambda v: lambda s, t: rfc1902.OctetString(v))(words)
 
     def _if_last_change(self, snap: Snapshot, row: int) -> int:
         """sysUpTime of the port's last carrier change: moves whenever the model counts a transition."""
@@ -149,6 +217,7 @@ class SnmpAgent(asyncio.DatagramProtocol):
         self.transport: asyncio.DatagramTransport | None = None
         self.requests = 0
         self.mode = "normal"  # or: silent, garbage, truncated (for fault tests)
+        self.clock: Callable[[], int] = time.time_ns  # the lab runs hours of fabric time in seconds
 
     def connection_made(self, transport: Any) -> None:
         self.transport = transport
@@ -156,7 +225,7 @@ class SnmpAgent(asyncio.DatagramProtocol):
     def snapshot(self) -> Snapshot:
         # values move in steps of tick_s so one poll reads one consistent instant
         step = int(self.tick_s * 1e9)
-        return self.fabric.snapshot(time.time_ns() // step * step)
+        return self.fabric.snapshot(self.clock() // step * step)
 
     def datagram_received(self, data: bytes, addr: Any) -> None:
         if self.fabric.is_dead(self.device.name) or self.mode == "silent":

@@ -13,6 +13,7 @@ import base64
 import datetime as dt
 import ssl
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,6 +69,27 @@ def telemetry_values(snap: Snapshot, port: SimPort) -> dict[str, int]:
     return out
 
 
+PHY_COLUMNS = ("Total_Raw_BER", "Effective_BER", "Symbol_BER", *(f"Raw_Errors_Lane_{n}" for n in range(4)),
+               "Effective_Errors", "Module_Temperature", *(f"RX_Power_Lane_{n}" for n in range(4)),
+               *(f"TX_Power_Lane_{n}" for n in range(4)), *(f"TX_Bias_Lane_{n}" for n in range(4)))
+
+
+def phy_values(snap: Snapshot, port: SimPort) -> dict[str, str]:
+    """UFM's low-frequency physical-layer fields for one port, as CSV cells."""
+    o = snap.port_optics(port)
+    bits = port.speed_bps
+    out = {"Total_Raw_BER": f"{o['pre_fec_ber']:.3e}",
+           "Effective_BER": f"{o['fec_uncorrectable'] * 5440 / max(bits, 1):.3e}" if o["fec_uncorrectable"] else "0",
+           "Symbol_BER": "0", "Effective_Errors": str(int(o["fec_uncorrectable"])),
+           "Module_Temperature": f"{o['temperature_c']:.1f}"}
+    for n in range(4):
+        out[f"Raw_Errors_Lane_{n}"] = str(int(o["fec_corrected"]) // 4)
+        out[f"RX_Power_Lane_{n}"] = f"{o[f'rx_power_dbm_l{n + 1}']:.2f}"
+        out[f"TX_Power_Lane_{n}"] = f"{o[f'tx_power_dbm_l{n + 1}']:.2f}"
+        out[f"TX_Bias_Lane_{n}"] = f"{o[f'tx_bias_ma_l{n + 1}']:.3f}"
+    return out
+
+
 def _ts(ns: int) -> str:
     return dt.datetime.fromtimestamp(ns / 1e9, dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
 
@@ -83,6 +105,7 @@ class UfmState:
     # test hooks: make an endpoint misbehave
     broken: dict[str, str] = field(default_factory=dict)  # path suffix -> "500" | "html" | "slow" | "rename"
     unauthorized: int = 0  # requests turned away with 401
+    clock: Callable[[], int] = time.time_ns  # the lab runs hours of fabric time in seconds
 
     def __post_init__(self) -> None:
         for i, dev in enumerate(self.devices):
@@ -92,7 +115,7 @@ class UfmState:
         return f"{self.guids[port.device]}_{port.name}"
 
     def snapshot(self) -> Snapshot:
-        return self.fabric.snapshot(time.time_ns() // 1_000_000_000 * 1_000_000_000)
+        return self.fabric.snapshot(self.clock() // 1_000_000_000 * 1_000_000_000)
 
     def sync_events(self) -> None:
         """New faults and link state changes become events with increasing ids."""
@@ -205,9 +228,15 @@ class UfmServer:
                     "name": f"{self.state.guids[dev.name]}_{p.name}:{peer_guid}_{p.peer_port}",
                     "source_guid": self.state.guids[dev.name], "source_port": p.name,
                     "destination_guid": peer_guid, "destination_port": p.peer_port, "width": "4x",
-                    "severity": "Info",
+                    "severity": "Info", "cable_info": self._cable(p),
                 })
         return web.json_response(out)
+
+    def _cable(self, port: SimPort) -> dict[str, str]:
+        m = self.state.fabric.module(port)
+        return {"vendor": m["vendor"], "part_number": m["part_number"], "serial_number": m["serial"],
+                "revision": m["revision"], "identifier": m["module_type"], "length": "3 m",
+                "technology": "Optical"}
 
     async def _events(self, request: web.Request) -> web.Response:
         self.state.sync_events()
@@ -225,9 +254,12 @@ class UfmServer:
 
     # -- Telemetry -----------------------------------------------------------------------
     async def _csv(self, request: web.Request) -> web.Response:
-        snap = self.state.snapshot()
+        return web.Response(text=self.telemetry_csv(self.state.snapshot()), content_type="text/csv")
+
+    def telemetry_csv(self, snap: Snapshot) -> str:
+        """The Telemetry CSV at one snapshot (what /csv/cset/converted_enterprise serves)."""
         header = ["timestamp", "source_id", "tag", "Node_GUID", "port_guid", "Port_Number",
-                  *(c for c, *_ in TELEMETRY_COLUMNS)]
+                  *(c for c, *_ in TELEMETRY_COLUMNS), *PHY_COLUMNS]
         extra = self.state.broken.get(CSV_PATH)
         if extra == "column":
             header.insert(8, "NewCounterFromAFutureVersion")
@@ -237,14 +269,16 @@ class UfmServer:
             guid = "0x" + self.state.guids[dev.name]
             for p in dev.ports:
                 values = telemetry_values(snap, p)
-                cells = [str(ts_us), guid, "", guid, guid, p.name, *(str(values[c]) for c, *_ in TELEMETRY_COLUMNS)]
+                phy = phy_values(snap, p)
+                cells = [str(ts_us), guid, "", guid, guid, p.name, *(str(values[c]) for c, *_ in TELEMETRY_COLUMNS),
+                         *(phy[c] for c in PHY_COLUMNS)]
                 if extra == "column":
                     cells.insert(8, "7")
                 rows.append(",".join(cells))
         text = "\n".join(rows) + "\n"
         if extra == "truncated":
             text = text[: len(text) - len(rows[-1]) // 2 - 1]  # the last line cut in the middle
-        return web.Response(text=text, content_type="text/csv")
+        return text
 
     async def _metrics(self, request: web.Request) -> web.Response:
         snap = self.state.snapshot()

@@ -7,6 +7,7 @@ import logging
 import random
 import time
 from fnmatch import fnmatchcase
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from fabricwatch.collectors.polling import PolledCollector
@@ -59,7 +60,8 @@ class SnmpCollector(PolledCollector):
         # ifIndex -> port name, and what it was read under
         self.names: dict[int, str] = {}
         self.name_lookup: dict[str, int] = {}  # every ifName, ifDescr and ifAlias -> ifIndex (DOM sensors name them)
-        self._optics_due = 0.0  # monotonic time of the next DOM round
+        self._optics_due = 0  # clock time (ns) of the next DOM round
+        self.clock: Callable[[], int] = time.time_ns  # what samples are stamped with (the lab gives fabric time)
         self.dom_sensors = 0  # DOM sensors read in the last round, and those no interface was found for
         self.dom_unplaced = 0
         self.port_tags: dict[int, dict[str, str]] = {}  # ifIndex -> the section's tags + if_type, alias
@@ -175,12 +177,12 @@ class SnmpCollector(PolledCollector):
             self._last_change.clear()
         self._uptime = ticks
 
-        optics = self.cfg.optics and time.monotonic() >= self._optics_due
+        optics = self.cfg.optics and self.clock() >= self._optics_due
         if optics:
-            self._optics_due = time.monotonic() + self.cfg.optics_interval
+            self._optics_due = self.clock() + int(self.cfg.optics_interval * 1e9)
         tables = [t for t in self.profile.tables if optics or not t.slow]
         results = await asyncio.gather(*(self._walk([c.oid for c in t.columns]) for t in tables))
-        ts_ns = time.time_ns()
+        ts_ns = self.clock()
         values: dict[int, dict[str, float]] = {}
         bits: dict[int, dict[str, int]] = {}
         has_transitions = False

@@ -17,7 +17,7 @@ from fabricwatch.collectors.ufm.client import UfmClient
 from fabricwatch.collectors.ufm.events import parse_events, parse_unhealthy
 from fabricwatch.collectors.ufm.inventory import Inventory, parse_links, parse_ports, parse_systems, resolve_peers
 from fabricwatch.collectors.ufm.telemetry import Parsed, TelemetryError, parse_csv, parse_prometheus
-from fabricwatch.core.batch import DeviceEvent, PortSample, SampleBatch
+from fabricwatch.core.batch import DeviceEvent, ModuleInfo, PortSample, SampleBatch
 from fabricwatch.core.errors import TargetError
 
 if TYPE_CHECKING:
@@ -116,11 +116,16 @@ class UfmCollector(PolledCollector):
             failed_parts += 1
             problems.append((exc.kind, str(exc)))
 
+        modules: list[ModuleInfo] = []
         if loop.time() - self._inventory_at >= self.cfg.inventory_interval:
             parts += 1
             try:
                 problems += [("schema", f"{self.cfg.name}: {p}") for p in (await self.refresh_inventory())[:20]]
                 self._inventory_at = loop.time()
+                now = time.time_ns()
+                for (guid, number), fields in self.inventory.cables.items():
+                    info = self.inventory.port(guid, number)
+                    modules.append(ModuleInfo(info.device, info.port, now, fields))
             except TargetError as exc:
                 note(exc)
         samples: list[PortSample] = []
@@ -143,4 +148,4 @@ class UfmCollector(PolledCollector):
         if failed_parts == parts:
             kind, message = problems[-1]
             raise TargetError(kind, message)
-        return SampleBatch(self.kind, self.device, samples, self.unmapped, events, problems)
+        return SampleBatch(self.kind, self.device, samples, self.unmapped, events, problems, modules)

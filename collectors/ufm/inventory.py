@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from fabricwatch.core.optics import parse_length_m
+
 
 def norm_guid(value: object) -> str:
     """'0x0c42a103007ab890', '0C42A103007AB890', 0x... -> '0c42a103007ab890'."""
@@ -26,6 +28,7 @@ class Inventory:
     systems: dict[str, str] = field(default_factory=dict)  # guid -> system name
     roles: dict[str, str] = field(default_factory=dict)  # guid -> UFM role (tor, core, endpoint, ...)
     ports: dict[tuple[str, str], PortInfo] = field(default_factory=dict)  # (guid, number) -> port
+    cables: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)  # (guid, number) -> inventory
     problems: list[str] = field(default_factory=list)  # records that did not fit the schema
 
     def device(self, guid: str) -> str:
@@ -114,13 +117,40 @@ def parse_links(data: Any, inv: Inventory) -> int:
             desc = str(rec.get(f"{end}_port_node_description") or "")
             if guid not in inv.systems and ":" in desc:
                 inv.systems[guid] = desc.rsplit(":", 1)[0].strip()
+        cable = _cable(rec.get("cable_info"))
         for near, far in ((a, b), (b, a)):
+            if cable:
+                inv.cables[near] = cable  # one cable, the same at both of its ends
             info = inv.port(*near)
             tags = {**info.tags, "peer_device": inv.device(far[0]), "peer_port": far[1]}
             tags.pop("peer_guid", None)
             tags.pop("peer_number", None)
             inv.ports[near] = PortInfo(info.device, info.port, tags, info.up)
     return n
+
+
+# resources/links `cable_info` keys (UFM REST) -> inventory fields
+_CABLE_KEYS = {"vendor": "vendor", "part_number": "part_number", "pn": "part_number", "serial_number": "serial",
+               "sn": "serial", "revision": "revision", "rev": "revision", "fw_version": "firmware",
+               "identifier": "module_type", "technology": "media", "type": "media"}
+
+
+def _cable(raw: object) -> dict[str, str]:
+    """What a link's cable_info says about the cable (empty in older UFM releases and in the fixtures)."""
+    if isinstance(raw, list):
+        raw = raw[0] if raw and isinstance(raw[0], dict) else {}
+    if not isinstance(raw, dict):
+        return {}
+    out: dict[str, str] = {}
+    for key, value in raw.items():
+        name = _CABLE_KEYS.get(str(key).lower())
+        if name and isinstance(value, str | int | float) and str(value).strip() not in ("", "N/A", "NA"):
+            out.setdefault(name, str(value).strip()[:120])
+    length = raw.get("length")
+    if isinstance(length, str | int | float) and str(length).strip():
+        text = str(length).strip()
+        out["length_m"] = parse_length_m(text if text[-1:].isalpha() else f"{text}m")
+    return {k: v for k, v in out.items() if v}
 
 
 def resolve_peers(inv: Inventory) -> None:
