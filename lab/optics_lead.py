@@ -73,7 +73,7 @@ def _gnmi_sources(fabric: Fabric) -> list[tuple[str, Source]]:
             continue
         decoder = Decoder(load_table(dev.flavour), dev.name, {})
 
-        async def poll(ts: int, optics: bool, dev=dev, decoder=decoder) -> list[SampleBatch]:  # type: ignore[no-untyped-def]
+        async def poll(ts: int, optics: bool, dev=dev, decoder=decoder) -> list[SampleBatch]:
             snap = fabric.snapshot(ts)
             notes = [n for p in dev.ports for n in port_notifications(dev.flavour, p, snap)]
             if optics:
@@ -106,7 +106,7 @@ async def _snmp_sources(fabric: Fabric, clock: _Clock, only: set[str] | None,
         collector.clock = clock
         await collector.open()
 
-        async def poll(ts: int, optics: bool, collector=collector) -> list[SampleBatch]:  # type: ignore[no-untyped-def]
+        async def poll(ts: int, optics: bool, collector=collector) -> list[SampleBatch]:
             return [await collector.poll()]
 
         out.append((f"snmp:{dev.name}", poll))
