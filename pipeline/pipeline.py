@@ -175,6 +175,10 @@ class Pipeline:
         module (another serial number) is a link event too: an RMA or a reseat is part of the story."""
         key = (m.device, m.port)
         before = self.modules.get(key)
+        # devices report a module's fields in several notifications (component state, transceiver
+        # state): what comes adds to what is known; a new serial number is another module
+        if before is not None and m.fields.get("serial", before.fields.get("serial")) == before.fields.get("serial"):
+            m = ModuleInfo(m.device, m.port, m.ts_ns, {**before.fields, **m.fields})
         if before is not None and before.fingerprint() == m.fingerprint():
             return
         self.modules[key] = m

@@ -185,12 +185,32 @@ def _string(*names: str, value: str) -> Any:
     return gnmi_pb2.Update(path=_path(*(_elem(n) for n in names)), val=gnmi_pb2.TypedValue(string_val=value))
 
 
+def served_optics(flavour: str, port: SimPort, snap: Snapshot) -> dict[str, float]:
+    """The physical-layer values a flavour serves for one port, rounded as served, by canonical name:
+    SONiC its FEC counters (COUNTERS_DB, with the port counters), the others the transceiver model."""
+    if flavour == "sonic":
+        return {"fec_corrected": int(snap.fec[port.index, 0]), "fec_uncorrectable": int(snap.fec[port.index, 1])}
+    o = snap.port_optics(port)
+    out: dict[str, float] = {"temperature_c": round(o["temperature_c"], 2), "voltage_v": round(o["voltage_v"], 4),
+                             "pre_fec_ber": float(f"{o['pre_fec_ber']:.3e}"),
+                             "fec_corrected_bits": int(o["fec_corrected"]),
+                             "fec_uncorrectable": int(o["fec_uncorrectable"])}
+    for lane in range(1, 5):
+        out[f"rx_power_dbm_l{lane}"] = round(o[f"rx_power_dbm_l{lane}"], 2)
+        out[f"tx_power_dbm_l{lane}"] = round(o[f"tx_power_dbm_l{lane}"], 2)
+        out[f"tx_bias_ma_l{lane}"] = round(o[f"tx_bias_ma_l{lane}"], 3)
+    for q, side in OC_THRESHOLD_LEAVES.values():
+        for level in ("warn", "alarm"):
+            out[f"{q}_{side}_{level}"] = o[f"{q}_{side}_{level}"]
+    return out
+
+
 def optics_notifications(flavour: str, port: SimPort, snap: Snapshot, module: dict[str, str]) -> Iterator[Any]:
     """openconfig-platform-transceiver for one port's module: DOM per channel, temperature, voltage,
     pre-FEC BER, FEC counts, thresholds and inventory (SONiC keeps these in STATE_DB: none here)."""
     if flavour == "sonic":
         return
-    o = snap.port_optics(port)
+    o = served_optics(flavour, port, snap)
     ts = snap.ts_ns
     comp = component_name(port)
     yield _notif(ts, _path(_elem("interfaces"), _elem("interface", name=port.name), _elem("state")),
@@ -198,24 +218,24 @@ def optics_notifications(flavour: str, port: SimPort, snap: Snapshot, module: di
     c = _elem("component", name=comp)
     yield _notif(ts, _path(_elem("components"), c, _elem("state")), [
         gnmi_pb2.Update(path=_path(_elem("temperature"), _elem("instant")),
-                        val=gnmi_pb2.TypedValue(double_val=round(o["temperature_c"], 2))),
+                        val=gnmi_pb2.TypedValue(double_val=o["temperature_c"])),
         _string("mfg-name", value=module["vendor"]), _string("part-no", value=module["part_number"]),
         _string("serial-no", value=module["serial"]), _string("hardware-version", value=module["revision"]),
         _string("firmware-version", value=module["firmware"]),
     ])
     yield _notif(ts, _path(_elem("components"), c, _elem("transceiver"), _elem("state")), [
-        _double("supply-voltage", round(o["voltage_v"], 4)),
-        _double("pre-fec-ber", float(f"{o['pre_fec_ber']:.3e}")),
-        _uint("fec-corrected-bits", int(o["fec_corrected"])),
+        _double("supply-voltage", o["voltage_v"]),
+        _double("pre-fec-ber", o["pre_fec_ber"]),
+        _uint("fec-corrected-bits", int(o["fec_corrected_bits"])),
         _uint("fec-uncorrectable-blocks", int(o["fec_uncorrectable"])),
         _string("form-factor", value=f"oc-opt-types:{module['module_type']}"),
     ])
     for lane in range(1, 5):
         yield _notif(ts, _path(_elem("components"), c, _elem("transceiver"), _elem("physical-channels"),
                                _elem("channel", index=str(lane - 1)), _elem("state")), [
-            _double("input-power", round(o[f"rx_power_dbm_l{lane}"], 2)),
-            _double("output-power", round(o[f"tx_power_dbm_l{lane}"], 2)),
-            _double("laser-bias-current", round(o[f"tx_bias_ma_l{lane}"], 3)),
+            _double("input-power", o[f"rx_power_dbm_l{lane}"]),
+            _double("output-power", o[f"tx_power_dbm_l{lane}"]),
+            _double("laser-bias-current", o[f"tx_bias_ma_l{lane}"]),
         ])
     for severity, level in (("WARNING", "warn"), ("CRITICAL", "alarm")):
         yield _notif(ts, _path(_elem("components"), c, _elem("transceiver"), _elem("thresholds"),

@@ -11,7 +11,7 @@ from fabricwatch.core.topology import Topology
 from fabricwatch.daemon.config import parse
 from fabricwatch.daemon.runner import Runner
 from fabricwatch.simulator.fabric import COUNTER_NAMES
-from fabricwatch.simulator.flavours import served
+from fabricwatch.simulator.flavours import served, served_optics
 from fabricwatch.simulator.service import SimConfig, Simulator
 
 
@@ -61,7 +61,8 @@ def expected_points(sim: Simulator) -> dict[tuple[str, str, int], dict[str, int]
     for snap in sim.fabric.kept_snapshots():
         for dev in sim.fabric.topology.devices.values():
             for port in dev.ports:
-                out[(dev.name, port.name, snap.ts_ns)] = served(dev.flavour, snap.port_values(port))
+                out[(dev.name, port.name, snap.ts_ns)] = {**served(dev.flavour, snap.port_values(port)),
+                                                          **served_optics(dev.flavour, port, snap)}
     return out
 
 

@@ -159,3 +159,18 @@ def test_inventory_is_written_once_per_change_and_a_swap_is_an_event() -> None:
     assert poll(2, "A1") == [] and poll(3, "A1") == []  # unchanged: nothing stored
     assert len(poll(4, "B2")) == 1
     assert events == ["module_change serial A1 -> B2"]
+
+
+def test_inventory_in_parts_is_merged_not_rewritten() -> None:
+    """gNMI devices send a module's vendor and serial in one notification, its form factor in another."""
+    from fabricwatch.core.batch import ModuleInfo
+
+    p = Pipeline()
+
+    def send(ts: int, fields: dict[str, str]) -> int:
+        batch = SampleBatch("gnmi", "sw", [], modules=[ModuleInfo("sw", "Ethernet1", ts, fields)])
+        return sum(ln.startswith("transceivers") for ln in p.process(batch).lines)
+
+    written = [send(t, f) for t in (1, 3, 5) for f in ({"vendor": "X", "serial": "S1"}, {"module_type": "QSFP28"})]
+    assert written == [1, 1, 0, 0, 0, 0]
+    assert p.modules[("sw", "Ethernet1")].fields == {"vendor": "X", "serial": "S1", "module_type": "QSFP28"}
