@@ -26,7 +26,7 @@ INTERVAL = 2.0
 
 
 def influx_queries(dash: dict[str, Any]) -> list[str]:
-    out = [p["targets"][0]["query"] for p in dash["panels"] if p["datasource"]["type"] == "influxdb"]
+    out = [t["query"] for p in dash["panels"] if p["datasource"]["type"] == "influxdb" for t in p["targets"]]
     out += [v["query"] for v in dash["templating"]["list"] if v["datasource"]["type"] == "influxdb"]
     out += [a["query"] for a in dash.get("annotations", {}).get("list", [])
             if a.get("datasource", {}).get("type") == "influxdb"]
@@ -77,7 +77,8 @@ async def test_every_influxql_query_returns_data(influx: InfluxDB1, tmp_path: Pa
     cfg = parse({
         "daemon": {"listen": "127.0.0.1:0"},
         "detector": {"model": str(model)},
-        "collectors": {"gnmi": sim.daemon_collectors(0.5)},
+        # DOM every second, so that the optics panels have FEC rates (two readings) within the test
+        "collectors": {"gnmi": [{**s, "optics_interval": 1.0} for s in sim.daemon_collectors(0.5)]},
         "sinks": {"influxdb": [{"url": influx.url, "database": "fabricwatch", "flush_interval": 0.2,
                                 "spool": {"dir": str(tmp_path / "spool")}}]},
     }, "<test>")
