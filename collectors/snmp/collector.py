@@ -85,7 +85,11 @@ class SnmpCollector(PolledCollector):
         why = "set in the config" if (self.target.profile or self.cfg.profile) else \
             why_chosen(self.profile, self.sys_object_id)
         missing = "; ".join(n.split(":")[0] for n in self.profile.not_exposed)
-        return (f"profile {self.profile.name} ({why}), {len(self.names)} interfaces"
+        dom = ""
+        if self.cfg.optics and self.profile.sensor_mib is not None:
+            dom = f"; {self.dom_sensors} DOM sensors read" + (
+                f", {self.dom_unplaced} with no interface found for them" if self.dom_unplaced else "")
+        return (f"profile {self.profile.name} ({why}), {len(self.names)} interfaces{dom}"
                 + (f"; cannot give {missing}" if missing else ""))
 
     def fingerprint(self) -> str:

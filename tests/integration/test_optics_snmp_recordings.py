@@ -67,6 +67,9 @@ async def test_nxos_cisco_sensor_mib_with_thresholds_and_inventory(snmpsim: Snmp
     inv = {m.port: m.fields for m in first.modules}
     assert inv["Ethernet1/1"]["part_number"] == "GLC-BX-D" and inv["Ethernet1/1"]["vendor"] == "CISCOSOLIDOPTICS"
     assert collector.dom_unplaced == 0  # type: ignore[attr-defined]
+    # `fabricwatch check` says what the DOM round found
+    assert f"{collector.dom_sensors} DOM sensors read" in collector.describe()  # type: ignore[attr-defined]
+    assert collector.dom_sensors >= 8 * 5  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("engine", ["fast", "pysnmp"])
