@@ -94,4 +94,6 @@ def coalesce(batches: list[SampleBatch]) -> SampleBatch:
                 if s.bits:
                     have.bits = {**(have.bits or {}), **s.bits}
     modules = [m for b in batches for m in b.modules]
-    return SampleBatch(first.collector, first.device, list(merged.values()), unmapped, modules=modules)
+    return SampleBatch(first.collector, first.device, list(merged.values()), unmapped,
+                       events=[e for b in batches for e in b.events],
+                       problems=[p for b in batches for p in b.problems], modules=modules)

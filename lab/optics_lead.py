@@ -15,6 +15,7 @@ import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from fabricwatch.collectors.gnmi import sonic_state
 from fabricwatch.collectors.gnmi.mapping import Decoder, load_table
 from fabricwatch.collectors.snmp.config import SnmpConfig
 from fabricwatch.collectors.ufm.config import UfmConfig
@@ -71,15 +72,23 @@ def _gnmi_sources(fabric: Fabric) -> list[tuple[str, Source]]:
     for dev in fabric.topology.devices.values():
         if dev.kind == "host":
             continue
-        decoder = Decoder(load_table(dev.flavour), dev.name, {})
+        table = load_table(dev.flavour)
+        decoder = Decoder(table, dev.name, {})
 
-        async def poll(ts: int, optics: bool, dev=dev, decoder=decoder) -> list[SampleBatch]:
+        async def poll(ts: int, optics: bool, dev=dev, decoder=decoder, other_db=table.optics_target) -> list[SampleBatch]:
             snap = fabric.snapshot(ts)
             notes = [n for p in dev.ports for n in port_notifications(dev.flavour, p, snap)]
-            if optics:
-                notes += [n for p in dev.ports for n in optics_notifications(dev.flavour, p, snap, fabric.module(p))]
             batches = [SampleBatch("gnmi", dev.name, decoder.decode(n)) for n in notes]
-            modules = [ModuleInfo(dev.name, port, ts, f) for port, f in decoder.drain_inventory().items()]
+            modules = []
+            for n in (n for p in dev.ports for n in optics_notifications(dev.flavour, p, snap, fabric.module(p))) \
+                    if optics else ():
+                if other_db:  # SONiC: STATE_DB, which the collector asks ONCE and decodes apart
+                    samples, inventory, _ = sonic_state.decode(n, dev.name, {})
+                    batches.append(SampleBatch("gnmi", dev.name, samples))
+                    modules += [ModuleInfo(dev.name, port, ts, f) for port, f in inventory.items()]
+                else:
+                    batches.append(SampleBatch("gnmi", dev.name, decoder.decode(n)))
+            modules += [ModuleInfo(dev.name, port, ts, f) for port, f in decoder.drain_inventory().items()]
             merged = coalesce(batches)
             merged.modules = modules
             return [merged]

@@ -185,11 +185,49 @@ def _string(*names: str, value: str) -> Any:
     return gnmi_pb2.Update(path=_path(*(_elem(n) for n in names)), val=gnmi_pb2.TypedValue(string_val=value))
 
 
+SONIC_THRESHOLDS = {"rxpower": "rx_power_dbm", "txpower": "tx_power_dbm", "txbias": "tx_bias_ma",
+                    "temp": "temperature_c", "vcc": "voltage_v"}
+SONIC_LEVELS = {"highalarm": "high_alarm", "highwarning": "high_warn", "lowalarm": "low_alarm",
+                "lowwarning": "low_warn"}
+
+
+def sonic_state(port: SimPort, snap: Snapshot, module: dict[str, str]) -> dict[str, dict[str, str]]:
+    """What xcvrd would have written to STATE_DB for the port's module: table -> fields (strings,
+    4 decimals, as xcvrd formats them)."""
+    o = snap.port_optics(port)
+    dom = {"temperature": f"{o['temperature_c']:.4f}", "voltage": f"{o['voltage_v']:.4f}"}
+    for n in range(1, 5):
+        dom[f"rx{n}power"] = f"{o[f'rx_power_dbm_l{n}']:.4f}"
+        dom[f"tx{n}power"] = f"{o[f'tx_power_dbm_l{n}']:.4f}"
+        dom[f"tx{n}bias"] = f"{o[f'tx_bias_ma_l{n}']:.4f}"
+    thresholds = {f"{k}{lk}": f"{o[f'{q}_{lv}']:.4f}" for k, q in SONIC_THRESHOLDS.items()
+                  for lk, lv in SONIC_LEVELS.items()}
+    return {
+        "TRANSCEIVER_DOM_SENSOR": dom, "TRANSCEIVER_DOM_THRESHOLD": thresholds,
+        "TRANSCEIVER_PM": {"prefec_ber_avg": f"{o['pre_fec_ber']:.6e}"},
+        "TRANSCEIVER_INFO": {"manufacturer": module["vendor"], "model": module["part_number"],
+                             "serial": module["serial"], "vendor_rev": module["revision"],
+                             "type": module["module_type"], "cable_length": "0"},
+        "TRANSCEIVER_FIRMWARE_INFO": {"active_firmware": module["firmware"], "inactive_firmware": "N/A"},
+    }
+
+
 def served_optics(flavour: str, port: SimPort, snap: Snapshot) -> dict[str, float]:
     """The physical-layer values a flavour serves for one port, rounded as served, by canonical name:
-    SONiC its FEC counters (COUNTERS_DB, with the port counters), the others the transceiver model."""
+    SONiC its FEC counters (COUNTERS_DB) and its STATE_DB readings, the others the transceiver model."""
     if flavour == "sonic":
-        return {"fec_corrected": int(snap.fec[port.index, 0]), "fec_uncorrectable": int(snap.fec[port.index, 1])}
+        o = snap.port_optics(port)
+        state: dict[str, float] = {
+               "fec_corrected": int(snap.fec[port.index, 0]), "fec_uncorrectable": int(snap.fec[port.index, 1]),
+               "temperature_c": round(o["temperature_c"], 4), "voltage_v": round(o["voltage_v"], 4),
+               "pre_fec_ber": float(f"{o['pre_fec_ber']:.6e}")}
+        for n in range(1, 5):
+            for q in ("rx_power_dbm", "tx_power_dbm", "tx_bias_ma"):
+                state[f"{q}_l{n}"] = float(f"{o[f'{q}_l{n}']:.4f}")
+        for q in SONIC_THRESHOLDS.values():
+            for lv in SONIC_LEVELS.values():
+                state[f"{q}_{lv}"] = float(f"{o[f'{q}_{lv}']:.4f}")
+        return state
     o = snap.port_optics(port)
     out: dict[str, float] = {"temperature_c": round(o["temperature_c"], 2), "voltage_v": round(o["voltage_v"], 4),
                              "pre_fec_ber": float(f"{o['pre_fec_ber']:.3e}"),
@@ -207,8 +245,12 @@ def served_optics(flavour: str, port: SimPort, snap: Snapshot) -> dict[str, floa
 
 def optics_notifications(flavour: str, port: SimPort, snap: Snapshot, module: dict[str, str]) -> Iterator[Any]:
     """openconfig-platform-transceiver for one port's module: DOM per channel, temperature, voltage,
-    pre-FEC BER, FEC counts, thresholds and inventory (SONiC keeps these in STATE_DB: none here)."""
+    pre-FEC BER, FEC counts, thresholds and inventory; SONiC: its STATE_DB tables, TABLE/<port>."""
     if flavour == "sonic":
+        for table, fields in sonic_state(port, snap, module).items():
+            yield _notif(snap.ts_ns, _path(_elem(table), target="STATE_DB"), [
+                gnmi_pb2.Update(path=_path(_elem(port.name)),
+                                val=gnmi_pb2.TypedValue(json_ietf_val=json.dumps(fields).encode()))])
         return
     o = served_optics(flavour, port, snap)
     ts = snap.ts_ns

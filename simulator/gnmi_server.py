@@ -85,7 +85,8 @@ class GnmiTarget(gnmi_pb2_grpc.gNMIServicer):
     ) -> list[Any]:
         snap = self.fabric.snapshot(ts)
         out = []
-        optics = any(p.startswith(("/components", "/interfaces/interface/state/transceiver")) for p in subscribed)
+        optics = any(p.startswith(("/components", "/interfaces/interface/state/transceiver", "/TRANSCEIVER"))
+                     for p in subscribed)
         for port in dev.ports:
             for n in port_notifications(dev.flavour, port, snap):
                 if _matches(_full_path(n), subscribed):

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import grpc
 from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
 
+from fabricwatch.collectors.gnmi import sonic_state
 from fabricwatch.collectors.gnmi.mapping import Decoder, load_table
 from fabricwatch.core.batch import ModuleInfo, SampleBatch, coalesce
 from fabricwatch.core.errors import TargetError
@@ -146,7 +147,7 @@ class GnmiCollector:
             gnmi_pb2.Subscription(path=parse_path(p), mode=gnmi_pb2.ON_CHANGE)
             for p in self.table.subscribe_on_change
         ]
-        if optics and self._optics_on():
+        if optics and self._optics_on() and not self.table.optics_target:
             # transceiver DOM and FEC at their own, slower interval (in STREAM mode the device keeps it)
             optics_ns = int(self.cfg.optics_interval * 1e9)
             subs += [gnmi_pb2.Subscription(path=parse_path(p), mode=gnmi_pb2.SAMPLE, sample_interval=optics_ns)
@@ -206,7 +207,7 @@ class GnmiCollector:
         assert self._stub is not None, "use 'async with collector'"
         mode = {"stream": _SL.STREAM, "once": _SL.ONCE, "poll": _SL.POLL}[self.cfg.mode]
         call = self._stub.Subscribe(metadata=self._metadata())
-        optics_due = time.monotonic() + self.cfg.optics_interval
+        optics_due = time.monotonic()  # the first round reads them
         self.synced = False
         try:
             # POLL re-reads one fixed subscription list: there DOM is read at every poll
@@ -219,14 +220,16 @@ class GnmiCollector:
                     started = time.monotonic()
                     async for batch in self._read_until_sync(call):
                         yield batch
+                    due = time.monotonic() >= optics_due
+                    if due:
+                        optics_due = time.monotonic() + self.cfg.optics_interval
+                        if self._optics_on() and self.table.optics_target:
+                            yield await self._other_db_optics()
                     if self.cfg.mode == "once":
                         await call.done_writing()
                         call.cancel()
                         call = self._stub.Subscribe(metadata=self._metadata())
                         await asyncio.sleep(max(0.0, self.cfg.sample_interval - (time.monotonic() - started)))
-                        due = time.monotonic() >= optics_due
-                        if due:
-                            optics_due = time.monotonic() + self.cfg.optics_interval
                         await call.write(self._request(mode, optics=due))
                     else:
                         await asyncio.sleep(max(0.0, self.cfg.sample_interval - (time.monotonic() - started)))
@@ -245,6 +248,39 @@ class GnmiCollector:
             raise TargetError(kind, f"{exc.code().name}: {exc.details()}") from None
         finally:
             call.cancel()
+
+    async def _other_db_optics(self) -> SampleBatch:
+        """The optics of a flavour that keeps them in another database (SONiC's STATE_DB): one
+        Subscribe ONCE on the same channel. A failure is this part's problem, never the stream's."""
+        assert self._stub is not None and self.table.optics_target is not None
+        batch = SampleBatch("gnmi", self.device, [])
+        call = self._stub.Subscribe(metadata=self._metadata())
+        request = gnmi_pb2.SubscribeRequest(subscribe=gnmi_pb2.SubscriptionList(
+            prefix=gnmi_pb2.Path(target=self.table.optics_target),
+            subscription=[gnmi_pb2.Subscription(path=parse_path(p)) for p in self.table.subscribe_optics],
+            mode=_SL.ONCE, encoding=_ENCODING[self.cfg.encoding]))
+        try:
+            await call.write(request)
+            deadline = asyncio.get_running_loop().time() + self.cfg.timeout
+            while True:
+                resp = await self._read(call, deadline, f"no sync_response within {self.cfg.timeout:g}s")
+                if resp.sync_response:
+                    break
+                if resp.HasField("update"):
+                    samples, inventory, bad = sonic_state.decode(resp.update, self.device, self.tags)
+                    batch.samples += samples
+                    batch.unmapped += bad
+                    batch.modules += [ModuleInfo(self.device, port, resp.update.timestamp, f)
+                                      for port, f in inventory.items()]
+        except grpc.aio.AioRpcError as exc:
+            batch.problems.append(("rpc", f"{self.device}: {self.table.optics_target} optics: "
+                                          f"{exc.code().name}: {exc.details()}"))
+        except TargetError as exc:
+            batch.problems.append((exc.kind, f"{self.device}: {self.table.optics_target} optics: {exc}"))
+        finally:
+            call.cancel()
+        self.messages += 1
+        return batch
 
     def _optics_on(self) -> bool:
         return self.cfg.optics and bool(self.table.subscribe_optics) and not self.optics_refused
@@ -277,7 +313,17 @@ class GnmiCollector:
                 failure.append(exc)
                 ready.set()
 
+        async def other_db() -> None:  # SONiC: its optics from STATE_DB, every optics_interval
+            while True:
+                batch = await self._other_db_optics()
+                if batch.samples or batch.modules or batch.problems:
+                    pending.append(batch)
+                    ready.set()
+                await asyncio.sleep(self.cfg.optics_interval)
+
         task = asyncio.create_task(reader(), name=f"{self.key}:reader")
+        side = asyncio.create_task(other_db(), name=f"{self.key}:optics") \
+            if self._optics_on() and self.table.optics_target else None
         try:
             while True:
                 await ready.wait()
@@ -299,11 +345,14 @@ class GnmiCollector:
                         raise exc
                     raise TargetError("internal", repr(exc)) from exc
         finally:
-            task.cancel()
-            try:
-                await task
-            except (asyncio.CancelledError, Exception):
-                pass
+            for t in (task, side):
+                if t is None:
+                    continue
+                t.cancel()
+                try:
+                    await t
+                except (asyncio.CancelledError, Exception):
+                    pass
 
     async def _read_until_sync(self, call: Any) -> AsyncIterator[SampleBatch]:
         deadline = asyncio.get_running_loop().time() + self.cfg.timeout

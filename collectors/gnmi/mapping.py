@@ -37,6 +37,7 @@ class PathTable:
     # OpenConfig: the leaf that names an interface's transceiver component, and the element that is one
     transceiver_leaf: str | None = None
     component_elem: str | None = None
+    optics_target: str | None = None  # SONiC: the optics live in another database (STATE_DB), asked ONCE
 
 
 def flavours() -> list[str]:
@@ -69,6 +70,7 @@ def load_table(flavour: str) -> PathTable:
             "key_map": dict(parent.key_map),
             "transceiver_leaf": parent.transceiver_leaf,
             "component_elem": parent.component_elem,
+            "optics_target": parent.optics_target,
         }
     leaves = {**base.get("leaves", {}), **data.get("leaves", {})}
     key_map = {**base.get("key_map", {}), **data.get("key_map", {})}
@@ -107,6 +109,7 @@ def load_table(flavour: str) -> PathTable:
         key_map=key_map,
         transceiver_leaf=data.get("transceiver_leaf", base.get("transceiver_leaf")),
         component_elem=data.get("component_elem", base.get("component_elem")),
+        optics_target=data.get("optics_target", base.get("optics_target")),
     )
 
 

@@ -34,8 +34,8 @@ def _check_against_served(stored: dict, expected: dict) -> int:
         for name, value in fields.items():
             assert name in want, f"{key}: stored {name} which the simulator did not serve"
             assert value == want[name], f"{key} {name}: stored {value}, served {want[name]}"
-        if key[2] == last_tick[key[0]]:
-            continue
+        if key[2] == last_tick[key[0]] or not counter_names(fields):
+            continue  # the last tick may be cut; a module's reading comes apart from the counters
         missing = counter_names(want) - set(fields)
         assert not missing, f"{key}: served but not stored: {sorted(missing)}"
         ticks_checked += 1
