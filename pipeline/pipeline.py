@@ -101,6 +101,7 @@ class Pipeline:
             self.rates.forget_port(key)
             self.latest.pop(key, None)
             self._prefixes.pop(key, None)
+            self.modules.pop(key, None)
             for target in self._owners.pop(key, set()):
                 self._ports_of.get(target, set()).discard(key)
         if self.history is not None:

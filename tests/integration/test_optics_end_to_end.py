@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from fabricwatch.simulator.flavours import served_optics
+from fabricwatch.simulator.ufm_server import phy_values
 from tests.integration.helpers import collectors_config, daemon_config, spool_dir, start_runner, start_sim
 from tests.servers import InfluxDB1
 
@@ -107,8 +108,21 @@ async def test_ufm_phy_and_cable_inventory_into_influxdb(influx: InfluxDB1, tmp_
     await sim.stop()
 
     stored = influx.series_points("fwoptufm", "port_counters")
-    with_phy = [f for f in stored.values() if "ib_raw_ber" in f]
-    assert with_phy and all("rx_power_dbm_l4" in f and "temperature_c" in f for f in with_phy)
-    assert all(1e-10 < f["ib_raw_ber"] < 1e-8 for f in with_phy)  # a healthy fabric's raw BER
+    snaps = {s.ts_ns: s for s in sim.fabric.kept_snapshots()}
+    ports = {(p.device, p.name): p for p in sim.fabric.ports}
+    checked = 0
+    for (device, port, ts), fields in stored.items():
+        if "ib_raw_ber" not in fields:
+            continue
+        served = phy_values(snaps[ts], ports[(device, port)])  # the CSV cells UFM served at that instant
+        assert fields["ib_raw_ber"] == float(served["Total_Raw_BER"])
+        assert fields["temperature_c"] == float(served["Module_Temperature"])
+        for n in range(4):
+            assert fields[f"rx_power_dbm_l{n + 1}"] == float(served[f"RX_Power_Lane_{n}"])
+            assert fields[f"tx_bias_ma_l{n + 1}"] == float(served[f"TX_Bias_Lane_{n}"])
+            assert fields[f"lane_errors_l{n + 1}"] == int(served[f"Raw_Errors_Lane_{n}"])
+        assert fields["fec_uncorrectable"] == 0
+        checked += 1
+    assert checked >= len(ports)
     inventory = _inventory(influx, "fwoptufm")
     assert inventory and all(len(v) == 1 and v[0]["length_m"] == "3" for v in inventory.values())
