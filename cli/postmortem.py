@@ -108,15 +108,28 @@ def cmd_findings(args: argparse.Namespace) -> int:
 
 
 # -- query top -------------------------------------------------------------------------------------
+def _ber(x: float) -> str:
+    return f"{x:.2e}"
+
+
+def _module(m: dict[str, str] | None) -> str:
+    return " ".join(v for v in ((m or {}).get("vendor", ""), (m or {}).get("part_number", "")) if v) or "-"
+
+
 def cmd_top(args: argparse.Namespace) -> int:
     store, window = store_from_args(args), window_from_args(args)
     groups = queries.top(store, window, args.counter, limit=args.limit, by=args.by)
-    rows = [[g or "-", link.device, link.port, _num(link.mean), _num(link.peak), link.tags.get("role", ""),
-             link.to_json()["peer"]] for g, links in groups.items() for link in links]
+    ber = args.counter == "ber"
+    rows = [[g or "-", link.device, link.port, _ber(link.mean) if ber else _num(link.mean),
+             _ber(link.peak) if ber else _num(link.peak), link.tags.get("role", ""), link.to_json()["peer"],
+             *([_module(link.module), (link.module or {}).get("serial", "-")] if ber else [])]
+            for g, links in groups.items() for link in links]
     emit(args, {"counter": args.counter, "by": args.by,
                 "groups": {g: [x.to_json() for x in links] for g, links in groups.items()}},
-         [args.by or "group", "device", "port", f"mean {args.counter}/s", "peak", "role", "far end"], rows,
-         f"most {args.counter} ({queries.ALIASES.get(args.counter, args.counter)}), mean rate over the window")
+         [args.by or "group", "device", "port", "mean pre-FEC BER" if ber else f"mean {args.counter}/s", "peak",
+          "role", "far end", *(["module", "serial"] if ber else [])], rows,
+         f"most {args.counter} ({queries.ALIASES.get(args.counter, args.counter)}), "
+         f"{'mean reading' if ber else 'mean rate'} over the window")
     return 0
 
 

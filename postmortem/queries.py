@@ -17,7 +17,9 @@ ALIASES = {
     "errors": "every error and discard rate: " + ", ".join(ERROR_COUNTERS),
     "ecn": "ecn_marked",
     "gbps": "the busier direction's octets, as Gb/s",
+    "ber": "pre-FEC BER (pre_fec_ber, IB ib_raw_ber), with each port's module: the RMA list",
 }
+BER_FIELDS = ("pre_fec_ber", "ib_raw_ber")
 ERROR_WEIGHT = 1000.0  # one errored frame a second says more than a thousand pause frames
 
 
@@ -42,6 +44,8 @@ def fields_for(counter: str, fields: list[str]) -> list[str]:
 
 
 def combine(counter: str, values: dict[str, float]) -> float:
+    if counter == "ber":
+        return max(values.values(), default=0.0)
     if counter == "gbps":
         return max(values.get("in_octets", 0.0), values.get("out_octets", 0.0)) * 8e-9
     return sum(values.values())
@@ -67,24 +71,46 @@ class TopLink:
     mean: float
     peak: float
     tags: dict[str, str]
+    module: dict[str, str] | None = None  # the port's transceiver (vendor, part_number, serial), for BER
 
     def to_json(self) -> dict[str, Any]:
-        return {"device": self.device, "port": self.port, "mean": self.mean, "peak": self.peak,
-                "rail": self.tags.get("rail", ""), "role": self.tags.get("role", ""),
-                "peer": f"{self.tags.get('peer_device', '')}:{self.tags.get('peer_port', '')}"
-                if self.tags.get("peer_device") else ""}
+        out = {"device": self.device, "port": self.port, "mean": self.mean, "peak": self.peak,
+               "rail": self.tags.get("rail", ""), "role": self.tags.get("role", ""),
+               "peer": f"{self.tags.get('peer_device', '')}:{self.tags.get('peer_port', '')}"
+               if self.tags.get("peer_device") else ""}
+        if self.module is not None:
+            out["module"] = self.module
+        return out
+
+
+def modules(store: Store, keys: set[tuple[str, str]] | None = None) -> dict[tuple[str, str], dict[str, str]]:
+    """The latest inventory of every port (or these): it is stored when it changes, so no time filter."""
+    q = ('SELECT last("vendor") AS "vendor", last("part_number") AS "part_number", last("serial") AS "serial" '
+         'FROM "transceivers" GROUP BY "device", "port"')
+    out: dict[tuple[str, str], dict[str, str]] = {}
+    for tags, columns, values in store.series(q):
+        key = (tags.get("device", ""), tags.get("port", ""))
+        if values and (keys is None or key in keys):
+            row = dict(zip(columns, values[0], strict=True))
+            out[key] = {c: str(row[c]) for c in ("vendor", "part_number", "serial") if row.get(c)}
+    return out
 
 
 def top(store: Store, window: Window, counter: str, *, limit: int = 10, by: str | None = None,
         fields: list[str] | None = None) -> dict[str, list[TopLink]]:
     """Links with the most of `counter` over the window (mean rate; peak beside it), worst first;
-    per value of the `by` tag (rail, role, ...) when asked, else under one key ''."""
-    names = fields_for(counter, fields if fields is not None else rate_fields(store))
+    per value of the `by` tag (rail, role, ...) when asked, else under one key ''. BER is a reading,
+    not a rate: it comes from `port_counters`, and each link comes with its module's inventory."""
+    ber = counter == "ber"
+    if ber:
+        names = list(BER_FIELDS)
+    else:
+        names = fields_for(counter, fields if fields is not None else rate_fields(store))
     if not names:
         return {}
     cols = ", ".join(f"mean({quote(f)}) AS {quote('mean_' + f)}, max({quote(f)}) AS {quote('max_' + f)}"
                      for f in names)
-    q = f'SELECT {cols} FROM "port_rates" WHERE {window.where} GROUP BY *'
+    q = f'SELECT {cols} FROM {quote("port_counters" if ber else "port_rates")} WHERE {window.where} GROUP BY *'
     merged: dict[tuple[str, str], TopLink] = {}
     for tags, columns, values in store.series(q):
         if not values:
@@ -92,6 +118,8 @@ def top(store: Store, window: Window, counter: str, *, limit: int = 10, by: str 
         row = dict(zip(columns, values[0], strict=True))
         means = {f: float(row.get(f"mean_{f}") or 0.0) for f in names}
         peaks = {f: float(row.get(f"max_{f}") or 0.0) for f in names}
+        if ber and not any(row.get(f"mean_{f}") is not None for f in names):
+            continue  # a port whose points in the window carry no BER (its counters)
         key = (tags.get("device", ""), tags.get("port", ""))
         have = merged.get(key)  # a port whose tags changed in the window has two series: the larger counts
         mean, peak = combine(counter, means), combine(counter, peaks)
@@ -102,7 +130,13 @@ def top(store: Store, window: Window, counter: str, *, limit: int = 10, by: str 
     groups: dict[str, list[TopLink]] = defaultdict(list)
     for link in merged.values():
         groups[link.tags.get(by, "") if by else ""].append(link)
-    return {g: sorted(links, key=lambda x: (-x.mean, x.device, x.port))[:limit] for g, links in sorted(groups.items())}
+    out = {g: sorted(links, key=lambda x: (-x.mean, x.device, x.port))[:limit] for g, links in sorted(groups.items())}
+    if ber:
+        inv = modules(store, {(x.device, x.port) for links in out.values() for x in links})
+        for links in out.values():
+            for x in links:
+                x.module = inv.get((x.device, x.port), {})
+    return out
 
 
 # -- one link --------------------------------------------------------------------------------------

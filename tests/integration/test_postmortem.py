@@ -26,6 +26,7 @@ from tests.servers import InfluxDB1
 pytestmark = pytest.mark.integration
 STORM = ("leaf-r0-0", "swp2")  # far end node001
 FLAP = ("leaf-r0-0", "swp1")
+SIMULATED: dict[str, Any] = {}  # what the fixture's simulator did, beside the times
 
 
 def cli(*argv: str) -> tuple[int, str, str]:
@@ -53,6 +54,9 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Any:
         }, "<test>")
         runner, task = await start_runner(cfg, sim)
         marks = {"start": time.time_ns()}
+        # every module's pre-FEC BER (steady on a healthy fabric) and serial, highest first
+        SIMULATED["ber"] = sorted(((float(sim.fabric.optics.ber[p.index]), p.device, p.name,
+                                    sim.fabric.module(p)["serial"]) for p in sim.fabric.ports), reverse=True)
         try:
             await asyncio.sleep(6)  # healthy first
             sim.fabric.inject(Fault.parse(f"pfc_storm:{STORM[0]}:{STORM[1]}"))
@@ -121,6 +125,22 @@ def test_top_pauses_is_the_stormed_port_at_the_storms_rate(history: Any) -> None
                        *window(marks), "--csv")
     rows = out.strip().splitlines()
     assert code == 0 and rows[0].startswith("rail,device,port") and len(rows) > 4
+
+
+def test_top_ber_is_the_rma_list(history: Any) -> None:
+    """`query top ber`: the worst modules by pre-FEC BER, each with its vendor, part and serial."""
+    influx, marks, _ = history
+    code, out, err = cli("query", "top", "ber", "--influx-url", influx.url, "--influx-db", "pm", *window(marks),
+                         "--json", "--limit", "5")
+    assert code == 0, err
+    links = json.loads(out)["groups"][""]
+    want = SIMULATED["ber"][:5]
+    assert [(x["device"], x["port"]) for x in links] == [(d, p) for _, d, p, _ in want]
+    for link, (ber, *_rest, serial) in zip(links, want, strict=True):
+        assert link["mean"] == pytest.approx(ber, rel=1e-3)  # served with 4 significant digits or more
+        assert link["module"]["serial"] == serial and link["module"]["vendor"]
+    code, out, _ = cli("query", "top", "ber", "--influx-url", influx.url, "--influx-db", "pm", *window(marks))
+    assert code == 0 and "serial" in out and want[0][3] in out
 
 
 def test_link_and_device_show_the_storm_beside_the_rest(history: Any) -> None:
