@@ -33,9 +33,21 @@ log = logging.getLogger("fabricwatch.demo")
 
 DEMO_INTERVAL_S = 10.0
 DEMO_TRAIN_MIN = 90
-DEFAULT_FAULTS = ["flap:leaf-r0-0:{p0},period=20", "pfc_storm:leaf-r1-0:{p1}"]
+# and an optic that ages over half an hour: its failing lane is flagged a quarter of an hour before
+# its errors get through the FEC
+DEFAULT_FAULTS = ["flap:leaf-r0-0:{p0},period=20", "pfc_storm:leaf-r1-0:{p1}", "aging_optic:leaf-r0-0:{p2},ramp=1800"]
 # on InfiniBand (UFM): a flapping link and a dirty optic whose 16-bit symbol error counter fills up
-DEFAULT_IB_FAULTS = ["flap:leaf-r0-0:{p0},period=20", "ber:leaf-r1-0:{p1},rate=200"]
+DEFAULT_IB_FAULTS = ["flap:leaf-r0-0:{p0},period=20", "ber:leaf-r1-0:{p1},rate=200",
+                     "aging_optic:leaf-r0-0:{p2},ramp=1800"]
+DEMO_OPTICS_S = 30.0  # the demo reads modules every 30 s, not 300 s, so that half an hour shows the aging
+
+
+def _demo_collectors(sim: Any, interval: float) -> dict[str, list[dict[str, Any]]]:
+    sections = sim.collectors_config(interval)
+    for kind in ("gnmi", "snmp"):
+        for section in sections.get(kind, []):
+            section["optics_interval"] = max(DEMO_OPTICS_S, interval)
+    return sections
 
 
 async def _broker_reachable(host: str, port: int) -> bool:
@@ -192,7 +204,8 @@ async def run_demo(args: argparse.Namespace) -> int:
     leaf0 = sim.fabric.topology.devices.get("leaf-r0-0")
     leaf1 = sim.fabric.topology.devices.get("leaf-r1-0") or leaf0
     faults = [] if args.no_faults else args.fault if args.fault is not None else [
-        f.format(p0=leaf0.ports[0].name if leaf0 else "", p1=leaf1.ports[1].name if leaf1 else "")
+        f.format(p0=leaf0.ports[0].name if leaf0 else "", p1=leaf1.ports[1].name if leaf1 else "",
+                 p2=leaf0.ports[2].name if leaf0 and len(leaf0.ports) > 2 else "")
         for f in (DEFAULT_IB_FAULTS if ib else DEFAULT_FAULTS)
     ]
     from fabricwatch.simulator.faults import Fault
@@ -223,7 +236,7 @@ async def run_demo(args: argparse.Namespace) -> int:
         "detector": {"model": str(model_path)},
         # the link page plots the last hour at the demo's own pace, not one point a minute
         "pipeline": {"history": "1h", "history_step": f"{max(args.interval, 5.0)}s"},
-        "collectors": sim.collectors_config(args.interval),
+        "collectors": _demo_collectors(sim, args.interval),
         "sinks": {"influxdb": [sink], "mqtt": mqtt},
     }, "<demo>")
     runner = Runner(cfg)
