@@ -80,3 +80,28 @@ def test_a_gnmi_notification_of_state_db_both_shapes() -> None:
 def test_parse_never_raises(fields: dict, table: str) -> None:
     values, inventory = parse_fields(table, fields)
     assert all(isinstance(x, float) for x in values.values()) and all(isinstance(x, str) for x in inventory.values())
+
+
+def test_counters_db_fec_fields_through_the_sonic_path_table(fixtures: Path) -> None:
+    """COUNTERS_DB FEC fields as sonic-utilities' mock has them (its values are synthetic, its key
+    names are xcvrd's and syncd's), served the way sonic-gnmi serves COUNTERS/<port>."""
+    from fabricwatch.collectors.gnmi.mapping import Decoder, load_table
+
+    db = json.loads((fixtures / "optics/sonic/mock_counters_db.json").read_text())
+    names = db["COUNTERS_PORT_NAME_MAP"]
+    dec = Decoder(load_table("sonic"), "sonic1", {})
+    got = {}
+    for port, oid in names.items():
+        fields = db.get(f"COUNTERS:{oid}")
+        if not fields or "SAI_PORT_STAT_IF_IN_FEC_CORRECTABLE_FRAMES" not in fields:
+            continue
+        n = gnmi_pb2.Notification(timestamp=1, prefix=gnmi_pb2.Path(target="COUNTERS_DB", elem=[
+            gnmi_pb2.PathElem(name="COUNTERS")]), update=[gnmi_pb2.Update(
+                path=gnmi_pb2.Path(elem=[gnmi_pb2.PathElem(name=port)]),
+                val=gnmi_pb2.TypedValue(json_ietf_val=json.dumps(fields).encode()))])
+        (sample,) = dec.decode(n)
+        got[port] = sample.values
+        assert sample.values["fec_corrected"] == int(fields["SAI_PORT_STAT_IF_IN_FEC_CORRECTABLE_FRAMES"])
+        assert sample.values["fec_uncorrectable"] == int(fields["SAI_PORT_STAT_IF_IN_FEC_NOT_CORRECTABLE_FRAMES"])
+        assert sample.values["fec_corrected_symbols"] == int(fields["SAI_PORT_STAT_IF_IN_FEC_SYMBOL_ERRORS"])
+    assert len(got) == 11 and got["Ethernet0"]["fec_corrected"] == 130402
