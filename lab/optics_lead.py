@@ -75,7 +75,8 @@ def _gnmi_sources(fabric: Fabric) -> list[tuple[str, Source]]:
         table = load_table(dev.flavour)
         decoder = Decoder(table, dev.name, {})
 
-        async def poll(ts: int, optics: bool, dev=dev, decoder=decoder, other_db=table.optics_target) -> list[SampleBatch]:
+        async def poll(ts: int, optics: bool, dev=dev, decoder=decoder,
+                       other_db=table.optics_target) -> list[SampleBatch]:
             snap = fabric.snapshot(ts)
             notes = [n for p in dev.ports for n in port_notifications(dev.flavour, p, snap)]
             batches = [SampleBatch("gnmi", dev.name, decoder.decode(n)) for n in notes]

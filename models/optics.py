@@ -219,7 +219,8 @@ class OpticsWatch:
         span_min = (points[-1][0] - points[0][0]) / 60
         out["ber_rising"] = RuleHit(
             "critical" if eta_h < 1.0 else "warning",
-            f"pre-FEC BER rising {slope:.1f} decades/h ({10 ** points[0][1]:.1e} to {ber:.1e} over {span_min:.0f} min): "
+            f"pre-FEC BER rising {slope:.1f} decades/h ({10 ** points[0][1]:.1e} to {ber:.1e} "
+            f"over {span_min:.0f} min): "
             f"at this pace it reaches the FEC limit {limit:.1e} in about {eta_h:.1f} h (optic or connector degrading?)",
             "ber_rising")
 

@@ -101,7 +101,8 @@ def split_key(key: str) -> tuple[str, str] | None:
     return (table, port) if sep and table in TABLES and port else None
 
 
-def decode(notification: Any, device: str, tags: dict[str, str]) -> tuple[list[PortSample], dict[str, dict[str, str]], int]:
+def decode(notification: Any, device: str,
+           tags: dict[str, str]) -> tuple[list[PortSample], dict[str, dict[str, str]], int]:
     """A STATE_DB notification: prefix (target STATE_DB) then TABLE/PORT with a JSON object of fields,
     or TABLE with {port: {fields}} for a wildcard. (samples, inventory per port, updates not understood)."""
     by_port: dict[str, dict[str, float]] = {}

@@ -6,8 +6,8 @@ import asyncio
 import logging
 import random
 import time
-from fnmatch import fnmatchcase
 from collections.abc import Callable
+from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
 from fabricwatch.collectors.polling import PolledCollector

@@ -40,8 +40,8 @@ _SONIC_NATIVE = re.compile(r"^Ethernet(\d+)$")
 _DOM_WORDS = re.compile(r"\b(?:dom|transceiver|xcvr|sfp\+?|qsfp\w*|osfp|optic\w*|lane|channel)\b", re.I)
 _RX = re.compile(r"\b(?:rx|receive[rd]?)\b", re.I)
 _TX = re.compile(r"\b(?:tx|transmit(?:ter)?)\b", re.I)
-MAX_DEPTH = 8
-NOT_MODULES = {3, 8, 11}  # entPhysicalClass chassis, sensor, stack: never a module's inventory  # ENTITY-MIB containment: sensor -> module -> port -> card -> chassis
+MAX_DEPTH = 8  # ENTITY-MIB containment: sensor -> module -> port -> card -> chassis
+NOT_MODULES = {3, 8, 11}  # entPhysicalClass chassis, sensor, stack: never a module's inventory
 
 # column -> {index arcs: value}; values are int, str (octet strings decoded) or an OID as str
 Columns = Mapping[str, Mapping[tuple[int, ...], object]]
@@ -142,7 +142,9 @@ class _Placer:
                     break
         if best is None:  # the last resort: a SONiC native name that IF-MIB spells otherwise
             tail = re.split(r"\s+", text.strip())[-1]
-            for name, ln in ((tail, None), *(((m.group(1), int(m.group(2))),) if (m := _SLASH_LANE.match(tail)) else ())):
+            m = _SLASH_LANE.match(tail)
+            tries: list[tuple[str, int | None]] = [(tail, None)] + ([(m.group(1), int(m.group(2)))] if m else [])
+            for name, ln in tries:
                 if (sm := _SONIC_NATIVE.match(name)) and int(sm.group(1)) + 1 in self.port_of:
                     return int(sm.group(1)) + 1, ln
         return None if best is None else (best[0], best[1])
