@@ -190,10 +190,14 @@ class SnmpCollector(PolledCollector):
         values: dict[int, dict[str, float]] = {}
         bits: dict[int, dict[str, int]] = {}
         has_transitions = False
+        inventory: dict[int, dict[str, str]] = {}
         for table, rows in zip(tables, results, strict=True):
             for col in table.columns:
                 has_transitions |= col.counter == "link_transitions"
-                self._apply(table, col, rows[col.oid], values, bits)
+                if col.inventory is not None:
+                    self._inventory(col.inventory, rows[col.oid], inventory)
+                else:
+                    self._apply(table, col, rows[col.oid], values, bits)
 
         # names are re-read when the agent says its interface table changed, after a reboot,
         # or when rows appear or disappear
@@ -202,6 +206,8 @@ class SnmpCollector(PolledCollector):
             await self._refresh_names()
             self._names_stamp = (table_change, indices)
         batch = SampleBatch(self.kind, self.device, [], 0)
+        batch.modules += [ModuleInfo(self.device, self.names.get(idx) or f"ifIndex{idx}", ts_ns, fields)
+                          for idx, fields in inventory.items()]
         if optics and self.profile.sensor_mib is not None:
             await self._sensors(self.profile, values, batch, ts_ns)
         if not has_transitions:
@@ -252,6 +258,15 @@ class SnmpCollector(PolledCollector):
             idx = self._index_cache[suffix] = ber.decode_arcs(suffix)
         return idx
 
+    def _inventory(self, name: str, rows: list[tuple[bytes, int, ber.Value]],
+                   out: dict[int, dict[str, str]]) -> None:
+        for suffix, _tag, value in rows:
+            arcs = self._index(suffix)
+            if len(arcs) == 1 and isinstance(value, bytes):
+                text = value.decode("utf-8", "replace").strip("\x00 ")[:120]
+                if text and text.upper() not in ("N/A", "NA"):
+                    out.setdefault(arcs[0], {})[name] = text
+
     def _apply(self, table: Table, col: Column, rows: list[tuple[bytes, int, ber.Value]],
                values: dict[int, dict[str, float]], bits: dict[int, dict[str, int]]) -> None:
         per_priority = table.index == "ifIndex.priority"
@@ -260,8 +275,16 @@ class SnmpCollector(PolledCollector):
         counter = col.counter
         by_priority = [counter.format(priority=p) for p in range(8)] if per_priority and counter else []
         by_lane = [counter.format(lane=n) for n in range(1, 9)] if per_lane and counter else []
-        for suffix, tag, value in rows:
-            if not isinstance(value, int) or tag in ber.EXCEPTIONS:
+        for suffix, tag, raw in rows:
+            value: int | float
+            if col.decimal and isinstance(raw, bytes):
+                number = _decimal(raw)
+                if number is None:
+                    continue  # an empty lane ("") is no value, not a fault of the agent
+                value = number
+            elif isinstance(raw, int) and tag not in ber.EXCEPTIONS:
+                value = raw
+            else:
                 self.unmapped += 1  # a string where a number belongs, or a hole in the table
                 continue
             arcs = self._index(suffix)
@@ -270,10 +293,11 @@ class SnmpCollector(PolledCollector):
                 continue
             idx = arcs[0]
             if col.role == "last_change":
-                prev = self._last_change.get(idx)
-                if prev is not None and prev != value:
-                    self._transitions[idx] = self._transitions.get(idx, 0) + 1
-                self._last_change[idx] = value
+                if isinstance(value, int):
+                    prev = self._last_change.get(idx)
+                    if prev is not None and prev != value:
+                        self._transitions[idx] = self._transitions.get(idx, 0) + 1
+                    self._last_change[idx] = value
                 continue
             assert counter is not None
             if per_priority:
@@ -346,3 +370,12 @@ def _plain(tag: int, value: ber.Value) -> object:
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace").strip("\x00 ")
     return value
+
+
+def _decimal(raw: bytes) -> float | None:
+    """A number an agent writes as text; None for an empty or unreadable one."""
+    try:
+        x = float(raw.decode("ascii", "replace").strip("\x00 ") or "nan")
+    except ValueError:
+        return None
+    return x if x == x and abs(x) != float("inf") else None

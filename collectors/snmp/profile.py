@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from fabricwatch.collectors.snmp.ber import encode_oid
+from fabricwatch.core.batch import INVENTORY_FIELDS
 from fabricwatch.core.counters import COUNTERS, LANES, PRIORITIES
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
@@ -29,6 +30,8 @@ class Column:
     scale: int | float = 1  # an int keeps integer counters integers (one field type in InfluxDB)
     transform: str | None = None
     role: str | None = None
+    decimal: bool = False  # the agent writes the number as text ("-2.740884"): Dell OS9's DOM
+    inventory: str | None = None  # a text column that is a module's inventory field (vendor, serial...)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,14 +75,17 @@ def _column(path: Path, table: str, key: str, raw: Any, bits: int) -> Column:
     if not key.isdigit():
         raise ProfileError(f"{where}: a column key is the column's arc number")
     spec = {"counter": raw} if isinstance(raw, str) else dict(raw)
-    unknown = set(spec) - {"counter", "bits", "scale", "transform", "role"}
+    unknown = set(spec) - {"counter", "bits", "scale", "transform", "role", "decimal", "inventory"}
     if unknown:
         raise ProfileError(f"{where}: unknown keys {sorted(unknown)}")
     counter = spec.get("counter")
     role = spec.get("role")
     transform = spec.get("transform")
-    if (counter is None) == (role is None):
-        raise ProfileError(f"{where}: give exactly one of 'counter' or 'role'")
+    inventory = spec.get("inventory")
+    if sum(x is not None for x in (counter, role, inventory)) != 1:
+        raise ProfileError(f"{where}: give exactly one of 'counter', 'role' or 'inventory'")
+    if inventory is not None and inventory not in INVENTORY_FIELDS:
+        raise ProfileError(f"{where}: inventory must be one of {INVENTORY_FIELDS}")
     if role is not None and role not in ROLES:
         raise ProfileError(f"{where}: role must be one of {ROLES}")
     if transform is not None and transform not in TRANSFORMS:
@@ -92,7 +98,8 @@ def _column(path: Path, table: str, key: str, raw: Any, bits: int) -> Column:
                 raise ProfileError(f"{where}: {counter!r} may hold only {{priority}} or {{lane}}") from None
             if name not in COUNTERS:
                 raise ProfileError(f"{where}: {name!r} is not a canonical counter")
-    return Column(int(key), b"", counter, int(spec.get("bits", bits)), _scale(spec.get("scale", 1)), transform, role)
+    return Column(int(key), b"", counter, int(spec.get("bits", bits)), _scale(spec.get("scale", 1)), transform, role,
+                  bool(spec.get("decimal", False)), inventory)
 
 
 def _scale(v: object) -> int | float:
@@ -116,7 +123,7 @@ def _parse(path: Path) -> tuple[dict[str, Any], list[Table]]:
         for key, spec in raw.get("columns", {}).items():
             c = _column(path, name, key, spec, int(raw.get("bits", 64)))
             cols.append(Column(c.sub, encode_oid(f"{entry}.{c.sub}"), c.counter, c.bits, c.scale, c.transform,
-                               c.role))
+                               c.role, c.decimal, c.inventory))
         if index == "ifIndex.priority" and any("{priority}" not in (c.counter or "{priority}") for c in cols):
             raise ProfileError(f"{path.name}: tables.{name}: per-priority columns need '{{priority}}' in the name")
         if index == "ifIndex.lane" and any("{lane}" not in (c.counter or "{lane}") for c in cols):

@@ -13,7 +13,7 @@ from tests.servers import SnmpSim
 
 pytestmark = pytest.mark.integration
 
-RECORDINGS = ("junos_qfx5100", "nxos_n3k-3064pq", "dell-sonic", "arista_eos")
+RECORDINGS = ("junos_qfx5100", "nxos_n3k-3064pq", "dell-sonic", "arista_eos", "dnos_z9100-on")
 
 
 @pytest.fixture(scope="module")
@@ -80,6 +80,20 @@ async def test_sonic_entity_sensors_over_both_engines(snmpsim: SnmpSim, monkeypa
     assert v["voltage_v"] == pytest.approx(3.2962) and v["temperature_c"] == pytest.approx(28.9453)
     assert v["tx_bias_ma_l1"] == pytest.approx(5.802)
     assert [m.fields.get("module_type") for m in first.modules if m.port == "Eth1/53"] == ["QSFP28"]
+
+
+async def test_dell_os9_transceiver_mib_numbers_written_as_text(snmpsim: SnmpSim,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    first, _, collector = await _poll(snmpsim, "dnos_z9100-on", monkeypatch)
+    assert collector.profile.name == "dell-os9"  # type: ignore[attr-defined]
+    # dellNetIfTransceiverDataTable row of ifIndex 2097156 (Te 1/1/1): FS QSFP28-SR4-100G, as recorded
+    v = _values(first)["TenGigabitEthernet 1/1/1"]
+    assert v["tx_power_dbm_l1"] == 1.091058 and v["rx_power_dbm_l1"] == -2.740884
+    assert v["temperature_c"] == 35.484375 and v["voltage_v"] == 3.2834 and v["tx_bias_ma_l1"] == 6.676
+    assert "rx_power_dbm_l2" not in v  # lanes 2-4 are empty strings in the walk: no value, not an error
+    inv = {m.port: m.fields for m in first.modules}["TenGigabitEthernet 1/1/1"]
+    assert inv == {"vendor": "FS", "part_number": "QSFP28-SR4-100G", "serial": "S1810378483", "media": "100GBASE-SR4"}
+    assert len(first.modules) == 21  # the 21 of 49 rows that name a vendor, part or serial
 
 
 async def test_optics_off_reads_no_sensor_table(snmpsim: SnmpSim, monkeypatch: pytest.MonkeyPatch) -> None:
