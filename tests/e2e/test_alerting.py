@@ -1,6 +1,6 @@
 """End to end: a PFC storm in the simulator pages through a real Prometheus (shipped rules) and a
 real Alertmanager to a webhook in the test, labelled with device and port; clearing the fault
-delivers the resolved notification."""
+delivers the resolved notification. A port an operator shut meanwhile pages nobody."""
 
 from __future__ import annotations
 
@@ -35,7 +35,9 @@ async def test_pfc_storm_pages_and_resolves(tmp_path: Path) -> None:
     hook_port = free_port()
     await web.TCPSite(hook_runner, "127.0.0.1", hook_port).start()
 
-    sim = await start_sim(fabric={"nodes": 8, "rails": 2, "spines": 2}, faults=["pfc_storm:leaf-r0-0:swp2"])
+    # swp3 is shut by an operator: admin down, oper down, no traffic; a state, never a page
+    sim = await start_sim(fabric={"nodes": 8, "rails": 2, "spines": 2},
+                          faults=["pfc_storm:leaf-r0-0:swp2", "shutdown:leaf-r0-0:swp3"])
     daemon_port = free_port()
     thresholds = tmp_path / "nccl.toml"
     thresholds.write_text('[[check]]\ncollective = "all_reduce"\nmin_busbw = 10.0\n')
@@ -78,16 +80,21 @@ async def test_pfc_storm_pages_and_resolves(tmp_path: Path) -> None:
                 expr = panel["targets"][0]["expr"].replace("$__rate_interval", "1m")
                 assert prom.query(expr), (path.name, panel["title"], expr)
         assert prom.query('fabricwatch_link_flagged{severity="critical"}')
+        # the shut port reached the daemon as admin down, and no condition holds on it
+        assert runner.pipeline.rates.last_value(("leaf-r0-0", "swp3"), "admin_status") == 0
+        assert runner.pipeline.rates.last_value(("leaf-r0-0", "swp3"), "oper_status") == 0
+        assert prom.query('fabricwatch_link_condition{device="leaf-r0-0",port="swp3"}') == []
         async with aiohttp.ClientSession() as s, s.delete(f"{sim.control_url}/faults") as resp:
-            assert (await resp.json())["removed"] == 1
+            assert (await resp.json())["removed"] == 2
         for _ in range(90):
             await asyncio.sleep(1)
             if storm_alerts("resolved"):
                 break
         resolved = storm_alerts("resolved")
         assert resolved and resolved[0]["labels"]["port"] == "swp2"
-        # nothing else paged: the fabric was otherwise healthy
+        # nothing else paged: the fabric was otherwise healthy, and the shut port is no fault
         assert {a["labels"]["alertname"] for msg in received for a in msg["alerts"]} == {"FabricwatchPfcStorm"}
+        assert not [a for msg in received for a in msg["alerts"] if a["labels"].get("port") == "swp3"]
     finally:
         prom.stop()
         am.stop()
