@@ -76,7 +76,14 @@ def _int(v: object) -> int | None:
 
 
 def _scaled(raw: int, scale: int, precision: int) -> float:
-    return raw * 10.0 ** (3 * (scale - 9) - precision)
+    e = 3 * (scale - 9) - precision
+    # divide rather than multiply by 10^-k: -23 x 10^-1 is -2.3, not -2.3000000000000003
+    return raw / 10.0 ** -e if e < 0 else raw * 10.0 ** e
+
+
+def _tidy(x: float) -> float:
+    """12 significant digits: what a sensor's integer and decimal exponent can mean, no float dust."""
+    return float(f"{x:.12g}")
 
 
 def _quantity(kind: int, descr: str) -> str | None:
@@ -197,30 +204,35 @@ def read_sensors(cols: Columns, *, mib: str, thresholds: str | None, names: Mapp
         entity = idx[0]
         kind, value = _int(kinds.get(idx)), _int(raw)
         descr = _text(placer.descr.get(idx)) or _text(placer.name.get(idx))
-        if kind is None or value is None or not _DOM_WORDS.search(descr):
+        if kind is None or value is None:
             continue
         quantity = _quantity(kind, descr)
         if quantity is None:
+            continue
+        # IOS-XE says 'Te1/0/1 Module Temperature Sensor', 'Te1/0/1 Bias Current Sensor': no DOM word,
+        # but an interface named in the description. A current that is not a laser bias (PoE) is none
+        dom = bool(_DOM_WORDS.search(descr))
+        if not dom and quantity == "tx_bias_ma" and "bias" not in descr.lower():
             continue
         status = _int(statuses.get(idx))
         if status is not None and status != OK:  # unavailable (an empty lane) or non-operational
             continue
         where = placer.place(entity)
         if where is None:
-            out.unplaced += 1
+            out.unplaced += dom  # a chassis or CPU sensor belongs to no interface: that is no miss
             continue
         port, slash_lane = where
         m = _LANE.search(descr)
         n = int(m.group(1)) if m else (slash_lane or 1)
         scale, precision = _int(scales.get(idx)) or 9, _int(precisions.get(idx)) or 0
-        reading = _in_unit(quantity, kind, _scaled(value, scale, precision))
+        reading = _tidy(_in_unit(quantity, kind, _scaled(value, scale, precision)))
         name = quantity if quantity in ("temperature_c", "voltage_v") else lane(quantity, n)
         port_values = out.values.setdefault(port, {})
         port_values[name] = reading
         out.sensors += 1
         for level, limit in limits.get(entity, {}).items():
             port_values.setdefault(threshold(quantity, level),
-                                   _in_unit(quantity, kind, _scaled(limit, scale, precision)))
+                                   _tidy(_in_unit(quantity, kind, _scaled(limit, scale, precision))))
         if port not in out.inventory:
             inv = _inventory(cols, placer.chain(entity))
             if inv:

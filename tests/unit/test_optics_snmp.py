@@ -141,3 +141,25 @@ _INDEX = st.tuples(st.integers(0, 2**31)) | st.tuples(st.integers(0, 9), st.inte
                        max_size=12))
 def test_sensor_reader_never_raises(cols: dict) -> None:
     read_sensors(cols, mib="cisco", thresholds="cisco", names={"Ethernet1": 1}, port_of={1: "Ethernet1"})
+
+
+def test_sensors_named_by_interface_without_dom_words() -> None:
+    """IOS-XE's spelling (no public walk here: written from its entPhysicalDescr style): the
+    interface is named, 'DOM' or 'transceiver' is not. A PoE current is no laser bias; a CPU
+    sensor belongs to no interface and is no miss."""
+    base = "1.3.6.1.4.1.9.9.91.1.1.1.1"
+    ent = "1.3.6.1.2.1.47.1.1.1.1"
+    sensors = {1001: ("Te1/0/1 Module Temperature Sensor", 8, 9, 1, 345),
+               1002: ("Te1/0/1 Receive Power Sensor", 14, 9, 1, -23),
+               1003: ("Te1/0/1 Bias Current Sensor", 5, 7, 0, 6500),
+               2001: ("Gi1/0/2 PoE Current Sensor", 5, 8, 0, 120),
+               3001: ("CPU Temperature Sensor", 8, 9, 0, 55)}
+    cols: dict[str, dict[tuple[int, ...], object]] = {c: {} for c in columns_wanted("cisco", None)}
+    for e, (descr, kind, scale, precision, value) in sensors.items():
+        cols[f"{ent}.2"][(e,)] = descr
+        for c, v in ((1, kind), (2, scale), (3, precision), (4, value), (5, 1)):
+            cols[f"{base}.{c}"][(e,)] = v
+    r = read_sensors(cols, mib="cisco", thresholds=None, names={"Te1/0/1": 1, "Gi1/0/2": 2},
+                     port_of={1: "Te1/0/1", 2: "Gi1/0/2"})
+    assert r.values == {"Te1/0/1": {"temperature_c": 34.5, "rx_power_dbm_l1": -2.3, "tx_bias_ma_l1": 6.5}}
+    assert r.unplaced == 0
