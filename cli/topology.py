@@ -14,6 +14,7 @@ from fabricwatch.collectors.gnmi.config import GnmiConfig
 from fabricwatch.collectors.snmp.config import SnmpConfig
 from fabricwatch.topology import check as checking
 from fabricwatch.topology.cables import Fabric
+from fabricwatch.topology.outliers import outliers
 from fabricwatch.topology.roles import load_rules, records
 from fabricwatch.topology.sources import from_ibnetdiscover, from_lldp, from_lldpctl, from_ufm
 
@@ -92,14 +93,17 @@ def cmd_discover(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     try:
         plan = checking.load_plan(args.plan)
+        fabric = None
         if args.actual:
             actual = checking.actual_ends(_json(args.actual))
         else:
-            _, recs = discover(args)
+            fabric, recs = discover(args)
             actual = checking.actual_ends(recs)
     except ValueError as exc:
         raise CommandError(str(exc), 2) from None
     diffs = checking.check(plan, actual)
+    if fabric is not None:  # what the sources report of the switches and modules themselves
+        diffs += outliers(fabric)
     cables = checking.planned_cables(plan)
     if args.json:
         print(json.dumps({"planned_cables": cables, "ok": not diffs, "differences": [d.to_json() for d in diffs]}))

@@ -63,6 +63,7 @@ class Node:
     kind: str  # host, switch
     model: str = ""
     guid: str = ""
+    firmware: str = ""
 
 
 @dataclass(slots=True)
@@ -73,6 +74,7 @@ class Fabric:
     cables: dict[tuple[End, End], Cable] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     duplicates: dict[str, list[str]] = field(default_factory=dict)  # one name on several GUIDs
+    modules: dict[End, dict[str, str]] = field(default_factory=dict)  # what a cable end holds (inventory)
     _end_of: dict[End, Cable] = field(default_factory=dict, repr=False)
 
     def add(self, cable: Cable) -> None:
@@ -93,14 +95,15 @@ class Fabric:
     def has_end(self, end: End) -> bool:
         return end in self._end_of
 
-    def node(self, name: str, kind: str, model: str = "", guid: str = "") -> None:
+    def node(self, name: str, kind: str, model: str = "", guid: str = "", firmware: str = "") -> None:
         have = self.nodes.get(name)
         if have is None or (have.kind == "switch" and kind == "host" and not have.model):
-            self.nodes[name] = Node(name, kind, model, guid)
+            self.nodes[name] = Node(name, kind, model, guid, firmware)
 
     def merge(self, other: Fabric) -> None:
         for n in other.nodes.values():
-            self.node(n.name, n.kind, n.model, n.guid)
+            self.node(n.name, n.kind, n.model, n.guid, n.firmware)
+        self.modules.update(other.modules)
         for c in other.cables.values():
             self.add(c)
         self.problems += other.problems

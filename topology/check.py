@@ -84,7 +84,7 @@ def actual_ends(records: list[dict[str, Any]]) -> Ends:
 
 @dataclass(slots=True)
 class Difference:
-    kind: str  # miswired, swapped, missing, unexpected, down, speed, width
+    kind: str  # miswired, swapped, missing, unexpected, down, speed, width; firmware, module (outliers)
     ends: list[End]
     planned: list[End] = field(default_factory=list)  # the far ends the plan has (miswired, swapped)
     detail: str = ""
@@ -103,6 +103,8 @@ class Difference:
         if self.kind == "miswired":
             also = f" (and {e(self.ends[1])} to {e(self.planned[1])})" if len(self.planned) > 1 else ""
             return f"miswired: {e(self.ends[0])} reaches {e(self.ends[1])}; planned to {e(self.planned[0])}{also}"
+        if len(self.ends) == 1:  # a device's own (firmware)
+            return f"{self.kind}: {self.ends[0][0]}" + (f": {self.detail}" if self.detail else "")
         return f"{self.kind}: {e(self.ends[0])} <-> {e(self.ends[1])}" + (f": {self.detail}" if self.detail else "")
 
 

@@ -31,6 +31,12 @@ def _model(description: str) -> str:
     return m.group("model") if m else ""
 
 
+def _known(v: object) -> str:
+    """A UFM field's value, '' for the 'N/A' it writes when it does not know."""
+    text = str(v).strip() if isinstance(v, str | int | float) else ""
+    return "" if text.upper() in ("N/A", "NA", "NONE", "UNKNOWN") else text
+
+
 def from_ibnetdiscover(text: str) -> Fabric:
     """Either ibnetdiscover format. Devices are node descriptions, ports their numbers: what the
     ibdiag collector tags its points with."""
@@ -78,17 +84,24 @@ def from_ufm(systems: Any, ports: Any, links: Any) -> Fabric:
     out = Fabric(problems=list(inv.problems), duplicates={n: ["0x" + g for g in gs] for n, gs in duplicates.items()})
     # a system's `type` (host, switch, gateway) says what it is; UFM's `role` may say endpoint for all
     types: dict[str, str] = {}  # ports name their system by either of its GUIDs
+    facts: dict[str, tuple[str, str]] = {}  # guid -> (model, firmware)
     for r in systems if isinstance(systems, list) else []:
         if isinstance(r, dict):
+            model, firmware = _known(r.get("model")), _known(r.get("fw_version")) or _known(r.get("sw_version"))
             for key in ("system_guid", "guid"):
                 if r.get(key):
                     types[norm_guid(r[key])] = str(r.get("type", "")).lower()
+                    facts[norm_guid(r[key])] = (model, firmware)
             if r.get("system_name"):
                 types.setdefault(str(r["system_name"]).strip(), str(r.get("type", "")).lower())
     for (guid, _), info in inv.ports.items():
         kind = types.get(guid) or types.get(info.device) or \
             ("host" if inv.roles.get(guid, "") in ("endpoint", "host", "compute") else "switch")
-        out.node(info.device, "host" if kind == "host" else "switch", model=str(types.get(guid, "")), guid=guid)
+        model, firmware = facts.get(guid, ("", ""))
+        out.node(info.device, "host" if kind == "host" else "switch", model=model, guid=guid, firmware=firmware)
+    for (guid, number), fields in inv.cables.items():
+        info = inv.port(guid, number)
+        out.modules[(info.device, info.port)] = fields
     # resources/links first: UFM's own list of links; then the peers that only ports name
     for rec in links if isinstance(links, list) else []:
         if not isinstance(rec, dict) or not rec.get("source_guid") or not rec.get("destination_guid"):

@@ -187,3 +187,40 @@ def test_a_plan_that_cannot_be_read_says_why(tmp_path: Path) -> None:
                                {"device": "s1", "port": "1", "peer_device": "h2", "peer_port": "1"}]))
     with pytest.raises(ValueError, match="s1 1 is planned to two far ends"):
         load_plan(two)
+
+
+def test_firmware_and_module_outliers_among_switches_of_a_model(tmp_path: Path) -> None:
+    """The lab's UFM resources as saved (firmware N/A, cable_info empty): nothing is an outlier.
+    The same with firmware and cables filled in, one switch and one cable odd: exactly those two,
+    through `topology check --ufm-dir` as an operator runs it."""
+    from fabricwatch.topology.outliers import outliers
+
+    systems, ports, links = (json.loads((UFM / f"{n}.json").read_text()) for n in ("systems", "ports", "links"))
+    assert outliers(from_ufm(systems, ports, links)) == []
+    systems, links = copy.deepcopy(systems), copy.deepcopy(links)
+    model = Counter(s["model"] for s in systems if s.get("type") == "switch").most_common(1)[0][0]
+    of_model = [s for s in systems if s.get("model") == model]
+    for s in of_model:
+        s["fw_version"] = "27.2010.6102"
+    odd_switch = of_model[3]
+    odd_switch["fw_version"] = "27.2008.3328"
+    for ln in links:
+        ln["cable_info"] = {"vendor": "Mellanox", "part_number": "MCP1650-H002E26", "serial_number": "MT0001",
+                            "length": "2 m", "identifier": "QSFP56"}
+    odd_link = links[10]
+    odd_link["cable_info"] = {**odd_link["cable_info"], "part_number": "MFS1S00-H003E", "vendor": "Mellanox"}
+    found = outliers(from_ufm(systems, ports, links))
+    kinds = Counter(d.kind for d in found)
+    assert kinds["firmware"] == 1 and found[0].ends == [(odd_switch["system_name"].strip(), "")]
+    assert f"{len(of_model) - 1} of {len(of_model)} {model} switches run 27.2010.6102" in found[0].detail
+    modules = [d for d in found if d.kind == "module"]
+    assert modules and all("MFS1S00-H003E" in d.detail for d in modules)  # the odd cable, at its switch ends
+    assert len(modules) <= 2
+    ufm = tmp_path / "ufm"
+    ufm.mkdir()
+    for name, data in (("systems", systems), ("ports", ports), ("links", links)):
+        (ufm / f"{name}.json").write_text(json.dumps(data))
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(records(from_ufm(systems, ports, links))))
+    code, out, _ = cli("topology", "check", "--plan", str(plan), "--ufm-dir", str(ufm))
+    assert code == 1 and "firmware: " + odd_switch["system_name"].strip() in out and "module: " in out
