@@ -187,6 +187,28 @@ def _device_findings(frame: FeatureFrame, findings: list[Finding]) -> list[Findi
     return out
 
 
+def _hot_switches(start_ns: int, findings: list[Finding], optics: OpticsWatch) -> list[Finding]:
+    """Modules running hot on several ports of one switch are that switch's cooling (fans, inlet air,
+    blanking), reported once as a device finding, not one page per module; a port with more than heat
+    keeps its own finding."""
+    hot: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.level == "link" and f.conditions == ["module_hot"]:
+            hot.setdefault(f.device, []).append(f)
+    grouped = {d: fs for d, fs in hot.items() if len(fs) >= DEVICE_MIN_PORTS}
+    if not grouped:
+        return findings
+    out = [f for f in findings if f.device not in grouped or f not in grouped[f.device]]
+    for device, fs in grouped.items():
+        temps = [t for f in fs if (t := optics.temperature((f.device, f.port))) is not None]
+        hottest = f" (up to {max(temps):.1f} degC)" if temps else ""
+        out.append(Finding(start_ns, device, "*", "device", 0.0, float("inf"), True, worst([f.severity for f in fs]),
+                           "rule", f"{len(fs)} modules past their warning temperature{hottest}: the switch's "
+                                   "cooling (fans, inlet air, blanking panels)?", [], ["module_hot"],
+                           level="device", ports=sorted(f.port for f in fs)))
+    return out
+
+
 def _one_per_cable(findings: list[Finding]) -> list[Finding]:
     """Both ends of one cable flagged in the same interval are one problem: keep the stronger end
     and say what its far end shows (the scorer of a page is the on-call engineer, not the port count)."""
@@ -723,7 +745,7 @@ class LinkDetector:
                                float(scores[i]) if not np.isnan(scores[i]) else 0.0, thr,
                                True, worst(severities), source, "; ".join(reasons), feats, conditions,
                                peer=_peer(li)))
-        return _one_per_cable(_device_findings(frame, out))
+        return _one_per_cable(_hot_switches(frame.start_ns, _device_findings(frame, out), self.optics))
 
     # -- persistence -------------------------------------------------------------------
     def save(self, path: str | Path) -> None:

@@ -114,6 +114,10 @@ class OpticsWatch:
     def flagged(self) -> set[tuple[str, str]]:
         return {k for k, st in self._links.items() if st.active}
 
+    def temperature(self, key: tuple[str, str]) -> float | None:
+        st = self._links.get(key)
+        return st.values.get("temperature_c") if st is not None else None
+
     def hits(self, key: tuple[str, str]) -> list[RuleHit]:
         st = self._links.get(key)
         return list(st.active.values()) if st is not None else []
