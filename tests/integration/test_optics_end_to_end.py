@@ -83,10 +83,10 @@ async def test_snmp_dom_and_inventory_into_influxdb(influx: InfluxDB1, tmp_path:
         if "rx_power_dbm_l1" not in fields:
             continue
         seen.add((device, port))
-        # the agent answers from the snapshot of the second it is asked in; a poll's DOM walk comes after
-        # its counters and may span seconds on a loaded machine: any snapshot of the poll's last 10 s
+        # the agent answers from the snapshot of the second it is asked in; a poll is stamped when its
+        # counters are in, and its DOM walk comes after them (seconds later on a loaded machine)
         candidates = [served_optics("openconfig", ports[(device, port)], s) for s in snaps
-                      if ts - 10_000_000_000 <= s.ts_ns <= ts]
+                      if ts - 3_000_000_000 <= s.ts_ns <= ts + 10_000_000_000]
         for name in ("rx_power_dbm_l1", "rx_power_dbm_l4", "tx_power_dbm_l2"):
             # served in watts at 10^-7 W steps: equal to the model's dBm within that quantisation
             assert any(math.isclose(fields[name], c[name], abs_tol=0.02) for c in candidates), (device, port, name)
