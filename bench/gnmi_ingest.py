@@ -16,7 +16,9 @@ import resource
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -27,9 +29,9 @@ from fabricwatch.core.batch import SampleBatch, coalesce
 from fabricwatch.core.topology import Topology
 from fabricwatch.pipeline.history import LinkHistory
 from fabricwatch.pipeline.pipeline import Pipeline
-from fabricwatch.simulator.fabric import Fabric
+from fabricwatch.simulator.fabric import Fabric, Snapshot
 from fabricwatch.simulator.flavours import port_notifications
-from fabricwatch.simulator.topology import FabricSpec
+from fabricwatch.simulator.topology import FabricSpec, SimDevice, SimPort
 
 TARGET_RATIO = 0.3
 TARGET_RATE = 100_000
@@ -47,6 +49,7 @@ def fabric_for(ports: int, flavours: tuple[str, ...]) -> Fabric:
 
 
 Message = tuple[str, bytes, int]  # device, serialized SubscribeResponse, counter values in it
+Extra = Callable[[int, SimDevice, SimPort, Snapshot], Iterable[Any]]
 
 
 def _values_in(n: gnmi_pb2.Notification) -> int:
@@ -61,15 +64,17 @@ def _values_in(n: gnmi_pb2.Notification) -> int:
     return count
 
 
-def messages(fabric: Fabric, ticks: int) -> list[list[Message]]:
-    """Per tick, every notification of every port, as a device would send them."""
+def messages(fabric: Fabric, ticks: int, extra: Extra | None = None) -> list[list[Message]]:
+    """Per tick, every notification of every port, as a device would send them; `extra` adds more
+    for a port at a tick (bench/optics_cost.py: the transceivers every 300 s)."""
     out = []
     for t in range(ticks):
         snap = fabric.snapshot(fabric.start_ns + (t + 1) * 10_000_000_000)
         tick = []
         for dev in fabric.topology.devices.values():
             for port in dev.ports:
-                for n in port_notifications(dev.flavour, port, snap):
+                more = extra(t, dev, port, snap) if extra is not None else ()
+                for n in (*port_notifications(dev.flavour, port, snap), *more):
                     raw = gnmi_pb2.SubscribeResponse(update=n).SerializeToString()
                     tick.append((dev.name, raw, _values_in(n)))
         out.append(tick)

@@ -13,11 +13,13 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gnmi_ingest import CHUNK, fabric_for  # the collector's own bench: the same fabric shape
+from gnmi_ingest import messages as ingest_messages
 from pygnmi.spec.v080 import gnmi_pb2
 
 from fabricwatch.collectors.gnmi.mapping import Decoder, load_table
@@ -25,8 +27,9 @@ from fabricwatch.core.batch import ModuleInfo, SampleBatch, coalesce
 from fabricwatch.core.topology import Topology
 from fabricwatch.pipeline.history import LinkHistory
 from fabricwatch.pipeline.pipeline import Pipeline
-from fabricwatch.simulator.fabric import Fabric
-from fabricwatch.simulator.flavours import optics_notifications, port_notifications
+from fabricwatch.simulator.fabric import Fabric, Snapshot
+from fabricwatch.simulator.flavours import optics_notifications
+from fabricwatch.simulator.topology import SimDevice, SimPort
 
 TARGET_ADDED = 0.20
 FLAVOURS = ("openconfig", "arista", "cumulus")  # the ones that serve openconfig-platform-transceiver
@@ -34,18 +37,13 @@ OPTICS_EVERY = 30  # ticks: DOM every 300 s against counters every 10 s
 
 
 def messages(fabric: Fabric, ticks: int, optics: bool) -> list[list[tuple[str, bytes]]]:
-    out = []
-    for t in range(ticks):
-        snap = fabric.snapshot(fabric.start_ns + (t + 1) * 10_000_000_000)
-        tick = []
-        for dev in fabric.topology.devices.values():
-            for port in dev.ports:
-                notes = list(port_notifications(dev.flavour, port, snap))
-                if optics and t % OPTICS_EVERY == 1:  # tick 0 warms up; the optics round lands in the measured ticks
-                    notes += optics_notifications(dev.flavour, port, snap, fabric.module(port))
-                tick += [(dev.name, gnmi_pb2.SubscribeResponse(update=n).SerializeToString()) for n in notes]
-        out.append(tick)
-    return out
+    def transceivers(t: int, dev: SimDevice, port: SimPort, snap: Snapshot) -> list[Any]:
+        # tick 0 warms up; the optics round lands in the measured ticks
+        if not optics or t % OPTICS_EVERY != 1:
+            return []
+        return list(optics_notifications(dev.flavour, port, snap, fabric.module(port)))
+
+    return [[(dev, raw) for dev, raw, _ in tick] for tick in ingest_messages(fabric, ticks, transceivers)]
 
 
 def run(fabric: Fabric, ticks: list[list[tuple[str, bytes]]]) -> tuple[float, int, int]:
