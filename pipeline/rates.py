@@ -66,6 +66,8 @@ def with_speed(result: RateResult) -> dict[str, float]:
 
 def optic_gauges(sample: PortSample) -> dict[str, float]:
     """The module's readings in a sample (DOM, BER, thresholds): what the detector takes as read."""
+    if _OPTIC_GAUGES.isdisjoint(sample.values):  # the counters' samples, nearly all of them: no loop
+        return {}
     return {k: float(v) for k, v in sample.values.items() if k in _OPTIC_GAUGES}
 
 
