@@ -1,0 +1,251 @@
+"""Replay at batch speed: line protocol -> columns -> rates -> per-link intervals, a window at a time.
+
+The same intervals as `intervals_from_samples` (the scalar rate engine and `IntervalAggregator`)
+for samples in time order, computed with numpy over every sample of a chunk at once: rates per
+counter column, then each (link, interval) group's weighted means with `bincount`, which adds in
+the same order as the scalar fold (so the means are the same floats). Chunks are cut at interval
+boundaries; a sample older than what was already folded for its link is counted (`late`) and
+left out, as the daemon leaves out a sample that arrives after its interval was scored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from fabricwatch.core.counters import COUNTERS, OPTICS, Kind
+from fabricwatch.detection.columns import Catalog, Columns, ColumnsReport, concat, read_chunks
+from fabricwatch.models.features import LinkInterval
+from fabricwatch.pipeline.rate_columns import ColumnRates
+
+_OPTIC_GAUGES = frozenset(n for n in OPTICS if COUNTERS[n].kind is Kind.GAUGE)
+Intervals = list[tuple[int, list[LinkInterval]]]
+
+
+@dataclass
+class ReplayReport(ColumnsReport):
+    late: int = 0  # samples older than their link's folded intervals (input out of time order)
+    files: list[str] = field(default_factory=list)
+
+
+class ColumnarIntervals:
+    """Feed it chunks of columns in time order; it gives back every interval that is complete."""
+
+    def __init__(self, interval_s: float = 30.0, max_gap_s: float = 300.0, *,
+                 catalog: Catalog | None = None, report: ReplayReport | None = None) -> None:
+        self.interval_ns = int(interval_s * 1e9)
+        self.catalog = catalog or Catalog()
+        self.report = report or ReplayReport()
+        self.rates = ColumnRates(max_gap_s)
+        self._held: Columns | None = None
+        self._done_bucket = np.iinfo(np.int64).min  # every interval up to this one was folded
+        self._last_ts = np.zeros(0, dtype=np.int64)  # per link: its newest sample so far
+        self._has_last = np.zeros(0, dtype=bool)
+        self._optics_carry: dict[int, tuple[dict[str, float], int]] = {}
+
+    def feed(self, cols: Columns) -> Intervals:
+        """The intervals completed by these rows; the newest interval waits for the next chunk."""
+        rows = concat([self._held, cols]) if self._held is not None else cols
+        if not len(rows):
+            return []
+        bucket = rows.ts // self.interval_ns
+        newest = int(bucket.max())
+        self._held = rows.take(bucket == newest)
+        return self._fold(rows.take(bucket < newest))
+
+    def flush(self) -> Intervals:
+        held, self._held = self._held, None
+        return self._fold(held) if held is not None else []
+
+    def _fold(self, rows: Columns) -> Intervals:
+        if not len(rows):
+            return []
+        interval = self.interval_ns
+        n_links = len(self.catalog.links)
+        if len(self._last_ts) < n_links:
+            grow = max(n_links, 2 * len(self._last_ts)) - len(self._last_ts)
+            self._last_ts = np.concatenate([self._last_ts, np.zeros(grow, dtype=np.int64)])
+            self._has_last = np.concatenate([self._has_last, np.zeros(grow, dtype=bool)])
+        bucket = rows.ts // interval
+        late = (bucket <= self._done_bucket) | (self._has_last[rows.link] & (rows.ts < self._last_ts[rows.link]))
+        if late.any():
+            self.report.late += int(late.sum())
+            rows = rows.take(~late)
+            bucket = bucket[~late]
+            if not len(rows):
+                return []
+        # each link's samples in time order; samples of one instant keep their order in the file
+        order = np.argsort(rows.ts, kind="stable")
+        order = order[np.argsort(rows.link[order], kind="stable")]
+        rows = rows.take(order)
+        bucket = bucket[order]
+        L, T = rows.link, rows.ts
+        n = len(T)
+        same = np.zeros(n, dtype=bool)
+        same[1:] = L[1:] == L[:-1]
+        prev_t = np.empty_like(T)
+        prev_t[1:] = T[:-1]
+        first = ~same
+        prev_t[first] = self._last_ts[L[first]]
+        has_prev = same | self._has_last[L]
+        rates, saturated = self.rates.rates(L, T, rows.values, rows.present, n_links)
+        last = np.ones(n, dtype=bool)
+        last[:-1] = ~same[1:]
+        self._last_ts[L[last]] = T[last]
+        self._has_last[L[last]] = True
+
+        # what the detector is given of each sample: rates, the negotiated speed, the module's readings
+        counted_cols: dict[str, np.ndarray] = {k: v for k, v in rates.items() if k not in OPTICS}
+        if "speed_bps" in rows.present:
+            speed = rows.values["speed_bps"].astype(np.float64)
+            on = rows.present["speed_bps"] & (speed > 0)
+            if on.any():
+                counted_cols["speed_bps"] = np.where(on, speed, np.nan)
+        optic_cols: dict[str, np.ndarray] = {k: v for k, v in rates.items() if k in OPTICS}
+        for k in rows.present:
+            if k in _OPTIC_GAUGES:
+                optic_cols[k] = np.where(rows.present[k], rows.values[k].astype(np.float64), np.nan)
+        counted = np.zeros(n, dtype=bool)
+        for col in counted_cols.values():
+            counted |= ~np.isnan(col)
+        optic_any = np.zeros(n, dtype=bool)
+        for col in optic_cols.values():
+            optic_any |= ~np.isnan(col)
+        valid = has_prev & (counted | optic_any)
+        counted &= valid
+        optic_any &= valid
+        dt_s = (T - prev_t) / 1e9
+        weight = np.where(dt_s > 0, dt_s, 1.0)
+
+        # groups: one (link, interval) each, over the samples the detector is given
+        vrows = np.flatnonzero(valid)
+        if not len(vrows):
+            self._done_bucket = max(self._done_bucket, int(bucket.max()))
+            return []
+        gl, gb = L[vrows], bucket[vrows]
+        starts = np.ones(len(vrows), dtype=bool)
+        starts[1:] = (gl[1:] != gl[:-1]) | (gb[1:] != gb[:-1])
+        gid_v = np.cumsum(starts) - 1
+        G = int(gid_v[-1]) + 1
+        gid = np.full(n, -1, dtype=np.int64)
+        gid[vrows] = gid_v
+        g_first = vrows[starts]
+        g_link, g_bucket, g_tagset = L[g_first], bucket[g_first], rows.tagset[g_first]
+        c = np.flatnonzero(counted)
+        covered = np.bincount(gid[c], weights=weight[c], minlength=G)
+        names = sorted(counted_cols)
+        means = np.full((G, len(names)), np.nan)
+        for j, name in enumerate(names):
+            col = counted_cols[name]
+            m = np.flatnonzero(valid & ~np.isnan(col))
+            if len(m):
+                sums = np.bincount(gid[m], weights=col[m] * weight[m], minlength=G)
+                have = np.bincount(gid[m], minlength=G) > 0
+                means[have, j] = sums[have] / covered[have]
+        emitted = covered > 0
+
+        optics = self._group_optics(optic_cols, optic_any, gid, T, G, g_link, emitted)
+        sat_names: dict[int, set[str]] = {}
+        for name, rows_at in saturated.items():
+            for g in np.unique(gid[rows_at & valid]).tolist():
+                sat_names.setdefault(g, set()).add(name)
+
+        out_groups = np.flatnonzero(emitted)
+        if not len(out_groups):
+            self._done_bucket = max(self._done_bucket, int(bucket.max()))
+            return []
+        rate_dicts = _dicts(names, means[out_groups])
+        links = self.catalog.links
+        tagsets = self.catalog.tagsets
+        by_bucket: dict[int, list[LinkInterval]] = {}
+        for g, rd in zip(out_groups.tolist(), rate_dicts, strict=True):
+            device, port = links[g_link[g]]
+            b = int(g_bucket[g])
+            o = optics.get(g)
+            by_bucket.setdefault(b, []).append(LinkInterval(
+                b * interval, device, port, dict(tagsets[g_tagset[g]]), rd,
+                frozenset(sat_names[g]) if g in sat_names else frozenset(),
+                o[0] if o else {}, o[1] if o else 0))
+        self._done_bucket = max(self._done_bucket, int(bucket.max()))
+        return [(b * interval, by_bucket[b]) for b in sorted(by_bucket)]
+
+    def _group_optics(self, optic_cols: dict[str, np.ndarray], optic_any: np.ndarray, gid: np.ndarray,
+                      T: np.ndarray, G: int, g_link: np.ndarray,
+                      emitted: np.ndarray) -> dict[int, tuple[dict[str, float], int]]:
+        """Per group, the module's latest readings in it, with what a link's earlier intervals without
+        counters left over (they go with its next interval, as `IntervalAggregator` does)."""
+        own: dict[int, dict[str, float]] = {}
+        own_ns: dict[int, int] = {}
+        if optic_any.any():
+            for name, col in optic_cols.items():
+                m = np.flatnonzero(optic_any & ~np.isnan(col))
+                if not len(m):
+                    continue
+                gm = gid[m]
+                is_last = np.ones(len(m), dtype=bool)
+                is_last[:-1] = gm[1:] != gm[:-1]
+                for g, v in zip(gm[is_last].tolist(), col[m[is_last]].tolist(), strict=True):
+                    own.setdefault(g, {})[name] = v
+            m = np.flatnonzero(optic_any)
+            gm = gid[m]
+            is_last = np.ones(len(m), dtype=bool)
+            is_last[:-1] = gm[1:] != gm[:-1]
+            own_ns = dict(zip(gm[is_last].tolist(), T[m[is_last]].tolist(), strict=True))
+        carry = self._optics_carry
+        # every group of a link with readings here or left over: an earlier group's readings go with
+        # the link's next group that has counters, in this chunk or a later one
+        links = set(carry) | {int(g_link[g]) for g in own}
+        todo = np.flatnonzero(np.isin(g_link, list(links))).tolist() if links else []
+        out: dict[int, tuple[dict[str, float], int]] = {}
+        for g in todo:  # groups in (link, interval) order
+            link = int(g_link[g])
+            carried = carry.pop(link, None)
+            readings = dict(carried[0]) if carried else {}
+            ns = carried[1] if carried else 0
+            if g in own:
+                readings.update(own[g])
+                ns = own_ns[g]
+            if emitted[g]:
+                out[g] = (readings, ns)
+            elif readings:
+                carry[link] = (readings, ns)
+        return out
+
+
+def _dicts(names: list[str], means: np.ndarray) -> list[dict[str, float]]:
+    """One {name: mean} per row, without the names a row has no value for."""
+    if not len(means):
+        return []
+    have = ~np.isnan(means)
+    if have.all():
+        return [dict(zip(names, row, strict=True)) for row in means.tolist()]
+    out: list[dict[str, float]] = [{} for _ in range(len(means))]
+    patterns, inverse = np.unique(have, axis=0, return_inverse=True)
+    for p, pattern in enumerate(patterns):
+        rows = np.flatnonzero(inverse.reshape(-1) == p)
+        cols = [nm for nm, on in zip(names, pattern.tolist(), strict=True) if on]
+        sub = means[np.ix_(rows, np.flatnonzero(pattern))].tolist()
+        for r, vals in zip(rows.tolist(), sub, strict=True):
+            out[r] = dict(zip(cols, vals, strict=True))
+    return out
+
+
+def intervals_from_files(paths: Iterable[Path], interval_s: float = 30.0, *, max_gap_s: float = 300.0,
+                         report: ReplayReport | None = None, chunk_bytes: int = 8 << 20) -> Iterator[Intervals]:
+    """The intervals of recorded port_counters files (each in time order, one after another), a
+    chunk at a time: memory follows the chunk, not the window."""
+    report = report if report is not None else ReplayReport()
+    folder = ColumnarIntervals(interval_s, max_gap_s, report=report)
+    for path in paths:
+        report.files.append(str(path))
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for cols in read_chunks(f, folder.catalog, report, where=str(path), chunk_bytes=chunk_bytes):
+                done = folder.feed(cols)
+                if done:
+                    yield done
+    done = folder.flush()
+    if done:
+        yield done

@@ -1,0 +1,343 @@
+"""`port_counters` line protocol read into columns, a chunk of lines at a time.
+
+The lines fabricwatch writes (no escapes, no strings, one space between sections) are decoded a
+column at a time by C-level string and numpy routines: a regular expression checks a whole
+column's text at once and numpy converts it. Anything else (escapes, quoted strings, odd values,
+other measurements, bad lines) goes through `parse_line`, line by line, with the same answers as
+`read_samples`.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import IO
+
+import numpy as np
+
+from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
+from fabricwatch.pipeline.rate_columns import common_dtype
+
+MEASUREMENT = "port_counters"
+TAG_KEYS = ("device", "port")
+_TIME = re.compile(r"-?[0-9]+")
+INT63 = 1 << 63
+
+
+@dataclass
+class ColumnsReport:
+    lines: int = 0
+    samples: int = 0
+    skipped: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def error(self, where: str, text: str) -> None:
+        self.skipped += 1
+        if len(self.errors) < 20:
+            self.errors.append(f"{where}: {text}")
+
+
+@dataclass
+class Columns:
+    """Rows of one chunk, in file order: the link and tag set each belongs to, its time, and per
+    field a value column (int64 where every value is an integer, else float64) with a mask."""
+
+    link: np.ndarray  # int64 index into Catalog.links
+    tagset: np.ndarray  # int64 index into Catalog.tagsets
+    ts: np.ndarray  # int64 ns
+    values: dict[str, np.ndarray]
+    present: dict[str, np.ndarray]
+
+    def __len__(self) -> int:
+        return len(self.ts)
+
+    def take(self, rows: np.ndarray) -> Columns:
+        """These rows only (an index array or a mask)."""
+        present = {k: m[rows] for k, m in self.present.items()}
+        keep = [k for k, m in present.items() if m.any()]
+        return Columns(self.link[rows], self.tagset[rows], self.ts[rows],
+                       {k: self.values[k][rows] for k in keep}, {k: present[k] for k in keep})
+
+
+def concat(parts: list[Columns]) -> Columns:
+    """The rows of several chunks, one after the other; a field missing from a part is absent there."""
+    parts = [p for p in parts if len(p)]
+    if len(parts) == 1:
+        return parts[0]
+    names = list(dict.fromkeys(k for p in parts for k in p.values))
+    values, present = {}, {}
+    for k in names:
+        cols = [p.values[k] if k in p.values else np.zeros(len(p), dtype=np.int64) for p in parts]
+        dtype = common_dtype(*cols)
+        values[k] = np.concatenate([c.astype(dtype, copy=False) for c in cols]) if cols else np.zeros(0)
+        present[k] = np.concatenate([p.present[k] if k in p.present else np.zeros(len(p), dtype=bool)
+                                     for p in parts])
+    return Columns(np.concatenate([p.link for p in parts]) if parts else np.zeros(0, dtype=np.int64),
+                   np.concatenate([p.tagset for p in parts]) if parts else np.zeros(0, dtype=np.int64),
+                   np.concatenate([p.ts for p in parts]) if parts else np.zeros(0, dtype=np.int64),
+                   values, present)
+
+
+class Catalog:
+    """Links (device, port) and tag sets seen so far, numbered in the order first seen; the same
+    numbers across chunks and files, so that state carried between chunks stays the link's."""
+
+    def __init__(self) -> None:
+        self.links: list[tuple[str, str]] = []
+        self.tagsets: list[dict[str, str]] = []
+        self._link: dict[tuple[str, str], int] = {}
+        self._tagset: dict[tuple[tuple[str, str], ...], int] = {}
+        self._series: dict[str, tuple[int, int] | None] = {}  # raw series text -> (link, tagset)
+
+    def ids(self, tags: dict[str, str]) -> tuple[int, int] | None:
+        if not all(k in tags for k in TAG_KEYS):
+            return None
+        key = (tags["device"], tags["port"])
+        link = self._link.get(key)
+        if link is None:
+            link = self._link[key] = len(self.links)
+            self.links.append(key)
+        extra = tuple(sorted((k, v) for k, v in tags.items() if k not in TAG_KEYS))
+        ts = self._tagset.get(extra)
+        if ts is None:
+            ts = self._tagset[extra] = len(self.tagsets)
+            self.tagsets.append(dict(extra))
+        return link, ts
+
+    def series(self, head: str) -> tuple[int, int] | None:
+        """(link, tagset) of a plain series text ('port_counters,k=v,...'); None if not ours."""
+        try:
+            return self._series[head]
+        except KeyError:
+            pass
+        parts = head.split(",")
+        ids = None
+        if parts[0] == MEASUREMENT and all("=" in p for p in parts[1:]):
+            ids = self.ids(dict(p.split("=", 1) for p in parts[1:]))
+        self._series[head] = ids
+        return ids
+
+
+_INT_CHARS = frozenset("0123456789-,")
+_FLOAT_CHARS = frozenset("0123456789-+.eE,")
+
+
+def _fromstring(text: str, dtype: type, n: int) -> np.ndarray | None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # "could not be read to its end": None below
+        try:
+            arr: np.ndarray = np.fromstring(text, dtype=dtype, sep=",")
+        except ValueError:
+            return None
+    return arr if len(arr) == n else None
+
+
+def _decode(col: list[str]) -> np.ndarray | None:
+    """One field's values (text as in line protocol) as int64 or float64; None if any is not a
+    plain number (then `parse_line` judges the lines). Checked by the characters of the whole
+    column and by numpy reading exactly one number per value."""
+    n = len(col)
+    text = ",".join(col)
+    suffix = text[-1:]
+    if suffix in ("i", "u") and text.count(suffix) == n and text.count(suffix + ",") == n - 1:
+        digits = text.replace(suffix, "")
+        if not set(digits) <= _INT_CHARS or (suffix == "u" and "-" in digits):
+            return None
+        if suffix == "i":
+            return _fromstring(digits, np.int64, n)
+        arr = _fromstring(digits, np.uint64, n)
+        if arr is None:
+            return None
+        return arr.astype(np.int64) if not n or arr.max() < INT63 else arr
+    if set(text) <= _FLOAT_CHARS:
+        return _fromstring(text, np.float64, n)
+    return None
+
+
+def decode_lines(lines: list[str], catalog: Catalog, report: ColumnsReport, *, where: str = "",
+                 first_lineno: int = 1) -> Columns:
+    """Columns of the port_counters samples among `lines` (without line ends)."""
+    n_lines = len(lines)
+    report.lines += n_lines
+    fast_pos: list[int] = []
+    ids: list[tuple[int, int]] = []
+    fields: list[str] = []
+    times: list[str] = []
+    slow: list[int] = []
+    series = catalog.series
+    blob = "\n".join(lines)
+    plain_chunk = "\\" not in blob and '"' not in blob and "\r" not in blob
+    del blob
+    for pos, ln in enumerate(lines):
+        p = ln.split(" ")
+        if len(p) == 3 and p[1] and p[2] and (plain_chunk or ("\\" not in ln and '"' not in ln and "\r" not in ln)):
+            sid = series(p[0])
+            if sid is not None:
+                fast_pos.append(pos)
+                ids.append(sid)
+                fields.append(p[1])
+                times.append(p[2])
+                continue
+        slow.append(pos)
+    rows_pos: list[np.ndarray] = []
+    parts: list[Columns] = []
+    if fast_pos:
+        decoded, fell = _decode_fast(ids, fields, times)
+        if fell:
+            slow.extend(fast_pos[i] for i in fell)
+            keep = np.ones(len(fast_pos), dtype=bool)
+            keep[fell] = False
+            decoded = decoded.take(keep)
+            rows_pos.append(np.asarray(fast_pos, dtype=np.int64)[keep])
+        else:
+            rows_pos.append(np.asarray(fast_pos, dtype=np.int64))
+        parts.append(decoded)
+    if slow:
+        slow.sort()
+        part, pos_kept = _decode_slow(lines, slow, catalog, report, where, first_lineno)
+        parts.append(part)
+        rows_pos.append(pos_kept)
+    out = concat(parts) if parts else _empty()
+    if len(parts) > 1:  # back to file order: the order rates see samples of the same instant in
+        order = np.argsort(np.concatenate(rows_pos), kind="stable")
+        out = out.take(order)
+    report.samples += len(out)
+    return out
+
+
+def _empty() -> Columns:
+    z = np.zeros(0, dtype=np.int64)
+    return Columns(z, z, z, {}, {})
+
+
+def _decode_fast(ids: list[tuple[int, int]], fields: list[str], times: list[str]) -> tuple[Columns, list[int]]:
+    """Plain lines, grouped by their field names; lines with anything but plain numbers are handed
+    back (their positions in the second value) for `parse_line` to judge."""
+    n = len(fields)
+    id_arr = np.array(ids, dtype=np.int64).reshape(n, 2)
+    fell: set[int] = set()
+    ts_text = ",".join(times)
+    ts = _fromstring(ts_text, np.int64, n) if set(ts_text) <= _INT_CHARS else None
+    if ts is None:  # a bad timestamp somewhere: those lines go the slow way
+        ts = np.zeros(n, dtype=np.int64)
+        for i, t in enumerate(times):
+            if _TIME.fullmatch(t):
+                ts[i] = int(t)
+            else:
+                fell.add(i)
+    # lines with the same number of fields, then the same names in the same order
+    by_count: dict[int, list[int]] = {}
+    for i, f in enumerate(fields):
+        by_count.setdefault(f.count(","), []).append(i)
+    values: dict[str, np.ndarray] = {}
+    present: dict[str, np.ndarray] = {}
+    for commas, rows in by_count.items():
+        k = commas + 1
+        flat = ",".join([fields[r] for r in rows]).replace("=", ",").split(",")
+        if len(flat) != 2 * k * len(rows):  # a field without '=' (or with two)
+            fell.update(rows)
+            continue
+        uniform = all(flat[j::2 * k].count(flat[j]) == len(rows) for j in range(0, 2 * k, 2))
+        if uniform:
+            groups = [(flat[0:2 * k:2], rows, flat)]
+        else:  # several layouts with as many fields: one group per layout
+            layouts: dict[tuple[str, ...], list[int]] = {}
+            for pos, _r in enumerate(rows):
+                layouts.setdefault(tuple(flat[2 * k * pos:2 * k * (pos + 1):2]), []).append(pos)
+            groups = []
+            for layout, positions in layouts.items():
+                sub = [x for pos in positions for x in flat[2 * k * pos:2 * k * (pos + 1)]]
+                groups.append((list(layout), [rows[pos] for pos in positions], sub))
+        for names, grows, gflat in groups:
+            if len(set(names)) != k or "" in names:
+                fell.update(grows)
+                continue
+            cols = [_decode(gflat[j + 1::2 * k]) for j in range(0, 2 * k, 2)]
+            if any(c is None for c in cols):
+                fell.update(grows)
+                continue
+            idx = np.asarray(grows, dtype=np.int64)
+            for name, col in zip(names, cols, strict=True):
+                assert col is not None
+                have = values.get(name)
+                if have is None:
+                    values[name] = have = np.zeros(n, dtype=col.dtype)
+                    present[name] = np.zeros(n, dtype=bool)
+                elif have.dtype != col.dtype:
+                    dtype = common_dtype(have[present[name]], col)
+                    values[name] = have = have.astype(dtype)
+                    col = col.astype(dtype)
+                have[idx] = col
+                present[name][idx] = True
+    out = Columns(id_arr[:, 0].copy(), id_arr[:, 1].copy(), ts, values, present)
+    return out, sorted(fell)
+
+
+def _decode_slow(lines: list[str], positions: list[int], catalog: Catalog, report: ColumnsReport,
+                 where: str, first_lineno: int) -> tuple[Columns, np.ndarray]:
+    """Lines the fast path did not take, through the full parser: read_samples's rules exactly."""
+    kept: list[int] = []
+    link, tagset, ts = [], [], []
+    rows: list[dict[str, float]] = []
+    for pos in positions:
+        line = lines[pos]
+        if not line.strip() or line.startswith("#"):
+            continue
+        try:
+            measurement, tags, flds, t = parse_line(line)
+        except LineProtocolError as exc:
+            report.error(f"{where}:{first_lineno + pos}", str(exc))
+            continue
+        ids = catalog.ids(tags) if measurement == MEASUREMENT and t is not None else None
+        if ids is None:
+            report.skipped += 1
+            continue
+        kept.append(pos)
+        link.append(ids[0])
+        tagset.append(ids[1])
+        ts.append(t)
+        rows.append({k: v for k, v in flds.items()
+                     if isinstance(v, int | float) and not isinstance(v, bool)})
+    n = len(kept)
+    values: dict[str, np.ndarray] = {}
+    present: dict[str, np.ndarray] = {}
+    for i, r in enumerate(rows):
+        for k, v in r.items():
+            col = values.get(k)
+            if col is None:
+                values[k] = col = np.zeros(n, dtype=np.int64)
+                present[k] = np.zeros(n, dtype=bool)
+            if type(v) is float or v < -INT63 or v >= 1 << 64:
+                if col.dtype != np.float64:
+                    values[k] = col = col.astype(np.float64)
+            elif v >= INT63 and col.dtype == np.int64:
+                values[k] = col = col.astype(np.uint64 if col[:i][present[k][:i]].min(initial=0) >= 0
+                                             else np.float64)
+            col[i] = v
+            present[k][i] = True
+    return (Columns(np.array(link, dtype=np.int64), np.array(tagset, dtype=np.int64),
+                    np.array(ts, dtype=np.int64), values, present), np.array(kept, dtype=np.int64))
+
+
+def read_chunks(f: IO[str], catalog: Catalog, report: ColumnsReport, *, where: str = "",
+                chunk_bytes: int = 8 << 20) -> Iterator[Columns]:
+    """Columns of a file, `chunk_bytes` of text at a time (cut at line ends)."""
+    rest = ""
+    lineno = 1
+    while True:
+        text = f.read(chunk_bytes)
+        if not text:
+            break
+        text = rest + text
+        cut = text.rfind("\n")
+        if cut < 0:
+            rest = text
+            continue
+        rest = text[cut + 1:]
+        lines = text[:cut].split("\n")
+        yield decode_lines(lines, catalog, report, where=where, first_lineno=lineno)
+        lineno += len(lines)
+    if rest:
+        yield decode_lines([rest], catalog, report, where=where, first_lineno=lineno)

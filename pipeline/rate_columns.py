@@ -1,0 +1,157 @@
+"""The rate engine's rules (rates.py) over columns: every sample of a window at once, per counter.
+
+The same decisions as `RateEngine` for samples in time order, with the same float operations, so
+a replay gives the rates the daemon computed: a first value, a repeated instant or a gap give no
+rate; a saturating counter going down was cleared, one at its ceiling since the last sample has no
+known rate; any other counter going down wrapped if the wrap gives less than half its range, else
+it was reset. Carried between calls per link, so a long window goes through in chunks.
+Not here: device uptime and per-sample widths (line protocol stores neither).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from fabricwatch.core.counters import COUNTERS, OPTICS, Kind
+from fabricwatch.pipeline.rates import SLOW_MAX_GAP_S
+
+
+def common_dtype(*arrays: np.ndarray) -> type:
+    """The dtype several value columns can all be held in exactly: int64, uint64 (counters past 2**63,
+    none negative) or float64."""
+    kinds = {a.dtype for a in arrays}
+    if len(kinds) == 1:
+        return next(iter(kinds)).type
+    if kinds <= {np.dtype(np.int64), np.dtype(np.uint64)} and all(not len(a) or a.min() >= 0 for a in arrays):
+        return np.uint64
+    return np.float64
+
+
+
+RATED = frozenset(n for n, s in COUNTERS.items() if s.kind is Kind.COUNTER)
+
+
+@dataclass
+class ColumnStats:
+    wraps: int = 0
+    resets: int = 0
+    gaps: int = 0
+
+
+class _Carry:
+    """Per link: the last value and time of one counter."""
+
+    def __init__(self, dtype: type) -> None:
+        self.value: np.ndarray = np.zeros(0, dtype=dtype)
+        self.ts = np.zeros(0, dtype=np.int64)
+        self.has = np.zeros(0, dtype=bool)
+
+    def grow(self, n: int) -> None:
+        if n > len(self.ts):
+            extra = max(n, 2 * len(self.ts)) - len(self.ts)
+            self.value = np.concatenate([self.value, np.zeros(extra, dtype=self.value.dtype)])
+            self.ts = np.concatenate([self.ts, np.zeros(extra, dtype=np.int64)])
+            self.has = np.concatenate([self.has, np.zeros(extra, dtype=bool)])
+
+
+class ColumnRates:
+    def __init__(self, max_gap_s: float = 300.0) -> None:
+        self.max_gap_ns = int(max_gap_s * 1e9)
+        self.slow_gap_ns = int(max(max_gap_s, SLOW_MAX_GAP_S) * 1e9)
+        self.stats = ColumnStats()
+        self._carry: dict[str, _Carry] = {}
+
+    def forget(self) -> None:
+        self._carry.clear()
+
+    def rates(self, link: np.ndarray, ts: np.ndarray, values: dict[str, np.ndarray],
+              present: dict[str, np.ndarray], n_links: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """Per counter, its rate at every row (NaN where none) and, for saturating counters, the rows
+        at their ceiling. Rows must be in (link, time) order, none older than its link's last call."""
+        rates: dict[str, np.ndarray] = {}
+        saturated: dict[str, np.ndarray] = {}
+        n = len(ts)
+        for name, mask in present.items():
+            if name not in RATED:
+                continue
+            spec = COUNTERS[name]
+            idx = np.flatnonzero(mask)
+            if not len(idx):
+                continue
+            V = values[name][idx]
+            carry = self._carry.get(name)
+            if carry is None:
+                carry = self._carry[name] = _Carry(V.dtype.type)
+            if carry.value.dtype != V.dtype:  # a float somewhere, or past 2**63: one exact type for both
+                dtype = common_dtype(carry.value[carry.has], V)
+                carry.value = carry.value.astype(dtype)
+                V = V.astype(dtype)
+            carry.grow(n_links)
+            L, T = link[idx], ts[idx]
+            same = np.zeros(len(idx), dtype=bool)
+            same[1:] = L[1:] == L[:-1]
+            first = ~same
+            prev_v = np.empty_like(V)
+            prev_v[1:] = V[:-1]
+            prev_t = np.empty_like(T)
+            prev_t[1:] = T[:-1]
+            prev_v[first] = carry.value[L[first]]
+            prev_t[first] = carry.ts[L[first]]
+            ok = same | carry.has[L]
+            dt = T - prev_t
+            ok &= dt > 0
+            gap = ok & (dt > (self.slow_gap_ns if name in OPTICS else self.max_gap_ns))
+            self.stats.gaps += int(gap.sum())
+            ok &= ~gap
+            down = V < prev_v
+            delta = V - prev_v  # uint64: modulo 2**64 where it went down
+            rate = np.full(len(idx), np.nan)
+            if spec.saturates:
+                reset = ok & down
+                ok &= ~reset
+                at_ceiling = ok & (V >= spec.max_value)
+                ok &= ~(at_ceiling & (prev_v >= spec.max_value))  # stuck there: no rate at all
+                if at_ceiling.any():
+                    sat = np.zeros(n, dtype=bool)
+                    sat[idx[at_ceiling]] = True
+                    saturated[name] = sat
+                self.stats.resets += int(reset.sum())
+                d = delta.astype(np.float64)
+            else:
+                d = delta.astype(np.float64)
+                neg = ok & down
+                if neg.any():
+                    w = self._wrapped(V[neg], prev_v[neg], spec.bits)
+                    wrapped = (w >= 0) & (w < float(1 << (spec.bits - 1)))
+                    d[neg] = w
+                    reset_rows = np.flatnonzero(neg)[~wrapped]
+                    ok[reset_rows] = False
+                    self.stats.wraps += int(wrapped.sum())
+                    self.stats.resets += len(reset_rows)
+            rate[ok] = d[ok] * 1e9 / dt[ok].astype(np.float64)
+            col = np.full(n, np.nan)
+            col[idx] = rate
+            rates[name] = col
+            last = np.ones(len(idx), dtype=bool)
+            last[:-1] = L[1:] != L[:-1]
+            carry.value[L[last]] = V[last]
+            carry.ts[L[last]] = T[last]
+            carry.has[L[last]] = True
+        return rates, saturated
+
+    @staticmethod
+    def _wrapped(value: np.ndarray, prev: np.ndarray, bits: int) -> np.ndarray:
+        """value + 2**bits - prev, as the scalar engine computes it (exactly, for integers)."""
+        if value.dtype == np.float64:
+            return (value + float(1 << bits)) - prev
+        if value.dtype == np.uint64:
+            fall = prev - value  # exact: prev > value here
+            if bits >= 64:
+                return (value - prev).astype(np.float64)  # 2**64 - fall, modulo arithmetic
+            room = np.uint64(1 << bits)
+            return np.where(fall <= room, (room - np.minimum(fall, room)).astype(np.float64), -1.0)
+        if bits >= 63:  # modulo 2**64 in unsigned arithmetic is the wrapped delta itself
+            return (value.astype(np.uint64) - prev.astype(np.uint64)).astype(np.float64)
+        return (value - prev + (1 << bits)).astype(np.float64)

@@ -1,0 +1,154 @@
+"""The columnar replay gives the intervals the scalar rate engine and aggregator give, whatever the
+counters do: wraps (32 and 64 bits), clears, saturation of IB error counters, gaps, repeated
+instants, module readings every few minutes, negotiated speed, lines it must hand to the full parser."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fabricwatch.detection.columnar import ReplayReport, intervals_from_files
+from fabricwatch.detection.replay import ReadReport, intervals_from_lp
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIOS = ROOT.parent / "shared" / "scenarios"
+
+# (field, how it moves): a counter, a 32-bit one that wraps, a saturating IB error counter, a gauge
+FIELDS = ("in_octets", "out_pkts", "pause_rx", "symbol_errors", "link_downed", "ecn_marked")
+SAT16 = (1 << 16) - 1  # link_downed is 8 bits, symbol_errors 16 in the IB vocabulary
+
+
+def _key(intervals: list) -> list:
+    out = []
+    for start, links in intervals:
+        out.append((start, sorted(
+            (li.device, li.port, li.start_ns, sorted(li.tags.items()), sorted(li.rates.items()),
+             sorted(li.saturated), sorted(li.optics.items()), li.optics_ns) for li in links)))
+    return out
+
+
+def _same(a: list, b: list) -> None:
+    ka, kb = _key(a), _key(b)
+    assert [s for s, _ in ka] == [s for s, _ in kb]
+    for (s, la), (_, lb) in zip(ka, kb, strict=True):
+        assert la == lb, f"interval {s}"
+
+
+def _columnar(paths: list[Path], interval_s: float, chunk_bytes: int) -> tuple[list, ReplayReport]:
+    report = ReplayReport()
+    out = [iv for chunk in intervals_from_files(paths, interval_s, report=report, chunk_bytes=chunk_bytes)
+           for iv in chunk]
+    return out, report
+
+
+step = st.tuples(
+    st.integers(0, 40),  # seconds since the previous sample of this port (0: the same instant again)
+    st.sampled_from(["up", "up", "up", "wrap", "clear", "saturate", "missing"]),
+    st.booleans(),  # a module reading with it
+)
+
+
+@st.composite
+def streams(draw: st.DrawFn) -> str:
+    ports = draw(st.integers(1, 3))
+    lines = []
+    for p in range(ports):
+        t = 1_000_000_000 * draw(st.integers(0, 100))
+        vals = {"in_octets": draw(st.integers(0, 2**64 - 1)), "out_pkts": draw(st.integers(0, 2**32 - 1)),
+                "pause_rx": 0, "symbol_errors": draw(st.integers(0, SAT16)), "link_downed": 0, "ecn_marked": 7}
+        for gap_s, move, module in draw(st.lists(step, min_size=1, max_size=25)):
+            t += gap_s * 1_000_000_000 + (400_000_000_000 if move == "missing" else 0)
+            if move == "wrap":
+                vals["in_octets"] = (vals["in_octets"] + 2**63 + 12345) % 2**64
+                vals["out_pkts"] = (vals["out_pkts"] + 2**31 + 99) % 2**32
+            elif move == "clear":
+                vals = {k: 0 for k in vals}
+            elif move == "saturate":
+                vals["symbol_errors"] = SAT16
+            else:
+                vals["in_octets"] = (vals["in_octets"] + draw(st.integers(0, 10**12))) % 2**64
+                vals["out_pkts"] = (vals["out_pkts"] + draw(st.integers(0, 10**6))) % 2**32
+                vals["symbol_errors"] = min(SAT16, vals["symbol_errors"] + draw(st.integers(0, 50)))
+                vals["pause_rx"] += draw(st.integers(0, 1000))
+            ints = [f"{k}={v}i" if k != "in_octets" or v < 2**63 else f"{k}={v}u" for k, v in vals.items()]
+            extra = ["speed_bps=400000000000i"] if draw(st.booleans()) else []
+            tags = f"port_counters,device=sw{p % 2},port=p{p},role=leaf_down,speed=400G"
+            lines.append(f"{tags} {','.join(ints + extra)} {t}")
+            if module:
+                lines.append(f"{tags} temperature_c={draw(st.floats(20, 90)):.2f},"
+                             f"rx_power_dbm_l1={draw(st.floats(-12, 3)):.3f},fec_corrected={t // 7}i {t}")
+    lines.sort(key=lambda ln: int(ln.rsplit(" ", 1)[1]))  # a recording is in time order
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=streams(), interval=st.sampled_from([10.0, 30.0, 60.0]), chunk=st.sampled_from([200, 1500, 1 << 20]))
+def test_columnar_intervals_are_the_scalar_ones(tmp_path_factory, text: str, interval: float, chunk: int) -> None:
+    path = tmp_path_factory.mktemp("lp") / "c.lp"
+    path.write_text(text)
+    scalar = intervals_from_lp([path], interval)
+    columnar, report = _columnar([path], interval, chunk)
+    _same(scalar, columnar)
+    assert report.late == 0
+
+
+def test_lines_for_the_full_parser_are_read_as_read_samples_reads_them(tmp_path: Path) -> None:
+    path = tmp_path / "odd.lp"
+    lines = [
+        "# a comment line",
+        "",
+        r'port_counters,device=sw\ 1,port=Eth1/1,role=leaf_down in_octets=100i,note="a string, with spaces" 1000000000',
+        "port_counters,device=sw2,port=p1 in_octets=100i,up=true 1000000000",
+        "port_counters,device=sw2,port=p1 in_octets=1.5e3,pause_rx=3i 31000000000",  # a float counter
+        "port_counters,device=sw2,port=p1 in_octets=9000,pause_rx=+4i 61000000000",  # bad field: skipped
+        "port_counters,device=sw2,port=p1 in_octets=9000,pause_rx=9i 91000000000",
+        "port_counters,device=sw2 in_octets=5i 91000000000",  # no port: skipped
+        "other,device=sw2,port=p1 in_octets=5i 91000000000",  # another measurement: skipped
+        "port_counters,device=sw2,port=p1 in_octets=5i",  # no timestamp: skipped
+        r"port_counters,device=sw\ 1,port=Eth1/1,role=leaf_down in_octets=4100i 31000000000",
+        "port_counters,device=sw2,port=p1  in_octets=9100,pause_rx=10i 121000000000",  # two spaces
+        "port_counters,device=sw2,port=p1 in_octets=9200,pause_rx=11i 151000000000\r",
+        "port_counters,device=sw2,port=p1 in_octets=1_0i 181000000000",  # not line protocol
+    ]
+    path.write_text("\n".join(lines))  # the last line has no newline
+    rr = ReadReport()
+    scalar = intervals_from_lp([path], 30.0, report=rr)
+    columnar, report = _columnar([path], 30.0, 1 << 20)
+    _same(scalar, columnar)
+    assert scalar  # the plain and the escaped port both gave intervals
+    assert {li.device for _, links in columnar for li in links} == {"sw 1", "sw2"}
+    assert (report.lines, report.samples, report.skipped) == (rr.lines, rr.samples, rr.skipped)
+    assert [e.split(":", 1)[1] for e in report.errors] == [e.split(":", 1)[1] for e in rr.errors]
+    assert report.errors and all(e.startswith(str(path)) for e in report.errors)
+
+
+def test_a_sample_older_than_what_was_folded_is_counted_late(tmp_path: Path) -> None:
+    path = tmp_path / "late.lp"
+    rows = [(s, 100 * s) for s in range(0, 300, 10)]
+    lines = [f"port_counters,device=sw,port=p1 in_octets={v}i {s * 10**9}" for s, v in rows]
+    lines.insert(25, "port_counters,device=sw,port=p1 in_octets=1i 5000000000")  # from second 5
+    path.write_text("\n".join(lines) + "\n")
+    columnar, report = _columnar([path], 30.0, 300)
+    assert report.late == 1
+    assert len(columnar) == 10  # the late sample moved nothing: 100 octets a second throughout
+    assert all(math.isclose(li.rates["in_octets"], 100.0) for _, links in columnar for li in links)
+
+
+@pytest.mark.parametrize("scenario", ["ib-ndr", "roce-maintenance", "roce-multitenant"])
+def test_scenario_bank_recordings_give_the_scalar_intervals(tmp_path: Path, scenario: str) -> None:
+    """Counters from someone else's fabric model (../shared/scenarios: IB saturating counters, a
+    reboot's resets and flaps, tenants' load swings): the same intervals."""
+    subprocess.run([sys.executable, str(SCENARIOS / "generate.py"), str(tmp_path), "--scenario", scenario,
+                    "--hours", "1"], check=True, stdout=subprocess.DEVNULL)
+    path = tmp_path / scenario / "port_counters.lp"
+    columnar, report = _columnar([path], 30.0, 1 << 20)
+    scalar = intervals_from_lp([path], 30.0)
+    assert len(scalar) >= 80
+    _same(scalar, columnar)
+    assert report.late == 0 and report.skipped == 0
