@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import gc
+import itertools
 import json
 import os
 import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from rich.console import Console
@@ -15,27 +19,48 @@ from rich.table import Table
 from fabricwatch.cli.errors import CommandError, warn
 from fabricwatch.core.config_types import parse_duration
 from fabricwatch.core.influxql import InfluxQL
-from fabricwatch.detection.replay import ReadReport, intervals_from_lp, intervals_from_samples, samples_from_influx
+from fabricwatch.detection.columnar import ReplayReport, Window, intervals_from_files
+from fabricwatch.detection.replay import intervals_from_samples, samples_from_influx
 from fabricwatch.models.features import FeatureBuilder, FeatureFrame, LinkInterval
 from fabricwatch.models.link_detector import LinkDetector, ModelError
 
 
-def _frames(intervals: list[tuple[int, list[LinkInterval]]], interval_s: float) -> list[FeatureFrame]:
+def _frames(intervals: Iterable[tuple[int, list[LinkInterval]] | Window], interval_s: float) -> list[FeatureFrame]:
     builder = FeatureBuilder(interval_s)
-    return [builder.build(start, links) for start, links in intervals]
+    return [builder.build(iv[0], iv[1], iv.rates if isinstance(iv, Window) else None) for iv in intervals]
 
 
-def _read(paths: list[Path], interval_s: float, err: Console) -> list[tuple[int, list[LinkInterval]]]:
-    report = ReadReport()
+def _check_files(paths: list[Path]) -> None:
     for p in paths:
         if not p.is_file():
             raise CommandError(f"{p}: no such file", 2)
-    intervals = intervals_from_lp(paths, interval_s, report=report)
+
+
+def _windows(paths: list[Path], interval_s: float, report: ReplayReport) -> Iterator[Window]:
+    """The files' intervals, a chunk of lines at a time (the columnar path: memory follows the chunk)."""
+    for chunk in intervals_from_files(paths, interval_s, report=report):
+        yield from chunk
+
+
+def _say_read(report: ReplayReport, windows: int, err: Console) -> None:
+    late = f", {report.late:,} out of time order (left out)" if report.late else ""
     err.print(f"read {report.lines:,} lines: {report.samples:,} port_counters samples, "
-              f"{report.skipped:,} skipped, {len(intervals):,} intervals")
+              f"{report.skipped:,} skipped{late}, {windows:,} intervals")
     for e in report.errors:
         print(f"  {e}", file=sys.stderr)
-    return intervals
+
+
+@contextmanager
+def _batch() -> Iterator[None]:
+    """No cyclic garbage collection while a window is replayed: its millions of small records hold
+    no cycles, and full collections over them cost more than the replay itself."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def _fit(frames: list[FeatureFrame], interval_s: float, args: argparse.Namespace, err: Console) -> LinkDetector:
@@ -71,21 +96,27 @@ def _read_influx(args: argparse.Namespace, interval_s: float, err: Console) -> l
 def cmd_train(args: argparse.Namespace) -> int:
     err = Console(stderr=True)
     interval = parse_duration(args.interval)
+    intervals: list[tuple[int, list[LinkInterval]] | Window]
     if args.influx_url:
         if not (args.influx_db and args.start and args.end):
             warn(args, "--influx-url needs --influx-db, --start and --end")
             return 2
         try:
-            intervals = _read_influx(args, interval, err)
+            intervals = list(_read_influx(args, interval, err))
         except (OSError, ValueError) as exc:
             warn(args, f"{exc}")
             return 1
     elif args.files:
-        intervals = _read(args.files, interval, err)
+        _check_files(args.files)
+        report = ReplayReport()
+        with _batch():
+            intervals = list(_windows(args.files, interval, report))
+        _say_read(report, len(intervals), err)
     else:
         warn(args, "give line-protocol FILES or --influx-url")
         return 2
-    frames = _frames(intervals, interval)
+    with _batch():
+        frames = _frames(intervals, interval)
     try:
         det = _fit(frames, interval, args, err)
     except ModelError as exc:
@@ -135,40 +166,61 @@ def cmd_replay(args: argparse.Namespace) -> int:
     elif not args.fit_first:
         warn(args, "give --model FILE or --fit-first DURATION")
         return 2
+    report = ReplayReport()
     if args.influx_url:
         if args.files or not args.influx_db:
             warn(args, "--influx-url needs --influx-db (and --from/--to), and no FILES")
             return 2
         args.start, args.end = args.from_, args.to
-        intervals = _read_influx(args, interval, err)
+        source: Iterator[tuple[int, list[LinkInterval]] | Window] = iter(_read_influx(args, interval, err))
     elif not args.files:
         warn(args, "give line-protocol FILES or --influx-url")
         return 2
     else:
-        intervals = _read(args.files, interval, err)
-    if det is None:
-        first = parse_duration(args.fit_first)
-        if not intervals:
-            warn(args, "no data")
-            return 1
-        t0 = intervals[0][0]
-        fit_part = [iv for iv in intervals if iv[0] < t0 + first * 1e9]
-        intervals = [iv for iv in intervals if iv[0] >= t0 + first * 1e9]
-        try:
-            det = _fit(_frames(fit_part, interval), interval, args, err)
-        except ModelError as exc:
-            warn(args, f"{exc}")
-            return 1
-    builder = FeatureBuilder(interval)
+        _check_files(args.files)
+        source = _windows(args.files, interval, report)
     rows = []
     seen_classes: set[str] = set()
-    for start, links in intervals:
-        frame = builder.build(start, links)
-        seen_classes.update(frame.classes)
-        for finding in det.detect(frame):
-            rows.append(finding)
-            if args.json:
-                print(json.dumps(finding.to_json(), allow_nan=False), flush=True)
+    windows = 0
+    with _batch():
+        if det is None:
+            first = parse_duration(args.fit_first)
+            fit_part: list[tuple[int, list[LinkInterval]] | Window] = []
+            rest: list[tuple[int, list[LinkInterval]] | Window] = []
+            for iv in source:
+                windows += 1
+                if fit_part and iv[0] >= fit_part[0][0] + first * 1e9:
+                    rest.append(iv)
+                    break
+                fit_part.append(iv)
+            if not fit_part:
+                warn(args, "no data")
+                return 1
+            try:
+                det = _fit(_frames(fit_part, interval), interval, args, err)
+            except ModelError as exc:
+                warn(args, f"{exc}")
+                return 1
+            del fit_part
+            source = itertools.chain(rest, source)
+            windows -= len(rest)
+        builder = FeatureBuilder(interval)
+
+        def frames() -> Iterator[FeatureFrame]:
+            nonlocal windows
+            for iv in source:
+                windows += 1
+                frame = builder.build(iv[0], iv[1], iv.rates if isinstance(iv, Window) else None)
+                seen_classes.update(frame.classes)
+                yield frame
+
+        for findings in det.detect_many(frames()):
+            for finding in findings:
+                rows.append(finding)
+                if args.json:
+                    print(json.dumps(finding.to_json(), allow_nan=False), flush=True)
+    if not args.influx_url:
+        _say_read(report, windows, err)
     if args.model and seen_classes and not seen_classes & set(det.models):
         warn(args, f"the model has no class for this data (model: {', '.join(sorted(det.models))}; "
                    f"data: {', '.join(sorted(seen_classes))}): only the rules ran")

@@ -17,6 +17,7 @@ _TAG_ESCAPES = str.maketrans({",": r"\,", "=": r"\=", " ": r"\ ", "\n": r"\n"})
 _MEAS_ESCAPES = str.maketrans({",": r"\,", " ": r"\ ", "\n": r"\n"})
 _STR_ESCAPES = str.maketrans({'"': r"\"", "\\": "\\\\", "\n": r"\n"})
 INT64_MAX = (1 << 63) - 1
+UINT64_MAX = (1 << 64) - 1
 
 
 def escape_tag(value: str) -> str:
@@ -163,7 +164,10 @@ def _parse_plain(text: str) -> tuple[str, dict[str, str], dict[str, object], int
             digits = v[:-1]
             if not (digits.isdecimal() or (digits[:1] == "-" and digits[1:].isdecimal())):
                 return None
-            fields[k] = int(digits)
+            number = int(digits)
+            if not (-INT64_MAX - 1 <= number <= INT64_MAX if last == "i" else 0 <= number <= UINT64_MAX):
+                return None  # the full parser says what is wrong
+            fields[k] = number
         elif v in _TRUE:
             fields[k] = True
         elif v in _FALSE:
@@ -215,7 +219,11 @@ def _parse_full(text: str) -> tuple[str, dict[str, str], dict[str, object], int 
         if v.startswith('"'):
             fields[key] = _unescape(v[1:-1])
         elif v[-1] in "iu" and (v[:-1].isdecimal() or (v[:1] == "-" and v[1:-1].isdecimal())):
-            fields[key] = int(v[:-1])
+            number = int(v[:-1])
+            if not (-INT64_MAX - 1 <= number <= INT64_MAX if v[-1] == "i" else 0 <= number <= UINT64_MAX):
+                raise LineProtocolError(f"field {key!r}: {v!r} is out of range for "
+                                        f"{'a signed' if v[-1] == 'i' else 'an unsigned'} 64-bit integer")
+            fields[key] = number
         elif v in ("t", "T", "true", "True", "TRUE"):
             fields[key] = True
         elif v in ("f", "F", "false", "False", "FALSE"):

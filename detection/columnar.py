@@ -13,16 +13,27 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from fabricwatch.core.counters import COUNTERS, OPTICS, Kind
 from fabricwatch.detection.columns import Catalog, Columns, ColumnsReport, concat, read_chunks
-from fabricwatch.models.features import LinkInterval
+from fabricwatch.models.features import RATE_INDEX, RATE_KEYS, LinkInterval, RowRates
 from fabricwatch.pipeline.rate_columns import ColumnRates
 
 _OPTIC_GAUGES = frozenset(n for n in OPTICS if COUNTERS[n].kind is Kind.GAUGE)
-Intervals = list[tuple[int, list[LinkInterval]]]
+
+
+class Window(NamedTuple):
+    """One interval of the fabric: its links, and their rates as `FeatureBuilder.build` takes them."""
+
+    start_ns: int
+    links: list[LinkInterval]
+    rates: np.ndarray  # (len(links), len(RATE_KEYS)), NaN where a link has no such rate
+
+
+Intervals = list[Window]
 
 
 @dataclass
@@ -157,20 +168,33 @@ class ColumnarIntervals:
         if not len(out_groups):
             self._done_bucket = max(self._done_bucket, int(bucket.max()))
             return []
-        rate_dicts = _dicts(names, means[out_groups])
+        means = means[out_groups]
+        index = {name: j for j, name in enumerate(names)}
         links = self.catalog.links
         tagsets = self.catalog.tagsets
+        R = np.full((len(out_groups), len(RATE_KEYS)), np.nan)
+        for j, name in enumerate(names):
+            at = RATE_INDEX.get(name)
+            if at is not None:
+                R[:, at] = means[:, j]
         by_bucket: dict[int, list[LinkInterval]] = {}
-        for g, rd in zip(out_groups.tolist(), rate_dicts, strict=True):
-            device, port = links[g_link[g]]
-            b = int(g_bucket[g])
-            o = optics.get(g)
+        out_bucket = g_bucket[out_groups]
+        empty: frozenset[str] = frozenset()
+        # tag sets are shared between a link's intervals (nothing downstream changes a link's tags)
+        for i, (g, b, lk, tg) in enumerate(zip(out_groups.tolist(), out_bucket.tolist(), g_link[out_groups].tolist(),
+                                               g_tagset[out_groups].tolist(), strict=True)):
+            device, port = links[lk]
+            o = optics.get(g) if optics else None
             by_bucket.setdefault(b, []).append(LinkInterval(
-                b * interval, device, port, dict(tagsets[g_tagset[g]]), rd,
-                frozenset(sat_names[g]) if g in sat_names else frozenset(),
+                b * interval, device, port, tagsets[tg], RowRates(means, i, index),
+                frozenset(sat_names[g]) if g in sat_names else empty,
                 o[0] if o else {}, o[1] if o else 0))
         self._done_bucket = max(self._done_bucket, int(bucket.max()))
-        return [(b * interval, by_bucket[b]) for b in sorted(by_bucket)]
+        # groups are in (link, interval) order: a stable sort by interval keeps each one's links in order
+        by_interval = np.argsort(out_bucket, kind="stable")
+        bounds = np.flatnonzero(np.diff(out_bucket[by_interval])) + 1
+        return [Window(b * interval, by_bucket[b], R[rows])
+                for b, rows in zip(sorted(by_bucket), np.split(by_interval, bounds), strict=True)]
 
     def _group_optics(self, optic_cols: dict[str, np.ndarray], optic_any: np.ndarray, gid: np.ndarray,
                       T: np.ndarray, G: int, g_link: np.ndarray,
@@ -213,24 +237,6 @@ class ColumnarIntervals:
             elif readings:
                 carry[link] = (readings, ns)
         return out
-
-
-def _dicts(names: list[str], means: np.ndarray) -> list[dict[str, float]]:
-    """One {name: mean} per row, without the names a row has no value for."""
-    if not len(means):
-        return []
-    have = ~np.isnan(means)
-    if have.all():
-        return [dict(zip(names, row, strict=True)) for row in means.tolist()]
-    out: list[dict[str, float]] = [{} for _ in range(len(means))]
-    patterns, inverse = np.unique(have, axis=0, return_inverse=True)
-    for p, pattern in enumerate(patterns):
-        rows = np.flatnonzero(inverse.reshape(-1) == p)
-        cols = [nm for nm, on in zip(names, pattern.tolist(), strict=True) if on]
-        sub = means[np.ix_(rows, np.flatnonzero(pattern))].tolist()
-        for r, vals in zip(rows.tolist(), sub, strict=True):
-            out[r] = dict(zip(cols, vals, strict=True))
-    return out
 
 
 def intervals_from_files(paths: Iterable[Path], interval_s: float = 30.0, *, max_gap_s: float = 300.0,

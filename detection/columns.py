@@ -13,6 +13,7 @@ import re
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import IO
 
 import numpy as np
@@ -90,6 +91,7 @@ class Catalog:
         self._link: dict[tuple[str, str], int] = {}
         self._tagset: dict[tuple[tuple[str, str], ...], int] = {}
         self._series: dict[str, tuple[int, int] | None] = {}  # raw series text -> (link, tagset)
+        self._codes: dict[str, int] = {}  # raw series text -> link << 32 | tagset, or -1
 
     def ids(self, tags: dict[str, str]) -> tuple[int, int] | None:
         if not all(k in tags for k in TAG_KEYS):
@@ -106,6 +108,17 @@ class Catalog:
             self.tagsets.append(dict(extra))
         return link, ts
 
+    def codes(self, heads: list[str]) -> list[int]:
+        """Per series text, link << 32 | tagset, or -1 for a series that is not a port's counters."""
+        cache = self._codes
+        out = list(map(cache.get, heads))
+        if None in out:
+            for i, head in enumerate(heads):
+                if out[i] is None:
+                    ids = self.series(head)
+                    cache[head] = out[i] = -1 if ids is None else (ids[0] << 32 | ids[1])
+        return out  # type: ignore[return-value]
+
     def series(self, head: str) -> tuple[int, int] | None:
         """(link, tagset) of a plain series text ('port_counters,k=v,...'); None if not ours."""
         try:
@@ -120,7 +133,6 @@ class Catalog:
         return ids
 
 
-_INT_CHARS = frozenset("0123456789-,")
 _FLOAT_CHARS = frozenset("0123456789-+.eE,")
 
 
@@ -131,7 +143,31 @@ def _fromstring(text: str, dtype: type, n: int) -> np.ndarray | None:
             arr: np.ndarray = np.fromstring(text, dtype=dtype, sep=",")
         except ValueError:
             return None
-    return arr if len(arr) == n else None
+    if len(arr) != n:
+        return None
+    limits = np.iinfo(arr.dtype) if arr.dtype.kind in "iu" else None
+    if limits is not None and n and (arr.max() == limits.max or (arr.dtype.kind == "i" and arr.min() == limits.min)):
+        return None  # numpy stops a number beyond 64 bits at the limit: the full parser reads it
+    return arr
+
+
+def _plain_ints(text: str, n: int, suffix: str) -> str | None:
+    """The digits of n comma-separated integers each ending in `suffix`, or None if they are not.
+    numpy reads what is left exactly when the count matches, except a sign or blank before a number
+    (which line protocol does not allow: refused here) and a number beyond 64 bits (`_fromstring`)."""
+    if text[-1:] != suffix or text.count(suffix) != n or text.count(suffix + ",") != n - 1:
+        return None
+    digits = text.replace(suffix, "")
+    if "+" in digits or "\t" in digits or "\x0b" in digits or "\x0c" in digits or (suffix == "u" and "-" in digits):
+        return None
+    return digits
+
+
+def _decode_ints(values: list[str], rows: int, k: int) -> np.ndarray | None:
+    """A (rows, k) int64 block when every value is a plain signed integer (`5i`), else None."""
+    digits = _plain_ints(",".join(values), rows * k, "i")
+    block = _fromstring(digits, np.int64, rows * k) if digits is not None else None
+    return block.reshape(rows, k) if block is not None else None
 
 
 def _decode(col: list[str]) -> np.ndarray | None:
@@ -141,9 +177,9 @@ def _decode(col: list[str]) -> np.ndarray | None:
     n = len(col)
     text = ",".join(col)
     suffix = text[-1:]
-    if suffix in ("i", "u") and text.count(suffix) == n and text.count(suffix + ",") == n - 1:
-        digits = text.replace(suffix, "")
-        if not set(digits) <= _INT_CHARS or (suffix == "u" and "-" in digits):
+    if suffix in ("i", "u"):
+        digits = _plain_ints(text, n, suffix)
+        if digits is None:
             return None
         if suffix == "i":
             return _fromstring(digits, np.int64, n)
@@ -157,34 +193,46 @@ def _decode(col: list[str]) -> np.ndarray | None:
 
 
 def decode_lines(lines: list[str], catalog: Catalog, report: ColumnsReport, *, where: str = "",
-                 first_lineno: int = 1) -> Columns:
-    """Columns of the port_counters samples among `lines` (without line ends)."""
+                 first_lineno: int = 1, text: str | None = None) -> Columns:
+    """Columns of the port_counters samples among `lines` (without line ends); `text` is the same
+    lines joined by newlines, when the caller has it."""
     n_lines = len(lines)
     report.lines += n_lines
-    fast_pos: list[int] = []
-    ids: list[tuple[int, int]] = []
-    fields: list[str] = []
-    times: list[str] = []
-    slow: list[int] = []
-    series = catalog.series
-    blob = "\n".join(lines)
+    blob = "\n".join(lines) if text is None else text
     plain_chunk = "\\" not in blob and '"' not in blob and "\r" not in blob
-    del blob
-    for pos, ln in enumerate(lines):
-        p = ln.split(" ")
-        if len(p) == 3 and p[1] and p[2] and (plain_chunk or ("\\" not in ln and '"' not in ln and "\r" not in ln)):
-            sid = series(p[0])
-            if sid is not None:
-                fast_pos.append(pos)
-                ids.append(sid)
-                fields.append(p[1])
-                times.append(p[2])
-                continue
-        slow.append(pos)
+    spaces = list(map(str.count, lines, repeat(" ", n_lines)))
+    if plain_chunk and spaces.count(2) == n_lines:
+        # every line has three sections: split them all at once
+        flat = blob.replace(" ", "\n").split("\n")
+        del blob
+        heads, fields, times = flat[0::3], flat[1::3], flat[2::3]
+        codes = catalog.codes(heads)
+        fast_pos = [i for i, c in enumerate(codes) if c >= 0] if -1 in codes else list(range(n_lines))
+        if len(fast_pos) < n_lines:
+            slow = [i for i, c in enumerate(codes) if c < 0]
+            fields = [fields[i] for i in fast_pos]
+            times = [times[i] for i in fast_pos]
+            codes = [codes[i] for i in fast_pos]
+        else:
+            slow = []
+    else:
+        del blob
+        fast_pos, codes, fields, times, slow = [], [], [], [], []
+        for pos, ln in enumerate(lines):
+            p = ln.split(" ")
+            if len(p) == 3 and (plain_chunk or ("\\" not in ln and '"' not in ln and "\r" not in ln)):
+                code = catalog.codes([p[0]])[0]
+                if code >= 0:
+                    fast_pos.append(pos)
+                    codes.append(code)
+                    fields.append(p[1])
+                    times.append(p[2])
+                    continue
+            slow.append(pos)
     rows_pos: list[np.ndarray] = []
     parts: list[Columns] = []
     if fast_pos:
-        decoded, fell = _decode_fast(ids, fields, times)
+        decoded, fell = _decode_fast(codes, fields, times)
         if fell:
             slow.extend(fast_pos[i] for i in fell)
             keep = np.ones(len(fast_pos), dtype=bool)
@@ -212,14 +260,15 @@ def _empty() -> Columns:
     return Columns(z, z, z, {}, {})
 
 
-def _decode_fast(ids: list[tuple[int, int]], fields: list[str], times: list[str]) -> tuple[Columns, list[int]]:
+def _decode_fast(codes: list[int], fields: list[str], times: list[str]) -> tuple[Columns, list[int]]:
     """Plain lines, grouped by their field names; lines with anything but plain numbers are handed
     back (their positions in the second value) for `parse_line` to judge."""
     n = len(fields)
-    id_arr = np.array(ids, dtype=np.int64).reshape(n, 2)
+    code_arr = np.array(codes, dtype=np.int64)
     fell: set[int] = set()
     ts_text = ",".join(times)
-    ts = _fromstring(ts_text, np.int64, n) if set(ts_text) <= _INT_CHARS else None
+    bare = ts_text.replace(",", "").replace("-", "")
+    ts = _fromstring(ts_text, np.int64, n) if bare.isascii() and bare.isdigit() else None
     if ts is None:  # a bad timestamp somewhere: those lines go the slow way
         ts = np.zeros(n, dtype=np.int64)
         for i, t in enumerate(times):
@@ -228,18 +277,24 @@ def _decode_fast(ids: list[tuple[int, int]], fields: list[str], times: list[str]
             else:
                 fell.add(i)
     # lines with the same number of fields, then the same names in the same order
+    commas = list(map(str.count, fields, repeat(",", n)))
     by_count: dict[int, list[int]] = {}
-    for i, f in enumerate(fields):
-        by_count.setdefault(f.count(","), []).append(i)
+    if commas and commas.count(commas[0]) == n:
+        by_count[commas[0]] = list(range(n))
+    else:
+        for i, c in enumerate(commas):
+            by_count.setdefault(c, []).append(i)
     values: dict[str, np.ndarray] = {}
     present: dict[str, np.ndarray] = {}
-    for commas, rows in by_count.items():
-        k = commas + 1
-        flat = ",".join([fields[r] for r in rows]).replace("=", ",").split(",")
+    for n_commas, rows in by_count.items():
+        k = n_commas + 1
+        text = ",".join(fields if len(rows) == n else [fields[r] for r in rows])
+        flat = text.replace("=", ",").split(",")
+        del text
         if len(flat) != 2 * k * len(rows):  # a field without '=' (or with two)
             fell.update(rows)
             continue
-        uniform = all(flat[j::2 * k].count(flat[j]) == len(rows) for j in range(0, 2 * k, 2))
+        uniform = flat[0::2] == flat[0:2 * k:2] * len(rows)
         if uniform:
             groups = [(flat[0:2 * k:2], rows, flat)]
         else:  # several layouts with as many fields: one group per layout
@@ -254,7 +309,11 @@ def _decode_fast(ids: list[tuple[int, int]], fields: list[str], times: list[str]
             if len(set(names)) != k or "" in names:
                 fell.update(grows)
                 continue
-            cols = [_decode(gflat[j + 1::2 * k]) for j in range(0, 2 * k, 2)]
+            block = _decode_ints(gflat[1::2], len(grows), k)  # most lines: integers only, all at once
+            if block is not None:
+                cols: list[np.ndarray | None] = list(block.T)
+            else:
+                cols = [_decode(gflat[j + 1::2 * k]) for j in range(0, 2 * k, 2)]
             if any(c is None for c in cols):
                 fell.update(grows)
                 continue
@@ -271,7 +330,7 @@ def _decode_fast(ids: list[tuple[int, int]], fields: list[str], times: list[str]
                     col = col.astype(dtype)
                 have[idx] = col
                 present[name][idx] = True
-    out = Columns(id_arr[:, 0].copy(), id_arr[:, 1].copy(), ts, values, present)
+    out = Columns(code_arr >> 32, code_arr & 0xFFFFFFFF, ts, values, present)
     return out, sorted(fell)
 
 
@@ -336,8 +395,9 @@ def read_chunks(f: IO[str], catalog: Catalog, report: ColumnsReport, *, where: s
             rest = text
             continue
         rest = text[cut + 1:]
-        lines = text[:cut].split("\n")
-        yield decode_lines(lines, catalog, report, where=where, first_lineno=lineno)
+        text = text[:cut]
+        lines = text.split("\n")
+        yield decode_lines(lines, catalog, report, where=where, first_lineno=lineno, text=text)
         lineno += len(lines)
     if rest:
         yield decode_lines([rest], catalog, report, where=where, first_lineno=lineno)

@@ -9,7 +9,7 @@ and with the link's own recent baseline (EWMA), so a link that changes stands ou
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -60,6 +60,29 @@ def parse_speed(text: str | None, default_bps: float = 400e9) -> float:
         return default_bps
 
 
+class RowRates(Mapping[str, float]):
+    """One link's rates as a read-only mapping over a row of a matrix: a replay gives each of millions
+    of link-intervals its rates without building a dict for each (few are ever looked into)."""
+
+    __slots__ = ("_index", "_matrix", "_row")
+
+    def __init__(self, matrix: np.ndarray, row: int, index: Mapping[str, int]) -> None:
+        self._matrix, self._row, self._index = matrix, row, index
+
+    def __getitem__(self, name: str) -> float:
+        v = float(self._matrix[self._row, self._index[name]])
+        if v != v:  # NaN: the link has no such rate in this interval
+            raise KeyError(name)
+        return v
+
+    def __iter__(self) -> Iterator[str]:
+        row = self._matrix[self._row]
+        return (name for name, j in self._index.items() if row[j] == row[j])
+
+    def __len__(self) -> int:
+        return int(np.count_nonzero(~np.isnan(self._matrix[self._row])))
+
+
 @dataclass(slots=True)
 class LinkInterval:
     """Mean rates of one link over one interval."""
@@ -68,7 +91,7 @@ class LinkInterval:
     device: str
     port: str
     tags: dict[str, str]
-    rates: dict[str, float]
+    rates: Mapping[str, float]
     saturated: frozenset[str] = frozenset()
     # the physical layer's latest reading in this interval (DOM gauges, FEC rates): taken as read,
     # not averaged, since it comes every few minutes, not with every sample; with its time
@@ -185,25 +208,64 @@ class FeatureFrame:
     own_raw: np.ndarray  # (n, N_OWN) values before log scaling
     X: np.ndarray  # (n, len(FEATURE_NAMES))
     class_median_raw: np.ndarray  # (n, N_OWN) the peers' median of each own value
+    rates: np.ndarray | None = None  # (n, len(RATE_KEYS)) the links' rates, NaN where not reported
+    speeds: np.ndarray | None = None  # (n,) nominal speed in bit/s from the `speed` tag, NaN if none
+
+    def rate(self, name: str) -> np.ndarray:
+        """One rate of every link, 0 where not reported (from the links when built without the matrix)."""
+        if self.rates is None:
+            return np.fromiter((li.rates.get(name, 0.0) for li in self.links), dtype=np.float64,
+                               count=len(self.links))
+        return np.nan_to_num(self.rates[:, RATE_INDEX[name]])
 
 
-_RATE_KEYS = (
+RATE_KEYS = (
     *(f"pfc_rx_p{p}" for p in range(8)), *(f"pfc_tx_p{p}" for p in range(8)),
     "pause_rx", "pause_tx", "ecn_marked", "in_pkts", "out_pkts", "in_octets", "out_octets",
     "in_discards", "out_discards", "xmit_discards", *ERROR_COUNTERS, "link_error_recovery",
-    "link_downed", "xmit_wait", "link_transitions",
+    "link_downed", "xmit_wait", "link_transitions", "excessive_buffer_overrun_errors", "speed_bps",
 )
-_K = {k: i for i, k in enumerate(_RATE_KEYS)}
+RATE_INDEX = {k: i for i, k in enumerate(RATE_KEYS)}
+_K = RATE_INDEX
+_SPEEDS: dict[str, float] = {}
 
 
-def own_matrix(links: list[LinkInterval], interval_s: float) -> np.ndarray:
+def rate_matrix(links: list[LinkInterval]) -> np.ndarray:
+    """The links' rates over RATE_KEYS, one row per link, NaN where a link does not report one."""
+    nan = float("nan")
+    return np.array([[r.get(k, nan) for k in RATE_KEYS] for r in (li.rates for li in links)],
+                    dtype=np.float64).reshape(len(links), len(RATE_KEYS))
+
+
+def nominal_speeds(links: list[LinkInterval]) -> np.ndarray:
+    """Each link's nominal speed (bit/s) from its `speed` tag; NaN where it has none."""
+    out = np.empty(len(links))
+    cache = _SPEEDS
+    for i, li in enumerate(links):
+        text = li.tags.get("speed")
+        if not text:
+            out[i] = np.nan
+            continue
+        v = cache.get(text)
+        if v is None:
+            v = parse_speed(text)
+            if len(cache) < 1000:
+                cache[text] = v
+        out[i] = v
+    return out
+
+
+def own_matrix(links: list[LinkInterval], interval_s: float, R: np.ndarray | None = None,
+               nominal: np.ndarray | None = None) -> np.ndarray:
     """The links' own feature values (before log scaling), one row per link. A feature none of
     whose counters the link reports is NaN: vendors expose different counters (no PFC over
     OpenConfig, tx-wait only on some), and "not reported" must not read as "zero"."""
     nan = float("nan")
-    R = np.array([[r.get(k, nan) for k in _RATE_KEYS] for r in (li.rates for li in links)],
-                 dtype=np.float64).reshape(len(links), len(_RATE_KEYS))
-    speeds = np.array([parse_speed(li.tags.get("speed")) for li in links])
+    if R is None:
+        R = rate_matrix(links)
+    if nominal is None:
+        nominal = nominal_speeds(links)
+    speeds = np.where(np.isnan(nominal), parse_speed(None), nominal)  # a link without a tag: the default
 
     def col(*names: str) -> np.ndarray:
         block = R[:, [_K[n] for n in names]]
@@ -293,8 +355,11 @@ class FeatureBuilder:
         """Drop the history of these links; a link seen again later starts afresh."""
         self._state.forget(keys)
 
-    def build(self, start_ns: int, links: list[LinkInterval]) -> FeatureFrame:
-        own_raw = own_matrix(links, self.interval_s)
+    def build(self, start_ns: int, links: list[LinkInterval], rates: np.ndarray | None = None) -> FeatureFrame:
+        """The frame of one interval; `rates` is the links' `rate_matrix` when the caller has it."""
+        R = rate_matrix(links) if rates is None else rates
+        nominal = nominal_speeds(links)
+        own_raw = own_matrix(links, self.interval_s, R, nominal)
         missing = np.isnan(own_raw)
         own = np.log1p(np.maximum(own_raw, 0.0))  # NaN stays NaN
         classes = [li.link_class for li in links]
@@ -330,4 +395,4 @@ class FeatureBuilder:
         # clipped, so a link returning to normal does not look strange against it
         baseline[rows] = base + self.alpha * np.clip(hist, -BASELINE_STEP, BASELINE_STEP)
         X = np.hstack([own, peer, hist])
-        return FeatureFrame(start_ns, links, classes, own_raw, X, median_raw)
+        return FeatureFrame(start_ns, links, classes, own_raw, X, median_raw, R, nominal)

@@ -22,7 +22,7 @@ from sklearn.ensemble import IsolationForest
 
 from fabricwatch.models.features import FEATURE_NAMES, N_OWN, OWN_NAMES, UNITS, FeatureFrame, LinkInterval, LinkState
 from fabricwatch.models.optics import OpticsWatch
-from fabricwatch.models.rules import RuleConfig, RuleHit, evaluate, speed_degraded, worst
+from fabricwatch.models.rules import RuleConfig, RuleHit, evaluate, speed_degraded_rows, worst
 
 MODEL_VERSION = 2  # 2: forests in skops format (1 held a pickle, which loading would execute)
 MIN_CLASS_ROWS = 50
@@ -667,7 +667,7 @@ class LinkDetector:
         st = self._state
         rows = st.rows(links)
         own = frame.own_raw
-        downed = np.fromiter((li.rates.get("link_downed", 0.0) > 0 for li in links), dtype=bool, count=n)
+        downed = frame.rate("link_downed") > 0
         bounced = (np.nan_to_num(own[:, FLAPS]) > 0) | downed
         # a device's links do not all bounce in the same interval (a host's firmware update takes its
         # NICs down one after another): links that bounced within the settle window count together
@@ -714,8 +714,8 @@ class LinkDetector:
             (recent_flaps > 0) | (own[:, LINK_RECOVERY] > 0)
             | (own[:, PFC_TX] >= self.rules.pause_storm_per_s) | (own[:, PFC_RX] >= self.rules.pause_storm_per_s)
             | persistent
-            | np.fromiter((bool(li.saturated) or li.rates.get("excessive_buffer_overrun_errors", 0.0) > 0
-                           or speed_degraded(li) for li in links), dtype=bool, count=n)
+            | np.fromiter((bool(li.saturated) for li in links), dtype=bool, count=n)
+            | (frame.rate("excessive_buffer_overrun_errors") > 0) | speed_degraded_rows(frame)
         )
         out = []
         siblings = Siblings(frame)

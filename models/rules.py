@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fabricwatch.models.features import LinkInterval, parse_speed
+import numpy as np
+
+from fabricwatch.models.features import FeatureFrame, LinkInterval, nominal_speeds, parse_speed
 
 SPEED_SHORTFALL = 0.95  # negotiated speed under this share of the nominal one: the link trained down
 STALLED = 0.02  # of the link's speed: the paused direction has (nearly) stopped
@@ -35,6 +37,14 @@ def speed_degraded(li: LinkInterval) -> bool:
     nominal = li.tags.get("speed")
     negotiated = li.rates.get("speed_bps", 0.0)
     return bool(nominal) and 0 < negotiated < SPEED_SHORTFALL * parse_speed(nominal)
+
+
+def speed_degraded_rows(frame: FeatureFrame) -> np.ndarray:
+    """`speed_degraded` of every link of a frame at once."""
+    nominal = frame.speeds if frame.speeds is not None else nominal_speeds(frame.links)
+    negotiated = frame.rate("speed_bps")
+    with np.errstate(invalid="ignore"):
+        return ~np.isnan(nominal) & (negotiated > 0) & (negotiated < SPEED_SHORTFALL * nominal)
 
 
 def evaluate(li: LinkInterval, interval_s: float, cfg: RuleConfig = RuleConfig(), *,

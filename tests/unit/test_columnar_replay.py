@@ -4,17 +4,21 @@ instants, module readings every few minutes, negotiated speed, lines it must han
 
 from __future__ import annotations
 
+import json
 import math
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fabricwatch.detection.columnar import ReplayReport, intervals_from_files
 from fabricwatch.detection.replay import ReadReport, intervals_from_lp
+from fabricwatch.models.features import FeatureBuilder, rate_matrix
+from fabricwatch.models.link_detector import LinkDetector
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT.parent / "shared" / "scenarios"
@@ -26,7 +30,8 @@ SAT16 = (1 << 16) - 1  # link_downed is 8 bits, symbol_errors 16 in the IB vocab
 
 def _key(intervals: list) -> list:
     out = []
-    for start, links in intervals:
+    for iv in intervals:
+        start, links = iv[0], iv[1]
         out.append((start, sorted(
             (li.device, li.port, li.start_ns, sorted(li.tags.items()), sorted(li.rates.items()),
              sorted(li.saturated), sorted(li.optics.items()), li.optics_ns) for li in links)))
@@ -34,6 +39,8 @@ def _key(intervals: list) -> list:
 
 
 def _same(a: list, b: list) -> None:
+    for w in b:  # the columnar windows' rate matrices are what FeatureBuilder would build from their links
+        np.testing.assert_array_equal(w.rates, rate_matrix(w.links))
     ka, kb = _key(a), _key(b)
     assert [s for s, _ in ka] == [s for s, _ in kb]
     for (s, la), (_, lb) in zip(ka, kb, strict=True):
@@ -122,7 +129,7 @@ def test_lines_for_the_full_parser_are_read_as_read_samples_reads_them(tmp_path:
     columnar, report = _columnar([path], 30.0, 1 << 20)
     _same(scalar, columnar)
     assert scalar  # the plain and the escaped port both gave intervals
-    assert {li.device for _, links in columnar for li in links} == {"sw 1", "sw2"}
+    assert {li.device for w in columnar for li in w.links} == {"sw 1", "sw2"}
     assert (report.lines, report.samples, report.skipped) == (rr.lines, rr.samples, rr.skipped)
     assert [e.split(":", 1)[1] for e in report.errors] == [e.split(":", 1)[1] for e in rr.errors]
     assert report.errors and all(e.startswith(str(path)) for e in report.errors)
@@ -137,7 +144,7 @@ def test_a_sample_older_than_what_was_folded_is_counted_late(tmp_path: Path) -> 
     columnar, report = _columnar([path], 30.0, 300)
     assert report.late == 1
     assert len(columnar) == 10  # the late sample moved nothing: 100 octets a second throughout
-    assert all(math.isclose(li.rates["in_octets"], 100.0) for _, links in columnar for li in links)
+    assert all(math.isclose(li.rates["in_octets"], 100.0) for w in columnar for li in w.links)
 
 
 @pytest.mark.parametrize("scenario", ["ib-ndr", "roce-maintenance", "roce-multitenant"])
@@ -152,3 +159,48 @@ def test_scenario_bank_recordings_give_the_scalar_intervals(tmp_path: Path, scen
     assert len(scalar) >= 80
     _same(scalar, columnar)
     assert report.late == 0 and report.skipped == 0
+
+
+@pytest.mark.parametrize("value", ["+5i", "9223372036854775808i", "-9223372036854775809i", "18446744073709551616u",
+                                   "5\ti", "1e3i", "٣i", "0x10i", "5", "-0.5", "1.5e-3", "18446744073709551615u"])
+def test_a_value_numpy_would_read_otherwise_goes_to_the_full_parser(tmp_path: Path, value: str) -> None:
+    """Numbers numpy reads leniently (a sign, a blank, past 64 bits) are read as parse_line reads them."""
+    path = tmp_path / "v.lp"
+    lines = [f"port_counters,device=sw,port=p1 in_octets={v},pause_rx=1i {t * 10**9}"
+             for t, v in ((0, "1i"), (10, value), (20, "7i"), (50, "9i"))]
+    path.write_text("\n".join(lines) + "\n")
+    rr = ReadReport()
+    scalar = intervals_from_lp([path], 30.0, report=rr)
+    columnar, report = _columnar([path], 30.0, 1 << 20)
+    _same(scalar, columnar)
+    assert (report.samples, report.skipped) == (rr.samples, rr.skipped)
+
+
+def test_replay_command_finds_what_the_streaming_path_finds(tmp_path: Path) -> None:
+    """`fabricwatch replay` (columnar, chunked, forest scored in batches) against the daemon's own
+    per-sample path (RateEngine, IntervalAggregator, one frame at a time) on a scenario with faults:
+    the same findings, to the word."""
+    subprocess.run([sys.executable, str(SCENARIOS / "generate.py"), str(tmp_path), "--scenario", "roce-multitenant",
+                    "--hours", "1.5"], check=True, stdout=subprocess.DEVNULL)
+    path = tmp_path / "roce-multitenant" / "port_counters.lp"
+    fit_s = 1800
+    out = subprocess.run([sys.executable, "-m", "fabricwatch", "replay", str(path), "--fit-first", f"{fit_s}s",
+                          "--json"], check=True, capture_output=True, text=True).stdout
+    replayed = [json.loads(line) for line in out.splitlines()]
+
+    intervals = intervals_from_lp([path], 30.0)
+    t0 = intervals[0][0]
+    fit = [iv for iv in intervals if iv[0] < t0 + fit_s * 10**9]
+    rest = [iv for iv in intervals if iv[0] >= t0 + fit_s * 10**9]
+    fb = FeatureBuilder(30.0)
+    det = LinkDetector(interval_s=30.0).fit([fb.build(s, links) for s, links in fit])
+    fb = FeatureBuilder(30.0)
+    streamed = [f.to_json() for s, links in rest for f in det.detect(fb.build(s, links))]
+
+    assert len(streamed) >= 10, "the scenario's faults give findings"
+
+    def key(f: dict) -> tuple:
+        return (f["time_ns"], f["device"], f["port"], f["severity"], f["source"], tuple(f["conditions"]),
+                f["explanation"], f["score"])
+
+    assert sorted(map(key, replayed)) == sorted(map(key, streamed))
