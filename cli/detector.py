@@ -19,8 +19,7 @@ from rich.table import Table
 from fabricwatch.cli.errors import CommandError, warn
 from fabricwatch.core.config_types import parse_duration
 from fabricwatch.core.influxql import InfluxQL
-from fabricwatch.detection.columnar import ReplayReport, Window, intervals_from_files
-from fabricwatch.detection.replay import intervals_from_samples, samples_from_influx
+from fabricwatch.detection.columnar import ReplayReport, Window, intervals_from_files, windows_from_influx
 from fabricwatch.models.features import FeatureBuilder, FeatureFrame, LinkInterval
 from fabricwatch.models.link_detector import LinkDetector, ModelError
 
@@ -76,21 +75,24 @@ def _fit(frames: list[FeatureFrame], interval_s: float, args: argparse.Namespace
     return det
 
 
-def _read_influx(args: argparse.Namespace, interval_s: float, err: Console) -> list[tuple[int, list[LinkInterval]]]:
+def _read_influx(args: argparse.Namespace, interval_s: float, err: Console) -> list[Window]:
     auth = None
     if args.influx_user:
         auth = (args.influx_user, os.environ.get(args.influx_password_env or "", ""))
-    with Progress(console=err, transient=True) as progress:
+    report = ReplayReport()
+    with Progress(console=err, transient=True) as progress, _batch():
         task = progress.add_task("reading port_counters from InfluxDB", total=None)
 
         def step(done: int, total: int) -> None:
             progress.update(task, total=total, completed=done)
 
-        samples = list(samples_from_influx(InfluxQL(args.influx_url, args.influx_db, auth=auth, timeout=300.0),
-                                           args.start, args.end, progress=step))
-    intervals = intervals_from_samples(samples, interval_s)
-    err.print(f"read {len(samples):,} port_counters samples from {args.influx_url}, {len(intervals):,} intervals")
-    return intervals
+        db = InfluxQL(args.influx_url, args.influx_db, auth=auth, timeout=300.0)
+        windows = [w for chunk in windows_from_influx(db, args.start, args.end, interval_s, report=report,
+                                                       progress=step) for w in chunk]
+    late = f", {report.late:,} out of time order (left out)" if report.late else ""
+    err.print(f"read {report.samples:,} port_counters samples from {args.influx_url}{late}, "
+              f"{len(windows):,} intervals")
+    return windows
 
 
 def cmd_train(args: argparse.Namespace) -> int:

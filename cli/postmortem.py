@@ -14,14 +14,18 @@ from typing import Any
 
 from fabricwatch.cli.errors import CommandError, load_config
 from fabricwatch.core.influxql import InfluxQL, InfluxQLError
+from fabricwatch.core.promql import PromQL, PromQLError
 from fabricwatch.core.timeparse import parse_time_ns
-from fabricwatch.postmortem import queries
+from fabricwatch.postmortem import queries, victoria
 from fabricwatch.postmortem.store import Store, Window, store_for
 from fabricwatch.sinks.influxdb.config import InfluxConfig
 
 
 def store_from_args(args: argparse.Namespace) -> Store:
     """Storage from --influx-url/--influx-db, or from the first InfluxDB sink of -c CONFIG."""
+    if getattr(args, "vm_url", None):
+        raise CommandError("this command reads InfluxQL; over VictoriaMetrics (--vm-url) only `query top` and "
+                           "`query findings` are answered (give --influx-url or -c CONFIG)", 2)
     if args.influx_url:
         if not args.influx_db:
             raise CommandError("--influx-url needs --influx-db (for InfluxDB 2.x/3.x: the DBRP database name)", 2)
@@ -86,7 +90,7 @@ def emit(args: argparse.Namespace, doc: Any, header: list[str], rows: Iterable[l
 def _run(fn: Any, args: argparse.Namespace) -> int:
     try:
         return int(fn(args))
-    except InfluxQLError as exc:
+    except (InfluxQLError, PromQLError) as exc:
         raise CommandError(f"storage: {exc}") from None
     except LookupError as exc:
         raise CommandError(str(exc.args[0] if exc.args else exc)) from None
@@ -95,9 +99,20 @@ def _run(fn: Any, args: argparse.Namespace) -> int:
 
 
 # -- query findings --------------------------------------------------------------------------------
+def victoria_from_args(args: argparse.Namespace) -> PromQL | None:
+    """VictoriaMetrics' query API from --vm-url, or None when the history is in InfluxDB."""
+    if not getattr(args, "vm_url", None):
+        return None
+    auth = (args.vm_user, os.environ.get(args.vm_password_env or "", "")) if args.vm_user else None
+    return PromQL(args.vm_url, auth=auth, timeout=args.timeout)
+
+
 def cmd_findings(args: argparse.Namespace) -> int:
-    store, window = store_from_args(args), window_from_args(args)
-    found = queries.findings(store, window, device=args.device)
+    vm, window = victoria_from_args(args), window_from_args(args)
+    if vm is not None:
+        found = victoria.findings(vm, window, device=args.device)
+    else:
+        found = queries.findings(store_from_args(args), window, device=args.device)
     emit(args, {"from_ns": window.start_ns, "to_ns": window.end_ns, "incidents": [i.to_json() for i in found]},
          ["raised", "cleared", "minutes", "severity", "device", "port", "conditions", "explanation"],
          ([iso(i.raised_ns), "still open" if i.open else iso(i.cleared_ns), f"{i.duration_s / 60:.1f}", i.severity,
@@ -117,8 +132,11 @@ def _module(m: dict[str, str] | None) -> str:
 
 
 def cmd_top(args: argparse.Namespace) -> int:
-    store, window = store_from_args(args), window_from_args(args)
-    groups = queries.top(store, window, args.counter, limit=args.limit, by=args.by)
+    vm, window = victoria_from_args(args), window_from_args(args)
+    if vm is not None:
+        groups = victoria.top(vm, window, args.counter, limit=args.limit, by=args.by)
+    else:
+        groups = queries.top(store_from_args(args), window, args.counter, limit=args.limit, by=args.by)
     ber = args.counter == "ber"
     rows = [[g or "-", link.device, link.port, _ber(link.mean) if ber else _num(link.mean),
              _ber(link.peak) if ber else _num(link.peak), link.tags.get("role", ""), link.to_json()["peer"],
@@ -272,6 +290,9 @@ def add_storage_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--influx-user")
     p.add_argument("--influx-password-env", help="environment variable holding the password")
     p.add_argument("--influx-token-env", help="environment variable holding a 2.x/3.x API token")
+    p.add_argument("--vm-url", help="or: VictoriaMetrics' URL (its own query API; `top` and `findings` only)")
+    p.add_argument("--vm-user")
+    p.add_argument("--vm-password-env", help="environment variable holding the VictoriaMetrics password")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per query")
 
 

@@ -10,7 +10,7 @@ left out, as the daemon leaves out a sample that arrives after its interval was 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -18,7 +18,9 @@ from typing import NamedTuple
 import numpy as np
 
 from fabricwatch.core.counters import COUNTERS, OPTICS, Kind
-from fabricwatch.detection.columns import Catalog, Columns, ColumnsReport, concat, read_chunks
+from fabricwatch.core.influxql import InfluxQL
+from fabricwatch.core.timeparse import parse_time_ns
+from fabricwatch.detection.columns import Catalog, Columns, ColumnsReport, columns_from_series, concat, read_chunks
 from fabricwatch.models.features import RATE_INDEX, RATE_KEYS, LinkInterval, RowRates
 from fabricwatch.pipeline.rate_columns import ColumnRates
 
@@ -252,6 +254,29 @@ def intervals_from_files(paths: Iterable[Path], interval_s: float = 30.0, *, max
                 done = folder.feed(cols)
                 if done:
                     yield done
+    done = folder.flush()
+    if done:
+        yield done
+
+
+def windows_from_influx(db: InfluxQL, start: str, end: str, interval_s: float = 30.0, *, max_gap_s: float = 300.0,
+                        chunk_s: float = 3600.0, report: ReplayReport | None = None,
+                        progress: Callable[[int, int], None] | None = None) -> Iterator[Intervals]:
+    """The intervals of a window of stored `port_counters` (InfluxQL: 1.x, 2.x via DBRP, 3.x), read
+    an hour at a time, through the same columnar path as files."""
+    report = report if report is not None else ReplayReport()
+    folder = ColumnarIntervals(interval_s, max_gap_s, report=report)
+    t0, t1 = parse_time_ns(start), parse_time_ns(end)
+    step = int(chunk_s * 1e9)
+    chunks = max(1, -(-(t1 - t0) // step))
+    for n in range(chunks):
+        lo, hi = t0 + n * step, min(t1, t0 + (n + 1) * step)
+        q = f'SELECT * FROM "port_counters" WHERE time >= {lo} AND time < {hi} GROUP BY *'
+        done = folder.feed(columns_from_series(db.query(q), folder.catalog, report))
+        if progress is not None:
+            progress(n + 1, chunks)
+        if done:
+            yield done
     done = folder.flush()
     if done:
         yield done

@@ -14,7 +14,7 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import IO
+from typing import IO, Any
 
 import numpy as np
 
@@ -401,3 +401,54 @@ def read_chunks(f: IO[str], catalog: Catalog, report: ColumnsReport, *, where: s
         lineno += len(lines)
     if rest:
         yield decode_lines([rest], catalog, report, where=where, first_lineno=lineno)
+
+
+def _column(values: list[Any]) -> tuple[np.ndarray, np.ndarray] | None:
+    """One field of a series as InfluxDB's JSON gives it (None where a point lacks it, and bools or
+    strings, which are not counters): its values and where they are; None if it has no number."""
+    mask = np.fromiter((type(v) is int or type(v) is float for v in values), dtype=bool, count=len(values))
+    if not mask.any():
+        return None
+    numbers: list[Any] = [v for v, m in zip(values, mask.tolist(), strict=True) if m]
+    if all(type(v) is int for v in numbers):
+        top, low = max(numbers), min(numbers)
+        dtype: type = np.int64 if -INT63 <= low and top < INT63 else (np.uint64 if low >= 0 and top < 1 << 64
+                                                                         else np.float64)
+    else:
+        dtype = np.float64
+    col: np.ndarray = np.zeros(len(values), dtype=dtype)
+    col[mask] = np.array(numbers, dtype=dtype)
+    return col, mask
+
+
+def columns_from_series(series: list[dict[str, object]], catalog: Catalog, report: ColumnsReport) -> Columns:
+    """Columns of InfluxQL `SELECT * FROM "port_counters" ... GROUP BY *` answers (epoch=ns)."""
+    parts: list[Columns] = []
+    for s in series:
+        tags = {k: v for k, v in (s.get("tags") or {}).items() if v}  # type: ignore[attr-defined]
+        rows: list[list[object]] = s.get("values") or []  # type: ignore[assignment]
+        ids = catalog.ids(tags)
+        report.lines += len(rows)
+        if ids is None or not rows:
+            report.skipped += len(rows)
+            continue
+        names: list[str] = list(s["columns"])[1:]  # type: ignore[call-overload]
+        n = len(rows)
+        values: dict[str, np.ndarray] = {}
+        present: dict[str, np.ndarray] = {}
+        for j, name in enumerate(names, 1):
+            got = _column([r[j] for r in rows])
+            if got is not None:
+                values[name], present[name] = got
+        has_any = np.zeros(n, dtype=bool)
+        for m in present.values():
+            has_any |= m
+        part = Columns(np.full(n, ids[0], dtype=np.int64), np.full(n, ids[1], dtype=np.int64),
+                       np.array([int(r[0]) for r in rows], dtype=np.int64), values, present)  # type: ignore[call-overload]
+        if not has_any.all():  # a point with no number at all is no sample (read_samples skips it too)
+            part = part.take(has_any)
+        report.skipped += n - len(part)
+        parts.append(part)
+    out = concat(parts) if parts else _empty()
+    report.samples += len(out)
+    return out

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
 from fabricwatch.core.batch import PortSample
-from fabricwatch.core.influxql import InfluxQL
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
-from fabricwatch.core.timeparse import parse_time_ns
 from fabricwatch.models.features import IntervalAggregator, LinkInterval
 from fabricwatch.pipeline.rates import RateEngine, detector_view
 
@@ -62,31 +60,6 @@ def intervals_from_lp(
     """Run the rate engine over recorded counters (sorted by time) and fold into intervals."""
     report = report or ReadReport()
     return intervals_from_samples(read_samples(paths, report), interval_s, max_gap_s)
-
-
-def samples_from_influx(db: InfluxQL, start: str, end: str, *, chunk_s: float = 3600.0,
-                        progress: Callable[[int, int], None] | None = None) -> Iterator[PortSample]:
-    """Raw port_counters from InfluxDB (InfluxQL over HTTP: 1.x, 2.x via DBRP, 3.x), read in
-    time chunks so a week of history never sits in one response."""
-    t0, t1 = parse_time_ns(start), parse_time_ns(end)
-    step = int(chunk_s * 1e9)
-    chunks = max(1, -(-(t1 - t0) // step))
-    for n in range(chunks):
-        lo, hi = t0 + n * step, min(t1, t0 + (n + 1) * step)
-        q = f'SELECT * FROM "port_counters" WHERE time >= {lo} AND time < {hi} GROUP BY *'
-        for series in db.query(q):
-            tags = series.get("tags", {})
-            if not all(k in tags for k in TAG_KEYS):
-                continue
-            extra = {k: v for k, v in tags.items() if k not in TAG_KEYS and v}
-            cols = series["columns"]
-            for row in series["values"]:
-                values = {c: v for c, v in zip(cols[1:], row[1:], strict=True)
-                          if isinstance(v, int | float) and not isinstance(v, bool)}
-                if values:
-                    yield PortSample(tags["device"], tags["port"], int(row[0]), values, extra)
-        if progress is not None:
-            progress(n + 1, chunks)
 
 
 def intervals_from_samples(samples: Iterable[PortSample], interval_s: float = 30.0,

@@ -21,7 +21,7 @@ from fabricwatch.daemon.config import parse
 from fabricwatch.simulator.faults import Fault
 from tests.integration.helpers import start_runner, start_sim
 from tests.nccl_logs import render
-from tests.servers import InfluxDB1
+from tests.servers import InfluxDB1, VictoriaMetrics
 
 pytestmark = pytest.mark.integration
 STORM = ("leaf-r0-0", "swp2")  # far end node001
@@ -42,6 +42,9 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Any:
     influx = InfluxDB1(tmp / "influx")
     influx.start()
     influx.create_db("pm")
+    vm = VictoriaMetrics(tmp / "victoria")  # the same history through the v2 write API, for --vm-url
+    vm.start()
+    SIMULATED["vm"] = vm
 
     async def fill() -> dict[str, int]:
         sim = await start_sim(fabric={"nodes": 16, "rails": 4, "spines": 2})
@@ -50,7 +53,9 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Any:
             "detector": {"interval": "2s", "raise_k": 2, "raise_n": 3},
             "collectors": {"gnmi": sim.daemon_collectors(0.5)},
             "sinks": {"influxdb": [{"api": "v1", "url": influx.url, "database": "pm", "flush_interval": 0.2,
-                                    "spool": {"dir": str(tmp / "spool")}}]},
+                                    "spool": {"dir": str(tmp / "spool")}},
+                                   {"name": "victoria", "api": "v2", "url": vm.url, "bucket": "pm", "org": "lab",
+                                    "flush_interval": 0.2, "spool": {"dir": str(tmp / "spool-vm")}}]},
         }, "<test>")
         runner, task = await start_runner(cfg, sim)
         marks = {"start": time.time_ns()}
@@ -78,8 +83,10 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Any:
         return marks
 
     marks = asyncio.run(fill())
+    vm.flush()
     yield influx, marks, tmp
     influx.stop()
+    vm.stop()
 
 
 def _iso(ns: int) -> str:
@@ -250,3 +257,39 @@ def test_job_lists_the_links_its_hosts_used_and_why_run_tells_what_happened(hist
     assert re.search(rf"finding raised\s+critical on {STORM[0]} {STORM[1]}: PFC pause storm", text), text
     code, _, err = cli("query", "job", "nosuchrun", *base)
     assert code == 1 and "no NCCL run 'nosuchrun' stored" in err
+
+
+@pytest.mark.parametrize("argv", [["top", "pauses", "--limit", "5"], ["top", "errors", "--by", "rail", "--limit", "3"],
+                                  ["top", "gbps", "--limit", "8"], ["top", "ber", "--limit", "4"]])
+def test_victoriametrics_answers_top_as_influxdb_does(history: Any, argv: list[str]) -> None:
+    """The daemon wrote the same history to both: `query top --vm-url` (MetricsQL, computed by
+    VictoriaMetrics) ranks the same links with the same means and peaks as InfluxQL does."""
+    influx, marks, _ = history
+    code, out, err = cli("query", *argv, "--influx-url", influx.url, "--influx-db", "pm", *window(marks), "--json")
+    assert code == 0, err
+    code, vm_out, err = cli("query", *argv, "--vm-url", SIMULATED["vm"].url, *window(marks), "--json")
+    assert code == 0, err
+    want, got = json.loads(out)["groups"], json.loads(vm_out)["groups"]
+    assert want and set(got) == set(want)
+    for group, links in want.items():
+        assert [(x["device"], x["port"], x["rail"], x["role"], x["peer"]) for x in got[group]] == \
+               [(x["device"], x["port"], x["rail"], x["role"], x["peer"]) for x in links]
+        for a, b in zip(got[group], links, strict=True):
+            assert a["mean"] == pytest.approx(b["mean"], rel=1e-9, abs=1e-12)
+            assert a["peak"] == pytest.approx(b["peak"], rel=1e-9, abs=1e-12)
+
+
+def test_victoriametrics_answers_findings_as_influxdb_does(history: Any) -> None:
+    """The storm and the flap as the same two incidents, raised and cleared at the same moments
+    (VictoriaMetrics keeps no strings, so no explanation)."""
+    influx, marks, _ = history
+    code, out, err = cli("query", "findings", "--influx-url", influx.url, "--influx-db", "pm", *window(marks), "--json")
+    assert code == 0, err
+    code, vm_out, err = cli("query", "findings", "--vm-url", SIMULATED["vm"].url, *window(marks), "--json")
+    assert code == 0, err
+    keys = ("device", "port", "severity", "raised_ns", "cleared_ns", "intervals", "open", "conditions", "rail", "peer")
+    want = [{k: i[k] for k in keys} for i in json.loads(out)["incidents"]]
+    got = [{k: i[k] for k in keys} for i in json.loads(vm_out)["incidents"]]
+    assert len(want) == 2 and got == want
+    code, _, err = cli("query", "link", "leaf-r0-0", "swp2", "--vm-url", SIMULATED["vm"].url, *window(marks))
+    assert code == 2 and "only `query top` and `query findings`" in err

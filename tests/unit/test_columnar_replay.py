@@ -15,7 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fabricwatch.detection.columnar import ReplayReport, intervals_from_files
+from fabricwatch.core.lineprotocol import parse_line
+from fabricwatch.detection.columnar import ColumnarIntervals, ReplayReport, intervals_from_files
+from fabricwatch.detection.columns import columns_from_series
 from fabricwatch.detection.replay import ReadReport, intervals_from_lp
 from fabricwatch.models.features import FeatureBuilder, rate_matrix
 from fabricwatch.models.link_detector import LinkDetector
@@ -204,3 +206,29 @@ def test_replay_command_finds_what_the_streaming_path_finds(tmp_path: Path) -> N
                 f["explanation"], f["score"])
 
     assert sorted(map(key, replayed)) == sorted(map(key, streamed))
+
+
+def _as_influx_answer(text: str) -> list[dict]:
+    """What InfluxQL's `SELECT * ... GROUP BY *` answers for these lines: a series per tag set, a
+    column per field, None where a point lacks one, times in ns."""
+    by_tags: dict[tuple, list[tuple[int, dict]]] = {}
+    for line in text.splitlines():
+        _, tags, fields, ts = parse_line(line)
+        by_tags.setdefault(tuple(sorted(tags.items())), []).append((ts, fields))
+    out = []
+    for tags, points in by_tags.items():
+        names = sorted({k for _, f in points for k in f})
+        out.append({"name": "port_counters", "tags": dict(tags), "columns": ["time", *names],
+                    "values": [[ts, *(f.get(k) for k in names)] for ts, f in sorted(points, key=lambda p: p[0])]})
+    return out
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=streams())
+def test_stored_series_give_the_intervals_their_lines_give(tmp_path_factory, text: str) -> None:
+    """`replay --influx-url` reads InfluxDB's JSON into the same columns as the file's lines."""
+    path = tmp_path_factory.mktemp("lp") / "c.lp"
+    path.write_text(text)
+    folder = ColumnarIntervals(30.0)
+    got = folder.feed(columns_from_series(_as_influx_answer(text), folder.catalog, folder.report)) + folder.flush()
+    _same(intervals_from_lp([path], 30.0), got)
