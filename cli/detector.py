@@ -35,10 +35,17 @@ def _check_files(paths: list[Path]) -> None:
             raise CommandError(f"{p}: no such file", 2)
 
 
-def _windows(paths: list[Path], interval_s: float, report: ReplayReport) -> Iterator[Window]:
-    """The files' intervals, a chunk of lines at a time (the columnar path: memory follows the chunk)."""
-    for chunk in intervals_from_files(paths, interval_s, report=report):
-        yield from chunk
+def _windows(paths: list[Path], interval_s: float, report: ReplayReport, err: Console) -> Iterator[Window]:
+    """The files' intervals, a chunk of lines at a time (the columnar path: memory follows the chunk),
+    with a progress bar on a terminal."""
+    with Progress(console=err, transient=True) as progress:
+        task = progress.add_task("reading port_counters", total=None)
+
+        def step(done: int, total: int) -> None:
+            progress.update(task, total=total, completed=done)
+
+        for chunk in intervals_from_files(paths, interval_s, report=report, progress=step):
+            yield from chunk
 
 
 def _say_read(report: ReplayReport, windows: int, err: Console) -> None:
@@ -112,7 +119,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         _check_files(args.files)
         report = ReplayReport()
         with _batch():
-            intervals = list(_windows(args.files, interval, report))
+            intervals = list(_windows(args.files, interval, report, err))
         _say_read(report, len(intervals), err)
     else:
         warn(args, "give line-protocol FILES or --influx-url")
@@ -180,7 +187,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return 2
     else:
         _check_files(args.files)
-        source = _windows(args.files, interval, report)
+        source = _windows(args.files, interval, report, err)
     rows = []
     seen_classes: set[str] = set()
     windows = 0

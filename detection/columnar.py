@@ -10,6 +10,7 @@ left out, as the daemon leaves out a sample that arrives after its interval was 
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -242,18 +243,25 @@ class ColumnarIntervals:
 
 
 def intervals_from_files(paths: Iterable[Path], interval_s: float = 30.0, *, max_gap_s: float = 300.0,
-                         report: ReplayReport | None = None, chunk_bytes: int = 8 << 20) -> Iterator[Intervals]:
+                         report: ReplayReport | None = None, chunk_bytes: int = 8 << 20,
+                         progress: Callable[[int, int], None] | None = None) -> Iterator[Intervals]:
     """The intervals of recorded port_counters files (each in time order, one after another), a
-    chunk at a time: memory follows the chunk, not the window."""
+    chunk at a time: memory follows the chunk, not the window. `progress(bytes read, bytes in all)`."""
     report = report if report is not None else ReplayReport()
     folder = ColumnarIntervals(interval_s, max_gap_s, report=report)
+    paths = list(paths)
+    total = sum(p.stat().st_size for p in paths) if progress is not None else 0
+    before = 0
     for path in paths:
         report.files.append(str(path))
-        with open(path, encoding="utf-8", errors="replace") as f:
+        with open(path, "rb") as raw, io.TextIOWrapper(raw, encoding="utf-8", errors="replace") as f:
             for cols in read_chunks(f, folder.catalog, report, where=str(path), chunk_bytes=chunk_bytes):
                 done = folder.feed(cols)
+                if progress is not None:
+                    progress(before + raw.tell(), total)
                 if done:
                     yield done
+        before += path.stat().st_size
     done = folder.flush()
     if done:
         yield done

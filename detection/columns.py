@@ -12,13 +12,14 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import repeat
 from typing import IO, Any
 
 import numpy as np
 
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
+from fabricwatch.detection.replay import ReadReport
 from fabricwatch.pipeline.rate_columns import common_dtype
 
 MEASUREMENT = "port_counters"
@@ -28,11 +29,8 @@ INT63 = 1 << 63
 
 
 @dataclass
-class ColumnsReport:
-    lines: int = 0
-    samples: int = 0
-    skipped: int = 0
-    errors: list[str] = field(default_factory=list)
+class ColumnsReport(ReadReport):
+    """What was read: lines, samples, skipped lines and the first 20 errors, where they are."""
 
     def error(self, where: str, text: str) -> None:
         self.skipped += 1

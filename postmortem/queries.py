@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,6 +97,24 @@ def modules(store: Store, keys: set[tuple[str, str]] | None = None) -> dict[tupl
     return out
 
 
+def ranked(measured: Iterable[tuple[dict[str, str], float, float]], *, limit: int,
+           by: str | None) -> dict[str, list[TopLink]]:
+    """(series tags, mean, peak) per stored series -> the worst links per value of the `by` tag. A
+    port whose tags changed in the window has two series: the larger counts."""
+    merged: dict[tuple[str, str], TopLink] = {}
+    for tags, mean, peak in measured:
+        key = (tags.get("device", ""), tags.get("port", ""))
+        have = merged.get(key)
+        if have is None:
+            merged[key] = TopLink(key[0], key[1], mean, peak, tags)
+        else:
+            have.mean, have.peak = max(have.mean, mean), max(have.peak, peak)
+    groups: dict[str, list[TopLink]] = defaultdict(list)
+    for link in merged.values():
+        groups[link.tags.get(by, "") if by else ""].append(link)
+    return {g: sorted(links, key=lambda x: (-x.mean, x.device, x.port))[:limit] for g, links in sorted(groups.items())}
+
+
 def top(store: Store, window: Window, counter: str, *, limit: int = 10, by: str | None = None,
         fields: list[str] | None = None) -> dict[str, list[TopLink]]:
     """Links with the most of `counter` over the window (mean rate; peak beside it), worst first;
@@ -111,7 +130,7 @@ def top(store: Store, window: Window, counter: str, *, limit: int = 10, by: str 
     cols = ", ".join(f"mean({quote(f)}) AS {quote('mean_' + f)}, max({quote(f)}) AS {quote('max_' + f)}"
                      for f in names)
     q = f'SELECT {cols} FROM {quote("port_counters" if ber else "port_rates")} WHERE {window.where} GROUP BY *'
-    merged: dict[tuple[str, str], TopLink] = {}
+    measured = []
     for tags, columns, values in store.series(q):
         if not values:
             continue
@@ -120,17 +139,8 @@ def top(store: Store, window: Window, counter: str, *, limit: int = 10, by: str 
         peaks = {f: float(row.get(f"max_{f}") or 0.0) for f in names}
         if ber and not any(row.get(f"mean_{f}") is not None for f in names):
             continue  # a port whose points in the window carry no BER (its counters)
-        key = (tags.get("device", ""), tags.get("port", ""))
-        have = merged.get(key)  # a port whose tags changed in the window has two series: the larger counts
-        mean, peak = combine(counter, means), combine(counter, peaks)
-        if have is None:
-            merged[key] = TopLink(key[0], key[1], mean, peak, tags)
-        else:
-            have.mean, have.peak = max(have.mean, mean), max(have.peak, peak)
-    groups: dict[str, list[TopLink]] = defaultdict(list)
-    for link in merged.values():
-        groups[link.tags.get(by, "") if by else ""].append(link)
-    out = {g: sorted(links, key=lambda x: (-x.mean, x.device, x.port))[:limit] for g, links in sorted(groups.items())}
+        measured.append((tags, combine(counter, means), combine(counter, peaks)))
+    out = ranked(measured, limit=limit, by=by)
     if ber:
         inv = modules(store, {(x.device, x.port) for links in out.values() for x in links})
         for links in out.values():

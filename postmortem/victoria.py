@@ -15,7 +15,7 @@ from collections import defaultdict
 
 from fabricwatch.core.promql import PromQL
 from fabricwatch.postmortem.incidents import Incident, incidents
-from fabricwatch.postmortem.queries import BER_FIELDS, TopLink, combine, fields_for
+from fabricwatch.postmortem.queries import BER_FIELDS, TopLink, combine, fields_for, ranked
 from fabricwatch.postmortem.store import Row, Window
 
 _HIDDEN = frozenset({"__name__", "db"})  # the metric name, and the database VictoriaMetrics adds as a label
@@ -69,20 +69,8 @@ def top(vm: PromQL, window: Window, counter: str, *, limit: int = 10, by: str | 
             entry = per_series.setdefault(key, ({}, {}, tags))
             values: dict[str, float] = entry[0] if slot == 0 else entry[1]
             values[field] = float(item["value"][1])
-    merged: dict[tuple[str, str], TopLink] = {}
-    for means, peaks, tags in per_series.values():
-        link = (tags.get("device", ""), tags.get("port", ""))
-        mean = combine(counter, {f: means.get(f, 0.0) for f in names if f in means})
-        peak = combine(counter, {f: peaks.get(f, 0.0) for f in names if f in peaks})
-        have = merged.get(link)  # a port whose tags changed in the window: the larger counts
-        if have is None:
-            merged[link] = TopLink(link[0], link[1], mean, peak, tags)
-        else:
-            have.mean, have.peak = max(have.mean, mean), max(have.peak, peak)
-    groups: dict[str, list[TopLink]] = defaultdict(list)
-    for x in merged.values():
-        groups[x.tags.get(by, "") if by else ""].append(x)
-    return {g: sorted(links, key=lambda x: (-x.mean, x.device, x.port))[:limit] for g, links in sorted(groups.items())}
+    return ranked(((tags, combine(counter, means), combine(counter, peaks))
+                   for means, peaks, tags in per_series.values()), limit=limit, by=by)
 
 
 def findings(vm: PromQL, window: Window, *, device: str | None = None, port: str | None = None) -> list[Incident]:

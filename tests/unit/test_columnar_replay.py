@@ -232,3 +232,16 @@ def test_stored_series_give_the_intervals_their_lines_give(tmp_path_factory, tex
     folder = ColumnarIntervals(30.0)
     got = folder.feed(columns_from_series(_as_influx_answer(text), folder.catalog, folder.report)) + folder.flush()
     _same(intervals_from_lp([path], 30.0), got)
+
+
+def test_progress_counts_the_bytes_of_every_file(tmp_path: Path) -> None:
+    paths = []
+    for n in range(2):
+        p = tmp_path / f"{n}.lp"
+        p.write_text("".join(f"port_counters,device=sw,port=p{n} in_octets={s * 7}i {s * 10**9}\n" for s in range(400)))
+        paths.append(p)
+    seen: list[tuple[int, int]] = []
+    list(intervals_from_files(paths, 30.0, chunk_bytes=2000, progress=lambda done, total: seen.append((done, total))))
+    total = sum(p.stat().st_size for p in paths)
+    assert len(seen) > 4 and seen[-1] == (total, total)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
