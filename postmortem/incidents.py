@@ -1,17 +1,25 @@
 """Findings as incidents: the detector writes one `link_anomaly` point per flagged link per interval;
 an incident is a run of them on one link (or switch) with no gap longer than two intervals, from
-when it was raised to when it cleared, ranked by duration x severity."""
+when it was raised to when it cleared, ranked by duration x severity.
+
+A day of a big fabric holds ~10^5 flagged points, so they are taken a stored series at a time
+(`Flagged`: columns, not a record per point) and cut into incidents with numpy; only the first and
+last points of an incident are looked at one by one (its explanation, its ports)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from fabricwatch.postmortem.store import Row
 
 SEVERITY_WEIGHT = {"critical": 3.0, "warning": 1.0}
 RANK = {"ok": 0, "warning": 1, "critical": 2}
+DEFAULT_INTERVAL_NS = 30_000_000_000
 
 
 @dataclass(slots=True)
@@ -54,46 +62,152 @@ class Incident:
         return out
 
 
-def interval_of(rows: list[Row], default_ns: int = 30_000_000_000) -> int:
-    """The detector's interval, read from the spacing of its own points (the smallest step seen)."""
-    steps = []
-    by_link: dict[tuple[str, str], int] = {}
-    for r in rows:
-        key = (r.tags.get("device", ""), r.tags.get("port", ""))
-        prev = by_link.get(key)
-        if prev is not None and r.time_ns > prev:
-            steps.append(r.time_ns - prev)
-        by_link[key] = r.time_ns
-    return min(steps) if steps else default_ns
+@dataclass(slots=True)
+class Flagged:
+    """One stored series of flagged points: its tags, and per point its time and fields. Severity and
+    condition are tags since the migration; older points carry them as fields (`severity`, `source`)."""
+
+    tags: dict[str, str]
+    times: Sequence[int]
+    explanations: Sequence[Any]  # per point: a string, or None when it has none
+    ports: Sequence[Any]
+    severities: Sequence[Any] | None = None  # per point, when no severity tag
+    sources: Sequence[Any] | None = None  # per point, when no condition or source tag
+
+    @classmethod
+    def from_series(cls, tags: dict[str, str], columns: Sequence[str], values: Sequence[Sequence[Any]]) -> Flagged:
+        """A series as InfluxQL answers it (`time` first)."""
+        at = {c: i for i, c in enumerate(columns)}
+        transposed = list(zip(*values, strict=True)) if values else [() for _ in columns]
+        none = (None,) * len(values)
+
+        def column(name: str) -> Sequence[Any]:
+            i = at.get(name)
+            return none if i is None else transposed[i]
+
+        return cls(tags, transposed[0], column("explanation"), column("ports"),
+                   None if tags.get("severity") else column("severity"),
+                   None if tags.get("condition") or tags.get("source") else column("source"))
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[Row]) -> list[Flagged]:
+        """Points one by one (any order) as series: one per distinct set of tags."""
+        grouped: dict[tuple[tuple[str, str], ...], list[Row]] = defaultdict(list)
+        for r in rows:
+            grouped[tuple(sorted(r.tags.items()))].append(r)
+        columns = ["time", "explanation", "ports", "severity", "source"]
+        return [cls.from_series(dict(key), columns, [[r.time_ns] + [r.values.get(c) for c in columns[1:]]
+                                                     for r in group])
+                for key, group in grouped.items()]
+
+    def severity(self, i: int) -> str:
+        return self.tags.get("severity") or str((self.severities[i] if self.severities else "") or "warning")
+
+    def condition(self, i: int) -> str:
+        return self.tags.get("condition") or self.tags.get("source") or str(
+            (self.sources[i] if self.sources else "") or "")
 
 
-def incidents(rows: Iterable[Row], *, end_ns: int, interval_ns: int | None = None) -> list[Incident]:
-    """Flagged points (any order) → incidents, worst first."""
-    points = sorted(rows, key=lambda r: r.time_ns)
-    step = interval_ns or interval_of(points)
+@dataclass(slots=True)
+class _Link:
+    """A link's flagged points from all its series, in time order (stable: series order breaks ties)."""
+
+    parts: list[Flagged]
+    times: np.ndarray
+    owner: np.ndarray  # which part each point is from
+    index: np.ndarray  # its position in that part
+    explained: np.ndarray  # the point has an explanation
+    named: np.ndarray  # the point names its ports (a switch-level finding)
+    anynamed: bool
+
+    @classmethod
+    def of(cls, parts: list[Flagged]) -> _Link:
+        times = np.concatenate([np.asarray(p.times, dtype=np.int64) for p in parts])
+        owner = np.repeat(np.arange(len(parts)), [len(p.times) for p in parts])
+        index = np.concatenate([np.arange(len(p.times)) for p in parts])
+        order = np.argsort(times, kind="stable")
+
+        def nonempty(column: Sequence[Any]) -> np.ndarray:
+            return np.array(column, dtype=object).astype(bool) if any(column) else np.zeros(len(column), dtype=bool)
+
+        explained = np.concatenate([nonempty(p.explanations) for p in parts])
+        named = np.concatenate([nonempty(p.ports) for p in parts])
+        return cls(parts, times[order], owner[order], index[order], explained[order], named[order], bool(named.any()))
+
+    def smallest_step(self) -> int | None:
+        steps = np.diff(self.times)
+        steps = steps[steps > 0]
+        return int(steps.min()) if steps.size else None
+
+    def ranks(self) -> np.ndarray:
+        out = np.empty(self.times.size, dtype=np.int8)
+        for o, p in enumerate(self.parts):
+            mask = self.owner == o
+            if p.tags.get("severity") or not p.severities:
+                out[mask] = RANK.get(p.severity(0), 1)
+            else:
+                out[mask] = [RANK.get(p.severity(int(i)), 1) for i in self.index[mask]]
+        return out
+
+    def explanation(self, a: int, b: int) -> str:
+        """The first explanation given in [a, b)."""
+        if self.explained[a]:
+            j = a
+        else:
+            hits = np.flatnonzero(self.explained[a:b])
+            j = a + int(hits[0]) if hits.size else -1
+        return str(self.parts[int(self.owner[j])].explanations[int(self.index[j])]) if j >= 0 else ""
+
+    def ports(self, a: int, b: int) -> str:
+        """The last list of ports named in [a, b)."""
+        j = -1
+        if self.named[b - 1]:
+            j = b - 1
+        elif self.anynamed:
+            hits = np.flatnonzero(self.named[a:b])
+            j = a + int(hits[-1]) if hits.size else -1
+        return str(self.parts[int(self.owner[j])].ports[int(self.index[j])]) if j >= 0 else ""
+
+    def conditions(self, a: int, b: int) -> set[str]:
+        out: set[str] = set()
+        owners, index = self.owner[a:b], self.index[a:b]
+        for o in (owners[:1] if len(self.parts) == 1 else np.unique(owners)):
+            part = self.parts[int(o)]
+            picks = [0] if part.sources is None else index[owners == o]
+            for i in {part.condition(int(i)) for i in picks}:
+                out.update(c for c in i.split("+") if c)
+        return out
+
+
+def incidents(series: Iterable[Flagged], *, end_ns: int, interval_ns: int | None = None) -> list[Incident]:
+    """Flagged points → incidents, worst first. The detector's interval, unless given, is read from the
+    spacing of its own points (the smallest step seen on any link)."""
+    grouped: dict[tuple[str, str], list[Flagged]] = defaultdict(list)
+    for s in series:
+        if s.times:
+            grouped[(s.tags.get("device", ""), s.tags.get("port", ""))].append(s)
+    links = {key: _Link.of(parts) for key, parts in grouped.items()}
+    steps = [s for s in (link.smallest_step() for link in links.values()) if s is not None]
+    step = interval_ns or (min(steps) if steps else DEFAULT_INTERVAL_NS)
     gap = 2 * step
-    current: dict[tuple[str, str], Incident] = {}
     done: list[Incident] = []
-    for r in points:
-        key = (r.tags.get("device", ""), r.tags.get("port", ""))
-        inc = current.get(key)
-        if inc is not None and r.time_ns - inc.last_ns > gap:
+    for (device, port), link in links.items():
+        ranks = link.ranks()
+        starts = np.concatenate([[0], np.flatnonzero(np.diff(link.times) > gap) + 1])
+        ends = np.append(starts[1:], link.times.size)
+        worst = np.maximum.reduceat(ranks, starts).tolist()
+        raised, last = link.times[starts].tolist(), link.times[ends - 1].tolist()
+        constant = link.conditions(0, 1) if len(link.parts) == 1 and link.parts[0].sources is None else None
+        for k, (a, b) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
+            inc = Incident(device, port, raised[k], last[k], step, intervals=b - a,
+                           tags=dict(link.parts[int(link.owner[a])].tags),
+                           conditions=set(constant) if constant is not None else link.conditions(a, b))
+            first = a  # the explanation of the worst point first raised, or the next one that has any
+            if worst[k] > RANK["warning"]:
+                inc.severity = "critical"
+                first = a + int(np.argmax(ranks[a:b] > RANK["warning"]))
+            inc.explanation = link.explanation(first, b)
+            inc.ports = link.ports(a, b)
             done.append(inc)
-            inc = None
-        if inc is None:
-            inc = current[key] = Incident(key[0], key[1], r.time_ns, r.time_ns, step, tags=dict(r.tags))
-        inc.last_ns = r.time_ns
-        inc.intervals += 1
-        severity = str(r.tags.get("severity") or r.values.get("severity") or "warning")
-        if RANK.get(severity, 1) > RANK.get(inc.severity, 1) or not inc.explanation:
-            inc.explanation = str(r.values.get("explanation", ""))
-        if RANK.get(severity, 1) > RANK.get(inc.severity, 1):
-            inc.severity = severity
-        condition = r.tags.get("condition") or r.tags.get("source") or str(r.values.get("source", ""))
-        inc.conditions.update(c for c in condition.split("+") if c)
-        if r.values.get("ports"):
-            inc.ports = str(r.values["ports"])
-    for inc in current.values():
-        inc.open = end_ns - inc.last_ns <= gap
-        done.append(inc)
-    return sorted(done, key=lambda i: (-i.rank, i.raised_ns))
+        done[-1].open = end_ns - done[-1].last_ns <= gap
+    return sorted(done, key=lambda i: (-i.rank, i.raised_ns, i.device, i.port))

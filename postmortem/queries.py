@@ -9,7 +9,7 @@ from typing import Any
 
 from fabricwatch.core.topology import job_links
 from fabricwatch.pipeline.totals import ERROR_COUNTERS
-from fabricwatch.postmortem.incidents import Incident, incidents
+from fabricwatch.postmortem.incidents import Flagged, Incident, incidents
 from fabricwatch.postmortem.store import Store, Window, literal, quote
 
 # what `query top` and the tables call a counter: one stored rate, or a sum of several
@@ -61,7 +61,7 @@ def _where(window: Window, **tags: str | None) -> str:
 def findings(store: Store, window: Window, *, device: str | None = None, port: str | None = None) -> list[Incident]:
     q = (f'SELECT "explanation", "score", "ports", "severity" FROM "link_anomaly" '
          f'WHERE {_where(window, device=device, port=port)} AND "flagged" = true GROUP BY *')
-    return incidents(store.rows(q), end_ns=window.end_ns)
+    return incidents((Flagged.from_series(*s) for s in store.series(q)), end_ns=window.end_ns)
 
 
 # -- top -------------------------------------------------------------------------------------------

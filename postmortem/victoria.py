@@ -14,9 +14,9 @@ import re
 from collections import defaultdict
 
 from fabricwatch.core.promql import PromQL
-from fabricwatch.postmortem.incidents import Incident, incidents
+from fabricwatch.postmortem.incidents import Flagged, Incident, incidents
 from fabricwatch.postmortem.queries import BER_FIELDS, TopLink, combine, fields_for, ranked
-from fabricwatch.postmortem.store import Row, Window
+from fabricwatch.postmortem.store import Window
 
 _HIDDEN = frozenset({"__name__", "db"})  # the metric name, and the database VictoriaMetrics adds as a label
 
@@ -78,21 +78,17 @@ def findings(vm: PromQL, window: Window, *, device: str | None = None, port: str
     explanations: VictoriaMetrics keeps no strings)."""
     start_s = window.start_ns / 1e9
     end_s = (window.end_ns // 1_000_000 - 1) / 1000.0
-    sel = _selector(["link_anomaly_flagged", "link_anomaly_score"], device=device, port=port)
+    sel = _selector(["link_anomaly_flagged"], device=device, port=port)
     flagged: dict[tuple[tuple[str, str], ...], set[int]] = defaultdict(set)
-    scores: dict[tuple[tuple[str, str], ...], dict[int, float]] = defaultdict(dict)
     tags_of: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
     for series in vm.export(sel, start_s, end_s):
-        metric = series.get("metric") or {}
-        tags = _tags(metric)
+        tags = _tags(series.get("metric") or {})
         key = tuple(sorted(tags.items()))
         tags_of[key] = tags
         pairs = zip(series.get("timestamps") or [], series.get("values") or [], strict=False)
-        if metric.get("__name__") == "link_anomaly_flagged":
-            flagged[key].update(int(t) for t, v in pairs if v)
-        else:
-            scores[key].update((int(t), float(v)) for t, v in pairs)
-    rows = [Row(t * 1_000_000, tags_of[key], {"score": scores[key].get(t, 0.0)})
-            for key, times in flagged.items() for t in times
-            if window.start_ns <= t * 1_000_000 < window.end_ns]
-    return incidents(rows, end_ns=window.end_ns)
+        flagged[key].update(int(t) for t, v in pairs if v)
+    parts = []
+    for key, times in flagged.items():
+        kept = sorted(t for t in times if window.start_ns <= t * 1_000_000 < window.end_ns)
+        parts.append(Flagged(tags_of[key], [t * 1_000_000 for t in kept], [""] * len(kept), [""] * len(kept)))
+    return incidents(parts, end_ns=window.end_ns)
