@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from fabricwatch.core.influxql import InfluxQL  # noqa: E402
 from fabricwatch.postmortem import queries  # noqa: E402
+from fabricwatch.postmortem.influx import InfluxHistory  # noqa: E402
 from fabricwatch.postmortem.store import Store, Window  # noqa: E402
 from tests.servers import InfluxDB1  # noqa: E402
 
@@ -101,9 +102,9 @@ def main() -> int:
             points = fill(influx.url, args.ports, args.hours)
             print(f"{points:,} port_rates points ({args.ports:,} ports x {args.hours:g} h at {STEP_S} s) "
                   f"written in {time.perf_counter() - t0:.0f} s")
-            store = Store(InfluxQL(influx.url, "pm", timeout=600))
+            store = InfluxHistory(Store(InfluxQL(influx.url, "pm", timeout=600)))
             window = Window(START_NS, START_NS + int(args.hours * 3600e9))
-            fields = queries.rate_fields(store)
+            fields = store.rate_fields()
             names = queries.fields_for("pauses", fields)
             cols = ", ".join(f'mean("{f}") AS "mean_{f}", max("{f}") AS "max_{f}"' for f in names)
             top_q = f'SELECT {cols} FROM "port_rates" WHERE {window.where} GROUP BY *'

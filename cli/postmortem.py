@@ -16,16 +16,19 @@ from fabricwatch.cli.errors import CommandError, load_config
 from fabricwatch.core.influxql import InfluxQL, InfluxQLError
 from fabricwatch.core.promql import PromQL, PromQLError
 from fabricwatch.core.timeparse import parse_time_ns
-from fabricwatch.postmortem import queries, victoria
+from fabricwatch.postmortem import queries
+from fabricwatch.postmortem.history import History
+from fabricwatch.postmortem.influx import InfluxHistory
 from fabricwatch.postmortem.store import Store, Window, store_for
+from fabricwatch.postmortem.victoria import VictoriaHistory
 from fabricwatch.sinks.influxdb.config import InfluxConfig
 
 
 def store_from_args(args: argparse.Namespace) -> Store:
     """Storage from --influx-url/--influx-db, or from the first InfluxDB sink of -c CONFIG."""
     if getattr(args, "vm_url", None):
-        raise CommandError("this command reads InfluxQL; over VictoriaMetrics (--vm-url) only `query top` and "
-                           "`query findings` are answered (give --influx-url or -c CONFIG)", 2)
+        raise CommandError("this command reads InfluxQL; over VictoriaMetrics (--vm-url) the `query` commands "
+                           "are answered, not `why` nor `export` (give --influx-url or -c CONFIG)", 2)
     if args.influx_url:
         if not args.influx_db:
             raise CommandError("--influx-url needs --influx-db (for InfluxDB 2.x/3.x: the DBRP database name)", 2)
@@ -99,20 +102,17 @@ def _run(fn: Any, args: argparse.Namespace) -> int:
 
 
 # -- query findings --------------------------------------------------------------------------------
-def victoria_from_args(args: argparse.Namespace) -> PromQL | None:
-    """VictoriaMetrics' query API from --vm-url, or None when the history is in InfluxDB."""
+def history_from_args(args: argparse.Namespace) -> History:
+    """VictoriaMetrics' query API from --vm-url, else InfluxQL (--influx-url or -c CONFIG)."""
     if not getattr(args, "vm_url", None):
-        return None
+        return InfluxHistory(store_from_args(args))
     auth = (args.vm_user, os.environ.get(args.vm_password_env or "", "")) if args.vm_user else None
-    return PromQL(args.vm_url, auth=auth, timeout=args.timeout)
+    return VictoriaHistory(PromQL(args.vm_url, auth=auth, timeout=args.timeout))
 
 
 def cmd_findings(args: argparse.Namespace) -> int:
-    vm, window = victoria_from_args(args), window_from_args(args)
-    if vm is not None:
-        found = victoria.findings(vm, window, device=args.device)
-    else:
-        found = queries.findings(store_from_args(args), window, device=args.device)
+    history, window = history_from_args(args), window_from_args(args)
+    found = queries.findings(history, window, device=args.device)
     emit(args, {"from_ns": window.start_ns, "to_ns": window.end_ns, "incidents": [i.to_json() for i in found]},
          ["raised", "cleared", "minutes", "severity", "device", "port", "conditions", "explanation"],
          ([iso(i.raised_ns), "still open" if i.open else iso(i.cleared_ns), f"{i.duration_s / 60:.1f}", i.severity,
@@ -132,11 +132,8 @@ def _module(m: dict[str, str] | None) -> str:
 
 
 def cmd_top(args: argparse.Namespace) -> int:
-    vm, window = victoria_from_args(args), window_from_args(args)
-    if vm is not None:
-        groups = victoria.top(vm, window, args.counter, limit=args.limit, by=args.by)
-    else:
-        groups = queries.top(store_from_args(args), window, args.counter, limit=args.limit, by=args.by)
+    history, window = history_from_args(args), window_from_args(args)
+    groups = queries.top(history, window, args.counter, limit=args.limit, by=args.by)
     ber = args.counter == "ber"
     rows = [[g or "-", link.device, link.port, _ber(link.mean) if ber else _num(link.mean),
              _ber(link.peak) if ber else _num(link.peak), link.tags.get("role", ""), link.to_json()["peer"],
@@ -153,8 +150,8 @@ def cmd_top(args: argparse.Namespace) -> int:
 
 # -- query link ------------------------------------------------------------------------------------
 def cmd_link(args: argparse.Namespace) -> int:
-    store, window = store_from_args(args), window_from_args(args)
-    rep = queries.link(store, window, args.device, args.port, points=args.points)
+    history, window = history_from_args(args), window_from_args(args)
+    rep = queries.link(history, window, args.device, args.port, points=args.points)
     peer = rep.peer or {}
     rows = [[iso(t)] + [_num(rep.mine[s][i]) for s in queries.SERIES] + [_num(peer[s][i]) if peer else "-"
                                                                          for s in ("gbps_in", "pauses", "errors")]
@@ -175,8 +172,8 @@ def cmd_link(args: argparse.Namespace) -> int:
 
 # -- query device ----------------------------------------------------------------------------------
 def cmd_device(args: argparse.Namespace) -> int:
-    store, window = store_from_args(args), window_from_args(args)
-    ports = queries.device(store, window, args.device)
+    history, window = history_from_args(args), window_from_args(args)
+    ports = queries.device(history, window, args.device)
     if not ports:
         raise CommandError(f"no rates stored for {args.device} in the window")
     emit(args, {"device": args.device, "ports": [p.to_json() for p in ports]},
@@ -191,17 +188,17 @@ def cmd_device(args: argparse.Namespace) -> int:
 
 # -- query job -------------------------------------------------------------------------------------
 def cmd_job(args: argparse.Namespace) -> int:
-    store = store_from_args(args)
+    history = history_from_args(args)
     if bool(args.run) == bool(args.hosts):
         raise CommandError("give an NCCL RUN id or --hosts H1,H2 (not both)", 2)
     if args.run:
-        hosts, at, _ = queries.run_of(store, args.run)
+        hosts, at, _ = history.run(args.run)
         # the run's own window unless one was given: its points carry the time it was ingested at
         window = window_from_args(args) if args.from_ or args.to else \
             Window(at - 900 * 1_000_000_000, at + 60 * 1_000_000_000)
     else:
         hosts, window = [h for h in args.hosts.split(",") if h], window_from_args(args)
-    links = queries.job(store, window, hosts)
+    links = queries.job(history, window, hosts)
     emit(args, {"hosts": hosts, "from_ns": window.start_ns, "to_ns": window.end_ns,
                 "links": [j.to_json() for j in links]},
          ["link", "role", "worst", "flagged intervals", "pauses/s", "errors/s", "ecn/s", "peak Gb/s", "events",
@@ -290,7 +287,7 @@ def add_storage_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--influx-user")
     p.add_argument("--influx-password-env", help="environment variable holding the password")
     p.add_argument("--influx-token-env", help="environment variable holding a 2.x/3.x API token")
-    p.add_argument("--vm-url", help="or: VictoriaMetrics' URL (its own query API; `top` and `findings` only)")
+    p.add_argument("--vm-url", help="or: VictoriaMetrics' URL (its own query API; the `query` commands)")
     p.add_argument("--vm-user")
     p.add_argument("--vm-password-env", help="environment variable holding the VictoriaMetrics password")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per query")

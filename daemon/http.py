@@ -16,6 +16,7 @@ from fabricwatch.core.net import bound_port
 from fabricwatch.core.timeparse import parse_time_ns
 from fabricwatch.daemon.fabric_view import fabric_document, link_document
 from fabricwatch.pipeline.ranking import worst_links
+from fabricwatch.postmortem.influx import InfluxHistory
 from fabricwatch.postmortem.queries import findings
 from fabricwatch.postmortem.store import Window, store_for
 from fabricwatch.sinks.influxdb.sink import InfluxSink
@@ -138,7 +139,7 @@ class HttpServer:
         try:
             store = store_for(sinks[0], timeout=30.0)
             # a blocking HTTP query: off the event loop, which keeps collecting meanwhile
-            found = await asyncio.to_thread(findings, store, window)
+            found = await asyncio.to_thread(findings, InfluxHistory(store), window)
         except (InfluxQLError, ValueError) as exc:
             return web.json_response({"error": f"storage: {exc}"}, status=503)
         return web.json_response({"from_ns": window.start_ns, "to_ns": window.end_ns,

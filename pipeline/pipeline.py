@@ -194,7 +194,7 @@ class Pipeline:
         if before is not None and old != new:
             ev = LinkEvent(m.ts_ns, m.device, m.port, "module_change",
                            f"serial {old or '?'} -> {new or '(none)'}", tags)
-            el = line(tag_prefix("link_events", {**tags, "kind": ev.kind}), {"detail": ev.detail}, ev.ts_ns)
+            el = line(tag_prefix("link_events", {**tags, "kind": ev.kind}), {"detail": ev.detail, "count": 1}, ev.ts_ns)
             if el is not None:
                 out.lines.append(el)
             out.events.append(ev)
@@ -207,7 +207,8 @@ class Pipeline:
         # the event stream (MQTT) carries who reported it and how bad, like the stored point
         ev = LinkEvent(e.ts_ns, e.device, e.port, e.kind, e.detail, tags)
         point_tags = {**tags, "kind": e.kind}
-        fields: dict[str, object] = {"detail": e.detail}
+        # count: a number, so that a store keeping numbers only (VictoriaMetrics) keeps the event too
+        fields: dict[str, object] = {"detail": e.detail, "count": 1}
         if e.event_id:
             fields["event_id"] = e.event_id
         el = line(tag_prefix("link_events", point_tags), fields, e.ts_ns)
@@ -251,7 +252,7 @@ class Pipeline:
             events.append(LinkEvent(s.ts_ns, s.device, s.port, "counter_reset", "reset", tags))
         for ev in events:
             # kind is a tag so that two events of one port at one instant are two points
-            el = line(tag_prefix("link_events", {**tags, "kind": ev.kind}), {"detail": ev.detail}, ev.ts_ns)
+            el = line(tag_prefix("link_events", {**tags, "kind": ev.kind}), {"detail": ev.detail, "count": 1}, ev.ts_ns)
             if el is not None:
                 out.lines.append(el)
             out.events.append(ev)

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fabricwatch.core.topology import job_links
-from fabricwatch.postmortem.queries import LinkReport, events, findings, link, run_of, stored_records
+from fabricwatch.postmortem.influx import InfluxHistory
+from fabricwatch.postmortem.queries import LinkReport, findings, link
 from fabricwatch.postmortem.store import Store, Window, literal
 
 
@@ -93,7 +94,7 @@ def crossing(store: Store, report: LinkReport, runs: list[NcclRun]) -> list[Nccl
 def why(store: Store, device: str, port: str, at_ns: int, *, before_s: float = 1800.0,
         after_s: float = 900.0) -> Timeline:
     window = Window(at_ns - int(before_s * 1e9), at_ns + int(after_s * 1e9))
-    report = link(store, window, device, port)
+    report = link(InfluxHistory(store), window, device, port)
     runs = crossing(store, report, nccl_runs(store, window))
     entries: list[dict[str, Any]] = []
     for e in report.events:
@@ -132,12 +133,13 @@ class RunTimeline:
 
 def why_run(store: Store, run: str, *, before_s: float = 900.0, after_s: float = 300.0) -> RunTimeline:
     """`why --run`: around an NCCL run, what happened on every link its hosts used."""
-    hosts, at, _ = run_of(store, run)
+    history = InfluxHistory(store)
+    hosts, at, _ = history.run(run)
     window = Window(at - int(before_s * 1e9), at + int(after_s * 1e9))
     found = next((r for r in nccl_runs(store, window) if r.run == run), None)
     if found is None:
         raise LookupError(f"NCCL run {run!r} is not in its own window")
-    links = job_links(stored_records(store, window), hosts)
+    links = job_links(history.port_tags(window), hosts)
     mine = {(d, p) for d, p, _, _ in links}
     entries: list[dict[str, Any]] = []
     verdict = f"{found.flagged_rows} of {found.rows} rows flagged" if found.flagged_rows else "no row flagged"
@@ -145,11 +147,11 @@ def why_run(store: Store, run: str, *, before_s: float = 900.0, after_s: float =
         f"{found.collective} {found.nranks} ranks on {len(hosts)} hosts: peak busbw {found.peak_busbw:g} GB/s, "
         f"{verdict}; its traffic crossed {len(links)} links")})
     for device in sorted({d for d, _, _, _ in links}):
-        for e in events(store, window, device):
+        for e in history.events(window, device):
             if (e["device"], e["port"]) in mine:
                 entries.append({"time_ns": e["time_ns"], "what": "event", "text":
                                 f"{e['kind']} on {e['device']} {e['port']}: {e['detail']}"})
-        for inc in findings(store, window, device=device):
+        for inc in findings(history, window, device=device):
             ports = inc.ports.split(",") if inc.port == "*" else [inc.port]
             if any((device, p) in mine for p in ports):
                 entries.append({"time_ns": inc.raised_ns, "what": "finding raised", "text":

@@ -1,24 +1,29 @@
-"""`query top` and `query findings` over VictoriaMetrics' own query API (MetricsQL), for a daemon
+"""The history in VictoriaMetrics, through its own query API (MetricsQL and raw export), for a daemon
 whose InfluxDB sink writes to VictoriaMetrics (it answers PromQL, not InfluxQL).
 
 VictoriaMetrics keeps what the daemon writes as one series per measurement and numeric field
 (`port_rates_pause_rx{device=..,port=..,...}`) in milliseconds; string fields are not stored, so a
-finding read from it has no explanation. Windows are the same as InfluxDB's: from `--from`
-included to `--to` excluded (an instant query at `--to` minus 1 ms looking back over the window);
-VictoriaMetrics hides points newer than its `-search.latencyOffset` (30 s by default) from queries.
+finding read from it has no explanation, a link event no detail (it is there through its `count`
+field), a port no module inventory, and an NCCL run no hosts (give `--hosts`). Windows are the same as
+InfluxDB's: from `--from` included to `--to` excluded (an instant query at `--to` minus 1 ms looking
+back over the window); VictoriaMetrics hides points newer than its `-search.latencyOffset` (30 s by
+default) from queries.
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterator
+from typing import Any
 
 from fabricwatch.core.promql import PromQL
-from fabricwatch.postmortem.incidents import Flagged, Incident, incidents
-from fabricwatch.postmortem.queries import BER_FIELDS, TopLink, combine, fields_for, ranked
+from fabricwatch.postmortem.history import Bucket, Measured
+from fabricwatch.postmortem.incidents import Flagged
 from fabricwatch.postmortem.store import Window
 
 _HIDDEN = frozenset({"__name__", "db"})  # the metric name, and the database VictoriaMetrics adds as a label
+SeriesKey = tuple[tuple[str, str], ...]
 
 
 def _label(value: str) -> str:
@@ -42,53 +47,84 @@ def _lookback(window: Window) -> tuple[float, str]:
     return (window.end_ns // 1_000_000 - 1) / 1000.0, f"{span_ms}ms"
 
 
-def rate_fields(vm: PromQL) -> list[str]:
-    prefix = "port_rates_"
-    return sorted(n[len(prefix):] for n in vm.names('{__name__=~"port_rates_.+"}')
-                  if not n.endswith("_saturated"))
+class VictoriaHistory:
+    kind = "VictoriaMetrics"
 
+    def __init__(self, vm: PromQL) -> None:
+        self.vm = vm
 
-def top(vm: PromQL, window: Window, counter: str, *, limit: int = 10, by: str | None = None,
-        device: str | None = None) -> dict[str, list[TopLink]]:
-    """What `queries.top` answers from InfluxDB, from VictoriaMetrics: mean and peak per link over the
-    window, computed by the server (avg_over_time, max_over_time), worst first."""
-    ber = counter == "ber"
-    measurement = "port_counters" if ber else "port_rates"
-    names = list(BER_FIELDS) if ber else fields_for(counter, rate_fields(vm))
-    if not names:
-        return {}
-    at, span = _lookback(window)
-    sel = _selector([f"{measurement}_{n}" for n in names], device=device)
-    per_series: dict[tuple[tuple[str, str], ...], tuple[dict[str, float], dict[str, float], dict[str, str]]] = {}
-    for fn, slot in (("avg_over_time", 0), ("max_over_time", 1)):
-        for item in vm.query(f"{fn}({sel}[{span}]) keep_metric_names", at):
-            metric = item.get("metric") or {}
-            field = str(metric.get("__name__", ""))[len(measurement) + 1:]
-            tags = _tags(metric)
+    def _samples(self, window: Window, names: list[str], **labels: str | None,
+                 ) -> Iterator[tuple[str, dict[str, str], list[tuple[int, Any]]]]:
+        """Raw samples in the window: (metric name, tags, [(time_ns, value), ...]) per series."""
+        start_s, end_s = window.start_ns / 1e9, (window.end_ns // 1_000_000 - 1) / 1000.0
+        for series in self.vm.export(_selector(names, **labels), start_s, end_s):
+            metric = series.get("metric") or {}
+            pairs = ((int(t) * 1_000_000, v) for t, v in zip(series.get("timestamps") or [],
+                                                             series.get("values") or [], strict=False))
+            yield str(metric.get("__name__", "")), _tags(metric), [
+                (t, v) for t, v in pairs if window.start_ns <= t < window.end_ns]
+
+    def rate_fields(self) -> list[str]:
+        prefix = "port_rates_"
+        return sorted(n[len(prefix):] for n in self.vm.names('{__name__=~"port_rates_.+"}')
+                      if not n.endswith("_saturated"))
+
+    def summaries(self, window: Window, measurement: str, names: list[str], *,
+                  device: str | None = None) -> list[Measured]:
+        at, span = _lookback(window)
+        sel = _selector([f"{measurement}_{n}" for n in names], device=device)
+        per_series: dict[SeriesKey, Measured] = {}
+        for fn, mean in (("avg_over_time", True), ("max_over_time", False)):
+            for item in self.vm.query(f"{fn}({sel}[{span}]) keep_metric_names", at):
+                metric = item.get("metric") or {}
+                field = str(metric.get("__name__", ""))[len(measurement) + 1:]
+                tags = _tags(metric)
+                entry = per_series.setdefault(tuple(sorted(tags.items())), (tags, {}, {}))
+                (entry[1] if mean else entry[2])[field] = float(item["value"][1])
+        return list(per_series.values())
+
+    def buckets(self, window: Window, step_s: int, names: list[str], *, device: str, port: str) -> list[Bucket]:
+        step_ns = step_s * 1_000_000_000
+        merged: dict[tuple[SeriesKey, int], Bucket] = {}
+        for name, tags, samples in self._samples(window, [f"port_rates_{n}" for n in names],
+                                                 device=device, port=port):
+            field = name[len("port_rates_"):]
             key = tuple(sorted(tags.items()))
-            entry = per_series.setdefault(key, ({}, {}, tags))
-            values: dict[str, float] = entry[0] if slot == 0 else entry[1]
-            values[field] = float(item["value"][1])
-    return ranked(((tags, combine(counter, means), combine(counter, peaks))
-                   for means, peaks, tags in per_series.values()), limit=limit, by=by)
+            for t, v in samples:
+                bucket = t - t % step_ns
+                row = merged.setdefault((key, bucket), (tags, bucket, {}))[2]
+                row[field] = max(row.get(field, float(v)), float(v))
+        return sorted(merged.values(), key=lambda b: b[1])
 
+    def events(self, window: Window, device: str, port: str | None = None) -> list[dict[str, Any]]:
+        out = [{"time_ns": t, "device": tags.get("device", ""), "port": tags.get("port", ""),
+                "kind": tags.get("kind", ""), "detail": "", "source": tags.get("source", "")}
+               for _, tags, samples in self._samples(window, ["link_events_count"], device=device, port=port)
+               for t, _ in samples]
+        return sorted(out, key=lambda e: e["time_ns"])
 
-def findings(vm: PromQL, window: Window, *, device: str | None = None, port: str | None = None) -> list[Incident]:
-    """The window's flagged `link_anomaly` points as incidents, as `queries.findings` makes them (no
-    explanations: VictoriaMetrics keeps no strings)."""
-    start_s = window.start_ns / 1e9
-    end_s = (window.end_ns // 1_000_000 - 1) / 1000.0
-    sel = _selector(["link_anomaly_flagged"], device=device, port=port)
-    flagged: dict[tuple[tuple[str, str], ...], set[int]] = defaultdict(set)
-    tags_of: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
-    for series in vm.export(sel, start_s, end_s):
-        tags = _tags(series.get("metric") or {})
-        key = tuple(sorted(tags.items()))
-        tags_of[key] = tags
-        pairs = zip(series.get("timestamps") or [], series.get("values") or [], strict=False)
-        flagged[key].update(int(t) for t, v in pairs if v)
-    parts = []
-    for key, times in flagged.items():
-        kept = sorted(t for t in times if window.start_ns <= t * 1_000_000 < window.end_ns)
-        parts.append(Flagged(tags_of[key], [t * 1_000_000 for t in kept], [""] * len(kept), [""] * len(kept)))
-    return incidents(parts, end_ns=window.end_ns)
+    def flagged(self, window: Window, *, device: str | None = None, port: str | None = None) -> list[Flagged]:
+        flagged: dict[SeriesKey, set[int]] = defaultdict(set)
+        tags_of: dict[SeriesKey, dict[str, str]] = {}
+        for _, tags, samples in self._samples(window, ["link_anomaly_flagged"], device=device, port=port):
+            key = tuple(sorted(tags.items()))
+            tags_of[key] = tags
+            flagged[key].update(t for t, v in samples if v)
+        return [Flagged(tags_of[key], sorted(times), [""] * len(times), [""] * len(times))
+                for key, times in flagged.items()]
+
+    def port_tags(self, window: Window) -> list[dict[str, str]]:
+        at, span = _lookback(window)
+        seen: dict[tuple[str, str], dict[str, str]] = {}
+        for item in self.vm.query(f"last_over_time(port_rates_in_octets[{span}])", at):
+            tags = _tags(item.get("metric") or {})
+            if tags.get("device") and tags.get("port"):
+                seen.setdefault((tags["device"], tags["port"]), tags)
+        return list(seen.values())
+
+    def run(self, run: str) -> tuple[list[str], int, str]:
+        raise LookupError(f"VictoriaMetrics keeps no strings, so not the hosts of NCCL run {run!r}: "
+                          "give --hosts H1,H2 with --from/--to")
+
+    def modules(self, keys: set[tuple[str, str]]) -> dict[tuple[str, str], dict[str, str]]:
+        return {}  # vendor, part and serial are strings: not kept

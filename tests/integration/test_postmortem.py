@@ -291,5 +291,49 @@ def test_victoriametrics_answers_findings_as_influxdb_does(history: Any) -> None
     want = [{k: i[k] for k in keys} for i in json.loads(out)["incidents"]]
     got = [{k: i[k] for k in keys} for i in json.loads(vm_out)["incidents"]]
     assert len(want) == 2 and got == want
-    code, _, err = cli("query", "link", "leaf-r0-0", "swp2", "--vm-url", SIMULATED["vm"].url, *window(marks))
-    assert code == 2 and "only `query top` and `query findings`" in err
+
+
+def _close(a: Any, b: Any) -> bool:
+    """The same JSON answer, numbers to 1e-9 (the servers sum floats in their own order)."""
+    if isinstance(a, float) or isinstance(b, float):
+        return a == pytest.approx(b, rel=1e-9, abs=1e-12)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def test_victoriametrics_answers_link_device_and_job_as_influxdb_does(history: Any) -> None:
+    """`query link`, `device` and `job --hosts` over VictoriaMetrics: the same buckets, ports, links,
+    events (without their detail) and findings (without explanations) as over InfluxDB."""
+    influx, marks, _ = history
+    influx_args = ["--influx-url", influx.url, "--influx-db", "pm", *window(marks), "--json"]
+    vm_args = ["--vm-url", SIMULATED["vm"].url, *window(marks), "--json"]
+    strings = {"detail", "explanation"}
+
+    def both(*argv: str) -> tuple[Any, Any]:
+        code, want, err = cli("query", *argv, *influx_args)
+        assert code == 0, err
+        code, got, err = cli("query", *argv, *vm_args)
+        assert code == 0, err
+        return json.loads(want), json.loads(got)
+
+    def without(doc: Any) -> Any:
+        if isinstance(doc, dict):
+            return {k: without(v) for k, v in doc.items() if k not in strings}
+        return [without(x) for x in doc] if isinstance(doc, list) else doc
+
+    for argv in (["link", *STORM, "--points", "20"], ["link", *FLAP]):
+        want, got = both(*argv)
+        assert any(v is not None for v in want["series"]["pauses"]) and want["findings"]
+        assert _close(without(got), without(want)), (argv, got, want)
+    assert {"oper_down", "oper_up"} <= {e["kind"] for e in got["events"]}  # the flap's events, from their count
+    want, got = both("device", STORM[0])
+    assert len(want["ports"]) == 18 and _close(got, want)
+    want, got = both("job", "--hosts", "node001,node002")
+    assert want["links"] and _close(got, want)
+    code, _, err = cli("query", "job", "somerun", "--vm-url", SIMULATED["vm"].url)
+    assert code == 1 and "give --hosts" in err
+    code, _, err = cli("why", *STORM, "--at", _iso(marks["faults"]), "--vm-url", SIMULATED["vm"].url)
+    assert code == 2 and "not `why` nor `export`" in err

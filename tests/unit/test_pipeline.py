@@ -58,7 +58,7 @@ def test_infiniband_link_downed_is_a_flap_and_device_events_become_points() -> N
         20 * S, "leaf1", "swp1", "ufm_link_went_down", "port swp1 is down", "Critical", "ufm", "17")])
     lines = p.process(ufm).lines
     assert lines == ['link_events,device=leaf1,kind=ufm_link_went_down,port=swp1,rail=1,role=leaf_down,'
-                     'severity=Critical,source=ufm detail="port swp1 is down",event_id="17" 20000000000']
+                     'severity=Critical,source=ufm detail="port swp1 is down",count=1i,event_id="17" 20000000000']
     assert [e.kind for e in seen] == ["flap", "ufm_link_went_down"]
     assert seen[1].tags["source"] == "ufm" and seen[1].tags["severity"] == "Critical"  # for the MQTT event
 
