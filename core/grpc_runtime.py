@@ -10,7 +10,11 @@ process exit ends it.
 
 from __future__ import annotations
 
+from typing import Any
+
 import grpc
+
+from fabricwatch.core.tls import TlsConfig
 
 _started = False
 
@@ -21,3 +25,17 @@ def keep_grpc_aio() -> None:
     if not _started:
         grpc.aio.init_grpc_aio()
         _started = True
+
+
+def channel(address: str, tls: TlsConfig | None, options: list[tuple[str, Any]] | None = None) -> grpc.aio.Channel:
+    """A grpc.aio channel to `address`, over TLS when `tls.enabled` (CA, client pair, name override)."""
+    keep_grpc_aio()
+    opts = list(options or [])
+    if tls is None or not tls.enabled:
+        return grpc.aio.insecure_channel(address, options=opts)
+    ca = tls.ca_file.read_bytes() if tls.ca_file else None
+    cert = tls.cert_file.read_bytes() if tls.cert_file else None
+    key = tls.key_file.read_bytes() if tls.key_file else None
+    if tls.server_name:
+        opts.append(("grpc.ssl_target_name_override", tls.server_name))
+    return grpc.aio.secure_channel(address, grpc.ssl_channel_credentials(ca, key, cert), options=opts)

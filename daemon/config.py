@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, create_model, field_validator, model_validator
 
+from fabricwatch.cluster.config import ClusterConfig
 from fabricwatch.core.config_errors import ConfigError, format_errors
 from fabricwatch.core.config_types import Duration, StrictModel
 from fabricwatch.core.protocols import CollectorConfig, EventSinkConfig, StorageSinkConfig
@@ -95,6 +96,7 @@ class Config(StrictModel):
     pipeline: PipelineSection = PipelineSection()
     detector: DetectorConfig = DetectorConfig()
     nccl: NcclSection = NcclSection()
+    cluster: ClusterConfig = Field(default_factory=ClusterConfig)
     collectors: CollectorsSection = Field(default_factory=CollectorsSection)  # type: ignore[valid-type]
     sinks: SinksSection = Field(default_factory=SinksSection)  # type: ignore[valid-type]
 
@@ -104,6 +106,13 @@ class Config(StrictModel):
             raise ValueError(
                 f"nccl.upload_token: required when daemon.listen ({self.daemon.listen}) is not a loopback "
                 "address, or anyone who reaches it can write NCCL results; or set nccl.upload = false")
+        return self
+
+    @model_validator(mode="after")
+    def _one_way_to_share(self) -> Config:
+        if self.cluster.enabled and self.daemon.shard != "1/1":
+            raise ValueError("daemon.shard: a cluster on etcd shares the targets itself; leave shard at '1/1' "
+                             "(or remove cluster.etcd to keep the static shard)")
         return self
 
     def collector_configs(self) -> list[tuple[str, CollectorConfig]]:

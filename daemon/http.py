@@ -57,6 +57,7 @@ class HttpServer:
         app.router.add_get("/api/findings", self.api_findings)
         app.router.add_get("/api/fabric", self.api_fabric)
         app.router.add_get("/api/link", self.api_link)
+        app.router.add_get("/api/cluster", self.api_cluster)
         app.router.add_get("/", self.page)
         for name in STATIC:
             app.router.add_get(f"/{name}", self.page)
@@ -102,6 +103,12 @@ class HttpServer:
         if reason is not None:
             return web.json_response({"ready": False, "reason": reason, **body}, status=503)
         return web.json_response({"ready": True, **body})
+
+    async def api_cluster(self, request: web.Request) -> web.Response:
+        """The members of this daemon's cluster, the targets each polls and their lease ages."""
+        if self.runner.cluster is None:
+            return web.json_response({"error": "not in a cluster (no [cluster] etcd in the config)"}, status=404)
+        return web.json_response(await self.runner.cluster.status())
 
     async def api_targets(self, request: web.Request) -> web.Response:
         return web.json_response([

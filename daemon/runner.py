@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from fabricwatch.cluster.member import ClusterMember
+from fabricwatch.cluster.metrics import ClusterMetrics
 from fabricwatch.core.batch import SampleBatch
 from fabricwatch.core.errors import TargetError
 from fabricwatch.core.protocols import Collector, EventSink, StorageSink
@@ -42,7 +44,8 @@ S = TypeVar("S", StorageSink, EventSink)
 
 
 def build_collectors(config: Config) -> list[Collector]:
-    """Every collector target of the config that this daemon's shard owns."""
+    """Every collector target of the config that this daemon's shard owns (in a cluster: every
+    target; the cluster says which this member polls)."""
     k, n = config.daemon.shard_k_n
     out: list[Collector] = []
     for _kind, section in config.collector_configs():
@@ -110,6 +113,12 @@ class Runner:
         if self.detector is not None:
             self.metrics.register(DetectorMetrics(self.detector))
         self._tasks: dict[str, tuple[str, asyncio.Task[None]]] = {}
+        self._configured: dict[str, Collector] = {}  # every target of the config, polled or not
+        self.cluster: ClusterMember | None = None
+        if config.cluster.enabled:
+            self.cluster = ClusterMember(config.cluster, self, listen=self.listen)
+            self.services.append(Supervised("cluster", self.cluster.run))
+            self.metrics.register(ClusterMetrics(self.cluster))
         self._stop = asyncio.Event()
         self._reload = asyncio.Event()
         self._tg: asyncio.TaskGroup | None = None
@@ -145,8 +154,10 @@ class Runner:
         try:
             async with asyncio.TaskGroup() as tg:
                 self._tg = tg
-                for collector in build_collectors(self.config):
-                    self._start_target(collector)
+                self._configured = {c.key: c for c in build_collectors(self.config)}
+                if self.cluster is None:  # in a cluster, the member starts what it owns
+                    for collector in self._configured.values():
+                        self._start_target(collector)
                 self.ready = True
                 self.notifier.send("READY=1", f"STATUS=collecting from {len(self._tasks)} targets")
                 watchdog_task = None
@@ -161,6 +172,9 @@ class Runner:
                 self.notifier.send("STOPPING=1", "STATUS=flushing sinks")
                 if watchdog_task is not None:
                     watchdog_task.cancel()
+                if self.cluster is not None:
+                    log.info("stopping: handing targets over to the cluster")
+                    await self.cluster.leave()
                 log.info("stopping: closing target sessions")
                 self.ready = False
                 for _, task in self._tasks.values():
@@ -185,6 +199,22 @@ class Runner:
         return 0
 
     # -- targets -----------------------------------------------------------------------
+    def all_targets(self) -> dict[str, str]:
+        """Every target of the config: key -> device (what a cluster shares out)."""
+        return {k: c.device for k, c in self._configured.items()}
+
+    def polling(self) -> set[str]:
+        return set(self._tasks)
+
+    async def start_polling(self, key: str) -> None:
+        if key not in self._tasks and key in self._configured and not self.stopping:
+            self._start_target(self._configured[key])
+
+    async def stop_polling(self, key: str) -> None:
+        if key in self._tasks:
+            await self._stop_target(key)
+            self.forget_target(key)
+
     def _start_target(self, collector: Collector) -> None:
         assert self._tg is not None
         status = TargetStatus(collector.kind, collector.cfg.name, collector.device, collector.address)
@@ -277,7 +307,9 @@ class Runner:
         if not self.ready:
             return "starting or stopping"
         down = [s.name for s in self.supervised() if s.restarting]
-        return f"restarting after a crash: {', '.join(down)}" if down else None
+        if down:
+            return f"restarting after a crash: {', '.join(down)}"
+        return self.cluster.not_ready() if self.cluster is not None else None
 
     async def _expire_ports(self) -> None:
         """Ports not heard of for `pipeline.forget_after` leave memory, /api/links and the detector."""
@@ -331,9 +363,13 @@ class Runner:
             return False
         if new.sink_configs() != self.config.sink_configs():
             log.warning("sink settings changed: they apply at the next restart")
+        if new.cluster != self.config.cluster:
+            log.warning("cluster settings changed: they apply at the next restart")
+        self._configured = wanted
         removed = [k for k in self._tasks if k not in wanted]
         changed = [k for k, c in wanted.items() if k in self._tasks and self._tasks[k][0] != c.fingerprint()]
-        added = [k for k in wanted if k not in self._tasks]
+        # in a cluster, a new target is started by the member that owns it
+        added = [k for k in wanted if k not in self._tasks] if self.cluster is None else []
         for key in removed + changed:
             await self._stop_target(key)
         for key in changed + added:

@@ -5,7 +5,7 @@
 # and run it: lint, type check, the import layers, unit, integration and end-to-end tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh influxdb victoria-metrics mosquitto systemd prometheus prometheus-alertmanager \
+scripts/setup.sh influxdb victoria-metrics mosquitto systemd prometheus prometheus-alertmanager etcd-server \
   snmpd snmp prometheus-snmp-exporter infiniband-diags chromium
 .venv/bin/ruff check .
 .venv/bin/mypy

@@ -15,7 +15,7 @@ from fabricwatch.collectors.gnmi import sonic_state
 from fabricwatch.collectors.gnmi.mapping import Decoder, load_table
 from fabricwatch.core.batch import ModuleInfo, SampleBatch, coalesce
 from fabricwatch.core.errors import TargetError
-from fabricwatch.core.grpc_runtime import keep_grpc_aio
+from fabricwatch.core.grpc_runtime import channel
 from fabricwatch.core.secrets import reveal
 
 if TYPE_CHECKING:
@@ -108,19 +108,7 @@ class GnmiCollector:
         return md
 
     async def __aenter__(self) -> GnmiCollector:
-        tls = self.cfg.tls
-        options: list[tuple[str, Any]] = [("grpc.max_receive_message_length", 64 * 1024 * 1024)]
-        keep_grpc_aio()
-        if tls.enabled:
-            ca = tls.ca_file.read_bytes() if tls.ca_file else None
-            cert = tls.cert_file.read_bytes() if tls.cert_file else None
-            key = tls.key_file.read_bytes() if tls.key_file else None
-            creds = grpc.ssl_channel_credentials(ca, key, cert)
-            if tls.server_name:
-                options.append(("grpc.ssl_target_name_override", tls.server_name))
-            self._channel = grpc.aio.secure_channel(self.address, creds, options=options)
-        else:
-            self._channel = grpc.aio.insecure_channel(self.address, options=options)
+        self._channel = channel(self.address, self.cfg.tls, [("grpc.max_receive_message_length", 64 * 1024 * 1024)])
         try:
             # asyncio.timeout, not wait_for: 3.11's wait_for drops a cancellation that meets the
             # channel becoming ready (a daemon stopping then never stopped this target's loop)

@@ -1,0 +1,179 @@
+"""The one etcd client: etcd's v3 gRPC API (KV and Lease) through grpcio, with the generated stubs
+that aetcd maintains (its own client speaks neither TLS nor several endpoints).
+
+Endpoints are tried in turn: a call that cannot reach one (or gets no answer within `timeout`)
+moves to the next, so a cluster that lost a member is still spoken to; `EtcdError` says that none
+answered. Keys and values are strings here (UTF-8), prefixes end where the caller says.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import grpc
+from aetcd.rpc import rpc_pb2 as pb
+from aetcd.rpc import rpc_pb2_grpc as stubs
+
+from fabricwatch.core.grpc_runtime import channel
+from fabricwatch.core.tls import TlsConfig
+
+T = TypeVar("T")
+# answers that another endpoint would give too: said at once, not retried
+_REFUSED = (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.UNAUTHENTICATED,
+            grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND)
+
+
+class EtcdError(RuntimeError):
+    """No endpoint answered, or etcd refused the request (the message says which)."""
+
+
+class LeaseGone(EtcdError):
+    """The lease named in a request has expired (or was revoked)."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeyValue:
+    key: str
+    value: str
+    lease: int
+
+
+def _range_end(prefix: bytes) -> bytes:
+    """The end of the key range that holds every key starting with `prefix`."""
+    end = bytearray(prefix)
+    while end:
+        if end[-1] < 0xFF:
+            end[-1] += 1
+            return bytes(end)
+        end.pop()
+    return b"\0"
+
+
+class Etcd:
+    def __init__(self, endpoints: list[str], *, tls: TlsConfig | None = None, username: str | None = None,
+                 password: str | None = None, timeout: float = 3.0) -> None:
+        """`endpoints`: http://host:port or https://host:port (TLS with `tls`'s CA and client pair)."""
+        if not endpoints:
+            raise ValueError("etcd needs at least one endpoint")
+        self.addresses: list[tuple[str, bool]] = []
+        for url in endpoints:
+            u = urllib.parse.urlsplit(url if "://" in url else f"http://{url}")
+            if u.scheme not in ("http", "https") or not u.hostname or not u.port:
+                raise ValueError(f"etcd endpoint {url!r}: give http://host:port or https://host:port")
+            self.addresses.append((f"{u.hostname}:{u.port}", u.scheme == "https"))
+        self.tls, self.username, self.password, self.timeout = tls, username, password, timeout
+        self._current = 0
+        self._channel: grpc.aio.Channel | None = None
+        self._token: str | None = None
+        self.errors = 0  # calls that failed on an endpoint (each retried on the next)
+
+    @property
+    def endpoint(self) -> str:
+        return self.addresses[self._current][0]
+
+    async def _connect(self) -> grpc.aio.Channel:
+        if self._channel is None:
+            address, secure = self.addresses[self._current]
+            tls = self.tls if secure else None
+            if secure and (tls is None or not tls.enabled):
+                tls = (tls or TlsConfig()).model_copy(update={"enabled": True})
+            self._channel = channel(address, tls)
+            if self.username is not None:
+                resp = await stubs.AuthStub(self._channel).Authenticate(
+                    pb.AuthenticateRequest(name=self.username, password=self.password or ""), timeout=self.timeout)
+                self._token = resp.token
+        return self._channel
+
+    def _metadata(self) -> tuple[tuple[str, str], ...] | None:
+        return (("token", self._token),) if self._token else None
+
+    async def _drop(self) -> None:
+        if self._channel is not None:
+            await self._channel.close()
+        self._channel, self._token = None, None
+
+    async def _call(self, fn: Callable[[grpc.aio.Channel], Awaitable[T]]) -> T:
+        """`fn` on the current endpoint, then on each other one, until one answers."""
+        last: Exception | None = None
+        for _ in range(len(self.addresses)):
+            try:
+                return await fn(await self._connect())
+            except grpc.aio.AioRpcError as exc:
+                code, detail = exc.code(), exc.details() or ""
+                if code == grpc.StatusCode.NOT_FOUND and "lease" in detail:
+                    raise LeaseGone(f"etcd {self.endpoint}: {detail}") from None
+                if code in _REFUSED:
+                    raise EtcdError(f"etcd {self.endpoint}: {code.name}: {detail}") from None
+                last = exc
+            except (TimeoutError, OSError) as exc:
+                last = exc
+            self.errors += 1
+            await self._drop()
+            self._current = (self._current + 1) % len(self.addresses)
+        detail = f"{last.code().name}: {last.details()}" if isinstance(last, grpc.aio.AioRpcError) else repr(last)
+        raise EtcdError(f"no etcd endpoint answered ({', '.join(a for a, _ in self.addresses)}): {detail}")
+
+    async def close(self) -> None:
+        await self._drop()
+
+    # -- leases --------------------------------------------------------------------------------
+    async def grant(self, ttl_s: int) -> int:
+        async def go(ch: grpc.aio.Channel) -> int:
+            resp = await stubs.LeaseStub(ch).LeaseGrant(pb.LeaseGrantRequest(TTL=ttl_s), timeout=self.timeout,
+                                                        metadata=self._metadata())
+            return int(resp.ID)
+        return await self._call(go)
+
+    async def keepalive(self, lease: int) -> int:
+        """Renew a lease once: its TTL now, 0 if it had expired."""
+        async def go(ch: grpc.aio.Channel) -> int:
+            call = stubs.LeaseStub(ch).LeaseKeepAlive(iter([pb.LeaseKeepAliveRequest(ID=lease)]),
+                                                      timeout=self.timeout, metadata=self._metadata())
+            async for resp in call:
+                return int(resp.TTL)
+            return 0
+        return await self._call(go)
+
+    async def time_to_live(self, lease: int) -> tuple[int, int]:
+        """(seconds left, TTL granted) of a lease; (-1, 0) when it is gone."""
+        async def go(ch: grpc.aio.Channel) -> tuple[int, int]:
+            resp = await stubs.LeaseStub(ch).LeaseTimeToLive(pb.LeaseTimeToLiveRequest(ID=lease),
+                                                             timeout=self.timeout, metadata=self._metadata())
+            return int(resp.TTL), int(resp.grantedTTL)
+        return await self._call(go)
+
+    async def revoke(self, lease: int) -> None:
+        async def go(ch: grpc.aio.Channel) -> None:
+            try:
+                await stubs.LeaseStub(ch).LeaseRevoke(pb.LeaseRevokeRequest(ID=lease), timeout=self.timeout,
+                                                      metadata=self._metadata())
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() != grpc.StatusCode.NOT_FOUND:  # already expired: nothing to revoke
+                    raise
+        await self._call(go)
+
+    # -- keys ----------------------------------------------------------------------------------
+    async def put(self, key: str, value: str, *, lease: int = 0) -> None:
+        async def go(ch: grpc.aio.Channel) -> Any:
+            return await stubs.KVStub(ch).Put(pb.PutRequest(key=key.encode(), value=value.encode(), lease=lease),
+                                              timeout=self.timeout, metadata=self._metadata())
+        await self._call(go)
+
+    async def prefix(self, prefix: str) -> list[KeyValue]:
+        """Every key under `prefix`, in key order (a linearizable read: it needs a quorum)."""
+        start = prefix.encode()
+
+        async def go(ch: grpc.aio.Channel) -> list[KeyValue]:
+            resp = await stubs.KVStub(ch).Range(pb.RangeRequest(key=start, range_end=_range_end(start)),
+                                                timeout=self.timeout, metadata=self._metadata())
+            return [KeyValue(kv.key.decode(), kv.value.decode(), int(kv.lease)) for kv in resp.kvs]
+        return await self._call(go)
+
+    async def delete(self, key: str) -> None:
+        async def go(ch: grpc.aio.Channel) -> Any:
+            return await stubs.KVStub(ch).DeleteRange(pb.DeleteRangeRequest(key=key.encode()),
+                                                      timeout=self.timeout, metadata=self._metadata())
+        await self._call(go)

@@ -1,0 +1,207 @@
+"""Cluster members against a real 3-member etcd on 127.0.0.1: every target polled by exactly one
+member, a dead member's targets taken within its lease, a joining member takes its share and a
+leaving one hands over without any target going unpolled, an etcd member lost changes nothing and a
+lost quorum makes members keep what they poll. The members here drive a set of target keys; the
+daemon around them is tested in tests/e2e/test_cluster_daemons.py."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from fabricwatch.cluster.assign import owner
+from fabricwatch.cluster.config import ClusterConfig
+from fabricwatch.cluster.member import ClusterMember, cluster_status, etcd_for
+from tests.servers import EtcdCluster
+
+LEASE = 3.0
+TARGETS = {f"gnmi:sim:leaf-{i:02d}": f"leaf-{i:02d}" for i in range(24)}
+
+
+class Polled:
+    """What a runner does for its member, as a set of the keys it polls."""
+
+    def __init__(self, targets: dict[str, str]) -> None:
+        self.targets, self.polled = targets, set[str]()
+
+    def all_targets(self) -> dict[str, str]:
+        return self.targets
+
+    def polling(self) -> set[str]:
+        return set(self.polled)
+
+    async def start_polling(self, key: str) -> None:
+        self.polled.add(key)
+
+    async def stop_polling(self, key: str) -> None:
+        self.polled.discard(key)
+
+
+@pytest.fixture(scope="module")
+def etcd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EtcdCluster]:
+    cluster = EtcdCluster(tmp_path_factory.mktemp("etcd"))
+    cluster.start()
+    yield cluster
+    cluster.stop()
+
+
+class Cluster:
+    def __init__(self, etcd: EtcdCluster, prefix: str) -> None:
+        self.etcd, self.prefix = etcd, prefix
+        self.members: dict[str, tuple[ClusterMember, Polled, asyncio.Task[None]]] = {}
+        self.unpolled_s: dict[str, float] = {}  # per target, the longest time no member polled it
+        self._since: dict[str, float] = {}
+
+    def config(self, name: str) -> ClusterConfig:
+        return ClusterConfig(etcd=self.etcd.endpoints, name=name, lease=LEASE, prefix=self.prefix, timeout=1.0)
+
+    def add(self, name: str) -> ClusterMember:
+        polled = Polled(TARGETS)
+        member = ClusterMember(self.config(name), polled)
+        self.members[name] = (member, polled, asyncio.create_task(member.run()))
+        return member
+
+    def reset(self) -> None:
+        """Count unpolled time from now on."""
+        self.unpolled_s.clear()
+        self._since.clear()
+
+    def kill(self, name: str) -> None:
+        """As kill -9 does: the member stops without a word; its lease runs out in etcd."""
+        member, polled, task = self.members.pop(name)
+        task.cancel()
+        polled.polled.clear()
+
+    async def leave(self, name: str) -> None:
+        member, polled, task = self.members[name]
+        await member.leave()
+        task.cancel()
+        del self.members[name]
+
+    def polled_by(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {k: [] for k in TARGETS}
+        for name, (_, polled, _) in self.members.items():
+            for k in polled.polled:
+                out[k].append(name)
+        return out
+
+    def sample(self) -> None:
+        now = time.monotonic()
+        for k, who in self.polled_by().items():
+            if who:
+                self._since.pop(k, None)
+            else:
+                start = self._since.setdefault(k, now)
+                self.unpolled_s[k] = max(self.unpolled_s.get(k, 0.0), now - start)
+
+    async def until(self, what: str, ok: object, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.sample()
+            if ok():  # type: ignore[operator]
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"not {what} within {timeout} s: {self.polled_by()}")
+
+    async def watch(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            self.sample()
+            await asyncio.sleep(0.05)
+
+    def each_once(self) -> bool:
+        """Every target polled by exactly one member: the one rendezvous hashing names."""
+        names = sorted(self.members)
+        return all(who == [owner(TARGETS[k], names)] for k, who in self.polled_by().items())
+
+    async def stop(self) -> None:
+        for _, _, task in self.members.values():
+            task.cancel()
+        await asyncio.gather(*(t for _, _, t in self.members.values()), return_exceptions=True)
+
+
+@pytest.fixture
+async def cluster(etcd: EtcdCluster, request: pytest.FixtureRequest) -> AsyncIterator[Cluster]:
+    c = Cluster(etcd, f"/fw-test/{request.node.name}")
+    yield c
+    await c.stop()
+
+
+async def test_members_share_targets_and_take_over_a_dead_ones(cluster: Cluster) -> None:
+    for name in ("fw-a", "fw-b", "fw-c"):
+        cluster.add(name)
+    await cluster.until("shared out", cluster.each_once)
+    shares = {n: len(p.polled) for n, (_, p, _) in cluster.members.items()}
+    assert all(n >= 3 for n in shares.values()), shares  # 24 targets over 3 members: none idle
+    status = await cluster_status(etcd_for(cluster.config("x")), cluster.prefix, "fw-a")
+    assert status["member"] == "fw-a" and [m["name"] for m in status["members"]] == ["fw-a", "fw-b", "fw-c"]
+    assert {t for m in status["members"] for t in m["targets"]} == set(TARGETS)
+    assert all(0 <= m["lease_age_s"] <= LEASE for m in status["members"])
+    cluster.reset()
+    cluster.kill("fw-b")
+    await cluster.until("taken over", cluster.each_once, timeout=LEASE * 4)
+    # its targets went unpolled from the kill until its lease ran out, plus at most a tick or so
+    worst = max(cluster.unpolled_s.values())
+    assert LEASE / 2 < worst <= LEASE + LEASE / 4 + 1.0, cluster.unpolled_s
+    takeovers = sum(m.takeovers for m, _, _ in cluster.members.values())
+    assert takeovers == 0  # the dead member's keys went with its lease: nothing to take from
+
+
+async def test_a_joining_member_takes_its_share_and_a_leaving_one_hands_over(cluster: Cluster) -> None:
+    for name in ("fw-a", "fw-b", "fw-c"):
+        cluster.add(name)
+    await cluster.until("shared out", cluster.each_once)
+    cluster.reset()
+    cluster.add("fw-d")
+    await cluster.until("shared with the new member", cluster.each_once)
+    assert cluster.members["fw-d"][1].polled and not cluster.unpolled_s  # no target went unpolled
+    moved = sum(m.handovers for m, _, _ in cluster.members.values())
+    assert moved == len(cluster.members["fw-d"][1].polled)  # only what the new member owns moved
+    leaving = len(cluster.members["fw-b"][1].polled)
+    watcher = asyncio.create_task(cluster.watch(LEASE * 2))
+    await cluster.leave("fw-b")
+    await watcher
+    assert cluster.each_once() and not cluster.unpolled_s, cluster.unpolled_s
+    assert leaving > 0
+
+
+async def test_members_keep_their_targets_while_etcd_is_down_to_one_member(cluster: Cluster,
+                                                                          etcd: EtcdCluster) -> None:
+    for name in ("fw-a", "fw-b", "fw-c"):
+        cluster.add(name)
+    await cluster.until("shared out", cluster.each_once)
+    cluster.reset()
+    before = cluster.polled_by()
+    try:
+        etcd.kill("n1")  # one of three: a quorum is left, nothing changes
+        await cluster.watch(LEASE * 1.5)
+        assert cluster.polled_by() == before
+        assert all(m.etcd_up for m, _, _ in cluster.members.values())
+        etcd.kill("n2")  # two of three: no quorum, no lease renewed; members keep what they poll
+        await cluster.watch(LEASE * 2.5)
+        assert cluster.polled_by() == before
+        for m, _, _ in cluster.members.values():
+            assert not m.etcd_up and "etcd unreachable" in (m.not_ready() or "")
+    finally:
+        etcd.start_member("n1")
+        etcd.start_member("n2")
+    etcd.wait_healthy()
+    await cluster.until("back to one poller each", lambda: cluster.each_once() and all(
+        m.etcd_up for m, _, _ in cluster.members.values()), timeout=LEASE * 8)
+    assert not cluster.unpolled_s
+
+
+def test_a_config_names_the_bad_cluster_key(tmp_path: Path) -> None:
+    from fabricwatch.daemon.config import ConfigError, load
+
+    bad = tmp_path / "fw.toml"
+    bad.write_text('[cluster]\netcd = ["127.0.0.1:2379"]\n')
+    with pytest.raises(ConfigError, match=r"fw.toml.*cluster\.etcd"):
+        load(bad)
+    bad.write_text('[daemon]\nshard = "1/2"\n[cluster]\netcd = ["http://127.0.0.1:2379"]\n')
+    with pytest.raises(ConfigError, match="shard"):
+        load(bad)
