@@ -110,6 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--no-view", action="store_true", help="plain JSON logs instead of the live view")
     demo.set_defaults(func=_cmd_demo)
 
+    from fabricwatch.cli.cluster import add_parsers as add_cluster
     from fabricwatch.cli.detector import add_parsers
     from fabricwatch.cli.nccl import add_parsers as add_nccl
     from fabricwatch.cli.postmortem import add_parsers as add_postmortem
@@ -119,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_nccl(sub)
     add_postmortem(sub)
     add_topology(sub)
+    add_cluster(sub)
     _name_commands(p)
     return p
 

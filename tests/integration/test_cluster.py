@@ -72,12 +72,12 @@ class Cluster:
 
     def kill(self, name: str) -> None:
         """As kill -9 does: the member stops without a word; its lease runs out in etcd."""
-        member, polled, task = self.members.pop(name)
+        _, polled, task = self.members.pop(name)
         task.cancel()
         polled.polled.clear()
 
     async def leave(self, name: str) -> None:
-        member, polled, task = self.members[name]
+        member, _, task = self.members[name]
         await member.leave()
         task.cancel()
         del self.members[name]
