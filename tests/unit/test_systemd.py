@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import ROOT
 
 UNIT = ROOT / "systemd" / "fabricwatch.service"
@@ -84,3 +86,26 @@ def test_notify_ready_watchdog_reloading_stopping(tmp_path: Path) -> None:
     reload_at = firsts.index("RELOADING=1")
     assert "READY=1" in firsts[reload_at + 1 :]
     assert firsts[-1] == "STOPPING=1"  # nothing (no watchdog) after it
+
+
+def test_the_kubernetes_example_carries_a_cluster_config_that_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The StatefulSet's ConfigMap is a config the daemon accepts, in cluster mode, and the pod's
+    grace period covers the handover (one lease) and the sinks' flush."""
+    import tomllib
+
+    import yaml
+
+    from fabricwatch.daemon.config import parse
+
+    docs = list(yaml.safe_load_all((ROOT / "systemd" / "kubernetes" / "statefulset.yaml").read_text()))
+    config_map = next(d for d in docs if d["kind"] == "ConfigMap")
+    sts = next(d for d in docs if d["kind"] == "StatefulSet")
+
+    monkeypatch.setenv("FABRICWATCH_UPLOAD_TOKEN", "t")  # the pod's Secret
+    monkeypatch.setenv("FABRICWATCH_GNMI_PASSWORD", "p")
+    cfg = parse(tomllib.loads(config_map["data"]["fabricwatch.toml"]), "statefulset.yaml")
+    assert cfg.cluster.enabled and cfg.daemon.shard == "1/1"
+    flush = max(s.close_timeout for s in cfg.storage_sink_configs())
+    assert sts["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] > cfg.cluster.lease + flush
+    [container] = sts["spec"]["template"]["spec"]["containers"]
+    assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
