@@ -57,7 +57,7 @@ def with_curl(url: str, db: str, batches: list[Path]) -> float:
 
 async def with_sink(url: str, db: str, data: list[str], batch: int, spool: Path) -> float:
     sink = InfluxSink(InfluxConfig(url=url, database=db, batch_size=batch, flush_interval=0.2,
-                                   spool={"dir": str(spool)}))  # type: ignore[arg-type]
+                                   spool={"dir": str(spool)}))
     await sink.start()
     t0 = time.perf_counter()
     for i in range(0, len(data), 1000):  # as the pipeline hands them over: a poll's worth at a time

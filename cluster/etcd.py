@@ -98,11 +98,20 @@ class Etcd:
     async def _call(self, fn: Callable[[grpc.aio.Channel], Awaitable[T]]) -> T:
         """`fn` on the current endpoint, then on each other one, until one answers."""
         last: Exception | None = None
-        for _ in range(len(self.addresses)):
+        relogged = False
+        attempt = 0
+        while attempt < len(self.addresses):
+            attempt += 1
             try:
                 return await fn(await self._connect())
             except grpc.aio.AioRpcError as exc:
                 code, detail = exc.code(), exc.details() or ""
+                if code == grpc.StatusCode.UNAUTHENTICATED and "token" in detail and not relogged:
+                    # auth tokens expire (etcd's --auth-token-ttl): log in again, once per call
+                    relogged = True
+                    attempt -= 1
+                    await self._drop()
+                    continue
                 if code == grpc.StatusCode.NOT_FOUND and "lease" in detail:
                     raise LeaseGone(f"etcd {self.endpoint}: {detail}") from None
                 if code in _REFUSED:

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import socket
+import ssl
 import subprocess
 import time
 import urllib.parse
@@ -356,8 +357,12 @@ class EtcdCluster:
     """A real etcd cluster (Debian's etcd-server) of `size` members on 127.0.0.1, one process and
     data dir each; members can be killed and started again (same data dir: they rejoin)."""
 
-    def __init__(self, workdir: Path, size: int = 3) -> None:
-        self.workdir = workdir
+    def __init__(self, workdir: Path, size: int = 3, tls: tuple[Path, Path] | None = None,
+                 extra: tuple[str, ...] = ()) -> None:
+        """`tls`: (certificate, key) to serve clients over TLS only (https:// endpoints); `extra`:
+        more flags for every member."""
+        self.workdir, self.tls, self.extra = workdir, tls, extra
+        self.scheme = "https" if tls else "http"
         self.names = [f"n{i}" for i in range(1, size + 1)]
         self.client = {n: free_port() for n in self.names}
         self.peer = {n: free_port() for n in self.names}
@@ -365,18 +370,19 @@ class EtcdCluster:
 
     @property
     def endpoints(self) -> list[str]:
-        return [f"http://127.0.0.1:{self.client[n]}" for n in self.names]
+        return [f"{self.scheme}://127.0.0.1:{self.client[n]}" for n in self.names]
 
     def command(self, name: str) -> list[str]:
         cluster = ",".join(f"{n}=http://127.0.0.1:{self.peer[n]}" for n in self.names)
-        return [require("etcd"), "--name", name, "--data-dir", str(self.workdir / name),
-                "--listen-client-urls", f"http://127.0.0.1:{self.client[name]}",
-                "--advertise-client-urls", f"http://127.0.0.1:{self.client[name]}",
+        tls = ["--cert-file", str(self.tls[0]), "--key-file", str(self.tls[1])] if self.tls else []
+        return [require("etcd"), "--name", name, "--data-dir", str(self.workdir / name), *tls,
+                "--listen-client-urls", f"{self.scheme}://127.0.0.1:{self.client[name]}",
+                "--advertise-client-urls", f"{self.scheme}://127.0.0.1:{self.client[name]}",
                 "--listen-peer-urls", f"http://127.0.0.1:{self.peer[name]}",
                 "--initial-advertise-peer-urls", f"http://127.0.0.1:{self.peer[name]}",
                 "--initial-cluster", cluster, "--initial-cluster-state", "new",
                 "--initial-cluster-token", f"fw-test-{self.client[self.names[0]]}",
-                "--heartbeat-interval", "100", "--election-timeout", "1000", "--log-level", "warn"]
+                "--heartbeat-interval", "100", "--election-timeout", "1000", "--log-level", "warn", *self.extra]
 
     def start_member(self, name: str) -> None:
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -396,13 +402,24 @@ class EtcdCluster:
                 if self.procs[n] is None:
                     continue
                 try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{self.client[n]}/health", timeout=2) as resp:
+                    ctx = ssl.create_default_context(cafile=str(self.tls[0])) if self.tls else None
+                    with urllib.request.urlopen(f"{self.scheme}://127.0.0.1:{self.client[n]}/health", timeout=2,
+                                                context=ctx) as resp:
                         if json.loads(resp.read()).get("health") == "true":
                             return
                 except Exception:
                     pass
             time.sleep(0.2)
         raise RuntimeError("etcd cluster did not become healthy")
+
+    def etcdctl(self, *args: str, user: str | None = None) -> str:
+        opts = ["--cacert", str(self.tls[0])] if self.tls else []
+        opts += ["--user", user] if user else []
+        res = subprocess.run([require("etcdctl"), *opts, "--endpoints", self.endpoints[0], *args],
+                             capture_output=True, text=True, timeout=30, env={**os.environ, "ETCDCTL_API": "3"})
+        if res.returncode != 0:
+            raise RuntimeError(f"etcdctl {' '.join(args)}: {res.stderr.strip()}")
+        return res.stdout
 
     def kill(self, name: str) -> None:
         proc = self.procs[name]

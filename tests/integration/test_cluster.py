@@ -7,6 +7,7 @@ daemon around them is tested in tests/e2e/test_cluster_daemons.py."""
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 
 from fabricwatch.cluster.assign import owner
 from fabricwatch.cluster.config import ClusterConfig
+from fabricwatch.cluster.etcd import EtcdError
 from fabricwatch.cluster.member import ClusterMember, cluster_status, etcd_for
 from tests.servers import EtcdCluster
 
@@ -156,10 +158,12 @@ async def test_a_joining_member_takes_its_share_and_a_leaving_one_hands_over(clu
         cluster.add(name)
     await cluster.until("shared out", cluster.each_once)
     cluster.reset()
+    # members that came up a tick before the others took everything at first: count from here
+    before = sum(m.handovers for m, _, _ in cluster.members.values())
     cluster.add("fw-d")
     await cluster.until("shared with the new member", cluster.each_once)
     assert cluster.members["fw-d"][1].polled and not cluster.unpolled_s  # no target went unpolled
-    moved = sum(m.handovers for m, _, _ in cluster.members.values())
+    moved = sum(m.handovers for m, _, _ in cluster.members.values()) - before
     assert moved == len(cluster.members["fw-d"][1].polled)  # only what the new member owns moved
     leaving = len(cluster.members["fw-b"][1].polled)
     watcher = asyncio.create_task(cluster.watch(LEASE * 2))
@@ -205,3 +209,48 @@ def test_a_config_names_the_bad_cluster_key(tmp_path: Path) -> None:
     bad.write_text('[daemon]\nshard = "1/2"\n[cluster]\netcd = ["http://127.0.0.1:2379"]\n')
     with pytest.raises(ConfigError, match="shard"):
         load(bad)
+
+
+async def test_a_member_speaks_to_etcd_over_tls_with_a_user(tmp_path: Path) -> None:
+    """etcd serving TLS only, with auth on: a member that trusts its CA and logs in registers and
+    takes its targets, and logs in again when its token expires; a wrong password and a client
+    without the CA are told why, never hang."""
+    from tests.certs import self_signed
+
+    cert, key = self_signed(tmp_path, "localhost", ip="127.0.0.1")
+    # auth tokens that expire after a second: a member logs in again
+    etcd = EtcdCluster(tmp_path / "etcd", size=1, tls=(cert, key), extra=("--auth-token-ttl", "1"))
+    etcd.start()
+    try:
+        for args in (["user", "add", "root:rootpw"], ["user", "add", "fw:fwpw"], ["role", "add", "fw"],
+                     ["role", "grant-permission", "fw", "--prefix=true", "readwrite", "/fw-tls/"],
+                     ["user", "grant-role", "fw", "fw"], ["auth", "enable"]):
+            etcd.etcdctl(*args)
+        base = {"etcd": etcd.endpoints, "lease": LEASE, "prefix": "/fw-tls/c", "timeout": 1.0,
+                "tls": {"ca_file": cert}, "username": "fw"}
+        polled = Polled(TARGETS)
+        os.environ["FW_PW"] = "fwpw"
+        member = ClusterMember(ClusterConfig.model_validate({**base, "name": "fw-a", "password": {"env": "FW_PW"}}),
+                               polled)
+        await member.tick()
+        assert polled.polled == set(TARGETS) and member.registrations == 1
+        await asyncio.sleep(2.5)  # the token expired
+        await member.tick()
+        assert member.registrations == 1 and member.etcd.errors == 0
+        status = await member.status()
+        assert status["etcd_up"] and status["members"][0]["targets"] == sorted(TARGETS)
+        assert "fw-a" in etcd.etcdctl("get", "--prefix", "/fw-tls/c/members/", user="root:rootpw")
+        await member.leave(deadline_s=0)
+
+        os.environ["FW_PW"] = "wrong"
+        bad = ClusterMember(ClusterConfig.model_validate({**base, "name": "fw-b", "password": {"env": "FW_PW"}}),
+                            Polled(TARGETS))
+        with pytest.raises(EtcdError, match=r"authentication failed|invalid"):
+            await bad.tick()
+        untrusted = ClusterMember(ClusterConfig.model_validate({**base, "name": "fw-c", "tls": {},
+                                                                "password": {"env": "FW_PW"}}), Polled(TARGETS))
+        with pytest.raises(EtcdError, match="no etcd endpoint answered"):
+            await untrusted.tick()
+    finally:
+        os.environ.pop("FW_PW", None)
+        etcd.stop()
