@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up everything the test suite needs (real InfluxDB 1.x, VictoriaMetrics, Mosquitto, Prometheus,
-# Alertmanager, net-snmp's snmpd and tools, snmp_exporter, infiniband-diags and headless Chromium
+# Alertmanager, etcd, net-snmp's snmpd and tools, snmp_exporter, infiniband-diags and headless Chromium
 # for the fabric page, from Debian)
 # and run it: lint, type check, the import layers, unit, integration and end-to-end tests.
 set -euo pipefail
