@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -29,6 +30,8 @@ class DaemonSection(StrictModel):
     # a JSON list of ports with role/peer/rail tags, or "discover": LLDP over SNMP, every topology_every
     topology: Literal["discover"] | Path | None = None
     topology_every: Duration = 600.0
+    # collector worker processes: 1 runs the targets in the daemon's own process; "auto" one per core
+    workers: Literal["auto"] | int = 1
 
     @field_validator("shard")
     @classmethod
@@ -52,6 +55,17 @@ class DaemonSection(StrictModel):
         if v.lower() not in {"debug", "info", "warning", "error"}:
             raise ValueError("log_level must be one of debug, info, warning, error")
         return v.lower()
+
+    @field_validator("workers")
+    @classmethod
+    def _workers(cls, v: Literal["auto"] | int) -> Literal["auto"] | int:
+        if v != "auto" and not 1 <= v <= 256:
+            raise ValueError('workers must be "auto" or 1 to 256')
+        return v
+
+    @property
+    def worker_count(self) -> int:
+        return (os.cpu_count() or 1) if self.workers == "auto" else int(self.workers)
 
     @property
     def shard_k_n(self) -> tuple[int, int]:

@@ -17,7 +17,6 @@ from typing import Any, TypeVar
 from fabricwatch.cluster.member import ClusterMember
 from fabricwatch.cluster.metrics import ClusterMetrics
 from fabricwatch.core.batch import SampleBatch
-from fabricwatch.core.errors import TargetError
 from fabricwatch.core.protocols import Collector, EventSink, StorageSink
 from fabricwatch.core.supervise import Supervised
 from fabricwatch.core.topology import Topology
@@ -29,6 +28,8 @@ from fabricwatch.daemon.metrics import SelfMetrics
 from fabricwatch.daemon.sdnotify import Notifier
 from fabricwatch.daemon.sharding import owns
 from fabricwatch.daemon.status import ServiceMetrics, TargetMetrics, TargetStatus
+from fabricwatch.daemon.targets import account, run_target
+from fabricwatch.daemon.workers import WorkerMetrics, WorkerPool
 from fabricwatch.detection.metrics import DetectorMetrics
 from fabricwatch.detection.service import DetectorService
 from fabricwatch.nccl.metrics import NcclMetrics
@@ -59,14 +60,6 @@ def load_topology(config: Config) -> Topology:
     if config.daemon.topology is None or config.daemon.topology == "discover":
         return Topology()  # "discover": the TopologyKeeper fills it from the fabric
     return Topology.load(config.daemon.topology)
-
-
-def _still_wanted() -> None:
-    """Raise CancelledError when this task was asked to stop: a library that swallowed the
-    cancellation (3.11's wait_for did) must not keep a stopping daemon's loop going for ever."""
-    task = asyncio.current_task()
-    if task is not None and task.cancelling():
-        raise asyncio.CancelledError
 
 
 class Runner:
@@ -119,6 +112,15 @@ class Runner:
             self.cluster = ClusterMember(config.cluster, self, listen=self.listen)
             self.services.append(Supervised("cluster", self.cluster.run))
             self.metrics.register(ClusterMetrics(self.cluster))
+        self.pool: WorkerPool | None = None
+        if config.daemon.worker_count > 1:
+            if config_path is None:
+                log.warning("workers need the config as a file: running the targets in this process")
+            else:
+                self.pool = WorkerPool(config.daemon.worker_count, config_path, statuses=self.targets,
+                                       handle=self._from_worker, emit=self.emit,
+                                       polled=lambda kind, s: self.metrics.poll_seconds.labels(kind).observe(s))
+                self.metrics.register(WorkerMetrics(self.pool))
         self._stop = asyncio.Event()
         self._reload = asyncio.Event()
         self._tg: asyncio.TaskGroup | None = None
@@ -151,6 +153,8 @@ class Runner:
             await sink.start()
         self.http = HttpServer(self, self.listen)
         await self.http.start()
+        if self.pool is not None:
+            await self.pool.start()
         try:
             async with asyncio.TaskGroup() as tg:
                 self._tg = tg
@@ -183,6 +187,8 @@ class Runner:
                 for t in service_tasks:
                     t.cancel()
         finally:
+            if self.pool is not None:
+                await self.pool.close()  # what the workers sent before they stopped goes to the sinks
             if self.detector is not None:
                 try:
                     # complete intervals only: a partial one at shutdown would mislead
@@ -219,7 +225,8 @@ class Runner:
         assert self._tg is not None
         status = TargetStatus(collector.kind, collector.cfg.name, collector.device, collector.address)
         self.targets[collector.key] = status
-        task = self._tg.create_task(self._target_loop(collector, status), name=collector.key)
+        loop = self._remote_target(collector.key) if self.pool is not None else self._target_loop(collector, status)
+        task = self._tg.create_task(loop, name=collector.key)
         self._tasks[collector.key] = (collector.fingerprint(), task)
 
     async def _stop_target(self, key: str) -> None:
@@ -231,57 +238,35 @@ class Runner:
             pass
         self.targets.pop(key, None)
 
-    async def _target_loop(self, collector: Collector, status: TargetStatus) -> None:
-        delays = collector.cfg.backoff.delays()
-        while True:
-            started = time.monotonic()
-            try:
-                async with collector:
-                    status.connects += 1
-                    async for batch in collector.stream():
-                        if not status.up:
-                            log.info("target up", extra={"target": collector.key})
-                            self.emit("collector", {"device": collector.device, "collector": collector.kind,
-                                                    "name": collector.cfg.name, "state": "up"})
-                        status.up = True
-                        delays.reset()
-                        await self.handle(batch, status, target=collector.key)
-                        status.activity = collector.activity()
-                raise TargetError("closed", "session ended")
-            except asyncio.CancelledError:
-                status.up = False
-                raise
-            except TargetError as exc:
-                if status.up or not status.errors:  # a transition, not every retry
-                    self.emit("collector", {"device": collector.device, "collector": collector.kind,
-                                            "name": collector.cfg.name, "state": "down", "error": exc.kind,
-                                            "detail": str(exc)})
-                status.error(exc.kind, str(exc))
-                log.warning("target failed", extra={"target": collector.key, "kind": exc.kind,
-                                                    "error": str(exc)})
-            except Exception as exc:  # a bug or a surprise must not stop the other targets
-                status.error("internal", repr(exc))
-                log.exception("target loop error", extra={"target": collector.key})
-            status.activity = collector.activity()  # a failing target's own counts matter most
-            self.metrics.poll_seconds.labels(collector.kind).observe(time.monotonic() - started)
-            _still_wanted()
-            await asyncio.sleep(delays.next())
+    async def _remote_target(self, key: str) -> None:
+        """A target run by a worker process: started there, stopped there when this is cancelled."""
+        assert self.pool is not None
+        await self.pool.start_target(key)
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await self.pool.stop_target(key)
 
-    async def handle(self, batch: SampleBatch, status: TargetStatus | None = None, *, target: str = "") -> None:
-        """One batch from `target` (its key): through the pipeline, into the sinks."""
+    async def _from_worker(self, key: str, batch: SampleBatch) -> None:
+        await self.handle(batch, self.targets.get(key), target=key, accounted=True)
+
+    async def _target_loop(self, collector: Collector, status: TargetStatus) -> None:
+        async def deliver(batch: SampleBatch) -> None:
+            await self.handle(batch, status, target=collector.key, accounted=True)
+
+        await run_target(collector, status, deliver=deliver, emit=self.emit,
+                         polled=self.metrics.poll_seconds.labels(collector.kind).observe)
+
+    async def handle(self, batch: SampleBatch, status: TargetStatus | None = None, *, target: str = "",
+                     accounted: bool = False) -> None:
+        """One batch from `target` (its key): through the pipeline, into the sinks. `accounted`: the
+        target's loop already counted its samples and problems into `status`."""
         t0 = time.perf_counter()
         processed = self.pipeline.process(batch, target=target)
-        for kind, message in batch.problems:
-            if status is not None:
-                status.errors[kind] = status.errors.get(kind, 0) + 1
-                status.last_error = f"{kind}: {message}"[:300]
-            log.warning("part of a poll failed", extra={"collector": batch.collector, "device": batch.device,
-                                                        "kind": kind, "error": message})
         if status is not None:
-            status.last_update_unix = time.time()
-            status.samples += len(batch.samples)
+            if not accounted:
+                account(status, batch)
             status.values += processed.values
-            status.unmapped += batch.unmapped
         await self._write_sinks(processed.lines)
         self.metrics.batch_seconds.labels(batch.collector).observe(time.perf_counter() - t0)
 
@@ -366,6 +351,8 @@ class Runner:
         if new.cluster != self.config.cluster:
             log.warning("cluster settings changed: they apply at the next restart")
         self._configured = wanted
+        if self.pool is not None:
+            await self.pool.reload()  # the workers build the changed targets from the new file
         removed = [k for k in self._tasks if k not in wanted]
         changed = [k for k, c in wanted.items() if k in self._tasks and self._tasks[k][0] != c.fingerprint()]
         # in a cluster, a new target is started by the member that owns it
