@@ -66,9 +66,13 @@ async def receive(reader: asyncio.StreamReader) -> tuple[Any, ...] | None:
         (size,) = _HEADER.unpack(head)
         if size > MAX_FRAME:
             raise ValueError(f"a frame of {size} bytes")
-        message = pickle.loads(await reader.readexactly(size))
+        body = await reader.readexactly(size)
     except asyncio.IncompleteReadError:
         return None
+    try:
+        message = pickle.loads(body)
+    except Exception as exc:  # whatever garbage raises, it is one kind of failure here
+        raise ValueError(f"not a message: {exc!r}"[:300]) from None
     if not isinstance(message, tuple) or not message:
         raise ValueError("not a message")
     return message
@@ -151,7 +155,7 @@ class WorkerPool:
                         await self._dispatch(message)
                     except Exception:  # a bug on this side must not lose the worker's other targets
                         log.exception("handling a worker's message failed", extra={"worker": w.index})
-            except (ValueError, pickle.UnpicklingError, EOFError, OSError) as exc:
+            except (ValueError, OSError) as exc:
                 log.error("worker sent garbage: restarting it", extra={"worker": w.index, "error": str(exc)})
                 if w.proc is not None and w.proc.returncode is None:
                     w.proc.kill()
