@@ -87,14 +87,13 @@ def encode(ports: int, path: Path) -> dict[str, Any]:
     return {"ports": len(fabric.ports), "devices": len(devices), "values_per_tick": values}
 
 
-async def serve(path: Path, interval: float) -> None:
+async def serve(devices: dict[str, Any], interval: float) -> None:
     """One gRPC server per device; each Subscribe gets a sync, then every tick's responses."""
     import grpc
 
     from fabricwatch.core.grpc_runtime import keep_grpc_aio
 
     keep_grpc_aio()
-    devices = pickle.loads(path.read_bytes())
     sync = b"\x18\x01"  # SubscribeResponse.sync_response = true
     late = {"ticks": 0, "max_lag_s": 0.0}
 
@@ -146,7 +145,7 @@ class Receiver:
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 now = time.time_ns()
                 lines = body.split(b"\n")
@@ -157,7 +156,7 @@ class Receiver:
                 self.send_response(204)
                 self.end_headers()
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 self.send_response(204)
                 self.end_headers()
 
@@ -271,7 +270,7 @@ def main() -> int:
     ap.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.serve:
-        asyncio.run(serve(args.serve, args.interval))
+        asyncio.run(serve(pickle.loads(args.serve.read_bytes()), args.interval))
         return 0
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
