@@ -47,9 +47,10 @@ class InfluxHistory:
 
     def events(self, window: Window, device: str, port: str | None = None) -> list[dict[str, Any]]:
         q = f'SELECT "detail" FROM "link_events" WHERE {where(window, device=device, port=port)} GROUP BY *'
-        return sorted(({"time_ns": r.time_ns, "device": r.tags.get("device", ""), "port": r.tags.get("port", ""),
-                        "kind": r.tags.get("kind", ""), "detail": str(r.values.get("detail", "")),
-                        "source": r.tags.get("source", "")} for r in self.store.rows(q)), key=lambda e: e["time_ns"])
+        out = [{"time_ns": r.time_ns, "device": r.tags.get("device", ""), "port": r.tags.get("port", ""),
+                "kind": r.tags.get("kind", ""), "detail": str(r.values.get("detail", "")),
+                "source": r.tags.get("source", "")} for r in self.store.rows(q)]
+        return sorted(out, key=lambda e: (e["time_ns"], e["device"], e["port"], e["kind"]))  # ties: one order
 
     def flagged(self, window: Window, *, device: str | None = None, port: str | None = None) -> list[Flagged]:
         q = (f'SELECT "explanation", "score", "ports", "severity" FROM "link_anomaly" '

@@ -182,7 +182,7 @@ def link(history: History, window: Window, device: str, port: str, *, points: in
     evs = history.events(window, device, port)
     if peer:
         evs = sorted(evs + [{**e, "far": True} for e in history.events(window, peer["device"], peer["port"])],
-                     key=lambda e: e["time_ns"])
+                     key=lambda e: (e["time_ns"], e["device"], e["port"], e["kind"]))
     found = findings(history, window, device=device, port=port) + [
         i for i in findings(history, window, device=device, port="*") if port in i.ports.split(",")]
     return LinkReport(device, port, tags, float(step), times, mine, peer_series, evs, found)

@@ -101,7 +101,7 @@ class VictoriaHistory:
                 "kind": tags.get("kind", ""), "detail": "", "source": tags.get("source", "")}
                for _, tags, samples in self._samples(window, ["link_events_count"], device=device, port=port)
                for t, _ in samples]
-        return sorted(out, key=lambda e: e["time_ns"])
+        return sorted(out, key=lambda e: (e["time_ns"], e["device"], e["port"], e["kind"]))
 
     def flagged(self, window: Window, *, device: str | None = None, port: str | None = None) -> list[Flagged]:
         flagged: dict[SeriesKey, set[int]] = defaultdict(set)
