@@ -289,10 +289,15 @@ class WorkerProcess:
             return
         status = TargetStatus(collector.kind, collector.cfg.name, collector.device, collector.address)
         polls: list[float] = []
+        told = [0.0, False]  # when the daemon last heard of this target's state, and whether it was up
 
         async def deliver(batch: SampleBatch) -> None:
             await self._send(("batch", key, batch))
-            await self._send(("status", key, _snapshot(status, polls)))
+            now = time.monotonic()
+            # the state at most once a second (and at once when it goes up): not a message per batch
+            if now - told[0] >= 1.0 or status.up != told[1]:
+                told[0], told[1] = now, status.up
+                await self._send(("status", key, _snapshot(status, polls)))
 
         def emit(kind: str, payload: dict[str, Any]) -> None:
             asyncio.get_running_loop().create_task(self._send(("emit", kind, payload)))
