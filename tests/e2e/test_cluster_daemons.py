@@ -16,7 +16,7 @@ import time
 import tomllib
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ import tomli_w
 
 from fabricwatch.cluster.assign import owner
 from tests.servers import EtcdCluster, InfluxDB1, free_port
+from tests.waiting import until
 
 pytestmark = pytest.mark.slow
 LEASE_S, INTERVAL_S = 4.0, 1.0
@@ -37,18 +38,6 @@ def get(url: str) -> tuple[int, Any]:
             return resp.status, json.loads(resp.read())
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read() or b"null")
-
-
-def until(what: str, ok: Callable[[], bool], timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if ok():
-                return
-        except (OSError, ValueError):
-            pass
-        time.sleep(0.2)
-    raise AssertionError(f"not {what} within {timeout} s")
 
 
 class Daemon:

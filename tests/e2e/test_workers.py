@@ -12,7 +12,7 @@ import sys
 import time
 import tomllib
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,21 +21,10 @@ import tomli_w
 
 from fabricwatch.daemon.workers import worker_of
 from tests.servers import InfluxDB1, free_port
+from tests.waiting import until
 
 pytestmark = pytest.mark.slow
 FW = [sys.executable, "-m", "fabricwatch"]
-
-
-def until(what: str, ok: Callable[[], bool], timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if ok():
-                return
-        except (OSError, ValueError, KeyError):
-            pass
-        time.sleep(0.2)
-    raise AssertionError(f"not {what} within {timeout} s")
 
 
 def get(url: str) -> Any:
