@@ -91,9 +91,9 @@ async def test_bad_agents_are_counted_while_the_good_one_stays_on_time(tmp_path:
     def prepare(runner: Runner) -> None:
         handle = runner.handle
 
-        async def timed(batch: SampleBatch, status: Any = None, *, target: str = "") -> None:
+        async def timed(batch: SampleBatch, status: Any = None, *, target: str = "", accounted: bool = False) -> None:
             arrivals.setdefault(batch.device, []).append(time.monotonic())
-            await handle(batch, status, target=target)
+            await handle(batch, status, target=target, accounted=accounted)
 
         runner.handle = timed  # type: ignore[method-assign]
 
