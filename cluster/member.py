@@ -6,7 +6,7 @@ Keys under the cluster's prefix:
     owners/<target>/<member>   ""                                           (the holder's lease)
 
 Every tick (a quarter of the lease) a member renews its lease, reads the members and the holders,
-and for each target it should own puts its holder key and starts polling it. A target it polls but
+and for each target it should own starts polling it, then puts its holder key. A target it polls but
 should no longer own (a member joined, or came back) is stopped only once its new owner holds it:
 for a tick both poll it, never neither. A member that dies (kill -9) loses its lease after `lease`
 seconds: its member and holder keys vanish, and the others take its targets at their next tick. A

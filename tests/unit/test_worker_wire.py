@@ -5,7 +5,11 @@ makes the daemon restart that worker, never stop."""
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import struct
+import subprocess
+import sys
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -71,10 +75,15 @@ def test_an_oversized_frame_is_refused_before_it_is_read() -> None:
 
 
 def test_each_target_has_one_worker_whatever_the_process() -> None:
+    """Another Python process (another hash seed) puts every target on the same worker."""
     keys = [f"gnmi:sim:leaf-{i}" for i in range(400)]
     owners = [worker_of(k, 4) for k in keys]
-    assert owners == [worker_of(k, 4) for k in keys] and set(owners) == {0, 1, 2, 3}
-    assert abs(owners.count(0) - 100) < 35
+    code = ("import json, sys; from fabricwatch.daemon.workers import worker_of; "
+            "print(json.dumps([worker_of(k, 4) for k in json.load(sys.stdin)]))")
+    other = subprocess.run([sys.executable, "-c", code], input=json.dumps(keys), capture_output=True, text=True,
+                           check=True, timeout=60, env={**os.environ, "PYTHONHASHSEED": "12345"})
+    assert json.loads(other.stdout) == owners and set(owners) == {0, 1, 2, 3}
+    assert abs(owners.count(0) - 100) < 35  # a fair share each
 
 
 def test_workers_is_auto_or_a_count() -> None:
