@@ -149,7 +149,19 @@ class ColumnarIntervals:
         g_first = vrows[starts]
         g_link, g_bucket, g_tagset = L[g_first], bucket[g_first], rows.tagset[g_first]
         c = np.flatnonzero(counted)
-        covered = np.bincount(gid[c], weights=weight[c], minlength=G)
+        # parts of one sample at one instant (a device's several notifications for a port) weigh
+        # what that instant's first part weighs and cover its time once, as in the scalar fold
+        cl, ct = L[c], T[c]
+        part = np.zeros(len(c), dtype=bool)
+        part[1:] = (cl[1:] == cl[:-1]) & (ct[1:] == ct[:-1])
+        if part.any():
+            head = np.where(part, 0, np.arange(len(c)))
+            np.maximum.accumulate(head, out=head)
+            weight[c] = weight[c][head]
+            c_time = c[~part]
+        else:
+            c_time = c
+        covered = np.bincount(gid[c_time], weights=weight[c_time], minlength=G)
         names = sorted(counted_cols)
         means = np.full((G, len(names)), np.nan)
         for j, name in enumerate(names):

@@ -110,6 +110,7 @@ class _Acc:
     last_ts: int
     sums: dict[str, float] = field(default_factory=dict)
     covered: float = 0.0
+    last_dt: float = 0.0  # the span of the newest instant: what a later part of the same sample weighs
     tags: dict[str, str] = field(default_factory=dict)
     saturated: set[str] = field(default_factory=set)
     optics: dict[str, float] = field(default_factory=dict)
@@ -124,9 +125,14 @@ class IntervalAggregator:
         self._acc: dict[tuple[str, str], _Acc] = {}
         self._done: dict[int, list[LinkInterval]] = {}
         self._carry: dict[tuple[str, str], tuple[dict[str, float], int]] = {}
+        self._last_ts: dict[tuple[str, str], int] = {}  # per link: its newest counted sample
 
     def add(self, device: str, port: str, ts_ns: int, rates: Mapping[str, float],
             tags: Mapping[str, str], saturated: Iterable[str] = (), dt_s: float | None = None) -> None:
+        """One sample's rates, weighted by the time they cover: `dt_s`, or else the time since the
+        link's previous sample. Parts of one sample that come apart (a device sends a port's
+        counters in several notifications at one timestamp) weigh what the sample does and cover
+        its time once: a rate is never diluted by the number of messages it came in."""
         bucket = ts_ns // self.interval_ns
         key = (device, port)
         acc = self._acc.get(key)
@@ -139,11 +145,13 @@ class IntervalAggregator:
             if carried is not None:
                 acc.optics, acc.optics_ns = dict(carried[0]), carried[1]
             self._acc[key] = acc
+        prev = self._last_ts.get(key)
+        if prev == ts_ns:  # another part of the sample just counted
+            weight, new_time = acc.last_dt, False
+        else:
             if dt_s is None:
-                dt_s = 0.0
-        if dt_s is None:
-            dt_s = max(0.0, (ts_ns - acc.last_ts) / 1e9)
-        weight = dt_s if dt_s > 0 else 1.0
+                dt_s = (ts_ns - prev) / 1e9 if prev is not None else 0.0
+            weight, new_time = (dt_s if dt_s > 0 else 1.0), True
         counted = False
         for name, value in rates.items():
             if name in OPTICS:
@@ -154,7 +162,12 @@ class IntervalAggregator:
                 counted = True
         if counted:  # a reading of the module alone is no time covered by the counters
             acc.last_ts = ts_ns
-            acc.covered += weight
+            self._last_ts[key] = ts_ns
+            if new_time:
+                acc.covered += weight
+                acc.last_dt = weight
+            elif acc.covered <= 0:  # the part that counted first was in the previous interval
+                acc.covered, acc.last_dt = weight, weight
         acc.saturated.update(saturated)
 
     def _close(self, key: tuple[str, str], acc: _Acc) -> None:
@@ -187,6 +200,7 @@ class IntervalAggregator:
         for key in gone:
             self._acc.pop(key, None)
             self._carry.pop(key, None)
+            self._last_ts.pop(key, None)
         for bucket, links in self._done.items():
             self._done[bucket] = [li for li in links if (li.device, li.port) not in gone]
 
