@@ -4,6 +4,8 @@ notifications at one timestamp) and whether the covered time is given or taken f
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,7 +32,7 @@ def test_a_sample_split_into_messages_gives_the_rates_of_the_whole_sample(
     for i, rates in enumerate(samples):
         ts = 100 * S + (i + 1) * period_ms * 1_000_000
         whole.add("sw", "p1", ts, rates, {})
-        for a, b in zip(bounds, bounds[1:], strict=False):
+        for a, b in itertools.pairwise(bounds):
             if a < b:
                 split.add("sw", "p1", ts, {n: rates[n] for n in NAMES[a:b]}, {})
     got, want = _rates(split), _rates(whole)
