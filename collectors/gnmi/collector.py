@@ -284,11 +284,16 @@ class GnmiCollector:
         failure: list[BaseException] = []
         held = [0]  # samples in `pending`
 
+        loop = asyncio.get_running_loop()
+        heard = [loop.time()]  # when the reader last had a response, or last got room again
+
         async def reader() -> None:
-            loop = asyncio.get_running_loop()
             try:
                 while True:
-                    resp = await self._read(call, loop.time() + stale, f"no update for {stale:g}s")
+                    resp = await call.read()
+                    heard[0] = loop.time()
+                    if resp is grpc.aio.EOF:
+                        raise TargetError("closed", "target closed the stream")
                     batch = self._handle(resp)
                     if batch is not None:
                         pending.append(batch)
@@ -297,9 +302,20 @@ class GnmiCollector:
                         if held[0] >= MAX_PENDING_SAMPLES:
                             room.clear()
                             await room.wait()
+                            heard[0] = loop.time()
             except BaseException as exc:  # handed to the consumer, which raises it
                 failure.append(exc)
                 ready.set()
+
+        async def watchdog() -> None:
+            # one timer per stream, not one per message (a timeout around every read was a good
+            # share of the per-update cost); silence while the consumer holds the reader back is
+            # the consumer's time, not the target's
+            while not failure:
+                await asyncio.sleep(max(stale - (loop.time() - heard[0]), 0.0) + stale / 8)
+                if room.is_set() and loop.time() - heard[0] >= stale and not failure:
+                    failure.append(TargetError("stale", f"no update for {stale:g}s"))
+                    ready.set()
 
         async def other_db() -> None:  # SONiC: its optics from STATE_DB, every optics_interval
             while True:
@@ -310,6 +326,7 @@ class GnmiCollector:
                 await asyncio.sleep(self.cfg.optics_interval)
 
         task = asyncio.create_task(reader(), name=f"{self.key}:reader")
+        guard = asyncio.create_task(watchdog(), name=f"{self.key}:watchdog")
         side = asyncio.create_task(other_db(), name=f"{self.key}:optics") \
             if self._optics_on() and self.table.optics_target else None
         try:
@@ -333,7 +350,7 @@ class GnmiCollector:
                         raise exc
                     raise TargetError("internal", repr(exc)) from exc
         finally:
-            for t in (task, side):
+            for t in (task, guard, side):
                 if t is None:
                     continue
                 t.cancel()
