@@ -70,7 +70,7 @@ def encode(ports: int, path: Path) -> dict[str, Any]:
 
     fabric = fabric_for(ports, FLAVOURS)
     devices: dict[str, dict[str, Any]] = {}
-    values = 0
+    values = messages = 0
     for t in range(TICKS):
         snap = fabric.snapshot(fabric.start_ns + (t + 1) * 10_000_000_000)
         for dev in fabric.topology.devices.values():
@@ -80,11 +80,13 @@ def encode(ports: int, path: Path) -> dict[str, Any]:
                 for n in port_notifications(dev.flavour, port, snap):
                     if t == 0:
                         values += _values_in(n)
+                        messages += 1
                     n.timestamp = 0
                     tick.append(n.SerializeToString())
             d["ticks"].append(tick)
     path.write_bytes(pickle.dumps(devices))
-    return {"ports": len(fabric.ports), "devices": len(devices), "values_per_tick": values}
+    return {"ports": len(fabric.ports), "devices": len(devices), "values_per_tick": values,
+            "messages_per_tick": messages}
 
 
 async def serve(devices: dict[str, Any], interval: float) -> None:
@@ -242,6 +244,66 @@ def run_daemon(workers: int, addresses: dict[str, Any], receiver: Receiver, inte
             "rss_mb": rss}
 
 
+async def receive(addresses: dict[str, Any], seconds: float) -> None:
+    """gRPC's receive path alone: grpc.aio Subscribe calls to every switch, each response
+    deserialized (as the daemon's stub does) and dropped; prints messages and CPU-seconds."""
+    import grpc
+    from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
+
+    from fabricwatch.core.grpc_runtime import keep_grpc_aio
+
+    keep_grpc_aio()
+    count = [0]
+
+    async def one(address: str) -> None:
+        call = gnmi_pb2_grpc.gNMIStub(grpc.aio.insecure_channel(address)).Subscribe()
+        await call.write(gnmi_pb2.SubscribeRequest(subscribe=gnmi_pb2.SubscriptionList()))
+        while await call.read() is not grpc.aio.EOF:
+            count[0] += 1
+
+    tasks = [asyncio.create_task(one(a["address"])) for a in addresses.values()]
+    await asyncio.sleep(3)
+    n0, c0 = count[0], time.process_time()
+    await asyncio.sleep(seconds)
+    print(json.dumps({"messages": count[0] - n0, "cpu_s": time.process_time() - c0}), flush=True)
+    for t in tasks:
+        t.cancel()
+
+
+def transport_floor(addresses: dict[str, Any], seconds: float, tmp: Path) -> dict[str, float]:
+    """Messages per CPU-second of `receive`, in a process of its own (its CPU is all gRPC's)."""
+    path = tmp / "addresses.json"
+    path.write_text(json.dumps(addresses))
+    out = subprocess.run([sys.executable, __file__, "--receive", str(path), "--seconds", str(seconds)],
+                         capture_output=True, text=True, timeout=seconds + 120, check=True)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    return {"messages_per_cpu_s": got["messages"] / got["cpu_s"] if got["cpu_s"] else 0.0}
+
+
+def _busy(rounds: int) -> float:
+    """A fixed amount of the daemon's kind of work (dicts, strings, floats); its CPU-seconds."""
+    t0 = time.process_time()
+    acc: dict[str, float] = {}
+    for i in range(rounds):
+        key = f"port{i % 4096}"
+        acc[key] = acc.get(key, 0.0) * 0.5 + (i % 97) / 7.0
+        if i % 64 == 0:
+            ",".join(f"{k}={v:.3f}" for k, v in list(acc.items())[:8])
+    return time.process_time() - t0
+
+
+def machine_sharing(rounds: int = 1_500_000) -> float:
+    """CPU-seconds of a fixed job alone over the same job's while another process runs it too
+    (1.0: the cores share nothing; below: the VM's cores slow each other, which no daemon can
+    avoid). Measured in this run, in processes of its own."""
+    here = str(Path(__file__).parent)
+    code = f"import sys; sys.path.insert(0, {here!r}); import fabric_scale as f; print(f._busy({rounds}))"
+    alone = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+    pair = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    together = [float(p.communicate()[0]) for p in pair]
+    return alone / (sum(together) / 2)
+
+
 def limit(path: Path) -> float:
     """Decode every pre-encoded response and read every value into a dict: updates per CPU-second."""
     from gnmi_ingest import limit_run
@@ -268,9 +330,13 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--seconds", type=float, default=30.0)
     ap.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--receive", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.serve:
         asyncio.run(serve(pickle.loads(args.serve.read_bytes()), args.interval))
+        return 0
+    if args.receive:
+        asyncio.run(receive(json.loads(args.receive.read_text()), args.seconds))
         return 0
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
@@ -279,19 +345,26 @@ def main() -> int:
         print(f"{load['ports']:,} ports on {load['devices']} switches, {load['values_per_tick']:,} counter updates "
               f"a tick every {args.interval:g} s: {offered:,.0f} updates/s offered")
         lim = limit(tmp / "load.pickle")
+        sharing = machine_sharing()
         server = subprocess.Popen(["nice", "-n", "10", sys.executable, __file__, "--serve", str(tmp / "load.pickle"),
                                    "--interval", str(args.interval)], stdout=subprocess.PIPE, text=True)
         try:
             assert server.stdout is not None
             addresses = json.loads(server.stdout.readline())
             receiver = Receiver()
+            floor = transport_floor(addresses, min(args.seconds, 15.0), tmp)
             runs = {w: run_daemon(w, addresses, receiver, args.interval, args.seconds, tmp)
                     for w in (1, args.workers)}
         finally:
             server.send_signal(signal.SIGTERM)
             lag = json.loads(server.stdout.readline() or "{}") if server.stdout else {}
             server.wait(30)
+    per_message = load["values_per_tick"] / load["messages_per_tick"]
+    floor_updates = floor["messages_per_cpu_s"] * per_message
     print(f"decode-to-dict limit (this process, same messages): {lim:,.0f} updates/cpu-s")
+    print(f"gRPC receive alone (grpc.aio, same server, own process): {floor['messages_per_cpu_s']:,.0f} messages/cpu-s"
+          f" x {per_message:.1f} updates a message = {floor_updates:,.0f} updates/cpu-s "
+          f"({floor_updates / lim:.2f} of the limit: no daemon over grpcio gets further)")
     for w, r in runs.items():
         print(f"workers={w}: {r['updates_per_s']:>10,.0f} updates/s  {r['cpu_per_million']:6.2f} cpu-s per million "
               f"({r['cpu_share']:.2f} cores)  p99 delay {r['p99_delay_s']:.2f} s (to a discarding /write)  "
@@ -306,6 +379,9 @@ def main() -> int:
     cores_100k = 100_000 * (load["values_per_tick"] / load["ports"]) / 30 * many["cpu_per_million"] / 1e6
     print(f"100k ports at 30 s ({100_000 * load['values_per_tick'] / load['ports'] / 30:,.0f} updates/s) need "
           f"{cores_100k:.1f} cores at workers={args.workers}'s cost per update")
+    print(f"end to end over the gRPC receive alone: {1e6 / one['cpu_per_million'] / floor_updates:.2f}")
+    print(f"this machine: a job run beside another takes {1 / sharing:.2f}x the CPU-seconds it takes alone; "
+          f"efficiency over that: {efficiency / sharing:.2f} (the share of the loss that is the daemon's)")
     print(f"targets: {TARGETS}")
     print(f"speedup={speedup:.2f} efficiency={efficiency:.2f} limit_ratio={limit_ratio:.2f} "
           f"rss_mb_per_10k={rss_per_10k:.0f}")

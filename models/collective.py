@@ -15,6 +15,7 @@ Identical runs should give the same bus bandwidth. Per (collective, ranks) group
 from __future__ import annotations
 
 import math
+import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -76,6 +77,11 @@ def _bw(row: Row) -> float | None:
     return m.busbw if m is not None else None
 
 
+def _median(values: list[float]) -> float:
+    """np.median's answer for a few finite floats, without its per-call cost (called per size and run)."""
+    return float(values[0]) if len(values) == 1 else float(statistics.median(values))
+
+
 def busbw_curve(run: RunRecord) -> dict[int, float]:
     """busbw per size; with -N repeated sweeps, the median over sweeps."""
     values: dict[int, list[float]] = defaultdict(list)
@@ -83,7 +89,7 @@ def busbw_curve(run: RunRecord) -> dict[int, float]:
         bw = _bw(row)
         if bw is not None:
             values[row.size].append(bw)
-    return {s: float(np.median(v)) for s, v in values.items()}
+    return {s: _median(v) for s, v in values.items()}
 
 
 def _stalls(run: RunRecord, cfg: VarianceConfig) -> list[RunFinding]:
@@ -116,7 +122,7 @@ def analyse(runs: list[RunRecord], cfg: VarianceConfig = VarianceConfig()) -> li
     for (coll, n), rs in sorted(groups.items()):
         curves = {r.source: busbw_curve(r) for r in rs}
         sizes = sorted({s for c in curves.values() for s in c})
-        baseline = {s: float(np.median([c[s] for c in curves.values() if s in c])) for s in sizes}
+        baseline = {s: _median([c[s] for c in curves.values() if s in c]) for s in sizes}
         cv = {}
         for s in sizes:
             vals = [c[s] for c in curves.values() if s in c]
@@ -162,12 +168,12 @@ def _scaling(reports: list[GroupReport], runs: list[RunRecord], cfg: VarianceCon
         if r.collective and r.rows and len(r.hosts) >= 2:
             by_coll[r.collective].append(r)
     for coll, rs in by_coll.items():
-        for r in rs:
-            smaller = [o for o in rs if len(o.hosts) < len(r.hosts)]
+        plateaus = [_plateau(r) for r in rs]
+        for r, mine in zip(rs, plateaus, strict=True):
+            smaller = [p for o, p in zip(rs, plateaus, strict=True) if len(o.hosts) < len(r.hosts)]
             if not smaller:
                 continue
-            mine = _plateau(r)
-            theirs = float(np.median([_plateau(o) for o in smaller]))
+            theirs = float(np.median(smaller))
             if theirs > 0 and mine < cfg.scaling_ratio * theirs:
                 rep = next((g for g in reports if g.collective == coll and r.source in g.runs), None)
                 if rep is not None:
@@ -181,4 +187,4 @@ def _plateau(run: RunRecord) -> float:
     if not c:
         return 0.0
     top = max(c)
-    return float(np.median([v for s, v in c.items() if s >= top * PLATEAU_FRACTION]))
+    return _median([v for s, v in c.items() if s >= top * PLATEAU_FRACTION])

@@ -75,19 +75,27 @@ class NcclService:
             raise Rejected("too_large", f"{len(content)} bytes, more than max_upload_bytes "
                                         f"({self.cfg.max_upload_bytes})")
         prepared = await asyncio.to_thread(prepare, content, name, path=path, site=self.site)
+        # one verdict per (collective, ranks) of an input, over its newest run and the repeats before
+        # it (those of this input too): a sweep of 300 runs in one log is judged once, not 300 times
+        newest: dict[Key, RunRecord] = {}
         for run, lines in prepared:
             if not run.rows:
                 continue
             await self.write(lines)
             self.ingested_runs += 1
             if run.collective:
-                await self._judge(run)
+                earlier = newest.get((run.collective, run.nranks))
+                if earlier is not None:
+                    self._hold(earlier)
+                newest[(run.collective, run.nranks)] = run
             if self.emit is not None:
                 self.emit("nccl_run", {"source": name, **_summary(run)})
             log.info("nccl run ingested", extra={"source": name, "collective": run.collective,
                                                   "nranks": run.nranks, "rows": len(run.rows),
                                                   "flagged_rows": sum(1 for r in run.rows if r.flags),
                                                   "complete": run.complete})
+        for run in newest.values():
+            await self._judge(run)
         runs = [run for run, _ in prepared]
         if not any(r.rows for r in runs):
             raise Rejected("empty", "no result rows found")
@@ -134,6 +142,12 @@ class NcclService:
             old_key, old = self._kept.popleft()
             self.recent[old_key].remove(old)
             self.history_rows -= len(old.rows)
+
+    def _hold(self, run: RunRecord) -> None:
+        """Keep a run as a repeat without a verdict of its own (a newer run of its input has it)."""
+        group = self._group(run)
+        if group is not None:
+            self._keep(group[0], group[1], _slim(run))
 
     async def _judge(self, run: RunRecord) -> None:
         """Variance and gate over the run and its recent repeats; verdicts become metrics and events."""
