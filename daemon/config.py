@@ -16,7 +16,7 @@ from fabricwatch.core.config_errors import ConfigError, format_errors
 from fabricwatch.core.config_types import Duration, StrictModel
 from fabricwatch.core.protocols import CollectorConfig, EventSinkConfig, StorageSinkConfig
 from fabricwatch.daemon import registry
-from fabricwatch.detection.service import DetectorConfig
+from fabricwatch.detection.config import DetectorConfig
 from fabricwatch.nccl.config import NcclSection
 
 __all__ = ["Config", "ConfigError", "load", "parse"]

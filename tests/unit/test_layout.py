@@ -83,3 +83,12 @@ def test_each_layer_folder_is_linked_into_the_namespace() -> None:
     assert packages == linked, (packages - linked, linked - packages)
     for name in linked:
         assert (PACKAGE / name).resolve() == (ROOT / name).resolve()
+
+
+def test_a_collector_worker_loads_no_models() -> None:
+    """A worker process (`python -m fabricwatch.daemon.workers`) loads the config and runs
+    collectors: scikit-learn and scipy (~120 MB of each worker's memory) stay in the daemon."""
+    code = ("import sys, fabricwatch.daemon.workers, fabricwatch.daemon.config as c; "
+            "print(sorted(m for m in ('sklearn', 'scipy', 'fabricwatch.models') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
