@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections import Counter
 from pathlib import Path
 
 from fabricwatch.core.lineprotocol import format_field, tag_prefix
 from fabricwatch.core.nccl_records import RunRecord
 from fabricwatch.core.timeparse import parse_time_ns
-from fabricwatch.nccl.parser import parse_bytes
+from fabricwatch.nccl.parser import number_repeats, parse_bytes
 
 
 def run_id(run: RunRecord, content: bytes) -> str:
@@ -63,14 +62,8 @@ def prepare(content: bytes, source: str, *, path: Path | None = None, site: str 
     all_reduce_perf …; done > log`) are runs of their own: `SOURCE#k` and an id ending in `-k`, so
     that run-to-run variance sees each of them and their points do not overwrite each other."""
     runs = parse_bytes(content, source, collective)
-    repeats = Counter(run.collective for run in runs)
-    seen: Counter[str | None] = Counter()
     out = []
-    for run in runs:
-        rid = run_id(run, content)
-        if repeats[run.collective] > 1:
-            seen[run.collective] += 1
-            run.source = f"{source}#{seen[run.collective]}"
-            rid += f"-{seen[run.collective]}"
+    for run, k in zip(runs, number_repeats(runs), strict=True):
+        rid = run_id(run, content) + (f"-{k}" if k else "")
         out.append((run, to_lines(run, rid, run_time_ns(run, path, run.start_time), site)))
     return out

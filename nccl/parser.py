@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -222,7 +223,26 @@ def parse_text(text: str, source: str = "<text>", collective: str | None = None)
         if not r.complete:
             last = r.rows[-1].line if r.rows else None
             r.stopped_at = {"line": last, "reason": "no footer: the run ended early (crash, timeout or cut log)"}
+    number_repeats(runs)
     return runs
+
+
+def number_repeats(runs: list[RunRecord]) -> list[int]:
+    """Repeats of one collective in one log (`for i in 1 2 3; do all_reduce_perf …; done > log`) are
+    runs of their own: their sources become `SOURCE#1`, `SOURCE#2`…, so that run-to-run variance
+    sees each one. Returns each run's number (0: the only run of its collective, or no rows)."""
+    counts = Counter(r.collective for r in runs if r.rows)
+    seen: Counter[str | None] = Counter()
+    out = []
+    for r in runs:
+        if r.rows and counts[r.collective] > 1:
+            seen[r.collective] += 1
+            out.append(seen[r.collective])
+            if not r.source.endswith(f"#{seen[r.collective]}"):
+                r.source = f"{r.source}#{seen[r.collective]}"
+        else:
+            out.append(0)
+    return out
 
 
 # what launchers put before each line of a rank's output
