@@ -2,10 +2,12 @@
 polls. On every scenario of an independent labelled bank, one model is fitted on the whole fabric's
 fit window (one model file, deployed to every member, as `[detector] model` is), then the rest is
 scored three ways: by one instance that sees everything; by N members that each see their
-rendezvous share of the switches; and by N members whose shares keep a group (by default a rail's
-leaves, `leaf-r(\\d+)-`) together. A member's detector has its own state and sees only its links'
-peers: class medians, crowds and far ends are computed over its share. The findings of all members
-are scored together, as an operator sees them (one InfluxDB, one Alertmanager).
+rendezvous share of the switches; and by N members whose shares keep a group together (by default
+a scalable unit: the leaves of every rail that serve the same hosts, `leaf-r\\d+-(\\d+)`; a rail's
+leaves, `--group-pattern 'leaf-r(\\d+)-'`, is the comparison that shows why). A member's detector
+has its own state and sees only its links' peers: class medians, crowds and far ends are computed
+over its share. The findings of all members are scored together, as an operator sees them (one
+InfluxDB, one Alertmanager).
 
     python bench/cluster_detection.py BANK [--members 3] [--group-pattern REGEX] [--scenario NAME]
 
@@ -85,7 +87,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("bank", type=Path, help="folder with generate.py and score.py")
     ap.add_argument("--members", type=int, default=3)
-    ap.add_argument("--group-pattern", default=r"leaf-r(\d+)-")
+    ap.add_argument("--group-pattern", default=r"leaf-r\d+-(\d+)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--scenario", default="all")
     args = ap.parse_args()
