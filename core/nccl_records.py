@@ -58,6 +58,7 @@ class RunRecord:
     warnings: list[str] = field(default_factory=list)
     skipped_lines: int = 0
     start_time: str | None = None  # JSON output only: when the run started (local time of the run)
+    repeat: int = 0  # k of the k-th run of its collective in one log (SOURCE#k); 0: the only one
 
     @property
     def nranks(self) -> int | None:

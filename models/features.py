@@ -107,7 +107,6 @@ class LinkInterval:
 @dataclass(slots=True)
 class _Acc:
     bucket: int
-    last_ts: int
     sums: dict[str, float] = field(default_factory=dict)
     covered: float = 0.0
     last_dt: float = 0.0  # the span of the newest instant: what a later part of the same sample weighs
@@ -140,7 +139,7 @@ class IntervalAggregator:
             self._close(key, acc)
             acc = None
         if acc is None:
-            acc = _Acc(bucket, ts_ns, tags=dict(tags))
+            acc = _Acc(bucket, tags=dict(tags))
             carried = self._carry.pop(key, None) if self._carry else None
             if carried is not None:
                 acc.optics, acc.optics_ns = dict(carried[0]), carried[1]
@@ -161,13 +160,11 @@ class IntervalAggregator:
                 acc.sums[name] = acc.sums.get(name, 0.0) + value * weight
                 counted = True
         if counted:  # a reading of the module alone is no time covered by the counters
-            acc.last_ts = ts_ns
             self._last_ts[key] = ts_ns
             if new_time:
                 acc.covered += weight
                 acc.last_dt = weight
-            elif acc.covered <= 0:  # the part that counted first was in the previous interval
-                acc.covered, acc.last_dt = weight, weight
+            # a part arriving after its interval was scored weighs nothing: late samples are left out
         acc.saturated.update(saturated)
 
     def _close(self, key: tuple[str, str], acc: _Acc) -> None:

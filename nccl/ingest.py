@@ -9,7 +9,7 @@ from pathlib import Path
 from fabricwatch.core.lineprotocol import format_field, tag_prefix
 from fabricwatch.core.nccl_records import RunRecord
 from fabricwatch.core.timeparse import parse_time_ns
-from fabricwatch.nccl.parser import number_repeats, parse_bytes
+from fabricwatch.nccl.parser import parse_bytes
 
 
 def run_id(run: RunRecord, content: bytes) -> str:
@@ -63,7 +63,7 @@ def prepare(content: bytes, source: str, *, path: Path | None = None, site: str 
     that run-to-run variance sees each of them and their points do not overwrite each other."""
     runs = parse_bytes(content, source, collective)
     out = []
-    for run, k in zip(runs, number_repeats(runs), strict=True):
-        rid = run_id(run, content) + (f"-{k}" if k else "")
+    for run in runs:
+        rid = run_id(run, content) + (f"-{run.repeat}" if run.repeat else "")
         out.append((run, to_lines(run, rid, run_time_ns(run, path, run.start_time), site)))
     return out

@@ -227,22 +227,17 @@ def parse_text(text: str, source: str = "<text>", collective: str | None = None)
     return runs
 
 
-def number_repeats(runs: list[RunRecord]) -> list[int]:
+def number_repeats(runs: list[RunRecord]) -> None:
     """Repeats of one collective in one log (`for i in 1 2 3; do all_reduce_perf …; done > log`) are
-    runs of their own: their sources become `SOURCE#1`, `SOURCE#2`…, so that run-to-run variance
-    sees each one. Returns each run's number (0: the only run of its collective, or no rows)."""
+    runs of their own: each gets its number (`repeat`) and its source becomes `SOURCE#k`, so that
+    run-to-run variance sees each one. The only run of its collective, or one without rows, keeps 0."""
     counts = Counter(r.collective for r in runs if r.rows)
     seen: Counter[str | None] = Counter()
-    out = []
     for r in runs:
         if r.rows and counts[r.collective] > 1:
             seen[r.collective] += 1
-            out.append(seen[r.collective])
-            if not r.source.endswith(f"#{seen[r.collective]}"):
-                r.source = f"{r.source}#{seen[r.collective]}"
-        else:
-            out.append(0)
-    return out
+            r.repeat = seen[r.collective]
+            r.source = f"{r.source}#{r.repeat}"
 
 
 # what launchers put before each line of a rank's output
