@@ -109,17 +109,20 @@ class Pipeline:
         return sorted(gone)
 
     def _own(self, key: tuple[str, str], target: str) -> None:
-        owners = self._owners.setdefault(key, set())
+        owners = self._owners.get(key)
+        if owners is None:
+            owners = self._owners[key] = set()
         if target not in owners:
             owners.add(target)
             self._ports_of.setdefault(target, set()).add(key)
 
     def _tags(self, s: PortSample, target: str) -> tuple[dict[str, str], str, str, str, dict[str, str]]:
         key = (s.device, s.port)
+        self._own(key, target)  # every time: two targets may report one port with equal tags
         cached = self._prefixes.get(key)
-        if cached is not None and cached[0] is s.tags:
+        # equal, not only the same dict: batches from a worker process are unpickled, new dicts each time
+        if cached is not None and (cached[0] is s.tags or cached[0] == s.tags):
             return cached
-        self._own(key, target)
         tags = {**s.tags, **self.topology.tags(s.device, s.port), "device": s.device, "port": s.port}
         entry = (
             s.tags,

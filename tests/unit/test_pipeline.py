@@ -174,3 +174,29 @@ def test_inventory_in_parts_is_merged_not_rewritten() -> None:
     written = [send(t, f) for t in (1, 3, 5) for f in ({"vendor": "X", "serial": "S1"}, {"module_type": "QSFP28"})]
     assert written == [1, 1, 0, 0, 0, 0]
     assert p.modules[("sw", "Ethernet1")].fields == {"vendor": "X", "serial": "S1", "module_type": "QSFP28"}
+
+
+def test_a_ports_tags_are_escaped_once_when_its_batches_come_from_a_worker(monkeypatch) -> None:
+    """Batches from a collector worker are unpickled: each carries an equal but new tags dict. The
+    line-protocol prefixes of a port are still made once, not once per batch (they were remade for
+    every sample, a fifth of the daemon's CPU with workers), and a change of tags still remakes them."""
+    import pickle
+
+    from fabricwatch.pipeline import pipeline as pipeline_mod
+
+    made: list[str] = []
+    real = pipeline_mod.tag_prefix
+
+    def counting(measurement: str, tags: dict[str, str]) -> str:
+        made.append(measurement)
+        return real(measurement, tags)
+
+    monkeypatch.setattr(pipeline_mod, "tag_prefix", counting)
+    p = Pipeline()
+    outs = [p.process(pickle.loads(pickle.dumps(batch(t, in_octets=100 * t))), target="w") for t in range(5)]
+    assert sorted(made) == ["link_events", "port_counters", "port_rates"]
+    assert all(o.lines[0].startswith("port_counters,device=leaf1,fabric=roce,port=swp1 ") for o in outs)
+    retagged = SampleBatch("gnmi", "leaf1", [PortSample("leaf1", "swp1", 6 * S, {"in_octets": 700},
+                                                         {"fabric": "ib"})])
+    assert p.process(retagged, target="w").lines[0].startswith("port_counters,device=leaf1,fabric=ib,port=swp1 ")
+    assert len(made) == 6
