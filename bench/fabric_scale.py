@@ -177,11 +177,12 @@ class Receiver:
 
 
 # -- the daemon ---------------------------------------------------------------------------------------
-def tree_cpu_rss(pid: int) -> tuple[float, float]:
-    """(user + system CPU seconds, RSS MB) of a process and its children."""
+def tree_cpu_rss(pid: int) -> tuple[float, float, float]:
+    """(user + system CPU seconds, RSS MB, CPU seconds of the children alone) of a process and its
+    children."""
     pids = [pid] + [int(x) for x in subprocess.run(["pgrep", "-P", str(pid)], capture_output=True,
                                                      text=True).stdout.split()]
-    cpu = rss = 0.0
+    cpu = rss = children = 0.0
     tick = os.sysconf("SC_CLK_TCK")
     for p in pids:
         try:
@@ -189,10 +190,12 @@ def tree_cpu_rss(pid: int) -> tuple[float, float]:
             status = Path(f"/proc/{p}/status").read_text()
         except OSError:
             continue
-        cpu += (int(fields[11]) + int(fields[12])) / tick
+        own = (int(fields[11]) + int(fields[12])) / tick
+        cpu += own
+        children += own if p != pid else 0.0
         m = re.search(r"VmRSS:\s+(\d+) kB", status)
         rss += int(m.group(1)) / 1024 if m else 0.0
-    return cpu, rss
+    return cpu, rss, children
 
 
 def values_ingested(url: str) -> float:
@@ -229,10 +232,10 @@ def run_daemon(workers: int, addresses: dict[str, Any], receiver: Receiver, inte
                 pass
             time.sleep(0.5)
         time.sleep(2 * interval)  # warm: rates started, caches filled
-        v0, (c0, _), t0 = values_ingested(url), tree_cpu_rss(proc.pid), time.monotonic()
+        v0, (c0, _, w0), t0 = values_ingested(url), tree_cpu_rss(proc.pid), time.monotonic()
         receiver.take()
         time.sleep(seconds)
-        v1, (c1, rss), t1 = values_ingested(url), tree_cpu_rss(proc.pid), time.monotonic()
+        v1, (c1, rss, w1), t1 = values_ingested(url), tree_cpu_rss(proc.pid), time.monotonic()
         _, delays = receiver.take()
     finally:
         proc.send_signal(signal.SIGTERM)
@@ -241,7 +244,7 @@ def run_daemon(workers: int, addresses: dict[str, Any], receiver: Receiver, inte
     updates = v1 - v0
     return {"updates_per_s": updates / (t1 - t0), "cpu_per_million": (c1 - c0) / updates * 1e6 if updates else 0.0,
             "cpu_share": (c1 - c0) / (t1 - t0), "p99_delay_s": delays[int(len(delays) * 0.99)] if delays else -1.0,
-            "rss_mb": rss}
+            "rss_mb": rss, "workers_per_million": (w1 - w0) / updates * 1e6 if updates else 0.0}
 
 
 async def receive(addresses: dict[str, Any], seconds: float) -> None:
@@ -270,14 +273,26 @@ async def receive(addresses: dict[str, Any], seconds: float) -> None:
         t.cancel()
 
 
-def transport_floor(addresses: dict[str, Any], seconds: float, tmp: Path) -> dict[str, float]:
-    """Messages per CPU-second of `receive`, in a process of its own (its CPU is all gRPC's)."""
-    path = tmp / "addresses.json"
-    path.write_text(json.dumps(addresses))
-    out = subprocess.run([sys.executable, __file__, "--receive", str(path), "--seconds", str(seconds)],
-                         capture_output=True, text=True, timeout=seconds + 120, check=True)
-    got = json.loads(out.stdout.strip().splitlines()[-1])
-    return {"messages_per_cpu_s": got["messages"] / got["cpu_s"] if got["cpu_s"] else 0.0}
+def transport_floor(addresses: dict[str, Any], seconds: float, tmp: Path, processes: int = 1) -> dict[str, float]:
+    """Messages per CPU-second of `receive`, in processes of their own (their CPU is all gRPC's),
+    the switches split between `processes` of them as the daemon splits them between workers."""
+    from fabricwatch.daemon.workers import worker_of
+
+    shares: list[dict[str, Any]] = [{} for _ in range(processes)]
+    for name, a in addresses.items():
+        shares[worker_of(name, processes)][name] = a
+    procs = []
+    for k, share in enumerate(shares):
+        path = tmp / f"addresses-{processes}-{k}.json"
+        path.write_text(json.dumps(share))
+        procs.append(subprocess.Popen([sys.executable, __file__, "--receive", str(path), "--seconds", str(seconds)],
+                                      stdout=subprocess.PIPE, text=True))
+    messages = cpu = 0.0
+    for proc in procs:
+        out, _ = proc.communicate(timeout=seconds + 120)
+        got = json.loads(out.strip().splitlines()[-1])
+        messages, cpu = messages + got["messages"], cpu + got["cpu_s"]
+    return {"messages_per_cpu_s": messages / cpu if cpu else 0.0, "messages_per_s": messages / seconds}
 
 
 def _busy(rounds: int) -> float:
@@ -353,6 +368,7 @@ def main() -> int:
             addresses = json.loads(server.stdout.readline())
             receiver = Receiver()
             floor = transport_floor(addresses, min(args.seconds, 15.0), tmp)
+            floor_split = transport_floor(addresses, min(args.seconds, 15.0), tmp, args.workers)
             runs = {w: run_daemon(w, addresses, receiver, args.interval, args.seconds, tmp)
                     for w in (1, args.workers)}
         finally:
@@ -368,7 +384,9 @@ def main() -> int:
     for w, r in runs.items():
         print(f"workers={w}: {r['updates_per_s']:>10,.0f} updates/s  {r['cpu_per_million']:6.2f} cpu-s per million "
               f"({r['cpu_share']:.2f} cores)  p99 delay {r['p99_delay_s']:.2f} s (to a discarding /write)  "
-              f"RSS {r['rss_mb']:.0f} MB")
+              f"RSS {r['rss_mb']:.0f} MB" + (f"  (the workers {r['workers_per_million']:.2f} cpu-s per million of "
+                                            f"it, the daemon's process "
+                                            f"{r['cpu_per_million'] - r['workers_per_million']:.2f})" if w > 1 else ""))
     print(f"load generator: {lag.get('ticks', '?')} ticks sent late, longest lag {lag.get('max_lag_s', 0):.2f} s "
           "(late: the daemon, or the cores, could not take the offered load)")
     one, many = runs[1], runs[args.workers]
@@ -380,6 +398,10 @@ def main() -> int:
     print(f"100k ports at 30 s ({100_000 * load['values_per_tick'] / load['ports'] / 30:,.0f} updates/s) need "
           f"{cores_100k:.1f} cores at workers={args.workers}'s cost per update")
     print(f"end to end over the gRPC receive alone: {1e6 / one['cpu_per_million'] / floor_updates:.2f}")
+    grpc_split = floor_split["messages_per_cpu_s"] / floor["messages_per_cpu_s"]
+    print(f"gRPC receive alone, the switches split over {args.workers} processes as between workers: "
+          f"{floor_split['messages_per_cpu_s']:,.0f} messages/cpu-s = {grpc_split:.2f} of one process's "
+          f"(gRPC's own efficiency when split); the daemon's over that: {efficiency / grpc_split:.2f}")
     print(f"this machine: a job run beside another takes {1 / sharing:.2f}x the CPU-seconds it takes alone; "
           f"efficiency over that: {efficiency / sharing:.2f} (the share of the loss that is the daemon's)")
     print(f"targets: {TARGETS}")

@@ -18,6 +18,7 @@ _MEAS_ESCAPES = str.maketrans({",": r"\,", " ": r"\ ", "\n": r"\n"})
 _STR_ESCAPES = str.maketrans({'"': r"\"", "\\": "\\\\", "\n": r"\n"})
 INT64_MAX = (1 << 63) - 1
 UINT64_MAX = (1 << 64) - 1
+_INF = float("inf")
 
 
 def escape_tag(value: str) -> str:
@@ -49,7 +50,7 @@ def format_field(value: object) -> str | None:
     if isinstance(value, int):
         return f"{value}i" if -INT64_MAX - 1 <= value <= INT64_MAX else None
     if isinstance(value, float):
-        return repr(value) if value == value and value not in (float("inf"), float("-inf")) else None
+        return repr(value) if -_INF < value < _INF else None
     return '"' + str(value).translate(_STR_ESCAPES) + '"'
 
 
@@ -67,16 +68,17 @@ def _key(name: str) -> str:
 
 def line(prefix: str, fields: Mapping[str, object], ts_ns: int) -> str | None:
     parts = []
+    keys = _KEYS
     for key, value in fields.items():
         tv = type(value)
         if tv is int and 0 <= value <= INT64_MAX:  # type: ignore[operator]
             text: str | None = f"{value}i"
-        elif tv is float and value == value and value not in (float("inf"), float("-inf")):
+        elif tv is float and -_INF < value < _INF:  # type: ignore[operator]  # not NaN nor infinite
             text = repr(value)
         else:
             text = format_field(value)
         if text is not None:
-            parts.append(f"{_key(key)}={text}")
+            parts.append(f"{keys.get(key) or _key(key)}={text}")
     if not parts:
         return None
     return f"{prefix} {','.join(parts)} {ts_ns}"

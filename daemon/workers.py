@@ -36,7 +36,7 @@ from typing import Any
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector as MetricsCollector
 
-from fabricwatch.core.batch import SampleBatch
+from fabricwatch.core.batch import PortSample, SampleBatch
 from fabricwatch.core.protocols import Collector
 from fabricwatch.daemon import config as config_mod
 from fabricwatch.daemon.status import TargetStatus
@@ -45,6 +45,7 @@ from fabricwatch.daemon.targets import run_target
 log = logging.getLogger("fabricwatch.workers")
 _HEADER = struct.Struct("!I")
 MAX_FRAME = 256 << 20
+OUTBOX_MAX = 2000  # messages in one frame at most (a frame stays a few MB)
 
 
 def worker_of(key: str, n: int) -> int:
@@ -76,6 +77,22 @@ async def receive(reader: asyncio.StreamReader) -> tuple[Any, ...] | None:
     if not isinstance(message, tuple) or not message:
         raise ValueError("not a message")
     return message
+
+
+Packed = tuple[Any, ...]
+
+
+def pack(batch: SampleBatch) -> Packed:
+    """A batch as plain tuples for the wire: pickled and read back ~3x faster than the
+    dataclasses (their samples are most of what a worker sends)."""
+    return (batch.collector, batch.device,
+            [(s.device, s.port, s.ts_ns, s.values, s.tags, s.uptime_s, s.bits) for s in batch.samples],
+            batch.unmapped, batch.events, batch.problems, batch.modules)
+
+
+def unpack(packed: Packed) -> SampleBatch:
+    collector, device, samples, unmapped, events, problems, modules = packed
+    return SampleBatch(collector, device, [PortSample(*s) for s in samples], unmapped, events, problems, modules)
 
 
 def _snapshot(status: TargetStatus, polls: list[float]) -> dict[str, Any]:
@@ -187,10 +204,13 @@ class WorkerPool:
 
     async def _dispatch(self, message: tuple[Any, ...]) -> None:
         kind = message[0]
-        if kind == "batch":
-            _, key, batch = message
+        if kind == "many":  # what a worker had to say in one pass of its event loop
+            for part in message[1]:
+                await self._dispatch(part)
+        elif kind == "batch":
+            _, key, packed = message
             if key in self.statuses:
-                await self.handle(key, batch)
+                await self.handle(key, unpack(packed))
         elif kind == "status":
             _, key, snap = message
             status = self.statuses.get(key)
@@ -273,15 +293,35 @@ class WorkerProcess:
         self.collectors: dict[str, Collector] = {}
         self.tasks: dict[str, asyncio.Task[None]] = {}
         self.writer: asyncio.StreamWriter | None = None
+        # what the targets hand over in one pass of the event loop goes as one frame: one pickling
+        # and one write instead of one per batch (a loop that is not saturated wakes per message)
+        self._outbox: list[tuple[Any, ...]] = []
         self.load()
 
     def load(self) -> None:
         cfg = config_mod.load(self.config_path)
         self.collectors = {c.key: c for _, section in cfg.collector_configs() for c in section.build()}
 
+    def _post(self, message: tuple[Any, ...]) -> None:
+        """Queue a message for the frame sent at the end of this pass of the loop."""
+        if not self._outbox:
+            asyncio.get_running_loop().call_soon(self._flush)
+        self._outbox.append(message)
+        if len(self._outbox) >= OUTBOX_MAX:
+            self._flush()
+
+    def _flush(self) -> None:
+        out, self._outbox = self._outbox, []
+        if not out or self.writer is None or self.writer.is_closing():
+            return
+        body = pickle.dumps(("many", out), protocol=pickle.HIGHEST_PROTOCOL)
+        self.writer.write(_HEADER.pack(len(body)) + body)
+
     async def _send(self, message: tuple[Any, ...]) -> None:
+        """Post, then wait while the daemon has not read what was sent before (back-pressure)."""
         assert self.writer is not None
-        await send(self.writer, message)
+        self._post(message)
+        await self.writer.drain()
 
     def start(self, key: str) -> None:
         collector = self.collectors.get(key)
@@ -292,20 +332,22 @@ class WorkerProcess:
         told = [0.0, False]  # when the daemon last heard of this target's state, and whether it was up
 
         async def deliver(batch: SampleBatch) -> None:
-            await self._send(("batch", key, batch))
             now = time.monotonic()
             # the state at most once a second (and at once when it goes up): not a message per batch
             if now - told[0] >= 1.0 or status.up != told[1]:
                 told[0], told[1] = now, status.up
+                self._post(("batch", key, pack(batch)))
                 await self._send(("status", key, _snapshot(status, polls)))
+            else:
+                await self._send(("batch", key, pack(batch)))
 
         def emit(kind: str, payload: dict[str, Any]) -> None:
-            asyncio.get_running_loop().create_task(self._send(("emit", kind, payload)))
+            self._post(("emit", kind, payload))
 
         async def run() -> None:
             def polled(seconds: float) -> None:
                 polls.append(seconds)
-                asyncio.get_running_loop().create_task(self._send(("status", key, _snapshot(status, polls))))
+                self._post(("status", key, _snapshot(status, polls)))
 
             await run_target(collector, status, deliver=deliver, emit=emit, polled=polled)
 
@@ -348,7 +390,9 @@ class WorkerProcess:
         stopping.cancel()
         for key in list(self.tasks):
             await self.stop(key)
+        self._flush()
         with contextlib.suppress(OSError, ConnectionError):
+            await self.writer.drain()
             self.writer.close()
             await self.writer.wait_closed()
         return 0

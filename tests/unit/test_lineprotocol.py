@@ -16,6 +16,7 @@ def test_field_types_and_unstorable_values() -> None:
     # beyond int64 and NaN cannot be stored: the field is left out, never a broken line
     assert line("m", {"big": 2**64 - 1, "ok": 1}, 5) == "m ok=1i 5"
     assert line("m", {"nan": float("nan")}, 5) is None
+    assert line("m", {"up": float("inf"), "down": float("-inf"), "ok": -0.5}, 5) == "m ok=-0.5 5"
 
 
 names = st.text(min_size=1, max_size=16)

@@ -14,9 +14,9 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fabricwatch.core.batch import PortSample, SampleBatch
+from fabricwatch.core.batch import DeviceEvent, ModuleInfo, PortSample, SampleBatch
 from fabricwatch.daemon.config import ConfigError, parse
-from fabricwatch.daemon.workers import MAX_FRAME, receive, send, worker_of
+from fabricwatch.daemon.workers import MAX_FRAME, pack, receive, send, unpack, worker_of
 
 
 async def _feed(data: bytes) -> list[object]:
@@ -57,6 +57,29 @@ def test_messages_come_out_as_they_went_in() -> None:
     batch = SampleBatch("gnmi", "leaf1", [PortSample("leaf1", "swp1", 5, {"in_octets": 10.0}, {"rail": "1"})])
     got = asyncio.run(_feed(_frames(("batch", "gnmi:s:leaf1", batch), ("status", "k", {"up": True}))))
     assert got[0] == ("batch", "gnmi:s:leaf1", batch) and got[1] == ("status", "k", {"up": True})
+
+
+_text = st.text(max_size=12)
+_samples = st.builds(PortSample, _text, _text, st.integers(-2**63, 2**63 - 1),
+                     st.dictionaries(_text, st.integers(0, 2**64 - 1) | st.floats(allow_nan=False), max_size=6),
+                     st.dictionaries(_text, _text, max_size=4), st.none() | st.floats(0, 1e9),
+                     st.none() | st.dictionaries(_text, st.sampled_from([32, 64]), max_size=2))
+_batches = st.builds(
+    SampleBatch, _text, _text, st.lists(_samples, max_size=8), st.integers(0, 1000),
+    events=st.lists(st.builds(DeviceEvent, st.integers(0, 2**62), _text, _text, _text, _text), max_size=2),
+    problems=st.lists(st.tuples(_text, _text), max_size=2),
+    modules=st.lists(st.builds(ModuleInfo, _text, _text, st.integers(0, 2**62),
+                               st.dictionaries(st.sampled_from(["serial", "vendor"]), _text)), max_size=2))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_batches, min_size=1, max_size=4))
+def test_batches_packed_into_one_frame_come_out_as_they_went_in(batches: list[SampleBatch]) -> None:
+    """A worker sends what one pass of its loop produced as one frame of plain tuples."""
+    frame = ("many", [("batch", f"gnmi:s:{i}", pack(b)) for i, b in enumerate(batches)])
+    [got] = asyncio.run(_feed(_frames(frame)))
+    assert got[0] == "many" and [unpack(m[2]) for m in got[1]] == batches
+    assert [m[1] for m in got[1]] == [f"gnmi:s:{i}" for i in range(len(batches))]
 
 
 @settings(max_examples=300, deadline=None)
