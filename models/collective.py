@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from sklearn.ensemble import IsolationForest
 
 from fabricwatch.core.nccl_records import Row, RunRecord
 
@@ -150,6 +149,8 @@ def analyse(runs: list[RunRecord], cfg: VarianceConfig = VarianceConfig()) -> li
         if len(rs) >= cfg.forest_min_runs:
             X = np.array([[curves[r.source].get(s, 0.0) / baseline[s] if baseline[s] else 1.0 for s in sizes]
                           for r in rs])
+            from sklearn.ensemble import IsolationForest  # here: a daemon that never judges repeats never loads it
+
             forest = IsolationForest(n_estimators=200, random_state=7).fit(X)
             scores = -forest.score_samples(X)
             cut = float(np.median(scores) + 3 * np.median(np.abs(scores - np.median(scores))) * 1.4826)

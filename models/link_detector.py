@@ -14,15 +14,19 @@ import zipfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import skops.io as sio
-from sklearn.ensemble import IsolationForest
 
 from fabricwatch.models.features import FEATURE_NAMES, N_OWN, OWN_NAMES, UNITS, FeatureFrame, LinkInterval, LinkState
 from fabricwatch.models.optics import OpticsWatch
 from fabricwatch.models.rules import RuleConfig, RuleHit, evaluate, speed_degraded_rows, worst
+
+if TYPE_CHECKING:
+    from sklearn.ensemble import IsolationForest
+
+# scikit-learn and skops (~125 MB of a process) are imported where a forest is fitted, read or
+# written: a daemon on rules alone, and every collector worker, never load them
 
 MODEL_VERSION = 2  # 2: forests in skops format (1 held a pickle, which loading would execute)
 MIN_CLASS_ROWS = 50
@@ -549,6 +553,8 @@ class LinkDetector:
             # noise gives every feature a range, so values beyond it are isolated at once
             rng = np.random.default_rng(self.seed)
             train = train + rng.normal(0.0, TRAIN_NOISE, train.shape)
+            from sklearn.ensemble import IsolationForest
+
             forest = IsolationForest(n_estimators=self.n_estimators, random_state=self.seed, n_jobs=1)
             forest.fit(train)
             hold_scores = -forest.score_samples(hold)
@@ -766,6 +772,8 @@ class LinkDetector:
 
     # -- persistence -------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
+        import skops.io as sio
+
         blob = sio.dumps({c: m.forest for c, m in self.models.items()})
         meta = {
             "version": MODEL_VERSION,
@@ -793,6 +801,9 @@ class LinkDetector:
     def load(cls, path: str | Path) -> LinkDetector:
         """A model file, read without running anything it holds: the forests are in skops format
         and only the types an isolation forest is made of may be built from it."""
+        import skops.io as sio
+        from sklearn.ensemble import IsolationForest
+
         _check_owner(Path(path))
         try:
             with zipfile.ZipFile(path) as z:

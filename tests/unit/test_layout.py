@@ -92,3 +92,19 @@ def test_a_collector_worker_loads_no_models() -> None:
             "print(sorted(m for m in ('sklearn', 'scipy', 'fabricwatch.models') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_a_daemon_on_rules_alone_loads_no_scikit_learn() -> None:
+    """The daemon's own process imports scikit-learn and skops (~125 MB) only when a forest is
+    read or fitted: with no `[detector] model` it runs on rules; a model file loads them."""
+    code = ("import sys; from fabricwatch.cli.main import build_parser; from fabricwatch.daemon.config import parse; "
+            "from fabricwatch.daemon.runner import Runner; build_parser(); "
+            "Runner(parse({'daemon': {'listen': '127.0.0.1:0'}})); "
+            "print(sorted(m for m in ('sklearn', 'skops', 'scipy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+    code = ("import sys; from fabricwatch.models.link_detector import LinkDetector, ModelError\n"
+            "try:\n    LinkDetector.load('/nonexistent.model')\nexcept (ModelError, OSError):\n    pass\n"
+            "print('sklearn' in sys.modules and 'skops' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True", out.stdout
