@@ -14,7 +14,9 @@ cost would share the cores). Only the daemon's processes are counted (/proc CPU 
 its workers over the measured window); counter updates are the daemon's own count
 (fabricwatch_counter_values_ingested_total).
 
-Last line: `speedup=... efficiency=... limit_ratio=... rss_mb_per_10k=...` (scripts read it).
+Last line: `speedup=... efficiency=... limit_ratio=... rss_mb_per_10k=... rss_mb_per_further_10k=...`
+(scripts read it): the RSS at the measured scale per 10k ports, and what 10k ports add beyond a
+daemon watching one switch.
 """
 
 from __future__ import annotations
@@ -74,7 +76,7 @@ def encode(ports: int, path: Path) -> dict[str, Any]:
     for t in range(TICKS):
         snap = fabric.snapshot(fabric.start_ns + (t + 1) * 10_000_000_000)
         for dev in fabric.topology.devices.values():
-            d = devices.setdefault(dev.name, {"flavour": dev.flavour, "ticks": []})
+            d = devices.setdefault(dev.name, {"flavour": dev.flavour, "ticks": [], "ports": len(dev.ports)})
             tick = []
             for port in dev.ports:
                 for n in port_notifications(dev.flavour, port, snap):
@@ -86,7 +88,7 @@ def encode(ports: int, path: Path) -> dict[str, Any]:
             d["ticks"].append(tick)
     path.write_bytes(pickle.dumps(devices))
     return {"ports": len(fabric.ports), "devices": len(devices), "values_per_tick": values,
-            "messages_per_tick": messages}
+            "messages_per_tick": messages, "ports_of": {name: d["ports"] for name, d in devices.items()}}
 
 
 async def serve(devices: dict[str, Any], interval: float) -> None:
@@ -371,6 +373,9 @@ def main() -> int:
             floor_split = transport_floor(addresses, min(args.seconds, 15.0), tmp, args.workers)
             runs = {w: run_daemon(w, addresses, receiver, args.interval, args.seconds, tmp)
                     for w in (1, args.workers)}
+            # the same daemon watching one switch: what it holds whatever the fabric (imports, workers)
+            smallest = min(addresses, key=lambda name: load["ports_of"][name])
+            base = run_daemon(args.workers, {smallest: addresses[smallest]}, receiver, args.interval, 5.0, tmp)
         finally:
             server.send_signal(signal.SIGTERM)
             lag = json.loads(server.stdout.readline() or "{}") if server.stdout else {}
@@ -404,9 +409,14 @@ def main() -> int:
           f"(gRPC's own efficiency when split); the daemon's over that: {efficiency / grpc_split:.2f}")
     print(f"this machine: a job run beside another takes {1 / sharing:.2f}x the CPU-seconds it takes alone; "
           f"efficiency over that: {efficiency / sharing:.2f} (the share of the loss that is the daemon's)")
+    further = (many["rss_mb"] - base["rss_mb"]) / (load["ports"] - load["ports_of"][smallest]) * 10_000
+    print(f"RSS at workers={args.workers}: {many['rss_mb']:.0f} MB for {load['ports']:,} ports = "
+          f"{rss_per_10k:.0f} MB per 10k ports; of it {base['rss_mb']:.0f} MB is the daemon's watching one "
+          f"switch of {load['ports_of'][smallest]} ports (imports, its processes), and each further 10k ports "
+          f"add {further:.0f} MB")
     print(f"targets: {TARGETS}")
     print(f"speedup={speedup:.2f} efficiency={efficiency:.2f} limit_ratio={limit_ratio:.2f} "
-          f"rss_mb_per_10k={rss_per_10k:.0f}")
+          f"rss_mb_per_10k={rss_per_10k:.0f} rss_mb_per_further_10k={further:.0f}")
     return 0
 
 
