@@ -5,7 +5,7 @@
 # and run it: lint, type check, the import layers, unit, integration and end-to-end tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh influxdb victoria-metrics mosquitto systemd prometheus prometheus-alertmanager etcd-server \
+scripts/setup.sh influxdb victoria-metrics mosquitto systemd prometheus prometheus-alertmanager etcd-server etcd-client \
   snmpd snmp prometheus-snmp-exporter infiniband-diags chromium
 .venv/bin/ruff check .
 .venv/bin/mypy
