@@ -53,9 +53,13 @@ def worker_of(key: str, n: int) -> int:
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big") % n
 
 
-async def send(writer: asyncio.StreamWriter, message: tuple[Any, ...]) -> None:
+def frame(message: tuple[Any, ...]) -> bytes:
     body = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    writer.write(_HEADER.pack(len(body)) + body)
+    return _HEADER.pack(len(body)) + body
+
+
+async def send(writer: asyncio.StreamWriter, message: tuple[Any, ...]) -> None:
+    writer.write(frame(message))
     await writer.drain()
 
 
@@ -314,8 +318,7 @@ class WorkerProcess:
         out, self._outbox = self._outbox, []
         if not out or self.writer is None or self.writer.is_closing():
             return
-        body = pickle.dumps(("many", out), protocol=pickle.HIGHEST_PROTOCOL)
-        self.writer.write(_HEADER.pack(len(body)) + body)
+        self.writer.write(frame(("many", out)))
 
     async def _send(self, message: tuple[Any, ...]) -> None:
         """Post, then wait while the daemon has not read what was sent before (back-pressure)."""
