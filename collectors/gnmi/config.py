@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from fabricwatch.collectors.gnmi.collector import GnmiCollector
 from fabricwatch.collectors.gnmi.mapping import load_table
 from fabricwatch.core.backoff import Backoff
 from fabricwatch.core.config_types import Duration, StrictModel, Tags, check_unique_devices
 from fabricwatch.core.secrets import SecretRef
 from fabricwatch.core.tls import TlsConfig
+
+if TYPE_CHECKING:
+    from fabricwatch.collectors.gnmi.collector import GnmiCollector
 
 
 def _check_flavour(v: str | None) -> str | None:
@@ -78,4 +80,7 @@ class GnmiConfig(StrictModel):
         return self
 
     def build(self) -> list[GnmiCollector]:
+        # imported when built: a worker loads the code of the kinds it runs only
+        from fabricwatch.collectors.gnmi.collector import GnmiCollector
+
         return [GnmiCollector(self, t) for t in self.targets]

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import socket
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import Field, model_validator
 
-from fabricwatch.collectors.hostnic.collector import HostNicCollector
 from fabricwatch.core.backoff import Backoff
 from fabricwatch.core.config_types import Duration, StrictModel, Tags
+
+if TYPE_CHECKING:
+    from fabricwatch.collectors.hostnic.collector import HostNicCollector
 
 
 class HostNicConfig(StrictModel):
@@ -38,4 +41,7 @@ class HostNicConfig(StrictModel):
         return self
 
     def build(self) -> list[HostNicCollector]:
+        # imported when built: a worker loads the code of the kinds it runs only
+        from fabricwatch.collectors.hostnic.collector import HostNicCollector
+
         return [HostNicCollector(self)]

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import Field, model_validator
 
-from fabricwatch.collectors.ibdiag.collector import IbDiagCollector
 from fabricwatch.core.backoff import Backoff
 from fabricwatch.core.config_types import Duration, StrictModel, Tags
+
+if TYPE_CHECKING:
+    from fabricwatch.collectors.ibdiag.collector import IbDiagCollector
 
 
 class IbDiagConfig(StrictModel):
@@ -34,4 +38,7 @@ class IbDiagConfig(StrictModel):
         return self
 
     def build(self) -> list[IbDiagCollector]:
+        # imported when built: a worker loads the code of the kinds it runs only
+        from fabricwatch.collectors.ibdiag.collector import IbDiagCollector
+
         return [IbDiagCollector(self)]

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from fabricwatch.collectors.snmp.collector import SnmpCollector
 from fabricwatch.collectors.snmp.profile import load_profile
 from fabricwatch.collectors.snmp.transport import AUTH_PROTOCOLS, PRIV_PROTOCOLS, split_address
 from fabricwatch.collectors.snmp.usm import supported
 from fabricwatch.core.backoff import Backoff
 from fabricwatch.core.config_types import Duration, StrictModel, Tags, check_unique_devices
 from fabricwatch.core.secrets import SecretRef
+
+if TYPE_CHECKING:
+    from fabricwatch.collectors.snmp.collector import SnmpCollector
 
 
 def _check_profile(v: str | None) -> str | None:
@@ -115,6 +117,9 @@ class SnmpConfig(StrictModel):
         return self
 
     def build(self) -> list[SnmpCollector]:
+        # imported when built: a worker loads the code of the kinds it runs only
+        from fabricwatch.collectors.snmp.collector import SnmpCollector
+
         # one bound on requests in flight for the whole section, shared by its agents
         section_limit = asyncio.Semaphore(self.max_in_flight)
         return [SnmpCollector(self, t, section_limit) for t in self.targets]

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator, model_validator
 
-from fabricwatch.collectors.ufm.collector import UfmCollector
 from fabricwatch.core.backoff import Backoff
 from fabricwatch.core.config_types import Duration, StrictModel, Tags
 from fabricwatch.core.secrets import SecretRef
 from fabricwatch.core.tls import TlsConfig
+
+if TYPE_CHECKING:
+    from fabricwatch.collectors.ufm.collector import UfmCollector
 
 
 def _url(v: str) -> str:
@@ -75,4 +77,7 @@ class UfmConfig(StrictModel):
         return f"http://{urlsplit(self.url).hostname}:9001"
 
     def build(self) -> list[UfmCollector]:
+        # imported when built: a worker loads the code of the kinds it runs only
+        from fabricwatch.collectors.ufm.collector import UfmCollector
+
         return [UfmCollector(self)]

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, model_validator
 
 from fabricwatch.core.backoff import Backoff
 from fabricwatch.core.config_types import Duration, StrictModel
 from fabricwatch.core.secrets import SecretRef
-from fabricwatch.sinks.influxdb.sink import InfluxSink
-from fabricwatch.sinks.influxdb.writers import V1Writer, V2Writer
+
+if TYPE_CHECKING:
+    from fabricwatch.sinks.influxdb.sink import InfluxSink
 
 
 class SpoolConfig(StrictModel):
@@ -63,6 +64,8 @@ class InfluxConfig(StrictModel):
 
     async def check(self) -> str | None:
         """None if the server answers and the database/bucket is there, else what is wrong."""
+        from fabricwatch.sinks.influxdb.writers import V1Writer, V2Writer
+
         writer = V1Writer(self) if self.api == "v1" else V2Writer(self)
         try:
             return await writer.check()
@@ -70,4 +73,7 @@ class InfluxConfig(StrictModel):
             await writer.close()
 
     def build(self) -> InfluxSink:
+        # imported when built: a collector worker reads this section and never writes (aiohttp)
+        from fabricwatch.sinks.influxdb.sink import InfluxSink
+
         return InfluxSink(self)

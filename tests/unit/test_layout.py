@@ -4,6 +4,7 @@ module imports the old top-level names, and an upward import is caught."""
 from __future__ import annotations
 
 import ast
+import os
 import shutil
 import subprocess
 import sys
@@ -108,3 +109,25 @@ def test_a_daemon_on_rules_alone_loads_no_scikit_learn() -> None:
             "print('sklearn' in sys.modules and 'skops' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True", out.stdout
+
+
+def test_a_worker_loads_the_code_of_the_collector_kinds_it_runs_only() -> None:
+    """A section's collector and a sink's client are imported when the section is built, not
+    when the config is read: a worker running gNMI targets holds no HTTP client (aiohttp) nor
+    SNMP or UFM code (~50 MB of each worker's memory); building an SNMP section loads SNMP's."""
+    code = ("import sys; from fabricwatch.daemon.config import parse; "
+            "cfg = parse({'sinks': {'influxdb': [{'url': 'http://127.0.0.1:1', 'database': 'x'}], "
+            "'mqtt': [{'host': '127.0.0.1'}]}, "
+            "'collectors': {'gnmi': [{'targets': [{'address': '127.0.0.1:1', 'device': 'leaf1'}]}], "
+            "'snmp': [{'community': {'env': 'C'}, 'targets': [{'address': '127.0.0.1:1', 'device': 'leaf2'}]}]}}); "
+            "[s.build() for k, s in cfg.collector_configs() if k == 'gnmi']; "
+            "heavy = ('aiohttp', 'fabricwatch.collectors.snmp.collector', "
+            "'fabricwatch.collectors.ufm.collector', 'fabricwatch.sinks.influxdb.sink'); "
+            "print(sorted(m for m in heavy if m in sys.modules), "
+            "'fabricwatch.collectors.gnmi.collector' in sys.modules); "
+            "[s.build() for k, s in cfg.collector_configs() if k == 'snmp']; "
+            "print('fabricwatch.collectors.snmp.collector' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "C": "public"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["[] True", "True"], out.stdout
