@@ -207,12 +207,13 @@ def values_ingested(url: str) -> float:
 
 
 def run_daemon(workers: int, addresses: dict[str, Any], receiver: Receiver, interval: float, seconds: float,
-               tmp: Path) -> dict[str, float]:
+               tmp: Path, loop: str = "uvloop") -> dict[str, float]:
     sections: dict[str, list[dict[str, str]]] = {}
     for name, a in addresses.items():
         sections.setdefault(a["flavour"], []).append({"device": name, "address": a["address"]})
     port = free_port()
-    cfg = {"daemon": {"listen": f"127.0.0.1:{port}", "workers": workers, "log_level": "warning"},
+    cfg = {"daemon": {"listen": f"127.0.0.1:{port}", "workers": workers, "log_level": "warning",
+                      "event_loop": loop},
            "pipeline": {"history": 0},
            "collectors": {"gnmi": [{"name": f"bench-{f}", "flavour": f, "sample_interval": interval,
                                     "optics": False, "targets": t} for f, t in sections.items()]},
@@ -275,7 +276,8 @@ async def receive(addresses: dict[str, Any], seconds: float) -> None:
         t.cancel()
 
 
-def transport_floor(addresses: dict[str, Any], seconds: float, tmp: Path, processes: int = 1) -> dict[str, float]:
+def transport_floor(addresses: dict[str, Any], seconds: float, tmp: Path, processes: int = 1,
+                    loop: str = "uvloop") -> dict[str, float]:
     """Messages per CPU-second of `receive`, in processes of their own (their CPU is all gRPC's),
     the switches split between `processes` of them as the daemon splits them between workers."""
     from fabricwatch.daemon.workers import worker_of
@@ -287,7 +289,8 @@ def transport_floor(addresses: dict[str, Any], seconds: float, tmp: Path, proces
     for k, share in enumerate(shares):
         path = tmp / f"addresses-{processes}-{k}.json"
         path.write_text(json.dumps(share))
-        procs.append(subprocess.Popen([sys.executable, __file__, "--receive", str(path), "--seconds", str(seconds)],
+        procs.append(subprocess.Popen([sys.executable, __file__, "--receive", str(path), "--seconds", str(seconds),
+                                       "--event-loop", loop],
                                       stdout=subprocess.PIPE, text=True))
     messages = cpu = 0.0
     for proc in procs:
@@ -348,12 +351,16 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=30.0)
     ap.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--receive", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--event-loop", choices=("uvloop", "asyncio"), default="uvloop",
+                    help="the daemon's [daemon] event_loop, also used by gRPC's receive alone")
     args = ap.parse_args()
     if args.serve:
         asyncio.run(serve(pickle.loads(args.serve.read_bytes()), args.interval))
         return 0
     if args.receive:
-        asyncio.run(receive(json.loads(args.receive.read_text()), args.seconds))
+        from fabricwatch.core import event_loop
+
+        event_loop.run(receive(json.loads(args.receive.read_text()), args.seconds), loop=args.event_loop)
         return 0
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
@@ -369,13 +376,14 @@ def main() -> int:
             assert server.stdout is not None
             addresses = json.loads(server.stdout.readline())
             receiver = Receiver()
-            floor = transport_floor(addresses, min(args.seconds, 15.0), tmp)
-            floor_split = transport_floor(addresses, min(args.seconds, 15.0), tmp, args.workers)
-            runs = {w: run_daemon(w, addresses, receiver, args.interval, args.seconds, tmp)
+            floor = transport_floor(addresses, min(args.seconds, 15.0), tmp, loop=args.event_loop)
+            floor_split = transport_floor(addresses, min(args.seconds, 15.0), tmp, args.workers, args.event_loop)
+            runs = {w: run_daemon(w, addresses, receiver, args.interval, args.seconds, tmp, args.event_loop)
                     for w in (1, args.workers)}
             # the same daemon watching one switch: what it holds whatever the fabric (imports, workers)
             smallest = min(addresses, key=lambda name: load["ports_of"][name])
-            base = run_daemon(args.workers, {smallest: addresses[smallest]}, receiver, args.interval, 5.0, tmp)
+            base = run_daemon(args.workers, {smallest: addresses[smallest]}, receiver, args.interval, 5.0, tmp,
+                              args.event_loop)
         finally:
             server.send_signal(signal.SIGTERM)
             lag = json.loads(server.stdout.readline() or "{}") if server.stdout else {}
@@ -383,6 +391,7 @@ def main() -> int:
     per_message = load["values_per_tick"] / load["messages_per_tick"]
     floor_updates = floor["messages_per_cpu_s"] * per_message
     print(f"decode-to-dict limit (this process, same messages): {lim:,.0f} updates/cpu-s")
+    print(f"event loop: {args.event_loop}")
     print(f"gRPC receive alone (grpc.aio, same server, own process): {floor['messages_per_cpu_s']:,.0f} messages/cpu-s"
           f" x {per_message:.1f} updates a message = {floor_updates:,.0f} updates/cpu-s "
           f"({floor_updates / lim:.2f} of the limit: no daemon over grpcio gets further)")

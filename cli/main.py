@@ -14,6 +14,7 @@ from pathlib import Path
 
 import fabricwatch
 from fabricwatch.cli.errors import CommandError, load_config, warn
+from fabricwatch.core import event_loop
 from fabricwatch.daemon import logs
 
 log = logging.getLogger("fabricwatch.cli")
@@ -35,7 +36,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             return 2
         return await runner.run()
 
-    return asyncio.run(main())
+    return event_loop.run(main(), loop=cfg.daemon.event_loop)
 
 
 def _cmd_check(args: argparse.Namespace) -> int:

@@ -36,6 +36,7 @@ from typing import Any
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector as MetricsCollector
 
+from fabricwatch.core import event_loop
 from fabricwatch.core.batch import PortSample, SampleBatch
 from fabricwatch.core.protocols import Collector
 from fabricwatch.daemon import config as config_mod
@@ -409,8 +410,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     from fabricwatch.daemon import logs
 
-    logs.setup(config_mod.load(args.config).daemon.log_level)
-    return asyncio.run(WorkerProcess(args.config, args.index).serve(args.fd))
+    daemon = config_mod.load(args.config).daemon
+    logs.setup(daemon.log_level)
+    return event_loop.run(WorkerProcess(args.config, args.index).serve(args.fd), loop=daemon.event_loop)
 
 
 if __name__ == "__main__":
