@@ -51,6 +51,7 @@ def test_good_config_loads(tmp_path: Path) -> None:
         ('sample_interval = "5s"', 'sample_interval = "soon"', "collectors.gnmi[0].sample_interval",
          "duration"),
         ('shard = "1/2"', 'shard = "3/2"', "daemon.shard", "k/N"),
+        ('shard = "1/2"', 'shard = "1/2"\nevent_loop = "tokio"', "daemon.event_loop", "uvloop"),
         ('address = "127.0.0.1:57400"', 'address = "nohost"', "collectors.gnmi[0].targets[0].address",
          "host:port"),
         ('flavour = "arista"', 'flavour = "junos"', "collectors.gnmi[0].flavour", "unknown gNMI flavour"),
