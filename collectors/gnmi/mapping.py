@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import struct
 import tomllib
 from dataclasses import dataclass, field
@@ -215,6 +216,12 @@ class Decoder:
         self.bad_values = 0  # updates whose value could not be read (malformed JSON, absurd decimals)
         self.unmapped_paths: set[str] = set()
         self._prefix_cache: dict[bytes, _Prefix] = {}
+        # what a leaf means does not depend on which port it is under unless a template or a key
+        # renaming reads a port key: then the ports of one path share one leaf table
+        named = {k for t in table.leaves.values() for k in re.findall(r"{([^}]*)}", t)}
+        named |= set(table.key_map) | {table.lane_key}
+        self._port_free = not named & set(table.port_keys)
+        self._leaf_tables: dict[tuple[str, tuple[tuple[str, str], ...]], dict[str, _Leaf]] = {}
         # (port, counter) -> instance -> latest value, for counters summed over instances
         # (queues, carrier up + down) that a device sends in separate notifications
         self._instances: dict[tuple[str, str], dict[str, float]] = {}
@@ -246,7 +253,13 @@ class Decoder:
             port = self._port_of(e, name) or port
             for k, v in e.key.items():
                 keys[k] = v
-        result = _Prefix("/" + "/".join(names) if names else "", keys, port, {})
+        norm = "/" + "/".join(names) if names else ""
+        leaves: dict[str, _Leaf] = {}
+        if self._port_free and len(self._leaf_tables) < 10_000 and self.table.component_elem not in names:
+            ported = self.table.port_keys
+            shape = (norm, tuple(sorted((k, v) for k, v in keys.items() if not (k in ported and v == port))))
+            leaves = self._leaf_tables.setdefault(shape, leaves)
+        result = _Prefix(norm, keys, port, leaves)
         # a component's interface may be learned later: its prefixes are resolved every time
         if len(self._prefix_cache) < 200_000 and self.table.component_elem not in names:
             self._prefix_cache[key] = result
