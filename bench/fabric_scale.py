@@ -12,7 +12,8 @@ little CPU. The daemon writes to a discarding InfluxDB /write endpoint in this p
 the timestamps of 1 line in 50 to measure the delay (printed as such: no real InfluxDB, whose own
 cost would share the cores). Only the daemon's processes are counted (/proc CPU of the daemon and
 its workers over the measured window); counter updates are the daemon's own count
-(fabricwatch_counter_values_ingested_total).
+(fabricwatch_counter_values_ingested_total). The daemon runs with its defaults otherwise (the last
+hour of every link kept in memory for the link page included).
 
 Last line: `speedup=... efficiency=... limit_ratio=... rss_mb_per_10k=... rss_mb_per_further_10k=...`
 (scripts read it): the RSS at the measured scale per 10k ports, and what 10k ports add beyond a
@@ -214,7 +215,6 @@ def run_daemon(workers: int, addresses: dict[str, Any], receiver: Receiver, inte
     port = free_port()
     cfg = {"daemon": {"listen": f"127.0.0.1:{port}", "workers": workers, "log_level": "warning",
                       "event_loop": loop},
-           "pipeline": {"history": 0},
            "collectors": {"gnmi": [{"name": f"bench-{f}", "flavour": f, "sample_interval": interval,
                                     "optics": False, "targets": t} for f, t in sections.items()]},
            "sinks": {"influxdb": [{"api": "v1", "url": receiver.url, "database": "bench", "flush_interval": 1.0,

@@ -61,7 +61,9 @@ async def test_a_crashing_sender_is_restarted_readyz_says_so_and_nothing_is_lost
                     status = resp.status
                 rows = influx.query("SELECT count(v) FROM probe", db="fw")
                 series = rows["results"][0].get("series")
-                if status == 200 and series and series[0]["values"][0][1] == len(LINES):
+                # the query blocks this loop: the sink may not have read InfluxDB's answer yet
+                if status == 200 and series and series[0]["values"][0][1] == len(LINES) \
+                        and runner.sinks[0].stats.points_written == len(LINES):
                     break
                 await asyncio.sleep(0.05)
         assert status == 200
