@@ -37,19 +37,26 @@ class PortRateView:
     tags: dict[str, str]
     rates: dict[str, float]
     updated: dict[str, int] = field(default_factory=dict)  # when each rate was last computed
+    oldest: int = -(1 << 62)  # no rate in `updated` is older than this (a bound, not always the min)
 
     def merge(self, ts_ns: int, tags: dict[str, str], rates: dict[str, float], max_age_ns: int) -> None:
         """Take the newer rates and keep the others: a port's counters may arrive in several
         notifications (octets in one, PFC in another); a rate not renewed within max_age goes."""
-        self.ts_ns = max(self.ts_ns, ts_ns)
+        if ts_ns > self.ts_ns:
+            self.ts_ns = ts_ns
         self.tags = tags
         self.rates.update(rates)
-        for name in rates:
-            self.updated[name] = ts_ns
-        stale = [n for n, t in self.updated.items() if t < self.ts_ns - max_age_ns]
-        for name in stale:
-            del self.updated[name]
+        self.updated.update(dict.fromkeys(rates, ts_ns))
+        if ts_ns < self.oldest:
+            self.oldest = ts_ns
+        cutoff = self.ts_ns - max_age_ns
+        if self.oldest >= cutoff:
+            return  # nothing can be stale: the scan below runs once per max_age, not per merge
+        updated = self.updated
+        for name in [n for n, t in updated.items() if t < cutoff]:
+            del updated[name]
             self.rates.pop(name, None)
+        self.oldest = min(updated.values(), default=self.ts_ns)
 
 
 class Pipeline:
