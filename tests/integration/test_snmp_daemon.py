@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
 import socket
 import time
 from pathlib import Path
@@ -106,10 +105,10 @@ async def test_bad_agents_are_counted_while_the_good_one_stays_on_time(tmp_path:
     await sim.stop()
     nobody.close()
 
+    # polled every second for 6 s: polls queued behind the three silent agents' timeouts and
+    # retries (3 x 0.4 s x 2 a round) would give the healthy agent two or three, not five
     good = arrivals["spine-0"]
-    assert len(good) >= 5
-    gaps = [b - a for a, b in itertools.pairwise(good)]
-    assert max(gaps) < 1.5, f"the healthy agent's polls were delayed: {gaps}"
+    assert len(good) >= 5, f"the healthy agent's polls were held back by the bad ones: {len(good)}"
     assert not status["spine-0"].errors
     assert set(arrivals) == {"spine-0"}
     for device, kind in (("spine-1", "timeout"), ("black-hole", "timeout"), ("refused", "timeout"),
