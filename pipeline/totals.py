@@ -3,7 +3,6 @@ coloured or plotted."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
 from fabricwatch.core.counters import COUNTERS
@@ -12,16 +11,14 @@ ERROR_COUNTERS = ("in_errors", "out_errors", "fcs_errors", "in_discards", "out_d
                   "rcv_errors", "link_error_recovery", "xmit_discards")
 
 
-_PAUSE_PREFIXES = ("pfc_", "pause_")
-_PAUSE = frozenset(k for k in COUNTERS if k.startswith(_PAUSE_PREFIXES))
-_KNOWN = frozenset(COUNTERS)
+# a port's rates are named from the counter vocabulary (the rate engine computes no others)
+PAUSE_COUNTERS = tuple(k for k in COUNTERS if k.startswith(("pfc_", "pause_")))
 
 
 def pause_rate(rates: Mapping[str, float]) -> float:
     """PFC of every priority plus 802.3x pause, frames/s, both directions."""
-    if rates.keys() <= _KNOWN:  # the per-sample case: the set operations run in C
-        return math.fsum([rates[k] for k in _PAUSE.intersection(rates)])
-    return math.fsum(v for k, v in rates.items() if k.startswith(_PAUSE_PREFIXES))
+    get = rates.get
+    return float(sum([get(k, 0.0) for k in PAUSE_COUNTERS]))
 
 
 def error_rate(rates: Mapping[str, float]) -> float:
