@@ -22,9 +22,10 @@ from fabricwatch.core.counters import COUNTERS, OPTICS, Kind
 from fabricwatch.core.influxql import InfluxQL
 from fabricwatch.core.timeparse import parse_time_ns
 from fabricwatch.detection.columns import Catalog, Columns, ColumnsReport, columns_from_series, concat, read_chunks
-from fabricwatch.models.features import RATE_INDEX, RATE_KEYS, LinkInterval, RowRates
+from fabricwatch.models.features import FOLDED, RATE_INDEX, RATE_KEYS, READINGS, LinkInterval, RowRates
 from fabricwatch.pipeline.rate_columns import ColumnRates
 
+_NEVER = np.iinfo(np.int64).max
 _OPTIC_GAUGES = frozenset(n for n in OPTICS if COUNTERS[n].kind is Kind.GAUGE)
 
 
@@ -59,6 +60,7 @@ class ColumnarIntervals:
         self._last_ts = np.zeros(0, dtype=np.int64)  # per link: its newest sample so far
         self._has_last = np.zeros(0, dtype=bool)
         self._optics_carry: dict[int, tuple[dict[str, float], int]] = {}
+        self._known: dict[str, np.ndarray] = {}  # per counter: the links that have sent it
 
     def feed(self, cols: Columns) -> Intervals:
         """The intervals completed by these rows; the newest interval waits for the next chunk."""
@@ -98,6 +100,10 @@ class ColumnarIntervals:
         bucket = bucket[order]
         L, T = rows.link, rows.ts
         n = len(T)
+        # the counters each link reports (sent at all, a rate or not), by the first interval it sent
+        # them in: in its intervals from then on, one not reported did not change (as
+        # IntervalAggregator fills it); only one never reported is missing
+        first_in = self._first_in(rows, L, bucket, n_links)
         same = np.zeros(n, dtype=bool)
         same[1:] = L[1:] == L[:-1]
         prev_t = np.empty_like(T)
@@ -105,7 +111,7 @@ class ColumnarIntervals:
         first = ~same
         prev_t[first] = self._last_ts[L[first]]
         has_prev = same | self._has_last[L]
-        rates, saturated = self.rates.rates(L, T, rows.values, rows.present, n_links)
+        rates, spans_ns, saturated = self.rates.rates(L, T, rows.values, rows.present, n_links)
         last = np.ones(n, dtype=bool)
         last[:-1] = ~same[1:]
         self._last_ts[L[last]] = T[last]
@@ -137,6 +143,7 @@ class ColumnarIntervals:
         # groups: one (link, interval) each, over the samples the detector is given
         vrows = np.flatnonzero(valid)
         if not len(vrows):
+            self._learn(first_in, n_links)
             self._done_bucket = max(self._done_bucket, int(bucket.max()))
             return []
         gl, gb = L[vrows], bucket[vrows]
@@ -162,16 +169,30 @@ class ColumnarIntervals:
         else:
             c_time = c
         covered = np.bincount(gid[c_time], weights=weight[c_time], minlength=G)
-        names = sorted(counted_cols)
+        emitted = covered > 0
+        self._grow_known(n_links)
+        known = self._known
+        names = sorted(set(counted_cols) | set(known) | set(first_in))
         means = np.full((G, len(names)), np.nan)
         for j, name in enumerate(names):
-            col = counted_cols[name]
-            m = np.flatnonzero(valid & ~np.isnan(col))
-            if len(m):
-                sums = np.bincount(gid[m], weights=col[m] * weight[m], minlength=G)
+            column = counted_cols.get(name)
+            have = np.zeros(G, dtype=bool)
+            m = np.flatnonzero(valid & ~np.isnan(column)) if column is not None else None
+            if column is not None and m is not None and len(m):
+                # a rate weighs the span it covers; a reading (the negotiated speed), the sample's time,
+                # and is averaged over the samples that carry it
+                w = spans_ns[name][m] / 1e9 if name in spans_ns else weight[m]
+                sums = np.bincount(gid[m], weights=column[m] * w, minlength=G)
                 have = np.bincount(gid[m], minlength=G) > 0
-                means[have, j] = sums[have] / covered[have]
-        emitted = covered > 0
+                over = np.bincount(gid[m], weights=weight[m], minlength=G) if name in READINGS else covered
+                means[have, j] = sums[have] / over[have]
+            if name not in FOLDED:
+                continue
+            reports = known[name][g_link] if name in known else np.zeros(G, dtype=bool)
+            if name in first_in:
+                reports = reports | (first_in[name][g_link] <= g_bucket)
+            means[emitted & ~have & reports, j] = 0.0
+        self._learn(first_in, n_links)
 
         optics = self._group_optics(optic_cols, optic_any, gid, T, G, g_link, emitted)
         sat_names: dict[int, set[str]] = {}
@@ -210,6 +231,33 @@ class ColumnarIntervals:
         bounds = np.flatnonzero(np.diff(out_bucket[by_interval])) + 1
         return [Window(b * interval, by_bucket[b], R[rows])
                 for b, rows in zip(sorted(by_bucket), np.split(by_interval, bounds), strict=True)]
+
+    def _first_in(self, rows: Columns, L: np.ndarray, bucket: np.ndarray, n_links: int) -> dict[str, np.ndarray]:
+        """Per folded counter sent in these rows, per link, the first interval it was sent in (or never)."""
+        first_in: dict[str, np.ndarray] = {}
+        for name, mask in rows.present.items():
+            if name in FOLDED and mask.any():
+                at = np.flatnonzero(mask)
+                first = np.full(n_links, _NEVER, dtype=np.int64)
+                np.minimum.at(first, L[at], bucket[at])
+                first_in[name] = first
+        return first_in
+
+    def _learn(self, first_in: dict[str, np.ndarray], n_links: int) -> None:
+        """Remember which links sent which counters (after a chunk is folded)."""
+        known = self._known
+        for name, first in first_in.items():
+            arr = known.get(name)
+            if arr is None:
+                arr = known[name] = np.zeros(n_links, dtype=bool)
+            arr[np.flatnonzero(first < _NEVER)] = True
+        self._grow_known(n_links)
+
+    def _grow_known(self, n_links: int) -> None:
+        known = self._known
+        for name, arr in known.items():
+            if len(arr) < n_links:
+                known[name] = np.concatenate([arr, np.zeros(n_links - len(arr), dtype=bool)])
 
     def _group_optics(self, optic_cols: dict[str, np.ndarray], optic_any: np.ndarray, gid: np.ndarray,
                       T: np.ndarray, G: int, g_link: np.ndarray,

@@ -73,10 +73,12 @@ def intervals_from_samples(samples: Iterable[PortSample], interval_s: float = 30
         key = (s.device, s.port)
         prev = last_ts.get(key)
         last_ts[key] = s.ts_ns
-        if result is None or prev is None:
+        if result is None:
             continue
-        view = detector_view(s, result)
-        if not view:
+        view = detector_view(s, result) if prev is not None else {}
+        if not view and not result.new_names:
             continue
-        agg.add(s.device, s.port, s.ts_ns, view, s.tags, result.saturated, dt_s=(s.ts_ns - prev) / 1e9)
+        agg.add(s.device, s.port, s.ts_ns, view, s.tags, result.saturated,
+                dt_s=(s.ts_ns - prev) / 1e9 if prev is not None else None,
+                span_ns=result.span_ns, spans_ns=result.spans_ns, new_names=result.new_names)
     return agg.flush()

@@ -8,7 +8,7 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from fabricwatch.core.lineprotocol import line, tag_prefix
@@ -55,10 +55,13 @@ class DetectorService:
         return "model+rules" if self.detector.models else "rules"
 
     def add(self, device: str, port: str, ts_ns: int, rates: Mapping[str, float],
-            tags: Mapping[str, str], saturated: list[str]) -> None:
+            tags: Mapping[str, str], saturated: list[str], *, span_ns: int = 0,
+            spans_ns: Mapping[str, int] | None = None, new_names: Sequence[str] | None = None) -> None:
+        """One sample's rates (the pipeline's `RatesListener`)."""
         if tags.get("if_type"):
             return  # a LAG, VLAN or loopback interface: its traffic is its members' or none, not a link's
-        self.aggregator.add(device, port, ts_ns, rates, tags, saturated)
+        self.aggregator.add(device, port, ts_ns, rates, tags, saturated, span_ns=span_ns, spans_ns=spans_ns,
+                            new_names=new_names)
 
     def ranked_findings(self) -> list[Finding]:
         """Active findings, critical first, then by score."""

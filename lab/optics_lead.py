@@ -155,7 +155,7 @@ async def run(protocol: str, *, hours: float = 6.0, aging: tuple[str, str] | Non
     agg = IntervalAggregator(interval_s)
     features = FeatureBuilder(interval_s)
     detector = LinkDetector(interval_s=interval_s)
-    pipeline.on_rates = lambda d, p, ts, rates, tags, sat: agg.add(d, p, ts, rates, tags, sat)
+    pipeline.on_rates = agg.add
     result = LeadResult(protocol, aging, aging_start_s + ramp_s if aging else None, hours=hours)
     stops: list[Callable[[], None]] = []
     closers: list[Callable[[], Awaitable[None]]] = []

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fabricwatch.core.counters import OPTICS
+from fabricwatch.core.counters import COUNTERS, OPTICS, Kind
 
 # (feature name, unit for explanations)
 # Few, grouped features: an isolation forest isolates a point along one randomly chosen
@@ -109,11 +109,27 @@ class _Acc:
     bucket: int
     sums: dict[str, float] = field(default_factory=dict)
     covered: float = 0.0
+    read: float = 0.0  # the time covered by the samples that carried a reading (the negotiated speed)
     last_dt: float = 0.0  # the span of the newest instant: what a later part of the same sample weighs
     tags: dict[str, str] = field(default_factory=dict)
     saturated: set[str] = field(default_factory=set)
     optics: dict[str, float] = field(default_factory=dict)
     optics_ns: int = 0
+
+
+# values held over the time a sample covers, not rates over a counter's span: averaged over the
+# samples that carry them
+READINGS = frozenset({"speed_bps"})
+_NONE: frozenset[str] = frozenset()
+# the counters whose rates are folded (summed over time): a link that reports one and says nothing of
+# it in an interval had no change of it
+FOLDED = frozenset(n for n, spec in COUNTERS.items() if spec.kind is Kind.COUNTER and n not in OPTICS)
+_SETS: dict[frozenset[str], frozenset[str]] = {}
+
+
+def _shared(names: frozenset[str]) -> frozenset[str]:
+    """One object for each set of counter names: most links of a fabric have one of a few."""
+    return _SETS.setdefault(names, names)
 
 
 class IntervalAggregator:
@@ -125,19 +141,35 @@ class IntervalAggregator:
         self._done: dict[int, list[LinkInterval]] = {}
         self._carry: dict[tuple[str, str], tuple[dict[str, float], int]] = {}
         self._last_ts: dict[tuple[str, str], int] = {}  # per link: its newest counted sample
+        self._known: dict[tuple[str, str], frozenset[str]] = {}  # per link: the counters it has had rates of
+        self.late = 0  # parts left out: stamped before the interval their link was folding
 
     def add(self, device: str, port: str, ts_ns: int, rates: Mapping[str, float],
-            tags: Mapping[str, str], saturated: Iterable[str] = (), dt_s: float | None = None) -> None:
-        """One sample's rates, weighted by the time they cover: `dt_s`, or else the time since the
-        link's previous sample. Parts of one sample that come apart (a device sends a port's
-        counters in several notifications at one timestamp) weigh what the sample does and cover
-        its time once: a rate is never diluted by the number of messages it came in."""
+            tags: Mapping[str, str], saturated: Iterable[str] = (), dt_s: float | None = None, *,
+            span_ns: int = 0, spans_ns: Mapping[str, int] | None = None,
+            new_names: Iterable[str] | None = None) -> None:
+        """One sample's rates. The link's covered time grows by the time since its previous sample
+        (`dt_s` when given). Each rate weighs the span it was computed over, `span_ns` or its own in
+        `spans_ns` (the rate engine's): a counter a device sends in a notification of its own time,
+        or only when it changed, brings its whole increase into the interval, never a part diluted
+        by the other notifications' times. Without spans, and for readings (the negotiated speed), a
+        rate weighs the time the sample covers. Parts of one sample that come apart (several
+        notifications at one timestamp) cover its time once: never diluted by the number of messages.
+        `new_names`: what the port sent for the first time; a counter among them is one the link
+        reports (its intervals without it: unchanged, 0), even before it has a rate."""
         bucket = ts_ns // self.interval_ns
         key = (device, port)
         acc = self._acc.get(key)
         if acc is not None and acc.bucket != bucket:
+            if bucket < acc.bucket:  # a part stamped before the interval being folded: left out
+                self.late += 1
+                return
             self._close(key, acc)
             acc = None
+        if new_names:
+            self._note(key, new_names)
+        if not rates:
+            return
         if acc is None:
             acc = _Acc(bucket, tags=dict(tags))
             carried = self._carry.pop(key, None) if self._carry else None
@@ -145,25 +177,35 @@ class IntervalAggregator:
                 acc.optics, acc.optics_ns = dict(carried[0]), carried[1]
             self._acc[key] = acc
         prev = self._last_ts.get(key)
-        if prev == ts_ns:  # another part of the sample just counted
+        if prev is not None and ts_ns <= prev:
+            # another part of an instant already counted, or of an earlier one (a device's notifications
+            # need not come in the order of their timestamps): its time is covered already
             weight, new_time = acc.last_dt, False
         else:
             if dt_s is None:
-                dt_s = (ts_ns - prev) / 1e9 if prev is not None else 0.0
+                dt_s = (ts_ns - prev) / 1e9 if prev is not None else span_ns / 1e9
             weight, new_time = (dt_s if dt_s > 0 else 1.0), True
+        common = span_ns / 1e9 if span_ns > 0 else weight
+        sums = acc.sums
         counted = False
         for name, value in rates.items():
             if name in OPTICS:
                 acc.optics[name] = value
                 acc.optics_ns = ts_ns
+                continue
+            if name in READINGS:
+                w = weight
+                acc.read += w
+            elif spans_ns and name in spans_ns:
+                w = spans_ns[name] / 1e9
             else:
-                acc.sums[name] = acc.sums.get(name, 0.0) + value * weight
-                counted = True
-        if counted:  # a reading of the module alone is no time covered by the counters
+                w = common
+            sums[name] = sums.get(name, 0.0) + value * w
+            counted = True
+        if counted and new_time:  # a reading of the module alone is no time covered by the counters
             self._last_ts[key] = ts_ns
-            if new_time:
-                acc.covered += weight
-                acc.last_dt = weight
+            acc.covered += weight
+            acc.last_dt = weight
             # a part arriving after its interval was scored weighs nothing: late samples are left out
         acc.saturated.update(saturated)
 
@@ -172,10 +214,26 @@ class IntervalAggregator:
             if acc.optics:  # a module reading in an interval without counters: it goes with the next one
                 self._carry[key] = (acc.optics, acc.optics_ns)
             return
-        rates = {k: v / acc.covered for k, v in acc.sums.items()}
+        read = acc.read
+        rates = {k: v / (read if k in READINGS else acc.covered) for k, v in acc.sums.items()}
+        # a counter the link has reported before and not in this interval did not change: a device
+        # that sends values only when they change (or a counter in another notification) says nothing
+        # when there is nothing to say; only a counter never reported is missing
+        known = self._known.get(key, _NONE)
+        for name in known:
+            if name not in rates:
+                rates[name] = 0.0
+        if not known.issuperset(rates):
+            self._note(key, rates)
         self._done.setdefault(acc.bucket, []).append(LinkInterval(
             acc.bucket * self.interval_ns, key[0], key[1], acc.tags, rates, frozenset(acc.saturated),
             acc.optics, acc.optics_ns))
+
+    def _note(self, key: tuple[str, str], names: Iterable[str]) -> None:
+        known = self._known.get(key, _NONE)
+        more = {n for n in names if n in FOLDED and n not in known}
+        if more:
+            self._known[key] = _shared(known | more)
 
     def complete(self, now_ns: int) -> list[tuple[int, list[LinkInterval]]]:
         """Intervals that ended before `now_ns` (plus one interval of grace), oldest first."""
@@ -198,6 +256,7 @@ class IntervalAggregator:
             self._acc.pop(key, None)
             self._carry.pop(key, None)
             self._last_ts.pop(key, None)
+            self._known.pop(key, None)
         for bucket, links in self._done.items():
             self._done[bucket] = [li for li in links if (li.device, li.port) not in gone]
 

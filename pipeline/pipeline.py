@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from fabricwatch.core.batch import DeviceEvent, ModuleInfo, PortSample, SampleBatch
 from fabricwatch.core.lineprotocol import line, tag_prefix
 from fabricwatch.core.topology import Topology
 from fabricwatch.pipeline.history import LinkHistory
 from fabricwatch.pipeline.rates import RateEngine, RateResult, detector_view, optic_gauges
+
+
+class RatesListener(Protocol):
+    """Takes what the detector is given of one sample: rates (and module readings), the time each
+    rate covers (`span_ns`, or its own in `spans_ns`; none for readings alone), and the names the port
+    sent for the first time (what the link reports, before it has rates of them)."""
+
+    def __call__(self, device: str, port: str, ts_ns: int, rates: Mapping[str, float], tags: Mapping[str, str],
+                 saturated: list[str], *, span_ns: int = 0, spans_ns: Mapping[str, int] | None = None,
+                 new_names: Sequence[str] | None = None) -> None: ...
 
 
 @dataclass(slots=True)
@@ -73,8 +84,8 @@ class Pipeline:
         # what each port holds (transceiver inventory): a point is written when it changes, not per poll
         self.modules: dict[tuple[str, str], ModuleInfo] = {}
         self.on_event: Callable[[LinkEvent], None] | None = None
-        # (device, port, ts_ns, rates, tags, saturated) for every sample that gave rates
-        self.on_rates: Callable[[str, str, int, dict[str, float], dict[str, str], list[str]], None] | None = None
+        # every sample that gave rates or module readings
+        self.on_rates: RatesListener | None = None
 
     def set_topology(self, topology: Topology) -> None:
         self.topology = topology
@@ -170,10 +181,13 @@ class Pipeline:
                 if self.history is not None:
                     self.history.add((s.device, s.port), s.ts_ns, view.rates)  # merged: all of the port
                 if self.on_rates is not None:
-                    self.on_rates(s.device, s.port, s.ts_ns, detector_view(s, result), tags, result.saturated)
-            elif self.on_rates is not None and (gauges := optic_gauges(s)):
-                # a reading of the module alone (DOM comes every few minutes, apart from the counters)
-                self.on_rates(s.device, s.port, s.ts_ns, gauges, tags, result.saturated)
+                    self.on_rates(s.device, s.port, s.ts_ns, detector_view(s, result), tags, result.saturated,
+                                  span_ns=result.span_ns, spans_ns=result.spans_ns, new_names=result.new_names)
+            elif self.on_rates is not None and ((gauges := optic_gauges(s)) or result.new_names):
+                # a reading of the module alone (DOM comes every few minutes, apart from the counters),
+                # or counters sent for the first time
+                self.on_rates(s.device, s.port, s.ts_ns, gauges, tags, result.saturated,
+                              new_names=result.new_names)
             self._events(s, result, tags, out)
         for dev_event in batch.events:
             self._device_event(dev_event, out)

@@ -11,6 +11,7 @@ Not here: device uptime and per-sample widths (line protocol stores neither).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -40,6 +41,12 @@ class ColumnStats:
     gaps: int = 0
 
 
+class ColumnResult(NamedTuple):
+    rates: dict[str, np.ndarray]  # per counter, its rate at every row; NaN where none
+    spans_ns: dict[str, np.ndarray]  # per counter, the time its rate at a row covers (since its previous value)
+    saturated: dict[str, np.ndarray]  # per saturating counter, the rows at its ceiling
+
+
 class _Carry:
     """Per link: the last value and time of one counter."""
 
@@ -67,10 +74,12 @@ class ColumnRates:
         self._carry.clear()
 
     def rates(self, link: np.ndarray, ts: np.ndarray, values: dict[str, np.ndarray],
-              present: dict[str, np.ndarray], n_links: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-        """Per counter, its rate at every row (NaN where none) and, for saturating counters, the rows
-        at their ceiling. Rows must be in (link, time) order, none older than its link's last call."""
+              present: dict[str, np.ndarray], n_links: int) -> ColumnResult:
+        """Per counter, its rate at every row (NaN where none), the span each covers, and, for
+        saturating counters, the rows at their ceiling. Rows must be in (link, time) order, none older
+        than its link's last call."""
         rates: dict[str, np.ndarray] = {}
+        spans: dict[str, np.ndarray] = {}
         saturated: dict[str, np.ndarray] = {}
         n = len(ts)
         for name, mask in present.items():
@@ -134,12 +143,15 @@ class ColumnRates:
             col = np.full(n, np.nan)
             col[idx] = rate
             rates[name] = col
+            span = np.zeros(n, dtype=np.int64)
+            span[idx] = dt
+            spans[name] = span
             last = np.ones(len(idx), dtype=bool)
             last[:-1] = L[1:] != L[:-1]
             carry.value[L[last]] = V[last]
             carry.ts[L[last]] = T[last]
             carry.has[L[last]] = True
-        return rates, saturated
+        return ColumnResult(rates, spans, saturated)
 
     @staticmethod
     def _wrapped(value: np.ndarray, prev: np.ndarray, bits: int) -> np.ndarray:

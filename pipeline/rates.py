@@ -54,6 +54,18 @@ class RateResult:
     reset: bool = False  # a reboot or clear was seen
     state_changes: dict[str, tuple[float, float]] | None = None  # name -> (old, new)
     speed_bps: float | None = None  # the negotiated speed the sample reported, if any
+    # the time each rate covers (since its counter's previous value): `span_ns` for most, and
+    # `spans_ns` for those whose span differs (a counter sent in its own notification, or only on
+    # change); what the detector weighs each rate by
+    span_ns: int = 0
+    spans_ns: dict[str, int] | None = None
+    # names the port sent for the first time (no rate yet): the detector learns what a link reports
+    new_names: list[str] | None = None
+
+    def span_of(self, name: str) -> int:
+        """The span of one of `rates`, in ns."""
+        spans = self.spans_ns
+        return spans.get(name, self.span_ns) if spans else self.span_ns
 
 
 def with_speed(result: RateResult) -> dict[str, float]:
@@ -76,6 +88,17 @@ def detector_view(sample: PortSample, result: RateResult) -> dict[str, float]:
     gauges = optic_gauges(sample)
     rates = with_speed(result)
     return {**rates, **gauges} if gauges else rates
+
+
+def _note_span(result: RateResult, name: str, dt_ns: int, span: int) -> int:
+    """Record a rate's span that is not the sample's first one; returns the sample's span."""
+    if not span:
+        result.span_ns = dt_ns
+        return dt_ns
+    if result.spans_ns is None:
+        result.spans_ns = {}
+    result.spans_ns[name] = dt_ns
+    return span
 
 
 class RateEngine:
@@ -115,7 +138,7 @@ class RateEngine:
             self._ports[key] = _PortState(
                 sample.uptime_s, {n: (v, ts) for n, v in sample.values.items()}
             )
-            return RateResult({}, [], [])
+            return RateResult({}, [], [], new_names=list(sample.values))
         result = RateResult({}, [], [])
         last = state.last
         if (
@@ -137,10 +160,14 @@ class RateEngine:
         speed = sample.values.get("speed_bps")
         if speed is not None and speed > 0:
             result.speed_bps = float(speed)
+        span = 0  # of the first rate; others that differ go to result.spans_ns
         for name, value in sample.values.items():
             prev_entry = last.get(name)
             if prev_entry is None:
                 last[name] = (value, ts)
+                if result.new_names is None:
+                    result.new_names = []
+                result.new_names.append(name)
                 continue
             prev, prev_ts = prev_entry
             dt_ns = ts - prev_ts
@@ -184,6 +211,8 @@ class RateEngine:
                     if prev >= spec.max_value:
                         continue  # stuck at the ceiling: the true rate is unknown, so none at all
                 rates[name] = delta * 1e9 / dt_ns  # reaching the ceiling: a lower bound
+                if dt_ns != span:
+                    span = _note_span(result, name, dt_ns, span)
                 continue
             if delta < 0:
                 bits = bits_override.get(name, spec.bits) if bits_override else spec.bits
@@ -196,10 +225,12 @@ class RateEngine:
                     result.reset = True
                     continue
             rates[name] = delta * 1e9 / dt_ns
+            if dt_ns != span:
+                span = _note_span(result, name, dt_ns, span)
         if gap:
             stats.gaps += 1
         if stats_ooo:
             stats.out_of_order += 1
-            if not rates and result.state_changes is None and not result.reset:
+            if not rates and result.state_changes is None and not result.reset and not result.new_names:
                 return None
         return result

@@ -1,6 +1,7 @@
 """The columnar replay gives the intervals the scalar rate engine and aggregator give, whatever the
 counters do: wraps (32 and 64 bits), clears, saturation of IB error counters, gaps, repeated
-instants, module readings every few minutes, negotiated speed, lines it must hand to the full parser."""
+instants, module readings every few minutes, negotiated speed, counters sent in a notification of
+their own time or only now and then, lines it must hand to the full parser."""
 
 from __future__ import annotations
 
@@ -85,10 +86,17 @@ def streams(draw: st.DrawFn) -> str:
                 vals["out_pkts"] = (vals["out_pkts"] + draw(st.integers(0, 10**6))) % 2**32
                 vals["symbol_errors"] = min(SAT16, vals["symbol_errors"] + draw(st.integers(0, 50)))
                 vals["pause_rx"] += draw(st.integers(0, 1000))
-            ints = [f"{k}={v}i" if k != "in_octets" or v < 2**63 else f"{k}={v}u" for k, v in vals.items()]
+            # how the device sends it: whole; PFC and ECN in a notification of their own, stamped up to
+            # 0.9 s later; or those two left out (sent only when they change)
+            how = draw(st.sampled_from(["whole", "whole", "part", "suppressed"]))
+            own = {k: v for k, v in vals.items() if how == "whole" or k not in ("pause_rx", "ecn_marked")}
+            ints = [f"{k}={v}i" if k != "in_octets" or v < 2**63 else f"{k}={v}u" for k, v in own.items()]
             extra = ["speed_bps=400000000000i"] if draw(st.booleans()) else []
             tags = f"port_counters,device=sw{p % 2},port=p{p},role=leaf_down,speed=400G"
             lines.append(f"{tags} {','.join(ints + extra)} {t}")
+            if how == "part":
+                lines.append(f"{tags} pause_rx={vals['pause_rx']}i,ecn_marked={vals['ecn_marked']}i "
+                             f"{t + draw(st.integers(1, 900)) * 1_000_000}")
             if module:
                 lines.append(f"{tags} temperature_c={draw(st.floats(20, 90)):.2f},"
                              f"rx_power_dbm_l1={draw(st.floats(-12, 3)):.3f},fec_corrected={t // 7}i {t}")

@@ -69,3 +69,71 @@ def test_the_stream_weighs_as_replay_does_when_the_spans_are_given() -> None:
     a, b = _rates(given_dt), _rates(from_stream)
     # the very first sample has no span; from the second on the two agree
     assert a[102 * S] == b[102 * S]
+
+
+def _interleaved_samples() -> list:
+    """One port over 120 s: interface counters every 10 s; PFC in its own notification 0.3 s after
+    them (a device stamps each path's notification itself); an error counter sent only when it changes
+    (suppressed redundant values): +6 every 60 s."""
+    from fabricwatch.core.batch import PortSample
+
+    out = []
+    for k in range(13):
+        t = k * 10 * S
+        out.append(PortSample("sw", "p1", t, {"in_octets": k * 1e9, "out_octets": k * 2e9, "speed_bps": 4e11},
+                              {"role": "leaf"}))
+        out.append(PortSample("sw", "p1", t + 3 * S // 10, {"pfc_rx_p3": k * 1000.0}, {"role": "leaf"}))
+        if k % 6 == 0:
+            out.append(PortSample("sw", "p1", t, {"in_errors": k * 1.0}, {"role": "leaf"}))
+    return out
+
+
+def _check_interleaved(intervals: list) -> None:
+    got = {start: li for start, links in intervals for li in links}
+    assert sorted(got) == [0, 30 * S, 60 * S, 90 * S, 120 * S]
+    for start in (30 * S, 60 * S, 90 * S):  # whole intervals: the first one starts with no rate
+        rates = got[start].rates
+        assert abs(rates["in_octets"] - 1e8) < 1e-3 * 1e8, (start, rates)
+        assert abs(rates["out_octets"] - 2e8) < 1e-3 * 2e8, (start, rates)
+        assert abs(rates["pfc_rx_p3"] - 100.0) < 1e-3 * 100, (start, rates)  # was 3.0: weighed 0.3 s of 10
+        # the negotiated speed is a reading of the samples that carry it, not diluted by the others
+        assert abs(rates["speed_bps"] - 4e11) < 1e-6 * 4e11, (start, rates)
+    # the six errors counted at 60 s happened since the sample before (unchanged values are not sent):
+    # all of them are in that interval, none lost
+    assert abs(got[60 * S].rates["in_errors"] - 6 / 30) < 1e-9, got[60 * S].rates
+    # not sent in the others: unchanged, so none, not "not reported" (the port sent it at 0 s)
+    assert got[30 * S].rates["in_errors"] == 0.0 and got[90 * S].rates["in_errors"] == 0.0
+
+
+def test_counters_in_notifications_of_their_own_time_or_sent_on_change_weigh_the_time_they_cover() -> None:
+    """Replay: each rate weighs the span it was computed over (since that counter's previous value),
+    not the time since the port's previous message."""
+    from fabricwatch.detection.replay import intervals_from_samples
+
+    _check_interleaved(intervals_from_samples(_interleaved_samples(), 30.0))
+
+
+def test_the_daemon_folds_interleaved_and_on_change_counters_as_replay_does() -> None:
+    """The live path (pipeline -> detector service) gives the same intervals as replay, from the first
+    whole one on (in the first, the daemon does not know when the port's sample before its first rates
+    was taken), whatever order a port's notifications arrive in."""
+    from fabricwatch.core.batch import SampleBatch
+    from fabricwatch.detection.config import DetectorConfig
+    from fabricwatch.detection.replay import intervals_from_samples
+    from fabricwatch.detection.service import DetectorService
+    from fabricwatch.pipeline.pipeline import Pipeline
+
+    async def write(lines: list[str]) -> None:
+        return None
+
+    service = DetectorService(DetectorConfig(interval=30.0), write)
+    pipeline = Pipeline()
+    pipeline.on_rates = service.add
+    for s in _interleaved_samples():  # the error counter's part comes after the PFC part stamped later
+        pipeline.process(SampleBatch("gnmi", s.device, [s]), target="gnmi:sw")
+    live = service.aggregator.flush()
+    _check_interleaved(live)
+    replay = intervals_from_samples(_interleaved_samples(), 30.0)
+    assert [(s, [li.rates for li in links]) for s, links in live][1:] == \
+        [(s, [li.rates for li in links]) for s, links in replay][1:]
+    assert service.aggregator.late == 0
