@@ -84,7 +84,7 @@ class Pipeline:
         # what each port holds (transceiver inventory): a point is written when it changes, not per poll
         self.modules: dict[tuple[str, str], ModuleInfo] = {}
         self.on_event: Callable[[LinkEvent], None] | None = None
-        # every sample that gave rates or module readings
+        # every sample that gave rates, module readings or counters the port sent for the first time
         self.on_rates: RatesListener | None = None
 
     def set_topology(self, topology: Topology) -> None:

@@ -62,11 +62,6 @@ class RateResult:
     # names the port sent for the first time (no rate yet): the detector learns what a link reports
     new_names: list[str] | None = None
 
-    def span_of(self, name: str) -> int:
-        """The span of one of `rates`, in ns."""
-        spans = self.spans_ns
-        return spans.get(name, self.span_ns) if spans else self.span_ns
-
 
 def with_speed(result: RateResult) -> dict[str, float]:
     """The rates, plus the negotiated speed as `speed_bps` when the sample had it (the detector
