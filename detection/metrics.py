@@ -65,9 +65,12 @@ class DetectorMetrics(Collector):
             by_sev.add_metric([sev], sum(1 for f in active.values() if f.severity == sev))
         intervals = CounterMetricFamily("fabricwatch_detector_intervals", "Intervals scored")
         intervals.add_metric([], det.intervals)
+        late = CounterMetricFamily("fabricwatch_detector_late_parts",
+                                   "Parts of samples stamped before the interval their link was folding: left out")
+        late.add_metric([], det.aggregator.late)
         seconds = GaugeMetricFamily("fabricwatch_detector_last_interval_seconds",
                                     "Wall time to score the last interval")
         seconds.add_metric([], det.last_seconds)
         mode = GaugeMetricFamily("fabricwatch_detector_mode", "1 for the mode in use", labels=["mode"])
         mode.add_metric([det.mode], 1.0)
-        yield from (score, flagged, by_sev, intervals, seconds, mode)
+        yield from (score, flagged, by_sev, intervals, late, seconds, mode)

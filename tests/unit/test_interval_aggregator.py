@@ -137,3 +137,27 @@ def test_the_daemon_folds_interleaved_and_on_change_counters_as_replay_does() ->
     assert [(s, [li.rates for li in links]) for s, links in live][1:] == \
         [(s, [li.rates for li in links]) for s, links in replay][1:]
     assert service.aggregator.late == 0
+
+
+def test_a_part_stamped_before_the_interval_being_folded_is_left_out_counted_and_closes_nothing() -> None:
+    from prometheus_client import CollectorRegistry, generate_latest
+
+    from fabricwatch.detection.config import DetectorConfig
+    from fabricwatch.detection.metrics import DetectorMetrics
+    from fabricwatch.detection.service import DetectorService
+
+    async def write(lines: list[str]) -> None:
+        return None
+
+    service = DetectorService(DetectorConfig(interval=30.0), write)
+    for k in range(1, 8):  # 10 s samples from 10 s to 70 s
+        service.add("sw", "p1", k * 10 * S, {"in_octets": 100.0}, {}, [], span_ns=10 * S)
+    # a part of the 50 s sample, arriving after the 60 s interval opened
+    service.add("sw", "p1", 50 * S + 5, {"pfc_rx_p3": 9.0}, {}, [], span_ns=10 * S)
+    service.add("sw", "p1", 80 * S, {"in_octets": 100.0}, {}, [], span_ns=10 * S)
+    got = {start: li.rates for start, links in service.aggregator.flush() for li in links}
+    assert got[60 * S] == {"in_octets": 100.0}  # the open interval was neither closed early nor changed
+    assert abs(got[30 * S]["in_octets"] - 100.0) < 1e-9 and "pfc_rx_p3" not in got[30 * S]
+    registry = CollectorRegistry()
+    registry.register(DetectorMetrics(service))
+    assert "fabricwatch_detector_late_parts_total 1.0" in generate_latest(registry).decode()
