@@ -73,4 +73,9 @@ class DetectorMetrics(Collector):
         seconds.add_metric([], det.last_seconds)
         mode = GaugeMetricFamily("fabricwatch_detector_mode", "1 for the mode in use", labels=["mode"])
         mode.add_metric([det.mode], 1.0)
-        yield from (score, flagged, by_sev, intervals, late, seconds, mode)
+        clock = GaugeMetricFamily("fabricwatch_device_clock_offset_seconds",
+                                  "This host's clock minus a device's, for devices whose timestamps stray beyond an "
+                                  "interval (placed by arrival for detection)", labels=["device"])
+        for device, offset in det.clocks.offsets_ns.items():
+            clock.add_metric([device], offset / 1e9)
+        yield from (score, flagged, by_sev, intervals, late, clock, seconds, mode)

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from fabricwatch.core.lineprotocol import line, tag_prefix
+from fabricwatch.detection.clocks import DeviceClocks
 from fabricwatch.detection.config import DetectorConfig
 from fabricwatch.models.features import FeatureBuilder, IntervalAggregator, LinkInterval
 from fabricwatch.models.link_detector import Finding, Hysteresis, LinkDetector
@@ -22,8 +23,10 @@ log = logging.getLogger("fabricwatch.detector")
 
 class DetectorService:
     def __init__(self, cfg: DetectorConfig, write: Callable[[list[str]], Awaitable[None]],
-                 emit: Callable[[str, dict[str, Any]], None] | None = None) -> None:
+                 emit: Callable[[str, dict[str, Any]], None] | None = None, *,
+                 clock: Callable[[], int] = time.time_ns) -> None:
         self.cfg = cfg
+        self.clock = clock
         self.write = write
         self.emit = emit
         rules = RuleConfig(pause_storm_per_s=cfg.pause_storm_per_s)
@@ -41,6 +44,9 @@ class DetectorService:
         self.interval_s = interval
         self.aggregator = IntervalAggregator(interval)
         self.features = FeatureBuilder(interval)
+        # an interval of grace is what the fold leaves late samples (complete()): beyond it, a
+        # device's clock is off
+        self.clocks = DeviceClocks(interval, clock=clock)
         self.scores: dict[tuple[str, str], float] = {}
         self.groups: dict[tuple[str, str], tuple[str, str]] = {}  # link -> (rail, role), for aggregates
         self.active: dict[tuple[str, str], Finding] = {}
@@ -60,8 +66,8 @@ class DetectorService:
         """One sample's rates (the pipeline's `RatesListener`)."""
         if tags.get("if_type"):
             return  # a LAG, VLAN or loopback interface: its traffic is its members' or none, not a link's
-        self.aggregator.add(device, port, ts_ns, rates, tags, saturated, span_ns=span_ns, spans_ns=spans_ns,
-                            new_names=new_names)
+        self.aggregator.add(device, port, self.clocks.place(device, ts_ns), rates, tags, saturated,
+                            span_ns=span_ns, spans_ns=spans_ns, new_names=new_names)
 
     def ranked_findings(self) -> list[Finding]:
         """Active findings, critical first, then by score."""
@@ -87,7 +93,7 @@ class DetectorService:
     async def run(self) -> None:
         while True:
             await asyncio.sleep(min(5.0, self.interval_s / 2))
-            await self.process(time.time_ns())
+            await self.process(self.clock())
 
     async def process(self, now_ns: int, *, flush: bool = False) -> list[Finding]:
         ready = self.aggregator.flush() if flush else self.aggregator.complete(now_ns)
@@ -122,7 +128,7 @@ class DetectorService:
                     self.emit("link_finding", {"event": "raised", **f.to_json()})
         for key, f in self.active.items():
             if key not in now:
-                self.cleared.append({**self.finding_json(f), "cleared": _iso(time.time_ns())})
+                self.cleared.append({**self.finding_json(f), "cleared": _iso(self.clock())})
                 self.raised.pop(key, None)
                 log.info("link finding cleared", extra={"device": f.device, "port": f.port})
                 if self.emit is not None:

@@ -165,6 +165,7 @@ class IntervalAggregator:
                 self.late += 1
                 return
             self._close(key, acc)
+            del self._acc[key]
             acc = None
         if new_names:
             self._note(key, new_names)
