@@ -245,13 +245,13 @@ class ColumnarIntervals:
 
     def _learn(self, first_in: dict[str, np.ndarray], n_links: int) -> None:
         """Remember which links sent which counters (after a chunk is folded)."""
+        self._grow_known(n_links)
         known = self._known
         for name, first in first_in.items():
             arr = known.get(name)
             if arr is None:
                 arr = known[name] = np.zeros(n_links, dtype=bool)
             arr[np.flatnonzero(first < _NEVER)] = True
-        self._grow_known(n_links)
 
     def _grow_known(self, n_links: int) -> None:
         known = self._known

@@ -141,7 +141,7 @@ class IntervalAggregator:
         self._done: dict[int, list[LinkInterval]] = {}
         self._carry: dict[tuple[str, str], tuple[dict[str, float], int]] = {}
         self._last_ts: dict[tuple[str, str], int] = {}  # per link: its newest counted sample
-        self._known: dict[tuple[str, str], frozenset[str]] = {}  # per link: the counters it has had rates of
+        self._known: dict[tuple[str, str], frozenset[str]] = {}  # per link: the folded counters it has sent
         self.late = 0  # parts left out: stamped before the interval their link was folding
 
     def add(self, device: str, port: str, ts_ns: int, rates: Mapping[str, float],
@@ -224,8 +224,7 @@ class IntervalAggregator:
         for name in known:
             if name not in rates:
                 rates[name] = 0.0
-        if not known.issuperset(rates):
-            self._note(key, rates)
+        self._note(key, rates)  # callers that do not pass new_names learn from the rates
         self._done.setdefault(acc.bucket, []).append(LinkInterval(
             acc.bucket * self.interval_ns, key[0], key[1], acc.tags, rates, frozenset(acc.saturated),
             acc.optics, acc.optics_ns))

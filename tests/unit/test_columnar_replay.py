@@ -157,6 +157,18 @@ def test_a_sample_older_than_what_was_folded_is_counted_late(tmp_path: Path) -> 
     assert all(math.isclose(li.rates["in_octets"], 100.0) for w in columnar for li in w.links)
 
 
+def test_links_first_seen_in_a_later_chunk_are_remembered_with_the_earlier_ones(tmp_path: Path) -> None:
+    """A chunk that brings more links than an earlier one knew of (hypothesis found an IndexError)."""
+    head = "port_counters,device=sw{d},port=p{p},role=leaf_down,speed=400G"
+    path = tmp_path / "c.lp"
+    path.write_text(f"{head.format(d=0, p=2)} in_octets=0i,ecn_marked=7i 0\n"
+                    f"{head.format(d=0, p=0)} in_octets=5i,ecn_marked=7i 10000000000\n"
+                    f"{head.format(d=1, p=1)} in_octets=0i,ecn_marked=7i 10000000000\n"
+                    f"{head.format(d=0, p=0)} in_octets=25i,ecn_marked=9i 20000000000\n")
+    columnar, _ = _columnar([path], 10.0, 60)
+    _same(intervals_from_lp([path], 10.0), columnar)
+
+
 @pytest.mark.parametrize("scenario", ["ib-ndr", "roce-maintenance", "roce-multitenant"])
 def test_scenario_bank_recordings_give_the_scalar_intervals(tmp_path: Path, scenario: str) -> None:
     """Counters from someone else's fabric model (../shared/scenarios: IB saturating counters, a
