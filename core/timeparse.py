@@ -7,8 +7,24 @@ import time
 
 from fabricwatch.core.config_types import parse_duration
 
+# what InfluxDB (and line protocol) can store: signed 64-bit nanoseconds, 1677-09-21 to 2262-04-11
+STORABLE_NS = range(-(2**63) + 2, 2**63 - 1)
+
+
+def storable(ts_ns: int) -> bool:
+    """A time storage can hold; a device or file stamping beyond it is bad input, not a time."""
+    return ts_ns in STORABLE_NS
+
 
 def parse_time_ns(text: str, *, now_ns: int | None = None) -> int:
+    """See `_parse`; a time beyond what storage holds (before 1677 or after 2262) is a ValueError."""
+    ns = _parse(text, now_ns=now_ns)
+    if not storable(ns):
+        raise ValueError(f"not a time: {text!r} is beyond what storage holds (1677-09-21 to 2262-04-11)")
+    return ns
+
+
+def _parse(text: str, *, now_ns: int | None = None) -> int:
     """Nanoseconds since the epoch. Accepts '2026-11-20T00:00:00Z', '2026-11-20 22:00:00[.123]'
     (no zone = UTC, as UFM and nccl-tests write), 'now', '-2h' / '-30m' before now, and
     'yesterday 22:00' / 'today 08:30' (UTC)."""
@@ -27,11 +43,14 @@ def parse_time_ns(text: str, *, now_ns: int | None = None) -> int:
         base = dt.datetime.fromtimestamp(now / 1e9, dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
         if day == "yesterday":
             base -= dt.timedelta(days=1)
+        hh, _, mm = (clock or "00:00").partition(":")
         try:
-            hh, _, mm = (clock or "00:00").partition(":")
-            return int((base + dt.timedelta(hours=int(hh), minutes=int(mm or 0))).timestamp() * 1e9)
+            hours, minutes = int(hh), int(mm or 0)
         except ValueError:
-            raise ValueError(f"not a time: {text!r} (e.g. 'yesterday 22:00')") from None
+            hours = minutes = -1
+        if not (0 <= hours < 24 and 0 <= minutes < 60):
+            raise ValueError(f"not a time: {text!r} (e.g. 'yesterday 22:00')")
+        return int((base + dt.timedelta(hours=hours, minutes=minutes)).timestamp() * 1e9)
     try:
         t = dt.datetime.fromisoformat(s.replace("Z", "+00:00"))
     except ValueError:

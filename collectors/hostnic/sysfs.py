@@ -9,7 +9,7 @@ from pathlib import Path
 
 from fabricwatch.collectors.ibnames import lookup
 
-_RATE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*Gb/sec")
+_RATE = re.compile(r"^\s*(\d{1,6}(?:\.\d{1,6})?)\s*Gb/sec")
 
 
 @dataclass(slots=True)
@@ -30,9 +30,18 @@ class NicPort:
 
 def _read(path: Path) -> str | None:
     try:
-        return path.read_text().strip()
-    except OSError:  # counters the driver lists but cannot read (e.g. no PMA)
+        return path.read_bytes()[:256].decode("ascii").strip()
+    except (OSError, UnicodeDecodeError):  # counters the driver lists but cannot read (e.g. no PMA)
         return None
+
+
+def _counter(text: str | None) -> int | None:
+    """A u64 in decimal, as the kernel writes counters; anything else (a sign, a superscript that
+    str.isdigit() takes, a number beyond 64 bits) is not one."""
+    if text is None or not text.isascii() or not text.isdigit() or len(text.lstrip("0")) > 20:
+        return None
+    value = int(text)
+    return value if value < 2**64 else None
 
 
 def _counters(port: NicPort, directory: Path) -> None:
@@ -44,10 +53,11 @@ def _counters(port: NicPort, directory: Path) -> None:
         if counter is None:
             port.unmapped += 1
             continue
-        if text is None or not text.isdigit():
+        value = _counter(text)
+        if value is None:
             port.unreadable.append(f.name)
             continue
-        port.values[counter.canonical] = int(text) * counter.scale
+        port.values[counter.canonical] = value * counter.scale
         if counter.bits is not None:
             port.bits[counter.canonical] = counter.bits
 

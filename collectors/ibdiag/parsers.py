@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 
 from fabricwatch.collectors.ibnames import lookup
 
-_BLOCK = re.compile(r"^#\s*(?P<what>.*?)counters:\s*Lid\s+(?P<lid>\d+)\s+port\s+(?P<port>\d+)", re.I)
+# numbers are bounded (LIDs are 16-bit, ports 8-bit): a line of thousands of digits, which int()
+# refuses, is not a port line
+_BLOCK = re.compile(r"^#\s*(?P<what>.*?)counters:\s*Lid\s+(?P<lid>\d{1,9})\s+port\s+(?P<port>\d{1,9})", re.I)
 _FIELD = re.compile(r"^(?P<name>[A-Za-z0-9_]+):\.*(?P<value>\S+)\s*$")
 
 
@@ -47,7 +49,12 @@ def parse_perfquery(text: str) -> PerfResult:
         out.problems.append("empty output")
         return out
     current: PerfPort | None = None
-    for n, raw in enumerate(text.splitlines(), start=1):
+    lines = text.splitlines()
+    if not text.endswith("\n") and lines[-1].strip():
+        # a last line without its newline may be cut short ("port 1" of "port 12", 12 of 1234): not taken
+        out.problems.append(f"line {len(lines)}: the output ends mid-line; parsed up to line {len(lines) - 1}")
+        lines.pop()
+    for n, raw in enumerate(lines, start=1):
         line = raw.strip()
         if not line:
             continue
@@ -74,8 +81,8 @@ def parse_perfquery(text: str) -> PerfResult:
 
 # -- ibnetdiscover -p -----------------------------------------------------------------------
 _PORT_LINE = re.compile(
-    r"^(?P<t>CA|SW|RT)\s+(?P<lid>\d+)\s+(?P<port>\d+)\s+(?P<guid>0x[0-9a-fA-F]+)\s+(?P<width>\d+x)\s+(?P<speed>\S+)"
-    r"(?:\s+-\s+(?P<pt>CA|SW|RT)\s+(?P<plid>\d+)\s+(?P<pport>\d+)\s+(?P<pguid>0x[0-9a-fA-F]+)"
+    r"^(?P<t>CA|SW|RT)\s+(?P<lid>\d{1,9})\s+(?P<port>\d{1,9})\s+(?P<guid>0x[0-9a-fA-F]+)\s+(?P<width>\d+x)\s+(?P<speed>\S+)"
+    r"(?:\s+-\s+(?P<pt>CA|SW|RT)\s+(?P<plid>\d{1,9})\s+(?P<pport>\d{1,9})\s+(?P<pguid>0x[0-9a-fA-F]+)"
     r"\s+\(\s*'(?P<name>.*?)'\s+-\s+'(?P<pname>.*?)'\s*\))?\s*(?P<rest>.*)$")
 
 
@@ -137,11 +144,11 @@ def parse_ibnetdiscover_ports(text: str) -> Topology:
 
 
 # -- ibnetdiscover (topology file) ----------------------------------------------------------
-_NODE = re.compile(r'^(?P<t>Switch|Ca|Rt)\s*(?P<nports>\d+)\s+"(?P<id>[SHR]-[0-9a-fA-F]+)"\s*#\s*"(?P<name>[^"]*)"'
+_NODE = re.compile(r'^(?P<t>Switch|Ca|Rt)\s*(?P<nports>\d{1,9})\s+"(?P<id>[SHR]-[0-9a-fA-F]+)"\s*#\s*"(?P<name>[^"]*)"'
                    r"(?P<rest>.*)$")
-_LINK = re.compile(r'^\[(?P<port>\d+)\](?:\((?P<pguid>[0-9a-fA-F]+)\))?\s*"(?P<rid>[SHR]-[0-9a-fA-F]+)"'
-                   r'\[(?P<rport>\d+)\](?:\((?P<rpguid>[0-9a-fA-F]+)\))?\s*#\s*(?P<rest>.*)$')
-_LID = re.compile(r"\blid\s+(\d+)")
+_LINK = re.compile(r'^\[(?P<port>\d{1,9})\](?:\((?P<pguid>[0-9a-fA-F]+)\))?\s*"(?P<rid>[SHR]-[0-9a-fA-F]+)"'
+                   r'\[(?P<rport>\d{1,9})\](?:\((?P<rpguid>[0-9a-fA-F]+)\))?\s*#\s*(?P<rest>.*)$')
+_LID = re.compile(r"\blid\s+(\d{1,9})\b")
 _SPEED = re.compile(r"\b(\d+x)([A-Z]+)\s*$")
 _TYPES = {"Switch": "SW", "Ca": "CA", "Rt": "RT"}
 

@@ -42,7 +42,7 @@ def parse_events(data: Any, inv: Inventory, after_id: int) -> tuple[list[DeviceE
             continue
         try:
             eid = int(rec["id"])
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, TypeError, ValueError, OverflowError):  # 1e999 reads as inf
             problems.append(f"app/events[{i}]: no numeric id")
             continue
         top = max(top, eid)

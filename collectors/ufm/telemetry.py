@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from prometheus_client.parser import text_string_to_metric_families
 
 from fabricwatch.collectors.ibnames import lookup
 from fabricwatch.collectors.ufm.inventory import norm_guid
+from fabricwatch.core.timeparse import storable
 
 REQUIRED = ("Node_GUID", "Port_Number")
 
@@ -40,6 +42,16 @@ def _number(text: str) -> int | float | None:
             return float(text)
         except ValueError:
             return None
+
+
+def _ts_ns(us: object) -> int | None:
+    """Telemetry stamps microseconds; a stamp that is not a positive time storage can hold is
+    left out (the sample is stamped on arrival)."""
+    if isinstance(us, float) and math.isfinite(us):
+        us = round(us)
+    if not isinstance(us, int) or isinstance(us, bool) or us <= 0:
+        return None
+    return us * 1000 if storable(us * 1000) else None
 
 
 def parse_csv(text: str) -> Parsed:
@@ -76,9 +88,8 @@ def parse_csv(text: str) -> Parsed:
                 break
             out.problems.append(f"line {n}: {len(cells)} fields, the header has {len(header)}; skipped")
             continue
-        ts = _number(cells[col_ts]) if col_ts is not None else None
         pc = PortCounters(norm_guid(cells[col_guid]), cells[col_port].strip(),
-                          int(ts) * 1000 if isinstance(ts, int) and ts > 0 else None)
+                          _ts_ns(_number(cells[col_ts])) if col_ts is not None else None)
         for i, c in mapped:
             v = _number(cells[i])
             if v is None:
@@ -110,8 +121,7 @@ def parse_json(text: str) -> Parsed:
         if not guid or port is None:
             out.problems.append(f"values[{i}]: no node_guid or port_num")
             continue
-        ts = row.get("timestamp")
-        pc = PortCounters(norm_guid(guid), str(port), int(ts) * 1000 if isinstance(ts, int) and ts > 0 else None)
+        pc = PortCounters(norm_guid(guid), str(port), _ts_ns(row.get("timestamp")))
         for name, v in row.items():
             if name in ("timestamp", "source_id", "node_guid", "port_guid", "port_num"):
                 continue
@@ -151,7 +161,7 @@ def parse_prometheus(text: str) -> Parsed:
             key = (norm_guid(guid), port)
             pc = by_port.get(key)
             if pc is None:
-                ts = int(float(s.timestamp) * 1e9) if s.timestamp is not None else None
+                ts = _ts_ns(float(s.timestamp) * 1e6) if s.timestamp is not None else None
                 pc = by_port[key] = PortCounters(key[0], port, ts)
             value = int(s.value) if float(s.value).is_integer() else s.value
             pc.values[c.canonical] = value * c.scale if c.scale != 1 else value
