@@ -25,6 +25,12 @@ class CounterSpec:
     def max_value(self) -> int:
         return (1 << self.bits) - 1
 
+    @property
+    def integer(self) -> bool:
+        """Stored as an integer field (counts, states, the port speed); other gauges as floats.
+        InfluxDB keeps one type per field, whatever type each device sends its value as."""
+        return self.kind is not Kind.GAUGE or self.unit == "bits/s"
+
 
 PRIORITIES = range(8)
 
@@ -145,6 +151,8 @@ _DOM: tuple[CounterSpec, ...] = (
 OPTICS: frozenset[str] = frozenset(c.name for c in (*_FEC, *_DOM))
 
 COUNTERS: dict[str, CounterSpec] = {c.name: c for c in (*_BASE, *_PFC, *_FEC, *_DOM)}
+STORED_AS_INT: frozenset[str] = frozenset(c.name for c in COUNTERS.values() if c.integer)
+STORED_AS_FLOAT: frozenset[str] = frozenset(c.name for c in COUNTERS.values() if not c.integer)
 
 
 def spec(name: str) -> CounterSpec | None:

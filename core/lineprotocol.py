@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 
 _BACKSLASH = re.compile(r"\\(?=[,= \\n\n\"]|$)")
 _TAG_ESCAPES = str.maketrans({",": r"\,", "=": r"\=", " ": r"\ ", "\n": r"\n"})
@@ -66,15 +67,42 @@ def _key(name: str) -> str:
     return escaped
 
 
-def line(prefix: str, fields: Mapping[str, object], ts_ns: int) -> str | None:
+def _as_int(value: object) -> str | None:
+    """A number as an integer field (a float rounded, a bool 0 or 1); anything else is not stored."""
+    if isinstance(value, float):
+        return format_field(round(value)) if -_INF < value < _INF else None
+    return format_field(int(value)) if isinstance(value, int) else None
+
+
+def _as_float(value: object) -> str | None:
+    """A number as a float field; anything else is not stored."""
+    if isinstance(value, int):
+        try:
+            return format_field(float(value))
+        except OverflowError:  # an int beyond any float
+            return None
+    return format_field(value) if isinstance(value, float) else None
+
+
+_NONE: frozenset[str] = frozenset()
+
+
+def line(prefix: str, fields: Mapping[str, object], ts_ns: int, *, ints: AbstractSet[str] = _NONE,
+         floats: AbstractSet[str] = _NONE) -> str | None:
+    """One point; the fields named in `ints` are written as integers and those in `floats` as
+    floats whatever type their value has (a field keeps one type in storage)."""
     parts = []
     keys = _KEYS
     for key, value in fields.items():
         tv = type(value)
-        if tv is int and 0 <= value <= INT64_MAX:  # type: ignore[operator]
+        if tv is int and 0 <= value <= INT64_MAX and key not in floats:  # type: ignore[operator]
             text: str | None = f"{value}i"
-        elif tv is float and -_INF < value < _INF:  # type: ignore[operator]  # not NaN nor infinite
+        elif tv is float and -_INF < value < _INF and key not in ints:  # type: ignore[operator]  # not NaN nor inf
             text = repr(value)
+        elif key in ints:
+            text = _as_int(value)
+        elif key in floats:
+            text = _as_float(value)
         else:
             text = format_field(value)
         if text is not None:

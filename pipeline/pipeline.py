@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from fabricwatch.core.batch import DeviceEvent, ModuleInfo, PortSample, SampleBatch
+from fabricwatch.core.counters import STORED_AS_FLOAT, STORED_AS_INT
 from fabricwatch.core.lineprotocol import line, tag_prefix
 from fabricwatch.core.topology import Topology
 from fabricwatch.pipeline.history import LinkHistory
@@ -159,7 +160,7 @@ class Pipeline:
         for s in batch.samples:
             _, raw_prefix, rate_prefix, _, tags = self._tags(s, target)
             out.values += len(s.values)
-            raw = line(raw_prefix, s.values, s.ts_ns)
+            raw = line(raw_prefix, s.values, s.ts_ns, ints=STORED_AS_INT, floats=STORED_AS_FLOAT)
             if raw is not None:
                 lines.append(raw)
             result = self.rates.process(s)

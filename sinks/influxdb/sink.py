@@ -186,7 +186,12 @@ class InfluxSink:
                 else:
                     outcome.message = v1.missing_database_hint()
             self._count_error(outcome)
-            if outcome.too_large:
+            if outcome.partial_rejected is not None:  # the server kept the rest of the batch
+                self._partly_done(rec, outcome)
+                continue
+            if outcome.too_large or (outcome.refused_lines and rec.points > 1):
+                # too large: in halves; refused lines (the whole request refused, as InfluxDB 2.x
+                # does for one bad line): halves until the lines it refuses are found
                 if await self._send_split(rec):
                     continue
                 outcome = WriteOutcome(ok=False, status=None, message="a part of a split send failed; retrying",
@@ -214,30 +219,56 @@ class InfluxSink:
         return await self.writer.write(payload)
 
     async def _send_split(self, rec: Record) -> bool:
-        """413: the server wants smaller requests; send the record in halves, in order. A part that
-        fails in a way retrying can fix (timeout, 5xx) leaves the record unacknowledged: it is sent
-        again whole later (the parts already taken are overwritten with the same points)."""
+        """The record in halves, in order: for a server that wants smaller requests (413), and for
+        one that refused the request for some of its lines (the halves it takes are written, the
+        lines it refuses alone are counted as rejected; past a budget of requests a refused part is
+        rejected whole). A part that fails in a way retrying can fix (timeout, 5xx) leaves the
+        record unacknowledged: it is sent again whole later (the parts already taken are
+        overwritten with the same points)."""
         lines = rec.payload.split(b"\n")
         parts = [lines]
         written = rejected = 0
+        refusal: WriteOutcome | None = None
+        budget = 32 + 4 * len(lines).bit_length()  # one bad line in 2**k costs ~2k requests
         while parts:
             part = parts.pop(0)
+            if budget <= 0 and refusal is not None:  # refused lines everywhere: the rest is not tried
+                rejected += len(part)
+                continue
             outcome = await self._send(b"\n".join(part))
+            budget -= 1
             if outcome.ok:
                 written += len(part)
-            elif outcome.too_large and len(part) > 1:
+            elif (outcome.too_large or (outcome.refused_lines and budget > 0)) and len(part) > 1:
                 mid = len(part) // 2
                 parts[:0] = [part[:mid], part[mid:]]
             elif outcome.retryable:
                 self._count_error(outcome)
                 return False
             else:
-                rejected += len(part)
+                refused = len(part) if outcome.partial_rejected is None else min(len(part), outcome.partial_rejected)
+                written += len(part) - refused
+                rejected += refused
+                refusal = refusal or outcome
                 self._count_error(outcome)
         self.stats.points_written += written
         self.stats.points_rejected += rejected
         self.spool.ack(rec)
+        if refusal is not None:
+            log.error("server rejected points of a batch, wrote the rest; not retried", extra={
+                "sink": self.name, "status": refusal.status, "server_message": refusal.message,
+                "points": rejected, "written": written})
         return True
+
+    def _partly_done(self, rec: Record, outcome: WriteOutcome) -> None:
+        """A 'partial write': the server kept every line but those it names."""
+        refused = min(rec.points, outcome.partial_rejected or 0)
+        self.spool.ack(rec)
+        self.stats.points_written += rec.points - refused
+        self.stats.points_rejected += refused
+        log.error("server rejected points of a batch and kept the rest; not retried",
+                  extra={"sink": self.name, "status": outcome.status, "server_message": outcome.message,
+                         "points": refused})
 
     def _done(self, rec: Record, outcome: WriteOutcome) -> None:
         self.spool.ack(rec)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -24,6 +25,26 @@ class WriteOutcome:
     # the server will not take it until an operator acts (auth, missing database): hold, retry slowly
     blocked: bool = False
     too_large: bool = False
+    # InfluxDB 1.x answers a batch with bad lines "partial write": it kept the others; how many it refused
+    partial_rejected: int | None = None
+
+    @property
+    def refused_lines(self) -> bool:
+        """The server refused lines of the request (malformed, a field type conflict): the rest of
+        the request may be good."""
+        return not self.ok and not self.retryable and not self.too_large and self.partial_rejected is None
+
+
+_DROPPED = re.compile(r"dropped=(\d{1,12})")
+
+
+def _partial(message: str) -> int | None:
+    """Lines InfluxDB 1.x refused in a 'partial write': each 'unable to parse' line, plus its
+    `dropped=N` (type conflicts, points beyond retention)."""
+    if "partial write" not in message:
+        return None
+    dropped = _DROPPED.search(message)
+    return message.count("unable to parse") + (int(dropped.group(1)) if dropped else 0)
 
 
 def classify(status: int, message: str, retry_after: str | None) -> WriteOutcome:
@@ -41,7 +62,7 @@ def classify(status: int, message: str, retry_after: str | None) -> WriteOutcome
         return WriteOutcome(False, True, status, message, after, blocked=True)
     if status == 413:
         return WriteOutcome(False, False, status, message, too_large=True)
-    return WriteOutcome(False, False, status, message)
+    return WriteOutcome(False, False, status, message, partial_rejected=_partial(message))
 
 
 class Writer(Protocol):

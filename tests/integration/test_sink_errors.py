@@ -1,5 +1,6 @@
-"""How the InfluxDB sink treats server answers: retry 429/5xx (Retry-After), give up on 400,
-split on 413. The peer is a real HTTP server that answers what each case needs."""
+"""How the InfluxDB sink treats server answers: retry 429/5xx (Retry-After), split on 413, find the
+lines a 400 refuses and write the rest. The peer is a real HTTP server that answers what each case
+needs, or a real InfluxDB 1.x."""
 
 from __future__ import annotations
 
@@ -20,9 +21,11 @@ pytestmark = pytest.mark.integration
 class Script:
     """Answers /write from a list of (status, headers, body); then 204 for ever."""
 
-    def __init__(self, answers: list[tuple[int, dict[str, str], str]], max_lines: int | None = None) -> None:
+    def __init__(self, answers: list[tuple[int, dict[str, str], str]], max_lines: int | None = None,
+                 refuse: set[str] | None = None) -> None:
         self.answers = answers
         self.max_lines = max_lines
+        self.refuse = refuse or set()  # lines that make it refuse the whole request, as InfluxDB 2.x OSS does
         self.accepted: list[str] = []
         self.requests: list[tuple[float, int]] = []
 
@@ -32,6 +35,9 @@ class Script:
         if self.max_lines is not None and len(lines) > self.max_lines:
             self.requests.append((time.monotonic(), 413))
             return web.Response(status=413, text='{"error":"Request Entity Too Large"}')
+        if bad := [ln for ln in lines if ln in self.refuse]:
+            self.requests.append((time.monotonic(), 400))
+            return web.Response(status=400, text=f'{{"code":"invalid","message":"unable to parse {bad[0]!r}"}}')
         if self.answers:
             status, headers, text = self.answers.pop(0)
             self.requests.append((time.monotonic(), status))
@@ -93,19 +99,53 @@ async def test_429_honours_retry_after_then_delivers(serve, tmp_path: Path) -> N
     assert sink.stats.write_errors == {"429": 1, "503": 1}
 
 
-async def test_400_is_logged_counted_and_not_retried(serve, tmp_path: Path, caplog) -> None:  # type: ignore[no-untyped-def]
-    script = Script([(400, {}, '{"error":"field type conflict"}')])
+async def test_a_400_for_some_lines_writes_the_rest_and_counts_only_those(serve, tmp_path: Path, caplog) -> None:  # type: ignore[no-untyped-def]
+    bad = {LINES[3], LINES[7]}
+    script = Script([], refuse=bad)
     sink = make_sink(await serve(script), tmp_path)
     await sink.start()
     await sink.write(LINES)
     await drain(sink)
-    await sink.write(LINES[:3])
+    await sink.close()
+    assert script.accepted == [ln for ln in LINES if ln not in bad]  # in order
+    assert sink.stats.points_rejected == 2 and sink.stats.points_written == 8
+    (record,) = [r for r in caplog.records if r.levelname == "ERROR"]  # one line said for the batch
+    assert "unable to parse" in record.server_message and record.status == 400 and record.points == 2
+
+
+async def test_a_400_for_every_line_is_counted_whole_within_a_bounded_number_of_requests(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    lines = [f"m,device=d,port=p{i} v={i}i {i}" for i in range(2000)]
+    script = Script([], refuse=set(lines))
+    sink = make_sink(await serve(script), tmp_path, batch_size=2000)
+    await sink.start()
+    await sink.write(lines)
+    await drain(sink)
+    await sink.write(["n v=1i 1", "n v=2i 2", "n v=3i 3"])
     await drain(sink)
     await sink.close()
-    assert [s for _, s in script.requests] == [400, 204]
-    assert sink.stats.points_rejected == 10 and sink.stats.points_written == 3
-    (record,) = [r for r in caplog.records if r.levelname == "ERROR"]
-    assert "field type conflict" in record.server_message and record.status == 400
+    assert sink.stats.points_rejected == 2000 and sink.stats.points_written == 3
+    assert script.accepted == ["n v=1i 1", "n v=2i 2", "n v=3i 3"]
+    assert len(script.requests) <= 1 + 32 + 4 * 11 + 1  # the first send, the split's budget, the next batch
+
+
+async def test_a_partial_write_of_influxdb_1x_counts_the_refused_lines_and_sends_nothing_again(  # type: ignore[no-untyped-def]
+        influx, tmp_path: Path) -> None:
+    influx.create_db("partial")
+    sink = make_sink(influx.url, tmp_path, database="partial")
+    await sink.start()
+    await sink.write(["t,device=d v=1i 1"])
+    await drain(sink)
+    # a field type conflict (v is an integer) among good lines; then a line that does not parse
+    # (InfluxDB 1.6 names only the conflicts when a request has both)
+    await sink.write(["t,device=d v=2i 2", "t,device=d v=2.5 3", "t,device=d v=4i 4"])
+    await drain(sink)
+    await sink.write(["t,device=d v= 5", "t,device=d v=6i 6"])
+    await drain(sink)
+    await sink.close()
+    assert sink.stats.points_written == 4 and sink.stats.points_rejected == 2
+    assert sink.stats.write_errors == {"400": 2}  # nothing sent again
+    res = influx.query('SELECT "v" FROM "t"', "partial")
+    assert [v for _, v in res["results"][0]["series"][0]["values"]] == [1, 2, 4, 6]
 
 
 async def test_413_splits_the_batch(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
