@@ -212,3 +212,20 @@ def test_ports_of_one_path_share_one_leaf_table_and_decode_as_alone(flavour: str
     if table.port_elem is None:  # SONiC names the port in each update's path, not in a prefix
         assert len(shared._prefix_cache) >= len(device.ports)
         assert tables[-1] == tables[0], tables  # after one port: it no longer grows with ports
+
+
+def test_every_recorded_case_decodes_in_every_flavour_to_canonical_numbers(fixtures: Path) -> None:
+    """Whatever a device sends (system, PSU, BGP, queue stats, deletes, native Sysdb paths), each
+    flavour's decoder takes it: samples with canonical counters and numbers, or nothing."""
+    cases = sorted(p.parent.name for p in (fixtures / "gnmi/telegraf-testcases").glob("*/responses.json"))
+    assert len(cases) >= 20
+    for flavour in flavours():
+        for case in cases:
+            dec = Decoder(load_table(flavour), "dev", {})
+            for m in responses(fixtures, case):
+                if not m.HasField("update"):
+                    continue
+                for s in dec.decode(m.update):
+                    assert s.port and s.device == "dev", (flavour, case)
+                    assert all(name in COUNTERS and isinstance(v, int | float) for name, v in s.values.items()), \
+                        (flavour, case, s.values)
