@@ -32,7 +32,7 @@ class WriteOutcome:
     def refused_lines(self) -> bool:
         """The server refused lines of the request (malformed, a field type conflict): the rest of
         the request may be good."""
-        return not self.ok and not self.retryable and not self.too_large and self.partial_rejected is None
+        return self.status in (400, 422) and self.partial_rejected is None
 
 
 _DROPPED = re.compile(r"dropped=(\d{1,12})")
