@@ -45,11 +45,49 @@ class InfluxQL:
             raise InfluxQLError(f"InfluxDB {self.url}: HTTP {exc.code}: {detail}") from None
         except (urllib.error.URLError, OSError) as exc:
             raise InfluxQLError(f"InfluxDB {self.url}: {getattr(exc, 'reason', exc)}") from None
-        except json.JSONDecodeError as exc:
+        except (ValueError, RecursionError) as exc:  # not JSON, not text, or nested beyond reason
             raise InfluxQLError(f"InfluxDB {self.url}: not a JSON answer: {exc}") from None
-        series: list[dict[str, Any]] = []
-        for result in body.get("results", []) if isinstance(body, dict) else []:
-            if "error" in result:
-                raise InfluxQLError(f"InfluxDB: {result['error']}")
-            series += result.get("series", []) or []
-        return series
+        return _series(body, self.url)
+
+
+def _series(body: object, url: str) -> list[dict[str, Any]]:
+    """The series of an answer, each checked to have the documented shape (columns named, every row
+    as long as them and, under a time column, stamped with integer nanoseconds, tags as strings):
+    what is not an InfluxQL answer is said so, never handed on."""
+
+    def bad(what: str) -> InfluxQLError:
+        return InfluxQLError(f"InfluxDB {url}: not an InfluxQL answer: {what}")
+
+    if not isinstance(body, dict):
+        raise bad(f"a JSON {type(body).__name__}")
+    if isinstance(body.get("error"), str):
+        raise InfluxQLError(f"InfluxDB: {body['error']}")
+    results = body.get("results", [])
+    if not isinstance(results, list):
+        raise bad("'results' is not a list")
+    series: list[dict[str, Any]] = []
+    for i, result in enumerate(results):
+        if not isinstance(result, dict):
+            raise bad(f"results[{i}] is not an object")
+        if "error" in result:
+            raise InfluxQLError(f"InfluxDB: {result['error']}")
+        found = result.get("series") or []
+        if not isinstance(found, list):
+            raise bad(f"results[{i}].series is not a list")
+        for j, s in enumerate(found):
+            where = f"results[{i}].series[{j}]"
+            if not isinstance(s, dict):
+                raise bad(f"{where} is not an object")
+            cols, rows, tags = s.get("columns"), s.get("values", []), s.get("tags", {})
+            if not isinstance(cols, list) or not cols or not all(isinstance(c, str) for c in cols):
+                raise bad(f"{where} has no column names")
+            if not isinstance(tags, dict) or not all(isinstance(v, str) for v in tags.values()):
+                raise bad(f"{where}.tags are not strings")
+            if not isinstance(rows, list):
+                raise bad(f"{where}.values is not a list")
+            n, timed = len(cols), cols[0] == "time"  # SHOW answers have no time column
+            for k, row in enumerate(rows):
+                if type(row) is not list or len(row) != n or (timed and type(row[0]) is not int):
+                    raise bad(f"{where}.values[{k}] is not a row of {n}" + (" stamped in nanoseconds" if timed else ""))
+            series.append(s)
+    return series
