@@ -19,6 +19,7 @@ from fabricwatch.core.protocols import CollectorConfig, EventSinkConfig, Storage
 from fabricwatch.daemon import registry
 from fabricwatch.detection.config import DetectorConfig
 from fabricwatch.nccl.config import NcclSection
+from fabricwatch.pipeline.pipeline import MAX_PORTS_PER_DEVICE
 
 __all__ = ["Config", "ConfigError", "load", "parse"]
 
@@ -85,6 +86,9 @@ class PipelineSection(StrictModel):
     # 0 keeps none), and the width of one plotted step
     history: Duration = 3600.0
     history_step: Duration = 60.0
+    # the most ports kept for one device: a device naming more (a firmware bug, a key that carries a
+    # counter) has the samples of its further ports dropped and counted, not the daemon's memory grown
+    max_ports_per_device: int = Field(default=MAX_PORTS_PER_DEVICE, ge=1)
 
     @model_validator(mode="after")
     def _order(self) -> PipelineSection:

@@ -35,7 +35,7 @@ from fabricwatch.detection.service import DetectorService
 from fabricwatch.nccl.metrics import NcclMetrics
 from fabricwatch.nccl.service import NcclService
 from fabricwatch.pipeline.history import LinkHistory
-from fabricwatch.pipeline.metrics import RateMetrics
+from fabricwatch.pipeline.metrics import RateMetrics, RefusedSampleMetrics
 from fabricwatch.pipeline.pipeline import Pipeline
 
 log = logging.getLogger("fabricwatch.runner")
@@ -72,7 +72,8 @@ class Runner:
         pc = config.pipeline
         history = LinkHistory(step_s=pc.history_step, slots=round(pc.history / pc.history_step)) \
             if pc.history else None
-        self.pipeline = Pipeline(topology=load_topology(config), max_gap_s=pc.max_gap, history=history)
+        self.pipeline = Pipeline(topology=load_topology(config), max_gap_s=pc.max_gap, history=history,
+                                 max_ports_per_device=pc.max_ports_per_device)
         self._batch_timers: dict[str, Callable[[float], None]] = {}
         # storage sinks take line protocol; event sinks (MQTT) take events
         self.sinks: list[StorageSink] = [s.build() for s in config.storage_sink_configs()]
@@ -99,6 +100,7 @@ class Runner:
         self.metrics.register(TargetMetrics(lambda: list(self.targets.values())))
         self.metrics.register(ServiceMetrics(self.supervised))
         self.metrics.register(RateMetrics(self.pipeline.rates.stats))
+        self.metrics.register(RefusedSampleMetrics(self.pipeline.refused_samples))
         for group in _by_kind(self.sinks) + _by_kind(self.event_sinks):
             self.metrics.register(type(group[0]).metrics(group))
         self.metrics.register(NcclMetrics(self.nccl))

@@ -1,4 +1,5 @@
-"""`fabricwatch_pipeline_events_total`: what the rate engine met (wraps, resets, gaps...)."""
+"""`fabricwatch_pipeline_events_total`: what the rate engine met (wraps, resets, gaps...);
+`fabricwatch_samples_refused_total`: samples of ports beyond a device's bound, dropped."""
 
 from __future__ import annotations
 
@@ -22,3 +23,16 @@ class RateMetrics(Collector):
         for event in ("wraps", "resets", "reboots", "gaps", "out_of_order", "saturated"):
             pipe.add_metric([event], getattr(rates, event))
         yield pipe
+
+
+class RefusedSampleMetrics(Collector):
+    def __init__(self, refused: dict[str, int]) -> None:
+        self.refused = refused  # device -> samples dropped (the pipeline's own dict, read at scrape)
+
+    def collect(self) -> Iterator[Metric]:
+        fam = CounterMetricFamily("fabricwatch_samples_refused",
+                                  "Samples of ports a device named beyond [pipeline] max_ports_per_device, dropped",
+                                  labels=["device"])
+        for device, n in sorted(self.refused.items()):
+            fam.add_metric([device], n)
+        yield fam

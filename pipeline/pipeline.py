@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -12,6 +13,11 @@ from fabricwatch.core.lineprotocol import line, tag_prefix
 from fabricwatch.core.topology import Topology
 from fabricwatch.pipeline.history import LinkHistory
 from fabricwatch.pipeline.rates import RateEngine, RateResult, detector_view, optic_gauges
+
+log = logging.getLogger("fabricwatch.pipeline")
+# a switch has at most a few thousand ports (breakouts and sub-interfaces included), an InfiniBand
+# director 800: a device naming more is inventing them (a key that carries a counter or a time)
+MAX_PORTS_PER_DEVICE = 16_384
 
 
 class RatesListener(Protocol):
@@ -73,8 +79,12 @@ class PortRateView:
 
 class Pipeline:
     def __init__(self, *, topology: Topology | None = None, max_gap_s: float = 300.0,
-                 history: LinkHistory | None = None) -> None:
+                 history: LinkHistory | None = None, max_ports_per_device: int = MAX_PORTS_PER_DEVICE) -> None:
         self.topology = topology or Topology()
+        # the ports kept per device are bounded: samples of further ports are dropped and counted
+        self.max_ports_per_device = max_ports_per_device
+        self._device_ports: dict[str, int] = {}
+        self.refused_samples: dict[str, int] = {}
         self.history = history  # the last hour per link, for the link page (None: not kept)
         self.rates = RateEngine(max_gap_s)
         self.latest: dict[tuple[str, str], PortRateView] = {}
@@ -102,6 +112,7 @@ class Pipeline:
                 if owners:
                     continue
                 del self._owners[key]
+                self._release(key)
             gone.append(key)
             self.rates.forget_port(key)
             self.modules.pop(key, None)
@@ -121,23 +132,51 @@ class Pipeline:
             self.latest.pop(key, None)
             self._prefixes.pop(key, None)
             self.modules.pop(key, None)
-            for target in self._owners.pop(key, set()):
-                self._ports_of.get(target, set()).discard(key)
+            owners = self._owners.pop(key, None)
+            if owners is not None:
+                self._release(key)
+                for target in owners:
+                    self._ports_of.get(target, set()).discard(key)
         if self.history is not None:
             self.history.forget(gone)
         return sorted(gone)
 
-    def _own(self, key: tuple[str, str], target: str) -> None:
+    def _own(self, key: tuple[str, str], target: str) -> bool:
+        """Record that `target` reports the port; False for a new port its device has no room for."""
         owners = self._owners.get(key)
         if owners is None:
+            if not self._admit(key[0]):
+                return False
             owners = self._owners[key] = set()
         if target not in owners:
             owners.add(target)
             self._ports_of.setdefault(target, set()).add(key)
+        return True
 
-    def _tags(self, s: PortSample, target: str) -> tuple[dict[str, str], str, str, str, dict[str, str]]:
+    def _admit(self, device: str) -> bool:
+        known = self._device_ports.get(device, 0)
+        if known < self.max_ports_per_device:
+            self._device_ports[device] = known + 1
+            return True
+        if device not in self.refused_samples:
+            log.warning("device reports more ports than [pipeline] max_ports_per_device: the samples of "
+                        "further ports are dropped (fabricwatch_samples_refused_total)",
+                        extra={"device": device, "max_ports_per_device": self.max_ports_per_device})
+        self.refused_samples[device] = self.refused_samples.get(device, 0) + 1
+        return False
+
+    def _release(self, key: tuple[str, str]) -> None:
+        left = self._device_ports.get(key[0], 0) - 1
+        if left > 0:
+            self._device_ports[key[0]] = left
+        else:
+            self._device_ports.pop(key[0], None)
+
+    def _tags(self, s: PortSample, target: str) -> tuple[dict[str, str], str, str, str, dict[str, str]] | None:
+        """The port's tags and line-protocol prefixes; None when its device has no room for it."""
         key = (s.device, s.port)
-        self._own(key, target)  # every time: two targets may report one port with equal tags
+        if not self._own(key, target):  # every time: two targets may report one port with equal tags
+            return None
         cached = self._prefixes.get(key)
         # equal, not only the same dict: batches from a worker process are unpickled, new dicts each time
         if cached is not None and (cached[0] is s.tags or cached[0] == s.tags):
@@ -158,7 +197,10 @@ class Pipeline:
         out = Processed()
         lines = out.lines
         for s in batch.samples:
-            _, raw_prefix, rate_prefix, _, tags = self._tags(s, target)
+            entry = self._tags(s, target)
+            if entry is None:
+                continue
+            _, raw_prefix, rate_prefix, _, tags = entry
             out.values += len(s.values)
             raw = line(raw_prefix, s.values, s.ts_ns, ints=STORED_AS_INT, floats=STORED_AS_FLOAT)
             if raw is not None:

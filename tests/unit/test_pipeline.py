@@ -200,3 +200,40 @@ def test_a_ports_tags_are_escaped_once_when_its_batches_come_from_a_worker(monke
                                                          {"fabric": "ib"})])
     assert p.process(retagged, target="w").lines[0].startswith("port_counters,device=leaf1,fabric=ib,port=swp1 ")
     assert len(made) == 6
+
+
+def test_a_device_inventing_ports_is_held_to_max_ports_per_device_and_counted(caplog) -> None:  # type: ignore[no-untyped-def]
+    """A device (a firmware bug, a key that carries a counter or a time) that names new ports on
+    every sample must not grow the daemon's memory without bound: beyond `max_ports_per_device`
+    its new ports' samples are dropped and counted, its known ports and other devices go on, and
+    room comes back when ports are forgotten."""
+    p = Pipeline(max_ports_per_device=3)
+    for ts in range(5):
+        out = p.process(SampleBatch("gnmi", "bad", [
+            PortSample("bad", f"Ethernet{ts}-{k}" if ts else f"e{k}", ts * S, {"in_octets": ts}, {}) for k in range(2)]
+            + [PortSample("good", "swp1", ts * S, {"in_octets": ts * 100}, {})]), target="t")
+        if ts == 0:
+            assert len(out.lines) == 3
+    raw = {(ln.split("device=")[1].split(",")[0], ln.split("port=")[1].split(" ")[0])
+           for ln in out.lines if ln.startswith("port_counters,")}
+    assert raw == {("good", "swp1")}  # the bad device's new ports are dropped, the good one goes on
+    assert {k for k in p.latest if k[0] == "good"} == {("good", "swp1")}
+    assert p.refused_samples == {"bad": 7}  # 2 a sample beyond the first 3 ports (one taken at ts 1)
+    assert len([r for r in caplog.records if "max_ports_per_device" in r.getMessage()]) == 1  # said once
+    assert sum(1 for k in p._owners if k[0] == "bad") == 3
+    p.expire(3 * S)  # the invented ports fall silent and are forgotten: room for real ones again
+    out = p.process(SampleBatch("gnmi", "bad", [PortSample("bad", "Ethernet1", 9 * S, {"in_octets": 1}, {})]),
+                    target="t")
+    assert [ln for ln in out.lines if ln.startswith("port_counters,")]
+
+
+async def test_the_daemon_takes_max_ports_per_device_from_its_config_and_counts_what_it_drops(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from fabricwatch.daemon.config import parse
+    from fabricwatch.daemon.runner import Runner
+
+    runner = Runner(parse({"pipeline": {"max_ports_per_device": 2},
+                           "sinks": {"influxdb": [{"database": "x", "spool": {"dir": str(tmp_path)}}]}}, "<test>"))
+    await runner.handle(SampleBatch("gnmi", "sw", [PortSample("sw", f"p{k}", S, {"in_octets": 1}, {})
+                                                   for k in range(5)]), target="t")
+    text = runner.metrics.exposition().decode()
+    assert 'fabricwatch_samples_refused_total{device="sw"} 3.0' in text
