@@ -14,6 +14,7 @@ from pydantic import Field, ValidationError, create_model, field_validator, mode
 from fabricwatch.cluster.config import ClusterConfig
 from fabricwatch.core.config_errors import ConfigError, format_errors
 from fabricwatch.core.config_types import Duration, StrictModel
+from fabricwatch.core.digits import parse_uint
 from fabricwatch.core.event_loop import EventLoop
 from fabricwatch.core.protocols import CollectorConfig, EventSinkConfig, StorageSinkConfig
 from fabricwatch.daemon import registry
@@ -49,7 +50,8 @@ class DaemonSection(StrictModel):
     @classmethod
     def _listen(cls, v: str) -> str:
         host, sep, port = v.rpartition(":")
-        if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        number = parse_uint(port, max_digits=5)
+        if not sep or not host or number is None or number > 65535:
             raise ValueError("listen must be 'host:port', e.g. '127.0.0.1:9465'")
         return v
 

@@ -12,6 +12,7 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
+from fabricwatch.core.digits import parse_uint
 from fabricwatch.models.features import parse_speed
 from fabricwatch.pipeline.totals import ERROR_COUNTERS
 from fabricwatch.sinks.influxdb.sink import InfluxSink
@@ -137,5 +138,5 @@ def link_document(runner: Runner, device: str, port: str) -> dict[str, Any] | No
 
 @functools.lru_cache(maxsize=65536)  # port names repeat on every switch
 def _port_key(name: str) -> tuple[str, int]:
-    digits = "".join(ch for ch in name if ch.isdigit())
-    return name.rstrip("0123456789"), int(digits) if digits and len(digits) < 9 else 0
+    number = parse_uint("".join(ch for ch in name if "0" <= ch <= "9"), max_digits=8)
+    return name.rstrip("0123456789"), number or 0

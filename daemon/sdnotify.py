@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import socket
 
+from fabricwatch.core.digits import parse_uint
+
 
 class Notifier:
     def __init__(self) -> None:
@@ -18,7 +20,8 @@ class Notifier:
         usec = os.environ.get("WATCHDOG_USEC")
         pid = os.environ.get("WATCHDOG_PID")
         ours = pid is None or pid == str(os.getpid())
-        self.watchdog_s: float | None = int(usec) / 1e6 if usec and usec.isdigit() and ours else None
+        micros = parse_uint(usec) if usec else None
+        self.watchdog_s: float | None = micros / 1e6 if micros and ours else None
 
     @property
     def enabled(self) -> bool:

@@ -21,6 +21,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from fabricwatch.core.digits import parse_int
 from fabricwatch.core.nccl_records import Measurement, RankInfo, Row, RunRecord
 
 # busbw = algbw * factor(n): nccl-tests' PERFORMANCE.md
@@ -305,7 +306,7 @@ def _row(tokens: list[str], columns: list[str] | None, sweep: int, lineno: int) 
         groups.append(m)
     root = head.get("root")
     return Row(size, count, head.get("type", ""), head.get("redop"),
-               int(root) if root not in (None, "none") and root.lstrip("-").isdigit() else None,
+               parse_int(root, max_digits=18) if root not in (None, "none") else None,
                groups[0] if groups else None, groups[1] if len(groups) > 1 else None, sweep, lineno)
 
 
@@ -325,8 +326,9 @@ def _int(v: Any, default: int = 0) -> int:
         return v if abs(v) < 1 << 63 else default
     if isinstance(v, float) and math.isfinite(v) and abs(v) < 2.0**63:
         return int(v)
-    if isinstance(v, str) and v.strip().lstrip("-").isdigit() and len(v) < 20:
-        return int(v)
+    if isinstance(v, str):
+        number = parse_int(v.strip(), max_digits=18)
+        return number if number is not None else default
     return default
 
 
@@ -372,7 +374,7 @@ def parse_json(doc: Any, source: str, collective: str | None = None) -> RunRecor
             continue
         run.rows.append(Row(size, _int(res.get("count")), _str(res.get("type")),
                             redop if isinstance(redop, str) else None,
-                            int(root) if root.lstrip("-").isdigit() and len(root) < 20 else None,
+                            parse_int(root, max_digits=18),
                             oop, ip, sweep, i + 1))
     _finish(run)
     run.complete = "end_time" in doc

@@ -46,7 +46,10 @@ def load_rules(path: Path) -> list[RoleRule]:
 
 
 def _natural(text: str) -> tuple[object, ...]:
-    return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text))
+    # digit runs compare as numbers (leaf2 before leaf10) by their length, then their digits: any
+    # length, no int() (which refuses 4,300 digits); split() alternates text and digit runs
+    return tuple((len(t.lstrip("0")), t.lstrip("0")) if i % 2 else t
+                 for i, t in enumerate(re.split(r"([0-9]+)", text)))
 
 
 def host_of(device: str) -> tuple[str, str]:

@@ -9,6 +9,7 @@ from pydantic import Field, field_validator, model_validator
 from fabricwatch.collectors.gnmi.mapping import load_table
 from fabricwatch.core.backoff import Backoff
 from fabricwatch.core.config_types import Duration, StrictModel, Tags, check_unique_devices
+from fabricwatch.core.digits import parse_uint
 from fabricwatch.core.secrets import SecretRef
 from fabricwatch.core.tls import TlsConfig
 
@@ -33,8 +34,9 @@ class GnmiTarget(StrictModel):
     @classmethod
     def _address(cls, v: str) -> str:
         host, sep, port = v.rpartition(":")
-        if not sep or not host or not port.isdigit():
-            raise ValueError("address must be 'host:port'")
+        number = parse_uint(port, max_digits=5)
+        if not sep or not host or number is None or number > 65535:
+            raise ValueError("address must be 'host:port' (a port of 0-65535)")
         return v
 
     _flavour = field_validator("flavour")(classmethod(lambda cls, v: _check_flavour(v)))

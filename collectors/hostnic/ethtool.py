@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fabricwatch.collectors.ibnames import lookup
+from fabricwatch.core.digits import parse_uint
 
 
 def parse_ethtool_stats(text: str) -> tuple[dict[str, int], int, dict[str, int]]:
@@ -16,11 +17,11 @@ def parse_ethtool_stats(text: str) -> tuple[dict[str, int], int, dict[str, int]]
         if not sep or not name or name.startswith("NIC statistics"):
             continue
         counter = lookup(name.strip())
-        value = value.strip()
-        if counter is None or not value.isdigit():
+        number = parse_uint(value.strip())
+        if counter is None or number is None:
             unmapped += 1
             continue
-        values[counter.canonical] = int(value) * counter.scale
+        values[counter.canonical] = number * counter.scale
         if counter.bits is not None:
             bits[counter.canonical] = counter.bits
     return values, unmapped, bits

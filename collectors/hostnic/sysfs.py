@@ -8,6 +8,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from fabricwatch.collectors.ibnames import lookup
+from fabricwatch.core.digits import parse_uint
 
 _RATE = re.compile(r"^\s*(\d{1,6}(?:\.\d{1,6})?)\s*Gb/sec")
 
@@ -36,12 +37,9 @@ def _read(path: Path) -> str | None:
 
 
 def _counter(text: str | None) -> int | None:
-    """A u64 in decimal, as the kernel writes counters; anything else (a sign, a superscript that
-    str.isdigit() takes, a number beyond 64 bits) is not one."""
-    if text is None or not text.isascii() or not text.isdigit() or len(text.lstrip("0")) > 20:
-        return None
-    value = int(text)
-    return value if value < 2**64 else None
+    """A u64 in decimal, as the kernel writes counters; anything else is not one."""
+    value = parse_uint(text) if text is not None else None
+    return value if value is not None and value < 2**64 else None
 
 
 def _counters(port: NicPort, directory: Path) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from fabricwatch.core.counters import lane, threshold
+from fabricwatch.core.digits import parse_uint
 from fabricwatch.core.optics import mw_to_dbm
 
 ENT_PHYSICAL = "1.3.6.1.2.1.47.1.1.1.1"
@@ -121,8 +122,9 @@ class _Placer:
         self.alias: dict[int, int] = {}
         for idx, oid in cols.get(ALIAS_MAPPING, {}).items():
             text = _text(oid)
-            if idx and text.startswith(IF_INDEX_OID) and text[len(IF_INDEX_OID):].isdigit():
-                self.alias.setdefault(idx[0], int(text[len(IF_INDEX_OID):]))
+            index = parse_uint(text[len(IF_INDEX_OID):], max_digits=10) if text.startswith(IF_INDEX_OID) else None
+            if idx and index is not None:
+                self.alias.setdefault(idx[0], index)
 
     def chain(self, entity: int) -> list[int]:
         out = [entity]

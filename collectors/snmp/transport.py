@@ -14,17 +14,18 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from fabricwatch.collectors.snmp import ber, usm
+from fabricwatch.core.digits import parse_uint
 from fabricwatch.core.errors import TargetError
 
 
 def split_address(address: str) -> tuple[str, int]:
     if address.startswith("["):  # [v6]:port
         host, _, rest = address[1:].partition("]")
-        return host, int(rest[1:]) if rest.startswith(":") and rest[1:].isdigit() else 161
+        number = parse_uint(rest[1:], max_digits=5) if rest.startswith(":") else None
+        return host, number if number is not None else 161
     host, sep, port = address.rpartition(":")
-    if sep and port.isdigit() and ":" not in host:
-        return host, int(port)
-    return address, 161
+    number = parse_uint(port, max_digits=5) if sep and ":" not in host else None
+    return (host, number) if number is not None else (address, 161)
 
 
 class Transport(Protocol):
