@@ -18,9 +18,10 @@ class RateMetrics(Collector):
     def collect(self) -> Iterator[Metric]:
         rates = self.rates
         pipe = CounterMetricFamily("fabricwatch_pipeline_events",
-                                   "Rate-engine events: wraps, resets, reboots, gaps, out-of-order, saturations",
+                                   "Rate-engine events: wraps, resets, reboots, gaps, out-of-order, saturations, "
+                                   "NaN or infinite readings dropped",
                                    labels=["event"])
-        for event in ("wraps", "resets", "reboots", "gaps", "out_of_order", "saturated"):
+        for event in ("wraps", "resets", "reboots", "gaps", "out_of_order", "saturated", "bad_values"):
             pipe.add_metric([event], getattr(rates, event))
         yield pipe
 

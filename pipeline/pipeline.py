@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from fabricwatch.pipeline.history import LinkHistory
 from fabricwatch.pipeline.rates import RateEngine, RateResult, detector_view, optic_gauges
 
 log = logging.getLogger("fabricwatch.pipeline")
+_INF = float("inf")
 # a switch has at most a few thousand ports (breakouts and sub-interfaces included), an InfiniBand
 # director 800: a device naming more is inventing them (a key that carries a counter or a time)
 MAX_PORTS_PER_DEVICE = 16_384
@@ -153,6 +155,13 @@ class Pipeline:
             self._ports_of.setdefault(target, set()).add(key)
         return True
 
+    def _finite(self, s: PortSample) -> PortSample:
+        """The sample without its NaN or infinite values (counted): they would poison the rates (after
+        an inf every real value looks like a reset), the latest view and the detector."""
+        values = {k: v for k, v in s.values.items() if type(v) is not float or -_INF < v < _INF}
+        self.rates.stats.bad_values += len(s.values) - len(values)
+        return dataclasses.replace(s, values=values)
+
     def _admit(self, device: str) -> bool:
         known = self._device_ports.get(device, 0)
         if known < self.max_ports_per_device:
@@ -197,6 +206,10 @@ class Pipeline:
         out = Processed()
         lines = out.lines
         for s in batch.samples:
+            for v in s.values.values():
+                if type(v) is float and not -_INF < v < _INF:  # NaN, inf: no reading (ints always are)
+                    s = self._finite(s)
+                    break
             entry = self._tags(s, target)
             if entry is None:
                 continue

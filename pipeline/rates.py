@@ -34,6 +34,7 @@ class RateStats:
     gaps: int = 0
     out_of_order: int = 0
     saturated: int = 0
+    bad_values: int = 0  # NaN or infinite readings, dropped before anything used them
 
 
 @dataclass(slots=True)

@@ -237,3 +237,23 @@ async def test_the_daemon_takes_max_ports_per_device_from_its_config_and_counts_
                                                    for k in range(5)]), target="t")
     text = runner.metrics.exposition().decode()
     assert 'fabricwatch_samples_refused_total{device="sw"} 3.0' in text
+
+
+def test_values_that_are_not_numbers_are_dropped_and_counted_not_rated() -> None:
+    """gNMI JSON may carry NaN or Infinity (json.loads takes both), a string '1e999' reads as inf,
+    UFM's Prometheus text writes NaN: such a value is not a reading. It must not reach the
+    detector, the latest view or the rate engine's memory (after an inf, every real value looks
+    like a counter reset)."""
+    p = Pipeline()
+    given: list[dict[str, float]] = []
+    p.on_rates = lambda device, port, ts, rates, *a, **k: given.append(rates)  # type: ignore[assignment]
+    events = []
+    p.on_event = events.append
+    for ts, v in [(0, 100), (10, float("inf")), (20, 300), (30, float("nan")), (40, 500)]:
+        p.process(SampleBatch("gnmi", "d", [PortSample("d", "p", ts * S, {"in_octets": v, "rx_power_dbm_l1": v,
+                                                                           "speed_bps": v}, {})]), target="t")
+    finite = [x for rates in given for x in rates.values()]
+    assert all(x == x and abs(x) != float("inf") for x in finite), given
+    assert p.latest[("d", "p")].rates["in_octets"] == 10.0  # (500 - 300) / 20 s: the bad readings skipped
+    assert not [e for e in events if e.kind == "counter_reset"]
+    assert p.rates.stats.bad_values == 6
