@@ -47,7 +47,12 @@ def _partial(message: str) -> int | None:
     return message.count("unable to parse") + (int(dropped.group(1)) if dropped else 0)
 
 
-def classify(status: int, message: str, retry_after: str | None) -> WriteOutcome:
+MAX_ANSWER = 65_536  # of an error answer read: a partial write names every line it refused
+MAX_MESSAGE = 500  # of it kept for logs and /metrics
+
+
+def classify(status: int, answer: str, retry_after: str | None) -> WriteOutcome:
+    message = answer[:MAX_MESSAGE]
     if 200 <= status < 300:
         return WriteOutcome(True, status=status)
     after: float | None = None
@@ -62,7 +67,7 @@ def classify(status: int, message: str, retry_after: str | None) -> WriteOutcome
         return WriteOutcome(False, True, status, message, after, blocked=True)
     if status == 413:
         return WriteOutcome(False, False, status, message, too_large=True)
-    return WriteOutcome(False, False, status, message, partial_rejected=_partial(message))
+    return WriteOutcome(False, False, status, message, partial_rejected=_partial(answer))
 
 
 class Writer(Protocol):
@@ -97,7 +102,7 @@ class V1Writer:
             async with self._sess().post(
                 f"{self.cfg.url.rstrip('/')}/write", params=self._params, data=payload
             ) as resp:
-                text = "" if resp.status == 204 else (await resp.text())[:500]
+                text = "" if resp.status == 204 else (await resp.text())[:MAX_ANSWER]
                 return classify(resp.status, text, resp.headers.get("Retry-After"))
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
             return WriteOutcome(False, True, None, f"{type(exc).__name__}: {exc}")
@@ -163,7 +168,7 @@ class V2Writer:
             return WriteOutcome(True, status=204)
         except ApiException as exc:
             headers: dict[str, str] = dict(exc.headers or {})
-            return classify(int(exc.status or 0), str(exc.body or exc.reason)[:500],
+            return classify(int(exc.status or 0), str(exc.body or exc.reason)[:MAX_ANSWER],
                             headers.get("Retry-After"))
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
             return WriteOutcome(False, True, None, f"{type(exc).__name__}: {exc}")

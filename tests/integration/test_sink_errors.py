@@ -141,11 +141,14 @@ async def test_a_partial_write_of_influxdb_1x_counts_the_refused_lines_and_sends
     await drain(sink)
     await sink.write(["t,device=d v= 5", "t,device=d v=6i 6"])
     await drain(sink)
+    # many refused lines: the answer names them all, far beyond what a log line keeps
+    await sink.write([f"t,device=d v= {k}" for k in range(30)] + ["t,device=d v=7i 7"])
+    await drain(sink)
     await sink.close()
-    assert sink.stats.points_written == 4 and sink.stats.points_rejected == 2
-    assert sink.stats.write_errors == {"400": 2}  # nothing sent again
+    assert sink.stats.points_written == 5 and sink.stats.points_rejected == 32
+    assert sink.stats.write_errors == {"400": 3}  # nothing sent again
     res = influx.query('SELECT "v" FROM "t"', "partial")
-    assert [v for _, v in res["results"][0]["series"][0]["values"]] == [1, 2, 4, 6]
+    assert [v for _, v in res["results"][0]["series"][0]["values"]] == [1, 2, 4, 6, 7]
 
 
 async def test_413_splits_the_batch(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
