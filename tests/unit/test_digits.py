@@ -37,7 +37,10 @@ def test_parse_uint_and_int_read_ascii_decimals_only(text: str) -> None:
 @example("Ethernet²")
 @example("leaf" + "1" * 5000)
 def test_names_with_any_digits_sort_and_key(name: str) -> None:
-    _natural(name)
+    # natural order (2 before 10), and any names compare with any others (no int beside a str)
+    names = [name, "leaf10", "2leaf", "leaf2", "leaf1" + "0" * 40, ""]
+    assert _natural(sorted(names, key=_natural)[-1]) == max(_natural(name), _natural("leaf1" + "0" * 40))
+    assert sorted(["leaf10", "leaf2", "leaf1"], key=_natural) == ["leaf1", "leaf2", "leaf10"]
     _port_key(name)
     split_address(f"h:{name}")
 
