@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import re
 import sys
 from pathlib import Path
 
@@ -135,8 +136,35 @@ def _name_commands(parser: argparse.ArgumentParser) -> None:
                 _name_commands(sub)
 
 
+# options whose value may be a relative time: argparse reads '-6h' as an option ("expected one argument")
+TIME_OPTIONS = frozenset({"--from", "--to", "--at", "--start", "--end"})
+_RELATIVE = re.compile(r"-\d")
+
+
+def join_relative_times(argv: list[str]) -> list[str]:
+    """`--from -6h` as `--from=-6h`, the one form argparse takes, so the documented form works."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            return out + argv[i:]
+        if arg in TIME_OPTIONS and i + 1 < len(argv) and _RELATIVE.match(argv[i + 1]):
+            out.append(f"{arg}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(arg)
+        i += 1
+    return out
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    """The command line as main reads it (usage errors exit 2 with argparse's message)."""
+    return build_parser().parse_args(join_relative_times(argv))
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
         return int(args.func(args))
     except CommandError as exc:
