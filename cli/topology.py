@@ -10,13 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from fabricwatch.cli.errors import CommandError, load_config
-from fabricwatch.collectors.gnmi.config import GnmiConfig
-from fabricwatch.collectors.snmp.config import SnmpConfig
 from fabricwatch.topology import check as checking
 from fabricwatch.topology.cables import Fabric
 from fabricwatch.topology.outliers import outliers
 from fabricwatch.topology.roles import load_rules, records
-from fabricwatch.topology.sources import from_ibnetdiscover, from_lldp, from_lldpctl, from_ufm
+from fabricwatch.topology.sources import from_ibnetdiscover, from_lldp, from_lldpctl, from_ufm, neighbour_readers
 
 
 def _read(path: Path) -> str:
@@ -37,8 +35,7 @@ def discover(args: argparse.Namespace) -> tuple[Fabric, list[dict[str, str]]]:
     fabric = Fabric()
     if args.config:
         cfg = load_config(args.config)
-        sections = [s for _, s in cfg.collector_configs() if isinstance(s, SnmpConfig | GnmiConfig)]
-        targets = [c for section in sections for c in section.build()]
+        targets = neighbour_readers(s for _, s in cfg.collector_configs())
         if not targets:
             raise CommandError(f"{args.config}: no [[collectors.snmp]] or [[collectors.gnmi]] target to read "
                                "LLDP from", 2)

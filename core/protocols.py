@@ -10,6 +10,8 @@ from prometheus_client.registry import Collector as MetricsCollector
 
 from fabricwatch.core.backoff import Backoff
 from fabricwatch.core.batch import SampleBatch
+from fabricwatch.core.neighbours import Neighbour
+from fabricwatch.core.problems import Problem
 from fabricwatch.core.supervise import Supervised
 
 
@@ -63,6 +65,20 @@ class Describes(Protocol):
     many interfaces, what it cannot give): `fabricwatch check` prints it."""
 
     def describe(self) -> str: ...
+
+
+@runtime_checkable
+class ReadsNeighbours(Protocol):
+    """A collector that can read its device's LLDP neighbours (topology discovery), in a session of
+    its own: what it found, and what it could not tell."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def device(self) -> str: ...
+
+    async def neighbours(self) -> tuple[list[Neighbour], list[Problem]]: ...
 
 
 class Sink(Protocol):

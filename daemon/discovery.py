@@ -13,12 +13,10 @@ from typing import TYPE_CHECKING
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from fabricwatch.collectors.gnmi.config import GnmiConfig
-from fabricwatch.collectors.snmp.config import SnmpConfig
 from fabricwatch.core.batch import DeviceEvent, SampleBatch
 from fabricwatch.core.topology import Topology
 from fabricwatch.topology.roles import records
-from fabricwatch.topology.sources import from_lldp
+from fabricwatch.topology.sources import from_lldp, neighbour_readers
 
 if TYPE_CHECKING:
     from fabricwatch.daemon.runner import Runner
@@ -56,17 +54,17 @@ class TopologyKeeper:
             await asyncio.sleep(self.runner.config.daemon.topology_every)
 
     async def refresh(self) -> None:
-        sections = [s for _, s in self.runner.config.collector_configs() if isinstance(s, SnmpConfig | GnmiConfig)]
-        collectors = [c for s in sections for c in s.build()]
-        if not collectors:
+        readers = neighbour_readers(s for _, s in self.runner.config.collector_configs())
+        if not readers:
             log.warning("topology = \"discover\" but no SNMP or gNMI target to read LLDP from")
             return
-        fabric = await from_lldp(collectors)
+        fabric = await from_lldp(readers)
         for problem in fabric.problems[:20]:
-            log.warning("topology discovery", extra={"problem": problem})
+            log.warning("topology discovery", extra={"problem": str(problem), "source": problem.source,
+                                                     "target": problem.target, "kind": problem.kind})
         fresh = {(r["device"], r["port"]): r for r in records(fabric)}
         # a device that did not answer this time keeps what was read before: silence is no recabling
-        failed = {p.split(":", 1)[0] for p in fabric.problems if ": LLDP over " in p and " failed:" in p}
+        failed = {p.target for p in fabric.problems if p.kind == "unreachable"}
         kept = {end: rec for end, rec in self.records.items() if end[0] in failed and end not in fresh}
         now = {**kept, **fresh}
         after = {end: (r["peer_device"], r["peer_port"]) for end, r in now.items()}

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from fabricwatch.core.problems import Problem
+
 End = tuple[str, str]  # (device, port)
 
 # InfiniBand per-lane rates, Gb/s (IBTA): a link's speed is lanes x this
@@ -72,7 +74,7 @@ class Fabric:
 
     nodes: dict[str, Node] = field(default_factory=dict)
     cables: dict[tuple[End, End], Cable] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
     duplicates: dict[str, list[str]] = field(default_factory=dict)  # one name on several GUIDs
     modules: dict[End, dict[str, str]] = field(default_factory=dict)  # what a cable end holds (inventory)
     _end_of: dict[End, Cable] = field(default_factory=dict, repr=False)
@@ -86,8 +88,9 @@ class Fabric:
             if other is not None:
                 far = other.b if other.a == end else other.a
                 new = cable.b if cable.a == end else cable.a
-                self.problems.append(f"{end[0]} {end[1]} is reported with two far ends: {far[0]} {far[1]} "
-                                     f"and {new[0]} {new[1]} (kept the first)")
+                self.problems.append(Problem("cabling", end[0], "conflict",
+                                             f"{end[1]} is reported with two far ends: {far[0]} {far[1]} "
+                                             f"and {new[0]} {new[1]} (kept the first)"))
                 return
         self.cables[cable.key] = cable
         self._end_of[cable.a] = self._end_of[cable.b] = cable

@@ -5,12 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from fabricwatch.collectors.gnmi.collector import GnmiCollector
-from fabricwatch.collectors.gnmi.lldp import neighbours as gnmi_neighbours
 from fabricwatch.collectors.ibdiag.parsers import parse_topology
-from fabricwatch.collectors.snmp.lldp import neighbours as snmp_neighbours
 from fabricwatch.collectors.ufm.inventory import (
     Inventory,
     norm_guid,
@@ -21,6 +19,8 @@ from fabricwatch.collectors.ufm.inventory import (
 )
 from fabricwatch.core.errors import TargetError
 from fabricwatch.core.neighbours import Neighbour
+from fabricwatch.core.problems import Problem
+from fabricwatch.core.protocols import CollectorConfig, ReadsNeighbours
 from fabricwatch.topology.cables import Cable, Fabric
 
 _MODEL = re.compile(r":(?P<model>[A-Z]+[0-9][A-Za-z0-9-]*)")  # 'MF0;sw-01:MQM8700/U1' -> MQM8700
@@ -41,7 +41,7 @@ def from_ibnetdiscover(text: str) -> Fabric:
     """Either ibnetdiscover format. Devices are node descriptions, ports their numbers: what the
     ibdiag collector tags its points with."""
     topo = parse_topology(text)
-    out = Fabric(problems=list(topo.problems))
+    out = Fabric(problems=[Problem("ibnetdiscover", "", "unreadable", p) for p in topo.problems])
     kinds = {"CA": "host", "SW": "switch", "RT": "switch"}
     guids: dict[str, set[str]] = {}
     for p in topo.ports:
@@ -81,7 +81,8 @@ def from_ufm(systems: Any, ports: Any, links: Any) -> Fabric:
     parse_ports(ports, inv)
     parse_links(links, inv)
     resolve_peers(inv)
-    out = Fabric(problems=list(inv.problems), duplicates={n: ["0x" + g for g in gs] for n, gs in duplicates.items()})
+    out = Fabric(problems=[Problem("ufm", "", "unreadable", p) for p in inv.problems],
+                 duplicates={n: ["0x" + g for g in gs] for n, gs in duplicates.items()})
     # a system's `type` (host, switch, gateway) says what it is; UFM's `role` may say endpoint for all
     types: dict[str, str] = {}  # ports name their system by either of its GUIDs
     facts: dict[str, tuple[str, str]] = {}  # guid -> (model, firmware)
@@ -109,7 +110,8 @@ def from_ufm(systems: Any, ports: Any, links: Any) -> Fabric:
         a = inv.port(norm_guid(rec["source_guid"]), str(rec.get("source_port", "")))
         b = inv.port(norm_guid(rec["destination_guid"]), str(rec.get("destination_port", "")))
         if a.device == b.device:
-            out.problems.append(f"resources/links: {rec.get('name', '?')} joins {a.device} to itself")
+            out.problems.append(Problem("ufm", "resources/links", "unreadable",
+                                        f"{rec.get('name', '?')} joins {a.device} to itself"))
             continue
         up = None if a.up is None and b.up is None else bool(a.up or b.up)
         out.add(Cable((a.device, a.port), (b.device, b.port), a.tags.get("speed") or b.tags.get("speed", ""),
@@ -119,7 +121,8 @@ def from_ufm(systems: Any, ports: Any, links: Any) -> Fabric:
         if not far_dev or not far_port or (far_dev, far_port) == (info.device, info.port):
             continue
         if far_dev in (info.device, "0x" + guid):
-            out.problems.append(f"resources/ports: {info.device} port {info.port} names its own system as its peer")
+            out.problems.append(Problem("ufm", "resources/ports", "unreadable",
+                                        f"{info.device} port {info.port} names its own system as its peer"))
             continue
         end = (info.device, info.port)
         if out.has_end(end):
@@ -144,11 +147,11 @@ def from_lldpctl(text: str, host: str) -> Fabric:
     try:
         doc = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as exc:
-        out.problems.append(f"{host}: not lldpd JSON: {exc}")
+        out.problems.append(Problem("lldpd", host, "unreadable", f"not lldpd JSON: {exc}"))
         return out
     lldp = doc.get("lldp") if isinstance(doc, dict) else None
     if not isinstance(lldp, dict):
-        out.problems.append(f"{host}: no 'lldp' object")
+        out.problems.append(Problem("lldpd", host, "unreadable", "no 'lldp' object"))
         return out
     interfaces = lldp.get("interface") or []
     if isinstance(interfaces, dict):
@@ -166,7 +169,8 @@ def from_lldpctl(text: str, host: str) -> Fabric:
             cid = chassis.get("id", {}) if isinstance(chassis, dict) else {}
             switch = str(cid.get("value", "")) if isinstance(cid, dict) else ""
         if not nic or not switch or not switch_port:
-            out.problems.append(f"{host}: neighbour on {nic or '?'} without a switch name or port")
+            out.problems.append(Problem("lldpd", host, "unreadable",
+                                        f"neighbour on {nic or '?'} without a switch name or port"))
             continue
         descr = str(chassis.get("descr", "")) if isinstance(chassis, dict) else ""
         out.node(switch, "switch", descr.split("\n")[0][:60])
@@ -177,8 +181,8 @@ def from_lldpctl(text: str, host: str) -> Fabric:
     return out
 
 
-def from_lldp_neighbours(device: str, found: list[Neighbour], problems: list[str]) -> Fabric:
-    """A switch's LLDP neighbours (read over SNMP): its ports and what is at their far ends."""
+def from_lldp_neighbours(device: str, found: list[Neighbour], problems: list[Problem]) -> Fabric:
+    """A switch's LLDP neighbours: its ports and what is at their far ends."""
     out = Fabric(problems=list(problems))
     out.node(device, "switch")
     for n in found:
@@ -187,25 +191,25 @@ def from_lldp_neighbours(device: str, found: list[Neighbour], problems: list[str
     return out
 
 
-async def from_lldp(collectors: list[Any], *, timeout: float = 30.0) -> Fabric:
-    """LLDP from every SNMP and gNMI target of a config, all at once; a device that fails is
-    reported and the others go on."""
+def neighbour_readers(sections: Iterable[CollectorConfig]) -> list[ReadsNeighbours]:
+    """The targets of these collector sections that can read their LLDP neighbours."""
+    return [c for s in sections for c in s.build() if isinstance(c, ReadsNeighbours)]
 
-    async def one(c: Any) -> Fabric:
+
+async def from_lldp(readers: Sequence[ReadsNeighbours], *, timeout: float = 30.0) -> Fabric:
+    """LLDP from every target that reads it, all at once; a device that fails is reported
+    (`unreachable`) and the others go on."""
+
+    async def one(c: ReadsNeighbours) -> Fabric:
         try:
             async with asyncio.timeout(timeout):
-                if isinstance(c, GnmiCollector):
-                    found, problems = await gnmi_neighbours(c)
-                else:
-                    found, problems = await snmp_neighbours(c)
+                found, problems = await c.neighbours()
         except (TargetError, TimeoutError, OSError) as exc:
-            return Fabric(problems=[f"{c.device}: LLDP over {c.kind.upper()} failed: {exc}"])
-        finally:
-            if not isinstance(c, GnmiCollector):
-                await c.close()
+            return Fabric(problems=[Problem("lldp", c.device, "unreachable",
+                                            f"LLDP over {c.kind.upper()} failed: {exc}")])
         return from_lldp_neighbours(c.device, found, problems)
 
     out = Fabric()
-    for part in await asyncio.gather(*(one(c) for c in collectors)):
+    for part in await asyncio.gather(*(one(c) for c in readers)):
         out.merge(part)
     return out

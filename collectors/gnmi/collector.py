@@ -11,11 +11,13 @@ from typing import TYPE_CHECKING, Any
 import grpc
 from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
 
-from fabricwatch.collectors.gnmi import sonic_state
+from fabricwatch.collectors.gnmi import lldp, sonic_state
 from fabricwatch.collectors.gnmi.mapping import Decoder, load_table
 from fabricwatch.core.batch import ModuleInfo, SampleBatch, coalesce
 from fabricwatch.core.errors import TargetError
 from fabricwatch.core.grpc_runtime import channel
+from fabricwatch.core.neighbours import Neighbour
+from fabricwatch.core.problems import Problem
 from fabricwatch.core.secrets import reveal
 
 if TYPE_CHECKING:
@@ -163,6 +165,10 @@ class GnmiCollector:
         ts = resp.update.timestamp
         modules = [ModuleInfo(self.device, port, ts, fields) for port, fields in inventory.items()]
         return SampleBatch("gnmi", self.device, samples, self.decoder.unmapped - before, modules=modules)
+
+    async def neighbours(self) -> tuple[list[Neighbour], list[Problem]]:
+        """The device's LLDP neighbours, read with one Subscribe ONCE in a session of its own."""
+        return await lldp.neighbours(self, sonic=self.table.flavour == "sonic")
 
     async def once(self, paths: list[str], *, target: str | None = None) -> list[Any]:
         """Every notification the target answers a Subscribe ONCE on these paths with (for readers

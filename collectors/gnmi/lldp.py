@@ -6,12 +6,21 @@ hashes (`lldp_rem_sys_name`, `lldp_rem_port_id`, ...)."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Protocol
 
-from fabricwatch.collectors.gnmi.collector import GnmiCollector
 from fabricwatch.core.neighbours import Neighbour
+from fabricwatch.core.problems import Problem
 
 LLDP_PATH = "/lldp/interfaces/interface/neighbors/neighbor/state"
+
+
+class AnswersOnce(Protocol):
+    """What reading LLDP needs of a gNMI target: its name, and one Subscribe ONCE."""
+
+    @property
+    def device(self) -> str: ...
+
+    async def once(self, paths: list[str], *, target: str | None = None) -> list[Any]: ...
 
 
 def _value(v: Any) -> str:
@@ -96,9 +105,10 @@ def parse_sonic(notifications: list[Any]) -> tuple[list[Neighbour], list[str]]:
     return out, problems
 
 
-async def neighbours(collector: GnmiCollector) -> tuple[list[Neighbour], list[str]]:
-    if collector.table.flavour == "sonic":
+async def neighbours(collector: AnswersOnce, *, sonic: bool) -> tuple[list[Neighbour], list[Problem]]:
+    """The device's neighbours (SONiC's from APPL_DB), and the entries that could not be told."""
+    if sonic:
         found, problems = parse_sonic(await collector.once([SONIC_LLDP], target="APPL_DB"))
     else:
         found, problems = parse(await collector.once([LLDP_PATH]))
-    return found, [f"{collector.device} {p}" for p in problems]
+    return found, [Problem("lldp", collector.device, "unreadable", p) for p in problems]

@@ -11,13 +11,15 @@ from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
 from fabricwatch.collectors.polling import PolledCollector
-from fabricwatch.collectors.snmp import ber, usm
+from fabricwatch.collectors.snmp import ber, lldp, usm
 from fabricwatch.collectors.snmp.profile import Column, Profile, Table, load_profile, select, why_chosen
 from fabricwatch.collectors.snmp.sensors import columns_wanted, read_sensors
 from fabricwatch.collectors.snmp.transport import FastV2c, FastV3, Pysnmp, Transport, split_address
 from fabricwatch.collectors.snmp.walk import Rows, walk
 from fabricwatch.core.batch import ModuleInfo, PortSample, SampleBatch
 from fabricwatch.core.errors import TargetError
+from fabricwatch.core.neighbours import Neighbour
+from fabricwatch.core.problems import Problem
 from fabricwatch.core.secrets import reveal
 
 if TYPE_CHECKING:
@@ -151,6 +153,13 @@ class SnmpCollector(PolledCollector):
             varbinds = await self.transport.get(oids)
         self.rows_read += len(varbinds)
         return {oid: (tag, value) for oid, tag, value in varbinds}
+
+    async def neighbours(self) -> tuple[list[Neighbour], list[Problem]]:
+        """The agent's LLDP neighbours (LLDP-MIB), in a session closed after the reading."""
+        try:
+            return await lldp.neighbours(self)
+        finally:
+            await self.close()
 
     async def walk_columns(self, columns: list[bytes]) -> Rows:
         """Rows of these table columns, for readers beside the counters (LLDP neighbours)."""

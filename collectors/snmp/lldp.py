@@ -7,9 +7,12 @@ system name (else its chassis id) and its port id when that names a port (else i
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from fabricwatch.collectors.snmp import ber
-from fabricwatch.collectors.snmp.collector import SnmpCollector
+from fabricwatch.collectors.snmp.walk import Rows
 from fabricwatch.core.neighbours import Neighbour
+from fabricwatch.core.problems import Problem
 
 LLDP_REM = "1.0.8802.1.1.2.1.4.1.1"
 LLDP_LOC_PORT = "1.0.8802.1.1.2.1.3.7.1"
@@ -20,6 +23,17 @@ REM_COLUMNS = {"chassis_subtype": 4, "chassis_id": 5, "port_subtype": 6, "port_i
 NAMED_PORT = {1, 5, 7}  # interfaceAlias, interfaceName, local
 MAC = 3  # macAddress (port id) / 4 (chassis id)
 BRIDGE, ROUTER, STATION = 2, 4, 7  # LldpSystemCapabilitiesMap bits
+
+
+class Walks(Protocol):
+    """What reading LLDP needs of an SNMP session: the agent's name, and column walks."""
+
+    @property
+    def device(self) -> str: ...
+
+    async def open(self) -> None: ...
+
+    async def walk_columns(self, columns: list[bytes]) -> Rows: ...
 
 
 def _text(value: ber.Value) -> str:
@@ -44,7 +58,7 @@ def _suffix(index: bytes) -> tuple[int, ...]:
     return ber.decode_arcs(index)  # a row's index: plain sub-identifiers
 
 
-async def neighbours(collector: SnmpCollector) -> tuple[list[Neighbour], list[str]]:
+async def neighbours(collector: Walks) -> tuple[list[Neighbour], list[Problem]]:
     """The agent's LLDP neighbours, and the rows that could not be told (with why)."""
     await collector.open()
     cols = {name: ber.encode_oid(f"{LLDP_REM}.{n}") for name, n in REM_COLUMNS.items()}
@@ -69,7 +83,8 @@ async def neighbours(collector: SnmpCollector) -> tuple[list[Neighbour], list[st
             key = _suffix(index)
             if len(key) == 3:
                 rows.setdefault(key, {})[name] = value
-    out, problems = [], []
+    out: list[Neighbour] = []
+    problems: list[Problem] = []
     for (_, num, _), r in sorted(rows.items()):
         local = local_name(num)
         remote = _text(r.get("sys_name")) or _mac(r.get("chassis_id")) or _text(r.get("chassis_id"))
@@ -77,8 +92,9 @@ async def neighbours(collector: SnmpCollector) -> tuple[list[Neighbour], list[st
         port = (_text(pid) if r.get("port_subtype") in NAMED_PORT else _mac(pid) if r.get("port_subtype") == MAC
                 else "") or _text(r.get("port_desc")) or _text(pid) or _mac(pid)
         if not remote or not port:
-            problems.append(f"{collector.device} {local}: an LLDP neighbour without "
-                            f"{'a system name or chassis id' if not remote else 'a port id or description'}")
+            missing = "a system name or chassis id" if not remote else "a port id or description"
+            problems.append(Problem("lldp", collector.device, "unreadable",
+                                    f"{local}: an LLDP neighbour without {missing}"))
             continue
         caps = r.get("caps_enabled")
         host = _bit(caps, STATION) and not (_bit(caps, BRIDGE) or _bit(caps, ROUTER))

@@ -16,9 +16,13 @@ from typing import Any
 import pytest
 
 from fabricwatch.cli.main import main
+from fabricwatch.core.errors import TargetError
+from fabricwatch.core.neighbours import Neighbour
+from fabricwatch.core.problems import Problem
+from fabricwatch.core.protocols import ReadsNeighbours
 from fabricwatch.topology.check import actual_ends, check, load_plan
 from fabricwatch.topology.roles import load_rules, records
-from fabricwatch.topology.sources import from_ibnetdiscover, from_lldpctl, from_ufm
+from fabricwatch.topology.sources import from_ibnetdiscover, from_lldp, from_lldpctl, from_ufm
 
 FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures"
 IB = FIXTURES / "ib" / "ibnetdiscover_director.txt"
@@ -73,7 +77,7 @@ def test_ufm_resources_give_the_systems_and_links_ufm_knows() -> None:
     types = {s["system_name"].strip(): s["type"] for s in systems if s.get("system_name")}
     # UFM's links, less the few whose end is claimed by two links of the lab's recabled, partly
     # stale inventory: each of those is reported, never silently merged
-    conflicts = [p for p in fabric.problems if "two far ends" in p]
+    conflicts = [p for p in fabric.problems if p.kind == "conflict" and "two far ends" in p.detail]
     assert len(fabric.cables) >= 0.99 * len(links) and len(fabric.cables) + len(conflicts) >= len(links)
     assert fabric.duplicates == {"Infiniscale-IV Mellanox Technologies": fabric.duplicates[
         "Infiniscale-IV Mellanox Technologies"]} and len(fabric.duplicates["Infiniscale-IV Mellanox Technologies"]) == 5
@@ -95,7 +99,8 @@ def test_hosts_lldp_neighbours_from_lldpd_json() -> None:
     }
     assert not from_lldpctl((FIXTURES / "lldp/lldpctl/empty.json").read_text(), "x").cables
     bad = from_lldpctl("{not json", "h1")
-    assert not bad.cables and "h1: not lldpd JSON" in bad.problems[0]
+    assert not bad.cables and (bad.problems[0].target, bad.problems[0].kind) == ("h1", "unreadable")
+    assert str(bad.problems[0]).startswith("h1: not lldpd JSON")
     recs = records(f)
     assert {r["role"] for r in recs if r["device"] == "clnet36"} == {"host"}
     assert {r["role"] for r in recs if r["device"].startswith("CL-")} == {"leaf_down"}
@@ -224,3 +229,27 @@ def test_firmware_and_module_outliers_among_switches_of_a_model(tmp_path: Path) 
     plan.write_text(json.dumps(records(from_ufm(systems, ports, links))))
     code, out, _ = cli("topology", "check", "--plan", str(plan), "--ufm-dir", str(ufm))
     assert code == 1 and "firmware: " + odd_switch["system_name"].strip() in out and "module: " in out
+
+
+class _Reader:
+    """A target that reads LLDP without being any collector kind."""
+
+    kind = "fake"
+
+    def __init__(self, device: str, found: list[Neighbour] | None) -> None:
+        self.device, self.found = device, found
+
+    async def neighbours(self) -> tuple[list[Neighbour], list[Problem]]:
+        if self.found is None:
+            raise TargetError("timeout", "no answer")
+        return self.found, [Problem("lldp", self.device, "unreadable", "swp9: an LLDP neighbour without a port")]
+
+
+async def test_lldp_is_read_from_any_target_that_reads_neighbours() -> None:
+    readers = [_Reader("sw1", [Neighbour("swp1", "h1", "eth0", True)]), _Reader("sw2", None)]
+    assert all(isinstance(r, ReadsNeighbours) for r in readers)
+    fabric = await from_lldp(readers)
+    assert [c.key for c in fabric.cables.values()] == [(("h1", "eth0"), ("sw1", "swp1"))]
+    # a target that did not answer is a record the daemon reads its device from, not a sentence
+    assert [(p.target, p.kind) for p in fabric.problems] == [("sw1", "unreadable"), ("sw2", "unreachable")]
+    assert str(fabric.problems[1]) == "sw2: LLDP over FAKE failed: no answer"
