@@ -15,6 +15,7 @@ from fabricwatch.core.influxql import InfluxQLError
 from fabricwatch.core.net import bound_port
 from fabricwatch.core.timeparse import parse_time_ns
 from fabricwatch.daemon.fabric_view import fabric_document, link_document
+from fabricwatch.daemon.http_guard import refuse_cross_site_writes
 from fabricwatch.pipeline.ranking import worst_links
 from fabricwatch.postmortem.influx import InfluxHistory
 from fabricwatch.postmortem.queries import findings
@@ -48,7 +49,8 @@ class HttpServer:
 
     async def start(self) -> None:
         # uploads are bounded by [nccl] max_upload_bytes; the server's own cap sits just above it
-        app = web.Application(client_max_size=self.runner.config.nccl.max_upload_bytes + (1 << 20))
+        app = web.Application(client_max_size=self.runner.config.nccl.max_upload_bytes + (1 << 20),
+                              middlewares=[refuse_cross_site_writes(self._refused)])
         app.router.add_get("/metrics", self.metrics)
         app.router.add_get("/healthz", self.healthz)
         app.router.add_get("/readyz", self.readyz)
@@ -68,6 +70,11 @@ class HttpServer:
         await site.start()
         self.port = bound_port(site, self.port)
         self.url = f"http://{self.host}:{self.port}"
+
+    def _refused(self, request: web.Request, reason: str, detail: str) -> None:
+        """A request the guard refused: an upload is counted and logged as the NCCL service's own refusals."""
+        if request.path == "/api/nccl":
+            self.runner.nccl.refuse("upload", reason, request.query.get("name", "upload")[:200], detail)
 
     async def stop(self) -> None:
         if self._runner is not None:
