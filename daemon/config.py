@@ -13,20 +13,23 @@ from pydantic import Field, ValidationError, create_model, field_validator, mode
 
 from fabricwatch.cluster.config import ClusterConfig
 from fabricwatch.core.config_errors import ConfigError, format_errors
-from fabricwatch.core.config_types import Duration, StrictModel
-from fabricwatch.core.digits import parse_uint
+from fabricwatch.core.config_types import Address, Duration, StrictModel, check_order
 from fabricwatch.core.event_loop import EventLoop
 from fabricwatch.core.protocols import CollectorConfig, EventSinkConfig, StorageSinkConfig
 from fabricwatch.daemon import registry
 from fabricwatch.detection.config import DetectorConfig
 from fabricwatch.nccl.config import NcclSection
 from fabricwatch.pipeline.pipeline import MAX_PORTS_PER_DEVICE
+from fabricwatch.slurm.config import SlurmConfig
 
 __all__ = ["Config", "ConfigError", "load", "parse"]
 
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_HOST_NAME = re.compile(rf"{_LABEL}(?:\.{_LABEL})*\.?|\[?[0-9A-Fa-f:.]+\]?")
+
 
 class DaemonSection(StrictModel):
-    listen: str = "127.0.0.1:9465"
+    listen: Address = "127.0.0.1:9465"
     shard: str = "1/1"
     log_level: str = "info"
     site: str = "default"
@@ -37,6 +40,18 @@ class DaemonSection(StrictModel):
     workers: Literal["auto"] | int = 1
     # uvloop: gRPC's receive costs ~7-15% less CPU a message than on asyncio's loop (bench/fabric_scale.py)
     event_loop: EventLoop = "uvloop"
+    # names (beside the listen address, localhost and loopback addresses) a request may carry in Host:
+    # anything else is refused, so a page whose name is re-pointed at this machine (DNS rebinding) reads nothing
+    allowed_hosts: list[str] = Field(default_factory=list)
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _hosts(cls, v: list[str]) -> list[str]:
+        for name in v:
+            if not _HOST_NAME.fullmatch(name):
+                raise ValueError(f"{name!r}: give a host name as clients write it, without scheme or port, "
+                                 "e.g. 'fabricwatch.example' or '10.0.0.5'")
+        return [n.lower().rstrip(".") for n in v]
 
     @field_validator("shard")
     @classmethod
@@ -44,15 +59,6 @@ class DaemonSection(StrictModel):
         m = re.fullmatch(r"(\d+)/(\d+)", v)
         if not m or not (1 <= int(m.group(1)) <= int(m.group(2))):
             raise ValueError("shard must be 'k/N' with 1 <= k <= N, e.g. '2/4'")
-        return v
-
-    @field_validator("listen")
-    @classmethod
-    def _listen(cls, v: str) -> str:
-        host, sep, port = v.rpartition(":")
-        number = parse_uint(port, max_digits=5)
-        if not sep or not host or number is None or number > 65535:
-            raise ValueError("listen must be 'host:port', e.g. '127.0.0.1:9465'")
         return v
 
     @field_validator("log_level")
@@ -94,8 +100,7 @@ class PipelineSection(StrictModel):
 
     @model_validator(mode="after")
     def _order(self) -> PipelineSection:
-        if self.forget_after < self.max_gap:
-            raise ValueError("forget_after must be at least max_gap")
+        check_order(self, "max_gap", "forget_after")
         if self.history and not 1 <= self.history / self.history_step <= 1440:
             raise ValueError("history must be 1 to 1440 steps of history_step")
         return self
@@ -120,6 +125,7 @@ class Config(StrictModel):
     detector: DetectorConfig = DetectorConfig()
     nccl: NcclSection = NcclSection()
     cluster: ClusterConfig = Field(default_factory=ClusterConfig)
+    slurm: SlurmConfig = Field(default_factory=SlurmConfig)
     collectors: CollectorsSection = Field(default_factory=CollectorsSection)  # type: ignore[valid-type]
     sinks: SinksSection = Field(default_factory=SinksSection)  # type: ignore[valid-type]
 

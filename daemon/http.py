@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,7 +16,8 @@ from fabricwatch.core.influxql import InfluxQLError
 from fabricwatch.core.net import bound_port
 from fabricwatch.core.timeparse import parse_time_ns
 from fabricwatch.daemon.fabric_view import fabric_document, link_document
-from fabricwatch.daemon.http_guard import refuse_cross_site_writes
+from fabricwatch.daemon.http_guard import AllowedHosts, refuse_cross_site_writes, refuse_other_hosts
+from fabricwatch.daemon.http_metrics import HttpMetrics
 from fabricwatch.pipeline.ranking import worst_links
 from fabricwatch.postmortem.influx import InfluxHistory
 from fabricwatch.postmortem.queries import findings
@@ -25,6 +27,7 @@ from fabricwatch.sinks.influxdb.sink import InfluxSink
 if TYPE_CHECKING:
     from fabricwatch.daemon.runner import Runner
 
+log = logging.getLogger("fabricwatch.http")
 _HERE = Path(__file__).resolve().parent / "static"
 STATIC: dict[str, tuple[bytes, str]] = {
     name: ((_HERE / name).read_bytes(), ctype)
@@ -46,11 +49,15 @@ class HttpServer:
         self.host, self.port = host.strip("[]"), int(port)
         self._runner: web.AppRunner | None = None
         self.url = ""
+        self.refused: dict[str, int] = {}  # reason -> requests or connections refused by the guards
+        runner.metrics.register(HttpMetrics(self.refused))
 
     async def start(self) -> None:
+        hosts = AllowedHosts(self.host, self.runner.config.daemon.allowed_hosts)
         # uploads are bounded by [nccl] max_upload_bytes; the server's own cap sits just above it
         app = web.Application(client_max_size=self.runner.config.nccl.max_upload_bytes + (1 << 20),
-                              middlewares=[refuse_cross_site_writes(self._refused)])
+                              middlewares=[refuse_other_hosts(hosts, self._refused),
+                                           refuse_cross_site_writes(self._refused)])
         app.router.add_get("/metrics", self.metrics)
         app.router.add_get("/healthz", self.healthz)
         app.router.add_get("/readyz", self.readyz)
@@ -72,7 +79,11 @@ class HttpServer:
         self.url = f"http://{self.host}:{self.port}"
 
     def _refused(self, request: web.Request, reason: str, detail: str) -> None:
-        """A request the guard refused: an upload is counted and logged as the NCCL service's own refusals."""
+        """A request a guard refused: counted by reason; an upload also as the NCCL service's own refusals."""
+        self.refused[reason] = n = self.refused.get(reason, 0) + 1
+        if n == 10 ** (len(str(n)) - 1):  # the 1st, 10th, 100th...: an attack must not flood the log
+            log.warning("http request refused", extra={"reason": reason, "detail": detail, "path": request.path[:200],
+                                                      "refused": n})
         if request.path == "/api/nccl":
             self.runner.nccl.refuse("upload", reason, request.query.get("name", "upload")[:200], detail)
 

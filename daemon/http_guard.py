@@ -1,8 +1,10 @@
-"""What the daemon's HTTP listener refuses before a handler runs: writes sent by pages of other sites."""
+"""What the daemon's HTTP listener refuses before a handler runs: requests naming another host (DNS
+rebinding) and writes sent by pages of other sites."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import ipaddress
+from collections.abc import Callable, Iterable
 from urllib.parse import urlsplit
 
 from aiohttp import web
@@ -23,6 +25,52 @@ def _host_port(netloc: str, scheme: str = "http") -> tuple[str, int | None]:
         return (u.hostname or "").lower(), u.port or DEFAULT_PORTS.get(scheme)
     except ValueError:  # a port that is not a number
         return "", None
+
+
+class AllowedHosts:
+    """The hosts a request may name in `Host`: the listen address, localhost and loopback addresses, and
+    the configured names. A page whose name an attacker re-points at this machine (DNS rebinding) is
+    same-origin with it to the browser; only the name it sends in `Host` tells it apart."""
+
+    def __init__(self, listen_host: str, names: Iterable[str]) -> None:
+        self.names = {"localhost"}
+        self.addresses: set[ipaddress.IPv4Address | ipaddress.IPv6Address] = set()
+        for name in (listen_host, *names):
+            try:
+                self.addresses.add(ipaddress.ip_address(name.strip("[]")))
+            except ValueError:
+                self.names.add(name.lower().rstrip("."))
+        # a wildcard listener answers on every address of the machine; an address cannot be re-pointed
+        self.any_address = any(ip.is_unspecified for ip in self.addresses)
+
+    def __contains__(self, host: object) -> bool:
+        if not isinstance(host, str):
+            return False
+        name = _host_port(host.strip())[0].rstrip(".")
+        if not name:
+            return False
+        try:
+            ip = ipaddress.ip_address(name)
+        except ValueError:
+            return name in self.names
+        return self.any_address or ip.is_loopback or ip in self.addresses
+
+
+def refuse_other_hosts(allowed: AllowedHosts, on_refused: Refused) -> Middleware:
+    """A middleware answering 421 to a request whose `Host` names a host this daemon is not (a request
+    without `Host`, HTTP/1.0 from a tool, passes: a browser always sends it)."""
+
+    @web.middleware
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        host = request.headers.get("Host")
+        if host is not None and host not in allowed:
+            on_refused(request, "host", f"Host: {host[:100]}")
+            return web.json_response({"error": f"this daemon does not answer for {host[:100]!r}: add the name to "
+                                               "[daemon] allowed_hosts if it is one of this machine's"},
+                                     status=421)
+        return await handler(request)
+
+    return middleware
 
 
 def cross_site(request: web.Request) -> str | None:
