@@ -1,0 +1,169 @@
+"""Keeping the next job off a degraded host link: drain the node behind a critical host-link finding
+that persisted, within caps (per hour, in total, a share of each partition), every decision audited.
+
+Off unless `[slurm.actions] enabled`; a dry run (the default) audits and logs what it would do and
+touches nothing. A node someone else drained is left alone. A refusal is audited once per finding
+and looked at again each interval (a cap frees up as the hour passes)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from fabricwatch.core.topology import Topology
+from fabricwatch.slurm.audit import AuditLog, drains_since, outstanding
+from fabricwatch.slurm.commands import SlurmError
+from fabricwatch.slurm.config import ActionsConfig
+from fabricwatch.slurm.control import MAX_REASON, NodeControl
+from fabricwatch.slurm.join import suspect_host
+from fabricwatch.slurm.readers import SlurmReader
+from fabricwatch.slurm.records import Node
+
+log = logging.getLogger("fabricwatch.slurm.actions")
+HOUR_S = 3600.0
+
+Key = tuple[str, str]
+
+
+class LinkFinding(Protocol):
+    """What an action reads of a finding (the detector's Finding fits)."""
+
+    @property
+    def device(self) -> str: ...
+
+    @property
+    def port(self) -> str: ...
+
+    @property
+    def severity(self) -> str: ...
+
+    @property
+    def explanation(self) -> str: ...
+
+
+def drain_reason(device: str, port: str, explanation: str) -> str:
+    """`fabricwatch: <device> <port> <short explanation>`, within what Slurm keeps."""
+    head = f"fabricwatch: {device} {port} "
+    short = explanation.split(";")[0].strip()
+    room = MAX_REASON - len(head)
+    return head + (short if len(short) <= room else short[: max(0, room - 3)] + "...")
+
+
+class Drainer:
+    def __init__(self, cfg: ActionsConfig, reader: SlurmReader, control: NodeControl, audit: AuditLog,
+                 node_of: Callable[[str], str], *, clock: Callable[[], float] = time.time) -> None:
+        self.cfg = cfg
+        self.reader = reader
+        self.control = control
+        self.audit = audit
+        self.node_of = node_of
+        self.clock = clock
+        self.streak: dict[Key, int] = {}  # consecutive intervals each finding has been active
+        self.settled: set[Key] = set()  # findings acted on (or left alone for good) in this episode
+        self.noted: dict[Key, str] = {}  # the last refusal audited for each finding
+        self.counts: dict[str, int] = {}  # outcome -> actions audited since start (/metrics)
+
+    def observe(self, findings: Sequence[LinkFinding]) -> None:
+        """One detector interval's active findings: count how long each has persisted."""
+        now = {(f.device, f.port) for f in findings}
+        self.streak = {k: self.streak.get(k, 0) + 1 for k in now}
+        self.settled &= now
+        self.noted = {k: v for k, v in self.noted.items() if k in now}
+
+    def due(self, findings: Sequence[LinkFinding], topology: Topology) -> list[tuple[LinkFinding, str]]:
+        """Findings that call for a drain now, with the host behind each."""
+        out = []
+        for f in findings:
+            key = (f.device, f.port)
+            if f.port == "*" or f.severity != self.cfg.severity or key in self.settled:
+                continue
+            if self.streak.get(key, 0) < self.cfg.persist_intervals:
+                continue
+            host = suspect_host(topology, f.device, f.port)
+            if host is not None:
+                out.append((f, host))
+        return out
+
+    async def act(self, findings: Sequence[LinkFinding], topology: Topology) -> list[dict[str, Any]]:
+        """Decide on, and (unless a dry run) carry out, the drains these findings call for."""
+        if not self.cfg.enabled:
+            return []
+        due = self.due(findings, topology)
+        if not due:
+            return []
+        try:
+            nodes = {n.name: n for n in await self.reader.nodes()}
+        except SlurmError as exc:
+            log.warning("cannot read Slurm's nodes: no action this interval", extra={"error": str(exc)})
+            return []
+        entries = self.audit.read()
+        written = []
+        for f, host in due:
+            entry = await self._one(f, host, nodes, entries)
+            if entry is not None:
+                entries.append(entry)
+                written.append(entry)
+        return written
+
+    async def _one(self, f: LinkFinding, host: str, nodes: dict[str, Node],
+                   entries: list[dict[str, Any]]) -> dict[str, Any] | None:
+        key = (f.device, f.port)
+        node = self.node_of(host)
+        reason = drain_reason(f.device, f.port, f.explanation)
+        base = {"action": "drain", "node": node, "host": host, "device": f.device, "port": f.port,
+                "severity": f.severity, "explanation": f.explanation, "reason": reason,
+                "dry_run": self.cfg.dry_run, "by": "daemon"}
+        why = self._refusal(node, nodes, entries)
+        if why is not None:
+            if why.startswith("left alone"):
+                self.settled.add(key)
+            if self.noted.get(key) == why:
+                return None
+            self.noted[key] = why
+            log.warning("drain refused", extra={"node": node, "device": f.device, "port": f.port, "why": why})
+            return self._audit({**base, "outcome": "refused", "why": why})
+        self.settled.add(key)
+        if self.cfg.dry_run:
+            log.warning(f"dry run: would drain {node}: scontrol update NodeName={node} State=DRAIN "
+                        f"Reason=\"{reason}\"", extra={"node": node, "device": f.device, "port": f.port})
+            return self._audit({**base, "outcome": "would", "why": "dry_run = true"})
+        try:
+            await self.control.drain(node, reason)
+        except SlurmError as exc:
+            self.settled.discard(key)  # tried again next interval; the failure is audited once
+            log.error("drain failed", extra={"node": node, "error": str(exc)})
+            if self.noted.get(key) == f"failed: {exc}":
+                return None
+            self.noted[key] = f"failed: {exc}"
+            return self._audit({**base, "outcome": "failed", "why": str(exc)})
+        log.warning("node drained", extra={"node": node, "device": f.device, "port": f.port, "reason": reason})
+        return self._audit({**base, "outcome": "done"})
+
+    def _refusal(self, node: str, nodes: dict[str, Node], entries: list[dict[str, Any]]) -> str | None:
+        """Why this node must not be drained now, or None."""
+        me = nodes.get(node)
+        if me is None:
+            return f"left alone: Slurm knows no node {node} (map it in [slurm] node_names)"
+        held = outstanding(entries, dry_run=self.cfg.dry_run)
+        if node in held:
+            return "left alone: already drained by fabricwatch"
+        if me.drained:
+            return f"left alone: already drained or down in Slurm ({me.reason or me.state})"
+        recent = drains_since(entries, self.clock() - HOUR_S, dry_run=self.cfg.dry_run)
+        if recent >= self.cfg.max_per_hour:
+            return f"cap: {recent} nodes drained in the last hour (max_per_hour = {self.cfg.max_per_hour})"
+        if len(held) >= self.cfg.max_total:
+            return f"cap: {len(held)} nodes drained and not resumed (max_total = {self.cfg.max_total})"
+        for part in me.partitions:
+            members = [n for n in nodes.values() if part in n.partitions]
+            drained = sum(1 for n in members if n.drained or n.name in held)
+            if (drained + 1) > self.cfg.max_partition_share * len(members):
+                return (f"cap: draining {node} would leave {drained + 1} of {len(members)} nodes of partition "
+                        f"{part} drained (max_partition_share = {self.cfg.max_partition_share:g})")
+        return None
+
+    def _audit(self, entry: dict[str, Any]) -> dict[str, Any]:
+        self.counts[entry["outcome"]] = self.counts.get(entry["outcome"], 0) + 1
+        return self.audit.append({**entry, "time_unix": self.clock()})
