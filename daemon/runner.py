@@ -37,6 +37,8 @@ from fabricwatch.nccl.service import NcclService
 from fabricwatch.pipeline.history import LinkHistory
 from fabricwatch.pipeline.metrics import RateMetrics, RefusedSampleMetrics
 from fabricwatch.pipeline.pipeline import Pipeline
+from fabricwatch.slurm.metrics import SlurmMetrics
+from fabricwatch.slurm.service import SlurmService
 
 log = logging.getLogger("fabricwatch.runner")
 
@@ -78,9 +80,14 @@ class Runner:
         # storage sinks take line protocol; event sinks (MQTT) take events
         self.sinks: list[StorageSink] = [s.build() for s in config.storage_sink_configs()]
         self.event_sinks: list[EventSink] = [s.build() for s in config.event_sink_configs()]
+        # Slurm: the jobs a finding hurts (the detector's context), drains after each interval (its observer)
+        self.slurm: SlurmService | None = None
+        if config.slurm.enabled:
+            self.slurm = SlurmService(config.slurm, lambda: self.pipeline.topology, emit=self.emit)
         self.detector: DetectorService | None = None
         if config.detector.enabled:
-            self.detector = DetectorService(config.detector, self._write_sinks, emit=self.emit)
+            self.detector = DetectorService(config.detector, self._write_sinks, emit=self.emit,
+                                            context=self.slurm, observer=self.slurm)
             self.pipeline.on_rates = self.detector.add
         self.nccl = NcclService(config.nccl, self._write_sinks, config.daemon.site, emit=self.emit)
         self.pipeline.on_event = lambda ev: self.emit("link_state", {
@@ -91,6 +98,8 @@ class Runner:
                          Supervised("expire-ports", self._expire_ports)]
         if self.detector is not None:
             self.services.append(Supervised("detector", self.detector.run))
+        if self.slurm is not None:
+            self.services += [Supervised("slurm-jobs", self.slurm.run), Supervised("slurm-actions", self.slurm.act)]
         self.topology_keeper: TopologyKeeper | None = None
         if config.daemon.topology == "discover":
             self.topology_keeper = TopologyKeeper(self)
@@ -108,6 +117,8 @@ class Runner:
             self.metrics.register(TopologyMetrics(self.topology_keeper))
         if self.detector is not None:
             self.metrics.register(DetectorMetrics(self.detector))
+        if self.slurm is not None:
+            self.metrics.register(SlurmMetrics(self.slurm))
         self._tasks: dict[str, tuple[str, asyncio.Task[None]]] = {}
         self._configured: dict[str, Collector] = {}  # every target of the config, polled or not
         self.cluster: ClusterMember | None = None

@@ -9,7 +9,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from fabricwatch.core.lineprotocol import line, tag_prefix
 from fabricwatch.detection.clocks import DeviceClocks
@@ -21,11 +21,26 @@ from fabricwatch.models.rules import RuleConfig
 log = logging.getLogger("fabricwatch.detector")
 
 
+class FindingContext(Protocol):
+    """What else is known about a link, added to its finding in the API and events (the Slurm jobs on it)."""
+
+    def about(self, device: str, port: str) -> dict[str, Any]: ...
+
+
+class FindingObserver(Protocol):
+    """Told the active findings after each scored interval (Slurm's actions); must not block."""
+
+    def observe(self, findings: Sequence[Finding]) -> None: ...
+
+
 class DetectorService:
     def __init__(self, cfg: DetectorConfig, write: Callable[[list[str]], Awaitable[None]],
                  emit: Callable[[str, dict[str, Any]], None] | None = None, *,
-                 clock: Callable[[], int] = time.time_ns) -> None:
+                 clock: Callable[[], int] = time.time_ns, context: FindingContext | None = None,
+                 observer: FindingObserver | None = None) -> None:
         self.cfg = cfg
+        self.context = context
+        self.observer = observer
         self.clock = clock
         self.write = write
         self.emit = emit
@@ -108,6 +123,8 @@ class DetectorService:
             self.scores = scores
             self.groups = {(li.device, li.port): (li.tags.get("rail", ""), li.tags.get("role", "")) for li in links}
             self._events(findings)
+            if self.observer is not None:
+                self.observer.observe(list(self.active.values()))
             await self.write(self._lines(start, links, findings))
             out += findings
         return out
@@ -115,7 +132,10 @@ class DetectorService:
     def finding_json(self, f: Finding) -> dict[str, Any]:
         """A finding as the API and the page show it: with when it was raised."""
         raised = self.raised.get((f.device, f.port), f.time_ns)
-        return {**f.to_json(), "raised": _iso(raised), "raised_ns": raised}
+        return {**f.to_json(), **self._about(f), "raised": _iso(raised), "raised_ns": raised}
+
+    def _about(self, f: Finding) -> dict[str, Any]:
+        return self.context.about(f.device, f.port) if self.context is not None else {}
 
     def _events(self, findings: list[Finding]) -> None:
         now = {(f.device, f.port): f for f in findings}
@@ -125,14 +145,14 @@ class DetectorService:
                 log.warning("link finding raised", extra={"device": f.device, "port": f.port,
                             "severity": f.severity, "source": f.source, "explanation": f.explanation})
                 if self.emit is not None:
-                    self.emit("link_finding", {"event": "raised", **f.to_json()})
+                    self.emit("link_finding", {"event": "raised", **f.to_json(), **self._about(f)})
         for key, f in self.active.items():
             if key not in now:
                 self.cleared.append({**self.finding_json(f), "cleared": _iso(self.clock())})
                 self.raised.pop(key, None)
                 log.info("link finding cleared", extra={"device": f.device, "port": f.port})
                 if self.emit is not None:
-                    self.emit("link_finding", {"event": "cleared", **f.to_json()})
+                    self.emit("link_finding", {"event": "cleared", **f.to_json(), **self._about(f)})
         self.active = now
 
     def _lines(self, start: int, links: list[LinkInterval], findings: list[Finding]) -> list[str]:
