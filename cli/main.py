@@ -116,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     from fabricwatch.cli.detector import add_parsers
     from fabricwatch.cli.nccl import add_parsers as add_nccl
     from fabricwatch.cli.postmortem import add_parsers as add_postmortem
+    from fabricwatch.cli.slurm import add_parsers as add_slurm
     from fabricwatch.cli.topology import add_parsers as add_topology
 
     add_parsers(sub)
@@ -123,6 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_postmortem(sub)
     add_topology(sub)
     add_cluster(sub)
+    add_slurm(sub)
     _name_commands(p)
     return p
 

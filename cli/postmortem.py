@@ -18,6 +18,7 @@ from fabricwatch.core.promql import PromQL, PromQLError
 from fabricwatch.core.timeparse import parse_time_ns
 from fabricwatch.postmortem import queries
 from fabricwatch.postmortem.history import History
+from fabricwatch.postmortem.incidents import Incident
 from fabricwatch.postmortem.influx import InfluxHistory
 from fabricwatch.postmortem.store import Store, Window, store_for
 from fabricwatch.postmortem.victoria import VictoriaHistory
@@ -61,6 +62,11 @@ def window_from_args(args: argparse.Namespace) -> Window:
 
 def iso(ns: int | None) -> str:
     return "-" if ns is None else time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(ns / 1e9))
+
+
+def state(i: Incident) -> str:
+    """When an incident cleared, or that it is ongoing as of the detector's newest stored interval."""
+    return f"ongoing as of {iso(i.as_of_ns)}" if i.open else iso(i.cleared_ns)
 
 
 def _num(v: float | None) -> str:
@@ -115,7 +121,7 @@ def cmd_findings(args: argparse.Namespace) -> int:
     found = queries.findings(history, window, device=args.device)
     emit(args, {"from_ns": window.start_ns, "to_ns": window.end_ns, "incidents": [i.to_json() for i in found]},
          ["raised", "cleared", "minutes", "severity", "device", "port", "conditions", "explanation"],
-         ([iso(i.raised_ns), "still open" if i.open else iso(i.cleared_ns), f"{i.duration_s / 60:.1f}", i.severity,
+         ([iso(i.raised_ns), state(i), f"{i.duration_s / 60:.1f}", i.severity,
            i.device, i.port, "+".join(sorted(i.conditions)), i.explanation] for i in found),
          f"{len(found)} incidents, {iso(window.start_ns)} to {iso(window.end_ns)} UTC, "
          "worst (duration x severity) first")
@@ -165,7 +171,7 @@ def cmd_link(args: argparse.Namespace) -> int:
         for e in rep.events:
             print(f"  {iso(e['time_ns'])}  {'far end ' if e.get('far') else ''}{e['kind']}: {e['detail']}")
         for i in rep.incidents:
-            print(f"  finding {i.severity} {iso(i.raised_ns)} -> {'open' if i.open else iso(i.cleared_ns)}: "
+            print(f"  finding {i.severity} {iso(i.raised_ns)} -> {state(i)}: "
                   f"{i.explanation}")
     return 0
 
@@ -188,9 +194,13 @@ def cmd_device(args: argparse.Namespace) -> int:
 
 # -- query job -------------------------------------------------------------------------------------
 def cmd_job(args: argparse.Namespace) -> int:
+    from fabricwatch.slurm.lookup import is_job_id
+
     history = history_from_args(args)
     if bool(args.run) == bool(args.hosts):
-        raise CommandError("give an NCCL RUN id or --hosts H1,H2 (not both)", 2)
+        raise CommandError("give an NCCL RUN id, a Slurm JOBID or --hosts H1,H2 (not one and another)", 2)
+    if args.run and is_job_id(args.run):
+        return _slurm_job(args, history)
     if args.run:
         hosts, at, _ = history.run(args.run)
         # the run's own window unless one was given: its points carry the time it was ingested at
@@ -208,6 +218,30 @@ def cmd_job(args: argparse.Namespace) -> int:
            j.summary.events, j.why] for j in links),
          f"{len(links)} links used by {len(hosts)} hosts, {iso(window.start_ns)} to {iso(window.end_ns)} UTC, "
          "worst first")
+    return 0
+
+
+def _slurm_job(args: argparse.Namespace, history: History) -> int:
+    """A Slurm job: its nodes (from Slurm, mapped to fabric hosts), its links, and the findings on them
+    while it ran (or in --from/--to)."""
+    from fabricwatch.cli.slurm import slurm_job
+
+    job, hosts = slurm_job(args, args.run)
+    now = time.time_ns()
+    end = job.end_unix * 1_000_000_000 if job.end_unix and job.state not in ("RUNNING", "SUSPENDED") else now
+    window = window_from_args(args) if args.from_ or args.to or not job.start_unix else \
+        Window(job.start_unix * 1_000_000_000, min(end, now))
+    links = queries.job(history, window, hosts)
+    ends = {(j.device, j.summary.port) for j in links}
+    touched = [i for i in queries.findings(history, window) if (i.device, i.port) in ends]
+    emit(args, {"job": {**job.to_json(), "state": job.state, "partition": job.partition}, "hosts": hosts,
+                "from_ns": window.start_ns, "to_ns": window.end_ns, "findings": [i.to_json() for i in touched],
+                "links": [j.to_json() for j in links]},
+         ["raised", "cleared", "severity", "device", "port", "conditions", "explanation"],
+         ([iso(i.raised_ns), "still open" if i.open else iso(i.cleared_ns), i.severity, i.device, i.port,
+           "+".join(sorted(i.conditions)), i.explanation] for i in touched),
+         f"Slurm job {job.id} ({job.name}, {job.user}) on {len(hosts)} hosts, {len(links)} links: {len(touched)} "
+         f"findings touched them, {iso(window.start_ns)} to {iso(window.end_ns)} UTC")
     return 0
 
 
@@ -329,8 +363,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--points", type=int, default=30, help="rows over the window (default %(default)s)")
     p = command("device", "every port of a switch, worst first", cmd_device)
     p.add_argument("device")
-    p = command("job", "the links an NCCL run's (or a set of) hosts used, and what happened on them", cmd_job)
-    p.add_argument("run", nargs="?", help="an NCCL run id (the `run` tag of nccl_results)")
+    p = command("job", "the links an NCCL run's, a Slurm job's (or a set of) hosts used, and what happened on them",
+                cmd_job)
+    p.add_argument("run", nargs="?", help="an NCCL run id (the `run` tag of nccl_results), or a Slurm job id "
+                   "(digits, or 123_4 for an array task: read from [slurm] of -c CONFIG)")
     p.add_argument("--hosts", help="or: the hosts, comma-separated (with --from/--to)")
 
     w = sub.add_parser("why", help="one timeline of a link around a moment: events, findings, NCCL runs, rates")

@@ -97,8 +97,9 @@ def test_secret_from_env_and_file_and_missing(tmp_path: Path, monkeypatch: pytes
 
 
 def test_every_sample_toml_loads(monkeypatch: pytest.MonkeyPatch) -> None:
-    samples = sorted(ROOT.glob("collectors/*/sample.toml")) + sorted(ROOT.glob("sinks/*/sample.toml"))
-    assert len(samples) >= 3
+    samples = (sorted(ROOT.glob("collectors/*/sample.toml")) + sorted(ROOT.glob("sinks/*/sample.toml"))
+               + sorted(ROOT.glob("*/sample.toml")))
+    assert len(samples) >= 3 and ROOT / "slurm" / "sample.toml" in samples
     for path in samples:
         text = path.read_text()
         for name in re.findall(r'env = "([A-Z0-9_]+)"', text):  # secrets the samples read from the env

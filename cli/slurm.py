@@ -1,0 +1,105 @@
+"""`fabricwatch actions list|resume NODE`: the Slurm actions taken on findings and their undo; and the
+Slurm job behind `fabricwatch query job JOBID`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from fabricwatch.cli.errors import CommandError, load_config
+from fabricwatch.slurm.audit import AuditLog, outstanding
+from fabricwatch.slurm.commands import SlurmError
+from fabricwatch.slurm.config import SlurmConfig
+from fabricwatch.slurm.records import Job
+
+
+def _slurm(args: argparse.Namespace) -> tuple[SlurmConfig, str]:
+    cfg = load_config(args.config)
+    host, _, port = cfg.daemon.listen.rpartition(":")
+    if host in ("0.0.0.0", "[::]", "::", ""):
+        host = "127.0.0.1"  # a wildcard listener answers on loopback too
+    return cfg.slurm, f"http://{host}:{port}"
+
+
+def slurm_job(args: argparse.Namespace, job_id: str) -> tuple[Job, list[str]]:
+    """The job and its fabric hosts (through [slurm] node_names), read from the Slurm of -c CONFIG."""
+    if not args.config:
+        raise CommandError("a Slurm job id needs -c CONFIG (its [slurm] says where Slurm is)", 2)
+    from fabricwatch.slurm.lookup import find_job
+
+    cfg, _ = _slurm(args)
+    if not cfg.enabled:
+        raise CommandError(f"{args.config}: no [slurm] rest_url or command: cannot read job {job_id}", 2)
+    try:
+        job = asyncio.run(find_job(cfg, job_id))
+    except SlurmError as exc:
+        raise CommandError(f"slurm: {exc}") from None
+    return job, [cfg.host_of(n) for n in job.nodes]
+
+
+def _audit(args: argparse.Namespace) -> AuditLog:
+    if args.audit_log:
+        return AuditLog(args.audit_log)
+    if not args.config:
+        raise CommandError("give -c CONFIG (its [slurm.actions] audit_log) or --audit-log FILE", 2)
+    return AuditLog(_slurm(args)[0].actions.audit_log)
+
+
+def _when(e: dict[str, Any]) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(float(e.get("time_unix") or 0)))
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    entries = _audit(args).read()
+    held = outstanding(entries)
+    if args.json:
+        print(json.dumps({"entries": entries, "drained": sorted(held)}, default=str))
+        return 0
+    for e in entries[-args.limit:]:
+        mode = " (dry run)" if e.get("dry_run") else ""
+        print(f"{_when(e)}  {e.get('action', '?'):<6} {e.get('outcome', '?'):<8} {e.get('node', '?'):<16} "
+              f"{e.get('device', '')} {e.get('port', '')}{mode}: {e.get('why') or e.get('reason') or ''}")
+    names = f": {', '.join(sorted(held))}" if held else ""
+    print(f"{len(held)} nodes drained by fabricwatch and not resumed{names}")
+    return 0
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    if not args.config:
+        raise CommandError("resume needs -c CONFIG ([slurm] for scontrol and the audit log, the daemon's listen)", 2)
+    from fabricwatch.slurm.control import Scontrol
+    from fabricwatch.slurm.resume import DaemonFindings, ResumeRefused, resume
+
+    cfg, daemon_url = _slurm(args)
+    audit = AuditLog(args.audit_log or cfg.actions.audit_log)
+    findings = DaemonFindings(args.daemon or daemon_url, timeout=cfg.timeout)
+    try:
+        entry = asyncio.run(resume(args.node, audit, Scontrol(cfg), findings, force=args.force))
+    except ResumeRefused as exc:
+        raise CommandError(f"refused: {exc}") from None
+    forced = " (forced)" if entry.get("forced") else ""
+    print(f"{args.node} resumed{forced}: it was drained for {entry['device']} {entry['port']}")
+    return 0
+
+
+def add_parsers(sub: Any) -> None:
+    p = sub.add_parser("actions", help="scheduler actions taken on findings (Slurm drains) and their undo")
+    s = p.add_subparsers(dest="actions_cmd", required=True)
+    ls = s.add_parser("list", help="the audit log: every drain, refusal, dry run and resume")
+    ls.add_argument("-c", "--config", type=Path)
+    ls.add_argument("--audit-log", type=Path, help="instead of -c: the audit log file")
+    ls.add_argument("--limit", type=int, default=50, help="the last N entries (default %(default)s)")
+    ls.add_argument("--json", action="store_true", help="every entry, and the nodes still drained")
+    ls.set_defaults(func=cmd_list)
+    rs = s.add_parser("resume", help="resume a node fabricwatch drained, once its finding has cleared")
+    rs.add_argument("node", help="the Slurm node name")
+    rs.add_argument("-c", "--config", type=Path, required=True)
+    rs.add_argument("--audit-log", type=Path, help="override [slurm.actions] audit_log")
+    rs.add_argument("--daemon", help="the daemon's URL to ask whether the finding cleared "
+                    "(default: http://<daemon.listen>)")
+    rs.add_argument("--force", action="store_true", help="resume even while the finding is active, or unknown")
+    rs.set_defaults(func=cmd_resume)
