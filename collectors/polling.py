@@ -12,14 +12,18 @@ from fabricwatch.core.batch import SampleBatch
 class PolledCollector:
     """A target the runner drives: `async with` it, then iterate `stream()`, one batch a poll.
 
-    Subclasses set `kind`, `cfg` (with `name`, `interval`), `device`, `address` and write
-    `poll()`; `open()`/`close()` hold whatever a session needs."""
+    Subclasses set `kind`, pass their section (with `name`, `interval`), device, address and tags
+    up, and write `poll()`; `open()`/`close()` hold whatever a session needs."""
 
     kind: ClassVar[str]
-    cfg: Any
-    device: str
-    address: str
     polls: int = 0
+
+    def __init__(self, cfg: Any, device: str, address: str, tags: dict[str, str]) -> None:
+        self.cfg = cfg
+        self.device = device  # the target's name (what `shard` hashes)
+        self.address = address
+        self.tags = tags  # what every point of this target carries
+        self.unmapped = 0  # values read that map to no canonical counter
 
     @property
     def key(self) -> str:

@@ -1,13 +1,16 @@
-"""Building blocks shared by every config section: strict models, durations, tags."""
+"""Building blocks shared by every config section: strict models, durations, addresses, tags."""
 
 from __future__ import annotations
 
 import re
 import tomllib
+from itertools import pairwise
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+
+from fabricwatch.core.digits import parse_uint
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$")
 _UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
@@ -29,6 +32,26 @@ def parse_duration(value: Any) -> float:
 
 
 Duration = Annotated[float, BeforeValidator(parse_duration)]
+PositiveDuration = Annotated[float, BeforeValidator(parse_duration), Field(gt=0)]
+
+
+def check_address(value: str) -> str:
+    """'host:port' with a port of 0-65535 (the host may be a bracketed IPv6 address), else ValueError."""
+    host, sep, port = value.rpartition(":")
+    number = parse_uint(port, max_digits=5)
+    if not sep or not host or number is None or number > 65535:
+        raise ValueError("must be 'host:port' with a port of 0-65535, e.g. '127.0.0.1:9465'")
+    return value
+
+
+Address = Annotated[str, AfterValidator(check_address)]
+
+
+def check_order(section: BaseModel, *names: str) -> None:
+    """These durations of a section never shrink left to right (`interval` before `optics_interval`)."""
+    for shorter, longer in pairwise(names):
+        if getattr(section, longer) < getattr(section, shorter):
+            raise ValueError(f"{longer} must be at least {shorter}")
 
 
 class StrictModel(BaseModel):
@@ -40,13 +63,28 @@ class StrictModel(BaseModel):
 Tags = dict[str, str]
 
 
-def check_unique_devices(targets: list[Any]) -> None:
+class Target(Protocol):
+    """What every target entry of a section has: the device it names."""
+
+    @property
+    def device(self) -> str: ...
+
+
+T = TypeVar("T", bound=Target)
+
+
+def check_unique_devices(targets: list[T]) -> list[T]:
     """A device listed twice in one section would poll it twice and mix its series."""
     seen: set[str] = set()
     for t in targets:
         if t.device in seen:
             raise ValueError(f"device {t.device!r} is listed twice")
         seen.add(t.device)
+    return targets
+
+
+# a section's targets: at least one, each device once
+Targets = Annotated[list[T], Field(min_length=1), AfterValidator(check_unique_devices)]
 
 
 def read_toml(path: Path) -> dict[str, Any]:

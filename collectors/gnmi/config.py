@@ -8,8 +8,7 @@ from pydantic import Field, field_validator, model_validator
 
 from fabricwatch.collectors.gnmi.mapping import load_table
 from fabricwatch.core.backoff import Backoff
-from fabricwatch.core.config_types import Duration, StrictModel, Tags, check_unique_devices
-from fabricwatch.core.digits import parse_uint
+from fabricwatch.core.config_types import Address, Duration, PositiveDuration, StrictModel, Tags, Targets, check_order
 from fabricwatch.core.secrets import SecretRef
 from fabricwatch.core.tls import TlsConfig
 
@@ -25,19 +24,10 @@ def _check_flavour(v: str | None) -> str | None:
 
 class GnmiTarget(StrictModel):
     device: str = Field(min_length=1)
-    address: str  # host:port of the device's gNMI server
+    address: Address  # of the device's gNMI server
     target: str | None = None  # gNMI prefix target; defaults to the device name
     flavour: str | None = None  # overrides the section's flavour
     tags: Tags = Field(default_factory=dict)
-
-    @field_validator("address")
-    @classmethod
-    def _address(cls, v: str) -> str:
-        host, sep, port = v.rpartition(":")
-        number = parse_uint(port, max_digits=5)
-        if not sep or not host or number is None or number > 65535:
-            raise ValueError("address must be 'host:port' (a port of 0-65535)")
-        return v
 
     _flavour = field_validator("flavour")(classmethod(lambda cls, v: _check_flavour(v)))
 
@@ -46,7 +36,7 @@ class GnmiConfig(StrictModel):
     name: str = "gnmi"
     flavour: str = "openconfig"
     mode: Literal["stream", "once", "poll"] = "stream"
-    sample_interval: Duration = 10.0
+    sample_interval: PositiveDuration = 10.0
     # transceiver DOM, FEC/BER and inventory (the flavour's optics paths), at their own interval
     optics: bool = True
     optics_interval: Duration = 300.0
@@ -61,17 +51,13 @@ class GnmiConfig(StrictModel):
     insecure: bool = False
     backoff: Backoff = Backoff()
     tags: Tags = Field(default_factory=dict)
-    targets: list[GnmiTarget] = Field(min_length=1)
+    targets: Targets[GnmiTarget]
 
     _flavour = field_validator("flavour")(classmethod(lambda cls, v: _check_flavour(v)))
 
     @model_validator(mode="after")
     def _check(self) -> GnmiConfig:
-        if self.sample_interval <= 0:
-            raise ValueError("sample_interval must be > 0")
-        if self.optics_interval < self.sample_interval:
-            raise ValueError("optics_interval must be at least sample_interval")
-        check_unique_devices(self.targets)
+        check_order(self, "sample_interval", "optics_interval")
         if self.password is not None and self.username is None:
             raise ValueError("password given without username")
         if not self.tls.verify:

@@ -6,7 +6,7 @@ import json
 import re
 import struct
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -15,22 +15,25 @@ from fabricwatch.core.batch import INVENTORY_FIELDS, PortSample
 from fabricwatch.core.counters import COUNTERS
 
 PATHS_DIR = Path(__file__).parent / "paths"
+_ADDED = {"inherit": "add"}  # an including table's subscriptions come on top of its parent's, not instead
 
 
 @dataclass(frozen=True)
 class PathTable:
+    """A flavour's paths; a table that includes another adds its subscriptions to the other's."""
+
     flavour: str
-    leaves: dict[str, str]  # normalised path (or SAI field) -> canonical template
+    leaves: dict[str, str] = field(default_factory=dict)  # normalised path (or SAI field) -> canonical template
     port_keys: tuple[str, ...] = ("name", "interface-id")
-    subscribe_sample: tuple[str, ...] = ()
-    subscribe_on_change: tuple[str, ...] = ()
+    subscribe_sample: tuple[str, ...] = field(default=(), metadata=_ADDED)
+    subscribe_on_change: tuple[str, ...] = field(default=(), metadata=_ADDED)
     enums: dict[str, dict[str, int]] = field(default_factory=dict)
     sum_leaves: dict[str, tuple[str, ...]] = field(default_factory=dict)
     sum_over: dict[str, str] = field(default_factory=dict)
     target: str | None = None
     port_elem: int | None = None  # SONiC style: the port is a path element, not a key
     # the physical layer, subscribed at `optics_interval`: DOM and FEC paths, inventory leaves
-    subscribe_optics: tuple[str, ...] = ()
+    subscribe_optics: tuple[str, ...] = field(default=(), metadata=_ADDED)
     inventory: dict[str, str] = field(default_factory=dict)  # normalised path -> INVENTORY_FIELDS name
     lane_key: str | None = None  # the path key that numbers lanes ({lane} in templates counts from 1)
     lane_base: int = 1  # what the device calls the first lane
@@ -53,65 +56,44 @@ def load_table(flavour: str) -> PathTable:
     if not path.is_file():
         raise ValueError(f"unknown gNMI flavour {flavour!r}; known: {', '.join(flavours())}")
     data = tomllib.loads(path.read_text())
-    base: dict[str, Any] = {}
-    if "include" in data:
-        parent = load_table(data["include"])
-        base = {
-            "leaves": dict(parent.leaves),
-            "port_keys": parent.port_keys,
-            "subscribe_sample": parent.subscribe_sample,
-            "subscribe_on_change": parent.subscribe_on_change,
-            "enums": dict(parent.enums),
-            "sum_leaves": dict(parent.sum_leaves),
-            "sum_over": dict(parent.sum_over),
-            "subscribe_optics": parent.subscribe_optics,
-            "inventory": dict(parent.inventory),
-            "lane_key": parent.lane_key,
-            "lane_base": parent.lane_base,
-            "key_map": dict(parent.key_map),
-            "transceiver_leaf": parent.transceiver_leaf,
-            "component_elem": parent.component_elem,
-            "optics_target": parent.optics_target,
-        }
-    leaves = {**base.get("leaves", {}), **data.get("leaves", {})}
-    key_map = {**base.get("key_map", {}), **data.get("key_map", {})}
+    own = _inherit(load_table(data["include"]) if "include" in data else None, data)
+    leaves, key_map, inventory = dict(own["leaves"]), own["key_map"], own["inventory"]
     probe = {k: next(iter(v.values())) for k, v in key_map.items()}
     for template in leaves.values():
         name = template.format_map({"index": 0, "priority": 0, "lane": 1, **probe})
         if name not in COUNTERS:
             raise ValueError(f"{path}: {template!r} is not a canonical counter")
-    inventory = {**base.get("inventory", {}), **data.get("inventory", {})}
     for p, fieldname in inventory.items():
         if fieldname not in INVENTORY_FIELDS:
             raise ValueError(f"{path}: inventory {p!r} -> {fieldname!r} is not one of {INVENTORY_FIELDS}")
-    sum_leaves = {
-        **base.get("sum_leaves", {}),
-        **{k: tuple(v) for k, v in data.get("sum_leaves", {}).items()},
-    }
+    sum_leaves = {k: tuple(v) for k, v in own["sum_leaves"].items()}
     for counter, paths in sum_leaves.items():
         for p in paths:
             leaves[p] = counter
-    return PathTable(
-        flavour=data.get("flavour", flavour),
-        leaves=leaves,
-        port_keys=tuple(data.get("port_keys", base.get("port_keys", ("name", "interface-id")))),
-        subscribe_sample=tuple(base.get("subscribe_sample", ())) + tuple(data.get("subscribe_sample", ())),
-        subscribe_on_change=tuple(base.get("subscribe_on_change", ()))
-        + tuple(data.get("subscribe_on_change", ())),
-        enums={**base.get("enums", {}), **data.get("enums", {})},
-        sum_leaves=sum_leaves,
-        sum_over={**base.get("sum_over", {}), **data.get("sum_over", {})},
-        target=data.get("target"),
-        port_elem=data.get("port_elem"),
-        subscribe_optics=tuple(base.get("subscribe_optics", ())) + tuple(data.get("subscribe_optics", ())),
-        inventory=inventory,
-        lane_key=data.get("lane_key", base.get("lane_key")),
-        lane_base=int(data.get("lane_base", base.get("lane_base", 1))),
-        key_map=key_map,
-        transceiver_leaf=data.get("transceiver_leaf", base.get("transceiver_leaf")),
-        component_elem=data.get("component_elem", base.get("component_elem")),
-        optics_target=data.get("optics_target", base.get("optics_target")),
-    )
+    return PathTable(data.get("flavour", flavour), **{**own, "leaves": leaves, "sum_leaves": sum_leaves,
+                                                      "port_keys": tuple(own["port_keys"]),
+                                                      "lane_base": int(own["lane_base"])})
+
+
+def _inherit(parent: PathTable | None, data: dict[str, Any]) -> dict[str, Any]:
+    """Every field of a table from its TOML over its parent's (the one it includes): mappings merge key
+    by key, subscriptions add up, any other value is the table's own if it gives one."""
+    out: dict[str, Any] = {}
+    for f in fields(PathTable):
+        if f.name == "flavour":  # a table's own name, never its parent's
+            continue
+        if parent is not None:
+            inherited = getattr(parent, f.name)
+        else:
+            inherited = f.default_factory() if f.default_factory is not MISSING else f.default
+        mine = data.get(f.name)
+        if f.metadata.get("inherit") == "add":
+            out[f.name] = (*inherited, *(mine or ()))
+        elif isinstance(inherited, dict):
+            out[f.name] = {**inherited, **(mine or {})}
+        else:
+            out[f.name] = inherited if mine is None else mine
+    return out
 
 
 def _strip_module(name: str) -> str:

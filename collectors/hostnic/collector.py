@@ -20,13 +20,10 @@ if TYPE_CHECKING:
 
 class HostNicCollector(PolledCollector):
     kind = "hostnic"
+    cfg: HostNicConfig
 
     def __init__(self, cfg: HostNicConfig) -> None:
-        self.cfg = cfg
-        self.device = cfg.host
-        self.address = str(cfg.sysfs_root)
-        self.tags = {**cfg.tags, "role": "host"}
-        self.unmapped = 0
+        super().__init__(cfg, cfg.host, str(cfg.sysfs_root), {**cfg.tags, "role": "host"})
         self._optics_due = 0.0  # monotonic time of the next `ethtool -m` round
 
     async def _ethtool(self, netdev: str, bits: dict[str, int]) -> dict[str, int]:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from pydantic import Field, model_validator
 
 from fabricwatch.core.backoff import Backoff
-from fabricwatch.core.config_types import Duration, StrictModel, Tags
+from fabricwatch.core.config_types import Duration, PositiveDuration, StrictModel, Tags, check_order
 
 if TYPE_CHECKING:
     from fabricwatch.collectors.hostnic.collector import HostNicCollector
@@ -20,7 +20,7 @@ class HostNicConfig(StrictModel):
     host: str = Field(default_factory=socket.gethostname)  # the device name of this host's ports
     sysfs_root: Path = Path("/")  # tests and containers point this at another tree
     devices: list[str] = Field(default_factory=list)  # globs on RDMA device names; empty = all
-    interval: Duration = 10.0
+    interval: PositiveDuration = 10.0
     hw_counters: bool = True  # mlx5 RoCE congestion and retry counters
     ethtool: bool = False  # per-priority pause from `ethtool -S <netdev>`
     ethtool_path: str = "ethtool"
@@ -34,10 +34,7 @@ class HostNicConfig(StrictModel):
 
     @model_validator(mode="after")
     def _check(self) -> HostNicConfig:
-        if self.interval <= 0:
-            raise ValueError("interval must be > 0")
-        if self.optics_interval < self.interval:
-            raise ValueError("optics_interval must be at least interval")
+        check_order(self, "interval", "optics_interval")
         return self
 
     def build(self) -> list[HostNicCollector]:

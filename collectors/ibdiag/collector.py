@@ -21,17 +21,14 @@ log = logging.getLogger("fabricwatch.ibdiag")
 
 class IbDiagCollector(PolledCollector):
     kind = "ibdiag"
+    cfg: IbDiagConfig
 
     def __init__(self, cfg: IbDiagConfig) -> None:
-        self.cfg = cfg
-        self.device = cfg.fabric
-        self.address = cfg.ibnetdiscover[0]
-        self.tags = dict(cfg.tags)
+        super().__init__(cfg, cfg.fabric, cfg.ibnetdiscover[0], dict(cfg.tags))
         self.topology = Topology()
         self._ports_by_guid: dict[str, dict[str, IbPort]] = {}
         self._topology_at = float("-inf")
         self._sem = asyncio.Semaphore(cfg.max_concurrency)
-        self.unmapped = 0
 
     async def run(self, argv: list[str]) -> str:
         async with self._sem:

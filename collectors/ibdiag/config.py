@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from pydantic import Field, model_validator
 
 from fabricwatch.core.backoff import Backoff
-from fabricwatch.core.config_types import Duration, StrictModel, Tags
+from fabricwatch.core.config_types import PositiveDuration, StrictModel, Tags
 
 if TYPE_CHECKING:
     from fabricwatch.collectors.ibdiag.collector import IbDiagCollector
@@ -19,9 +19,9 @@ class IbDiagConfig(StrictModel):
     # argv of each tool; {lid} and {guid} are filled per switch
     ibnetdiscover: list[str] = Field(default_factory=lambda: ["ibnetdiscover", "-p"])
     perfquery: list[str] = Field(default_factory=lambda: ["perfquery", "-x", "-l", "{lid}"])
-    interval: Duration = 30.0
-    topology_interval: Duration = 600.0
-    timeout: Duration = 20.0  # per command
+    interval: PositiveDuration = 30.0
+    topology_interval: PositiveDuration = 600.0
+    timeout: PositiveDuration = 20.0  # per command
     max_concurrency: int = Field(8, ge=1, le=256)  # perfquery runs at once
     include_hosts: bool = False  # query CA (host) ports too, not only switches
     backoff: Backoff = Backoff(initial=5.0, max=300.0)
@@ -33,8 +33,6 @@ class IbDiagConfig(StrictModel):
             raise ValueError("ibnetdiscover and perfquery need a command")
         if not any("{lid}" in a or "{guid}" in a for a in self.perfquery):
             raise ValueError("perfquery needs '{lid}' or '{guid}' in its arguments")
-        if min(self.interval, self.topology_interval, self.timeout) <= 0:
-            raise ValueError("intervals and timeout must be > 0")
         return self
 
     def build(self) -> list[IbDiagCollector]:

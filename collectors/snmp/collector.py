@@ -45,14 +45,12 @@ NAME_FALLBACK = ("ifName", "ifDescr")
 
 class SnmpCollector(PolledCollector):
     kind = "snmp"
+    cfg: SnmpConfig
 
     def __init__(self, cfg: SnmpConfig, target: SnmpTarget, section_limit: asyncio.Semaphore) -> None:
-        self.cfg = cfg
+        super().__init__(cfg, target.device, target.address, {**cfg.tags, **target.tags})
         self.target = target
-        self.device = target.device
-        self.address = target.address
         self.host, self.port = split_address(target.address)
-        self.tags = {**cfg.tags, **target.tags}
         self.section_limit = section_limit
         self.device_limit = asyncio.Semaphore(cfg.max_in_flight_per_device)
         override = target.profile or cfg.profile
@@ -73,7 +71,6 @@ class SnmpCollector(PolledCollector):
         self._last_change: dict[int, int] = {}
         self._transitions: dict[int, int] = {}
         self._index_cache: dict[bytes, tuple[int, ...]] = {}
-        self.unmapped = 0
         self.overruns = 0  # polls that took longer than the interval
         self.rows_read = 0  # varbinds that were rows of the columns asked for (the useful ones)
         self._closed_requests = 0  # counts of transports of earlier sessions

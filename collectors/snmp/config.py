@@ -11,7 +11,7 @@ from fabricwatch.collectors.snmp.profile import load_profile
 from fabricwatch.collectors.snmp.transport import AUTH_PROTOCOLS, PRIV_PROTOCOLS, split_address
 from fabricwatch.collectors.snmp.usm import supported
 from fabricwatch.core.backoff import Backoff
-from fabricwatch.core.config_types import Duration, StrictModel, Tags, check_unique_devices
+from fabricwatch.core.config_types import Duration, PositiveDuration, StrictModel, Tags, Targets, check_order
 from fabricwatch.core.secrets import SecretRef
 
 if TYPE_CHECKING:
@@ -76,12 +76,12 @@ class SnmpConfig(StrictModel):
     # fast: our own codec (v2c; v3 with MD5/SHA/SHA-2 + AES); pysnmp: pysnmp's engine;
     # auto: fast where it covers the security settings, pysnmp otherwise
     engine: Literal["auto", "fast", "pysnmp"] = "auto"
-    interval: Duration = 30.0
+    interval: PositiveDuration = 30.0
     # transceiver DOM (sensor MIBs, JUNIPER-DOM-MIB) and module inventory, at their own interval:
     # agents read module EEPROMs over a slow I2C bus and expect minutes between reads
     optics: bool = True
     optics_interval: Duration = 300.0
-    timeout: Duration = 2.0
+    timeout: PositiveDuration = 2.0
     retries: int = Field(1, ge=0, le=10)
     max_repetitions: int = Field(25, ge=1, le=500)
     max_in_flight_per_device: int = Field(2, ge=1, le=64)  # concurrent table walks per agent
@@ -92,17 +92,13 @@ class SnmpConfig(StrictModel):
     profile: str | None = None
     backoff: Backoff = Backoff()
     tags: Tags = Field(default_factory=dict)
-    targets: list[SnmpTarget] = Field(min_length=1)
+    targets: Targets[SnmpTarget]
 
     _profile = field_validator("profile")(classmethod(lambda cls, v: _check_profile(v)))
 
     @model_validator(mode="after")
     def _check(self) -> SnmpConfig:
-        if self.interval <= 0 or self.timeout <= 0:
-            raise ValueError("interval and timeout must be > 0")
-        if self.optics_interval < self.interval:
-            raise ValueError("optics_interval must be at least interval")
-        check_unique_devices(self.targets)
+        check_order(self, "interval", "optics_interval")
         for t in self.targets:
             if self.version == "2c" and (t.community or self.community) is None:
                 raise ValueError(f"device {t.device!r}: version 2c needs 'community' (section or target)")

@@ -28,19 +28,16 @@ log = logging.getLogger("fabricwatch.ufm")
 
 class UfmCollector(PolledCollector):
     kind = "ufm"
+    cfg: UfmConfig
 
     def __init__(self, cfg: UfmConfig) -> None:
-        self.cfg = cfg
-        self.device = cfg.name
-        self.address = cfg.url
-        self.tags = dict(cfg.tags)
+        super().__init__(cfg, cfg.name, cfg.url, dict(cfg.tags))
         self.client = UfmClient(cfg)
         self.inventory = Inventory()
         self._inventory_at = float("-inf")
         self._events_at = float("-inf")
         self._last_event_id: int | None = None
         self._unhealthy: dict[tuple[str, str], str] = {}
-        self.unmapped = 0
 
     async def open(self) -> None:
         await self.client.open()

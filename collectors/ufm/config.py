@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 from pydantic import Field, field_validator, model_validator
 
 from fabricwatch.core.backoff import Backoff
-from fabricwatch.core.config_types import Duration, StrictModel, Tags
+from fabricwatch.core.config_types import PositiveDuration, StrictModel, Tags
 from fabricwatch.core.secrets import SecretRef
 from fabricwatch.core.tls import TlsConfig
 
@@ -34,11 +34,11 @@ class UfmConfig(StrictModel):
     telemetry_url: str | None = None  # default: http://<UFM host>:9001
     telemetry_format: Literal["csv", "prometheus"] = "csv"
     telemetry_path: str = "/csv/cset/converted_enterprise"
-    interval: Duration = 30.0  # Telemetry poll
-    inventory_interval: Duration = 300.0  # ports, systems, links
-    events_interval: Duration = 30.0  # app/events and app/unhealthy_ports
+    interval: PositiveDuration = 30.0  # Telemetry poll
+    inventory_interval: PositiveDuration = 300.0  # ports, systems, links
+    events_interval: PositiveDuration = 30.0  # app/events and app/unhealthy_ports
     events_backfill: bool = False  # also publish events UFM held before the first poll
-    timeout: Duration = 10.0
+    timeout: PositiveDuration = 10.0
     tls: TlsConfig = TlsConfig()  # an https:// URL uses TLS; verify, ca_file, client cert
     backoff: Backoff = Backoff(initial=5.0, max=300.0)
     tags: Tags = Field(default_factory=dict)
@@ -61,8 +61,6 @@ class UfmConfig(StrictModel):
             raise ValueError("give username and password, or token")
         if self.api == "v3" and self.token is None:
             raise ValueError("api 'v3' (/ufmRestV3) authenticates with a token")
-        if min(self.interval, self.inventory_interval, self.events_interval, self.timeout) <= 0:
-            raise ValueError("intervals and timeout must be > 0")
         return self
 
     @property
