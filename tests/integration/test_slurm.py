@@ -1,0 +1,231 @@
+"""Slurm, for real: a private cluster (munged, slurmctld, a slurmd per node, slurmrestd) on 127.0.0.1.
+A running job shows up joined to a finding on its host's link (/api/findings, MQTT, `query job`); with
+actions on, the suspect node is drained with the reason, `actions resume` refuses while the finding is
+active and resumes once it cleared; a burst drains no more than the caps; a dry run drains nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import aiomqtt
+import pytest
+import tomli_w
+
+from fabricwatch.core.topology import Topology
+from fabricwatch.daemon.config import parse
+from fabricwatch.simulator.faults import Fault
+from fabricwatch.slurm.actions import Drainer
+from fabricwatch.slurm.audit import AuditLog
+from fabricwatch.slurm.config import ActionsConfig, SlurmConfig
+from fabricwatch.slurm.control import Scontrol
+from fabricwatch.slurm.readers import CommandReader
+from tests.integration.helpers import start_runner, start_sim
+from tests.servers import InfluxDB1, Mosquitto, free_port
+from tests.slurm_cluster import SlurmCluster
+
+pytestmark = pytest.mark.integration
+ROOT = Path(__file__).resolve().parents[2]
+NODES = ["gpu000", "gpu001", "gpu002", "gpu003"]
+NAMES = {n: n.replace("gpu", "node") for n in NODES}  # Slurm's gpu000 is the fabric's node000
+
+
+@pytest.fixture(scope="module")
+def slurm() -> Iterator[SlurmCluster]:
+    cluster = SlurmCluster(NODES)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def clean(slurm: SlurmCluster) -> Iterator[SlurmCluster]:
+    """Each test starts and ends with no job and no drained node."""
+    yield slurm
+    slurm.run("scancel", "--user=root", check=False)
+    slurm.resume_all()
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "fabricwatch", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+
+
+async def collect(port: int, into: list[dict[str, Any]]) -> None:
+    async with aiomqtt.Client("127.0.0.1", port, identifier="fw-slurm-test") as client:
+        await client.subscribe("fabricwatch/+/events/#", qos=1)
+        async for msg in client.messages:
+            into.append(json.loads(msg.payload))  # type: ignore[arg-type]
+
+
+async def until(what: str, ok: Any, timeout: float = 60.0) -> None:
+    for _ in range(int(timeout / 0.25)):
+        if await ok():
+            return
+        await asyncio.sleep(0.25)
+    raise AssertionError(f"not {what} within {timeout} s")
+
+
+async def test_a_job_is_joined_to_its_host_link_finding_drained_and_resumed_once_cleared(
+        clean: SlurmCluster, influx: InfluxDB1, tmp_path: Path) -> None:
+    slurm = clean
+    job = slurm.sbatch("-N2", "-w", "gpu000,gpu001", "-J", "allreduce", "--wrap", "sleep 300")
+    other = slurm.sbatch("-N1", "-w", "gpu003", "--wrap", "sleep 300")  # on another host: not hurt
+    influx.create_db("slurm")
+    broker = Mosquitto(tmp_path / "mqtt")
+    broker.start()
+    sim = await start_sim(fabric={"nodes": 4, "rails": 2, "spines": 2})
+    port = next(p for d in sim.fabric.topology.devices.values() for p in d.ports
+                if p.role == "leaf_down" and p.peer_device == "node000" and p.rail == 0)
+    sim.fabric.inject(Fault.parse(f"pfc_storm:{port.device}:{port.name}"))
+    (tmp_path / "jwt").write_text(slurm.token())
+    audit = tmp_path / "actions.jsonl"
+    listen = f"127.0.0.1:{free_port()}"
+    section = {"rest_url": slurm.rest_url, "user": "root", "token": {"file": str(tmp_path / "jwt")},
+               "node_names": NAMES, "every": "0.5s", "scontrol": "scontrol", "slurm_conf": str(slurm.conf),
+               "actions": {"enabled": True, "dry_run": False, "persist_intervals": 2, "max_per_hour": 1,
+                           "max_partition_share": 0.5, "audit_log": str(audit)}}
+    sink = {"api": "v1", "url": influx.url, "database": "slurm", "flush_interval": 0.2,
+            "spool": {"dir": str(tmp_path / "spool")}}
+    # the commands read the same [slurm] and storage; the daemon runs in this process
+    conf = tmp_path / "fw.toml"
+    conf.write_text(tomli_w.dumps({"daemon": {"listen": listen}, "slurm": section, "sinks": {"influxdb": [sink]}}))
+    cfg = parse({"daemon": {"listen": listen}, "detector": {"interval": "2s", "raise_k": 2, "raise_n": 3},
+                 "collectors": {"gnmi": sim.daemon_collectors(0.5)}, "slurm": section,
+                 "sinks": {"influxdb": [sink], "mqtt": [{"port": broker.port, "site": "lab", "client_id": "fw"}]}},
+                "<test>")
+    events: list[dict[str, Any]] = []
+    sub = asyncio.create_task(collect(broker.port, events))
+    runner, task = await start_runner(cfg, sim)
+    assert runner.http is not None and runner.detector is not None
+    api: dict[str, Any] = {}
+
+    async def finding() -> dict[str, Any] | None:
+        nonlocal api
+        async with aiohttp.ClientSession() as s, s.get(f"{runner.http.url}/api/findings") as resp:
+            api = await resp.json()
+        return next((f for f in api["findings"] if (f["device"], f["port"]) == (port.device, port.name)), None)
+
+    try:
+        await until("the storm flagged with its jobs", lambda: _has_jobs(finding()))
+        storm = await finding()
+        assert storm is not None and storm["severity"] == "critical"
+        assert storm["jobs"] == [{"id": job, "user": "root", "name": "allreduce", "nodes": ["gpu000", "gpu001"]}]
+        assert storm["jobs_total"] == 1 and other not in json.dumps(storm["jobs"])
+        # the suspect node is drained, with the link and what is wrong with it as the reason
+        await until("gpu000 drained", lambda: _async(lambda: "gpu000" in slurm.drained()))
+        reason = slurm.node("gpu000")["reason"]
+        assert reason.startswith(f"fabricwatch: {port.device} {port.name} PFC pause storm"), reason
+        assert "Reason=fabricwatch:" in slurm.run("scontrol", "show", "node", "gpu000")
+        assert slurm.drained() == {"gpu000"}
+        raised = [e for e in events if e.get("kind") == "link_finding" and e.get("event") == "raised"
+                  and e.get("port") == port.name and e.get("device") == port.device]
+        assert raised and raised[0]["jobs"][0]["id"] == job, raised
+        assert any(e.get("kind") == "slurm_action" and e.get("node") == "gpu000" and e.get("outcome") == "done"
+                   for e in events), events
+        # the job's links and the findings that touched them, from storage and Slurm
+        q = await asyncio.to_thread(cli, "query", "job", job, "-c", str(conf), "--json")
+        assert q.returncode == 0, q.stderr
+        doc = json.loads(q.stdout)
+        assert doc["job"]["id"] == job and doc["hosts"] == ["node000", "node001"]
+        assert any((f["device"], f["port"]) == (port.device, port.name) for f in doc["findings"]), doc["findings"]
+        # resume refuses while the finding is active: the node stays drained
+        r = await asyncio.to_thread(cli, "actions", "resume", "gpu000", "-c", str(conf))
+        assert r.returncode == 1 and "still active" in r.stderr, (r.stdout, r.stderr)
+        assert "gpu000" in slurm.drained()
+        # the fault goes, the finding clears: now it resumes
+        sim.fabric.clear_faults()
+        await until("the storm cleared", lambda: _async(lambda: (port.device, port.name) not in runner.detector.active),
+                    timeout=90)
+        r = await asyncio.to_thread(cli, "actions", "resume", "gpu000", "-c", str(conf))
+        assert r.returncode == 0, r.stderr
+        assert "gpu000" not in slurm.drained()
+        listed = json.loads((await asyncio.to_thread(cli, "actions", "list", "-c", str(conf), "--json")).stdout)
+        assert [(e["action"], e["outcome"]) for e in listed["entries"]] == [("drain", "done"), ("resume", "done")]
+        assert listed["drained"] == []
+    finally:
+        runner.stop()
+        assert await task == 0
+        sub.cancel()
+        await sim.stop()
+        broker.stop()
+
+
+async def _has_jobs(found: Any) -> bool:
+    f = await found
+    return bool(f and f.get("jobs"))
+
+
+async def _async(fn: Any) -> bool:
+    return bool(await asyncio.to_thread(fn))
+
+
+class Storm:
+    """A critical finding on a host link (what the Drainer reads of the detector's Finding)."""
+
+    def __init__(self, device: str, port: str) -> None:
+        self.device, self.port = device, port
+        self.severity = "critical"
+        self.explanation = "PFC pause storm: 60,000 pause frames/s received; 3 neighbours quiet"
+
+
+def host_links() -> tuple[Topology, list[Storm]]:
+    topo = Topology.from_records([{"device": "leaf-a", "port": f"swp{i}", "role": "leaf_down",
+                                   "peer_device": f"node00{i}", "peer_port": "mlx5_0/1"} for i in range(4)])
+    return topo, [Storm("leaf-a", f"swp{i}") for i in range(4)]
+
+
+def drainer(slurm: SlurmCluster, tmp_path: Path, **actions: Any) -> Drainer:
+    cfg = SlurmConfig(command="squeue", slurm_conf=slurm.conf, node_names=NAMES,
+                      actions=ActionsConfig(enabled=True, persist_intervals=2, audit_log=tmp_path / "a.jsonl",
+                                            **actions))
+    return Drainer(cfg.actions, CommandReader(cfg), Scontrol(cfg), AuditLog(cfg.actions.audit_log), cfg.node_of)
+
+
+async def test_a_burst_drains_no_more_than_the_caps(clean: SlurmCluster, tmp_path: Path) -> None:
+    slurm = clean
+    topo, storms = host_links()
+    d = drainer(slurm, tmp_path, dry_run=False, max_per_hour=2, max_partition_share=1.0)
+    d.observe(storms)
+    assert await d.act(storms, topo) == []  # one interval is not persisting yet
+    d.observe(storms)
+    written = await d.act(storms, topo)
+    assert slurm.drained() == {"gpu000", "gpu001"}
+    assert [e["outcome"] for e in written] == ["done", "done", "refused", "refused"]
+    assert all("max_per_hour = 2" in e["why"] for e in written[2:])
+    d.observe(storms)
+    assert await d.act(storms, topo) == []  # the same refusals are not audited again
+    assert len(AuditLog(tmp_path / "a.jsonl").read()) == 4
+    # a partition share: with half of the partition allowed, two of four nodes at most
+    slurm.resume_all()
+    d = drainer(slurm, tmp_path / "share", dry_run=False, max_per_hour=10, max_partition_share=0.5)
+    d.observe(storms)
+    d.observe(storms)
+    written = await d.act(storms, topo)
+    assert len(slurm.drained()) == 2
+    assert [e["outcome"] for e in written].count("done") == 2
+    assert "max_partition_share = 0.5" in written[-1]["why"]
+
+
+async def test_a_dry_run_drains_nothing_and_says_what_it_would_do(
+        clean: SlurmCluster, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    slurm = clean
+    topo, storms = host_links()
+    d = drainer(slurm, tmp_path, max_per_hour=1, max_partition_share=1.0)  # dry_run defaults to true
+    caplog.set_level(logging.WARNING, logger="fabricwatch.slurm.actions")
+    for _ in range(2):
+        d.observe(storms[:1])
+        written = await d.act(storms[:1], topo)
+    assert slurm.drained() == set()
+    assert [(e["outcome"], e["node"], e["dry_run"]) for e in written] == [("would", "gpu000", True)]
+    assert "would drain gpu000: scontrol update NodeName=gpu000 State=DRAIN Reason=\"fabricwatch: leaf-a swp0 " \
+        "PFC pause storm" in caplog.text
