@@ -367,6 +367,8 @@ class Runner:
             log.warning("sink settings changed: they apply at the next restart")
         if new.cluster != self.config.cluster:
             log.warning("cluster settings changed: they apply at the next restart")
+        if new.slurm != self.config.slurm:
+            log.warning("slurm settings changed: they apply at the next restart")
         self._configured = wanted
         if self.pool is not None:
             await self.pool.reload()  # the workers build the changed targets from the new file

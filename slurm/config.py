@@ -4,6 +4,7 @@ actions (off by default; dry run by default once on)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, model_validator
 
@@ -21,7 +22,7 @@ class ActionsConfig(StrictModel):
     max_total: int = Field(10, ge=0)  # nodes drained by this daemon and not resumed, at any time
     max_partition_share: float = Field(0.1, ge=0.0, le=1.0)  # drained share of any partition the node is in
     audit_log: Path = Path("/var/lib/fabricwatch/slurm-actions.jsonl")
-    severity: str = "critical"  # only findings of this severity act
+    severity: Literal["critical", "warning"] = "critical"  # only findings of this severity act
 
 
 class SlurmConfig(StrictModel):
