@@ -122,10 +122,12 @@ class DetectorService:
             self.findings_total += len(findings)
             self.scores = scores
             self.groups = {(li.device, li.port): (li.tags.get("rail", ""), li.tags.get("role", "")) for li in links}
+            before = self.active
             self._events(findings)
             if self.observer is not None:
                 self.observer.observe(list(self.active.values()))
-            await self.write(self._lines(start, links, findings))
+            cleared = [f for key, f in before.items() if key not in self.active]
+            await self.write(self._lines(start, links, findings, cleared))
             out += findings
         return out
 
@@ -155,24 +157,30 @@ class DetectorService:
                     self.emit("link_finding", {"event": "cleared", **f.to_json(), **self._about(f)})
         self.active = now
 
-    def _lines(self, start: int, links: list[LinkInterval], findings: list[Finding]) -> list[str]:
-        """`link_anomaly` points: one per scored or flagged link per interval, and one per device
-        finding (port "*"). Severity, source and condition are tags, so that a post-mortem can
-        `GROUP BY "severity"`; explanations and scores are fields."""
+    def _lines(self, start: int, links: list[LinkInterval], findings: list[Finding],
+               cleared: Sequence[Finding] = ()) -> list[str]:
+        """`link_anomaly` points: one per scored or flagged link per interval, one per device
+        finding (port "*"), and an unflagged one for each finding that cleared in this interval (rules
+        only, nothing else would tell storage it ended). Severity, source and condition are tags, so
+        that a post-mortem can `GROUP BY "severity"`; explanations and scores are fields."""
         by_link = {(f.device, f.port): f for f in findings}
+        ended = {(f.device, f.port): f for f in cleared}
         tags_of = {(li.device, li.port): li.tags for li in links}
         out = []
         for li in links:
             key = (li.device, li.port)
             f = by_link.pop(key, None)
             score = self.scores.get(key)
-            if f is None and score is None:
+            if f is None and score is None and key not in ended:
                 continue
+            ended.pop(key, None)
             out.append(anomaly_line(start, li.device, li.port, li.tags, score, f))
-        for f in by_link.values():  # device findings, and any finding without a link this interval
+        for f in [*by_link.values(), *ended.values()]:  # device findings, findings without a link this interval
             tags = tags_of.get((f.device, f.ports[0]), {}) if f.ports else {}
             shared = {k: v for k, v in tags.items() if k in ("fabric", "rail", "role", "site", "speed")}
-            out.append(anomaly_line(start, f.device, f.port, shared, f.score, f))
+            flagged = (f.device, f.port) in by_link
+            out.append(anomaly_line(start, f.device, f.port, shared, f.score if flagged else 0.0,
+                                    f if flagged else None))
         return [ln for ln in out if ln]
 
 

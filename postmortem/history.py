@@ -35,6 +35,10 @@ class History(Protocol):
     def flagged(self, window: Window, *, device: str | None = None, port: str | None = None) -> list[Flagged]:
         """The detector's flagged `link_anomaly` points, a stored series at a time."""
 
+    def scored(self, window: Window, *, device: str | None = None,
+               port: str | None = None) -> dict[tuple[str, str], int]:
+        """Each link's newest `link_anomaly` point, flagged or not: how far the detector got."""
+
     def port_tags(self, window: Window) -> list[dict[str, str]]:
         """The tags of every port that had rates in the window (the topology as stored)."""
 

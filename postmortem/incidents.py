@@ -2,6 +2,12 @@
 an incident is a run of them on one link (or switch) with no gap longer than two intervals, from
 when it was raised to when it cleared, ranked by duration x severity.
 
+An incident is open until the detector says it cleared: it scored the link unflagged after the
+incident's last flagged interval, or its own later intervals went on for more than the gap without
+it (a switch finding, or a link the detector scores only when flagged). Until then it is ongoing as of
+the detector's newest stored interval, however old that is: the wall clock says nothing, a daemon
+writes an interval some seconds after it ends, and a window can end in the past.
+
 A day of a big fabric holds ~10^5 flagged points, so they are taken a stored series at a time
 (`Flagged`: columns, not a record per point) and cut into incidents with numpy; only the first and
 last points of an incident are looked at one by one (its explanation, its ports)."""
@@ -9,7 +15,7 @@ last points of an incident are looked at one by one (its explanation, its ports)
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +39,8 @@ class Incident:
     conditions: set[str] = field(default_factory=set)
     explanation: str = ""
     intervals: int = 0
-    open: bool = False  # still flagged at the window's end
+    open: bool = False  # the detector has not said it cleared: ongoing as of `as_of_ns`
+    as_of_ns: int | None = None  # with open: the detector's newest stored interval
     tags: dict[str, str] = field(default_factory=dict)
     ports: str = ""
 
@@ -54,6 +61,7 @@ class Incident:
         out = {"device": self.device, "port": self.port, "severity": self.severity,
                "raised_ns": self.raised_ns, "cleared_ns": None if self.open else self.cleared_ns,
                "duration_s": self.duration_s, "intervals": self.intervals, "open": self.open,
+               "as_of_ns": self.as_of_ns if self.open else None,
                "conditions": sorted(self.conditions), "explanation": self.explanation,
                "rank": round(self.rank, 1), "rail": self.tags.get("rail", ""), "role": self.tags.get("role", ""),
                "peer": f"{peer}:{self.tags.get('peer_port', '')}" if peer else ""}
@@ -179,9 +187,12 @@ class _Link:
         return out
 
 
-def incidents(series: Iterable[Flagged], *, end_ns: int, interval_ns: int | None = None) -> list[Incident]:
-    """Flagged points → incidents, worst first. The detector's interval, unless given, is read from the
-    spacing of its own points (the smallest step seen on any link)."""
+def incidents(series: Iterable[Flagged], *, as_of_ns: int | None = None,
+              scored: Mapping[tuple[str, str], int] | None = None, interval_ns: int | None = None) -> list[Incident]:
+    """Flagged points → incidents, worst first. `as_of_ns` is the detector's newest stored interval and
+    `scored` each link's newest stored point, flagged or not (both default to what the flagged points
+    show). The detector's interval, unless given, is read from the spacing of its own points (the
+    smallest step seen on any link)."""
     grouped: dict[tuple[str, str], list[Flagged]] = defaultdict(list)
     for s in series:
         if s.times:
@@ -190,6 +201,7 @@ def incidents(series: Iterable[Flagged], *, end_ns: int, interval_ns: int | None
     steps = [s for s in (link.smallest_step() for link in links.values()) if s is not None]
     step = interval_ns or (min(steps) if steps else DEFAULT_INTERVAL_NS)
     gap = 2 * step
+    newest = max([as_of_ns or 0] + [int(link.times[-1]) for link in links.values()])
     done: list[Incident] = []
     for (device, port), link in links.items():
         ranks = link.ranks()
@@ -209,5 +221,8 @@ def incidents(series: Iterable[Flagged], *, end_ns: int, interval_ns: int | None
             inc.explanation = link.explanation(first, b)
             inc.ports = link.ports(a, b)
             done.append(inc)
-        done[-1].open = end_ns - done[-1].last_ns <= gap
+        latest = done[-1]
+        said_cleared = (scored or {}).get((device, port), latest.last_ns) > latest.last_ns
+        if not said_cleared and newest - latest.last_ns <= gap:
+            latest.open, latest.as_of_ns = True, newest
     return sorted(done, key=lambda i: (-i.rank, i.raised_ns, i.device, i.port))

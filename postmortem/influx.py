@@ -57,6 +57,13 @@ class InfluxHistory:
              f'WHERE {where(window, device=device, port=port)} AND "flagged" = true GROUP BY *')
         return [Flagged.from_series(*s) for s in self.store.series(q)]
 
+    def scored(self, window: Window, *, device: str | None = None,
+               port: str | None = None) -> dict[tuple[str, str], int]:
+        q = (f'SELECT last("score") FROM "link_anomaly" WHERE {where(window, device=device, port=port)} '
+             'GROUP BY "device", "port"')
+        return {(tags.get("device", ""), tags.get("port", "")): int(values[0][0])
+                for tags, _, values in self.store.series(q) if values}
+
     def port_tags(self, window: Window) -> list[dict[str, str]]:
         seen: dict[tuple[str, str], dict[str, str]] = {}
         q = f'SELECT last("in_octets") FROM "port_rates" WHERE {window.where} GROUP BY *'

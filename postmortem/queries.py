@@ -52,7 +52,15 @@ def combine(counter: str, values: dict[str, float]) -> float:
 # -- findings --------------------------------------------------------------------------------------
 def findings(history: History, window: Window, *, device: str | None = None,
              port: str | None = None) -> list[Incident]:
-    return incidents(history.flagged(window, device=device, port=port), end_ns=window.end_ns)
+    """The window's incidents; whether each is still open is judged by how far the detector got."""
+    flagged = history.flagged(window, device=device, port=port)
+    lasts = [max(s.times) for s in flagged if s.times]
+    if not lasts:
+        return []
+    after = Window(min(lasts), window.end_ns)  # only what the detector wrote after the incidents matters
+    scored = history.scored(after, device=device, port=port)
+    everywhere = scored if device is None and port is None else history.scored(after)
+    return incidents(flagged, as_of_ns=max(everywhere.values(), default=None), scored=scored)
 
 
 # -- top -------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ crossed it with how they went."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,6 +92,10 @@ def crossing(store: Store, report: LinkReport, runs: list[NcclRun]) -> list[Nccl
     return out
 
 
+def _iso(ns: int | None) -> str:
+    return "-" if ns is None else time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(ns / 1e9))
+
+
 def why(store: Store, device: str, port: str, at_ns: int, *, before_s: float = 1800.0,
         after_s: float = 900.0) -> Timeline:
     window = Window(at_ns - int(before_s * 1e9), at_ns + int(after_s * 1e9))
@@ -106,7 +111,11 @@ def why(store: Store, device: str, port: str, at_ns: int, *, before_s: float = 1
         target = "the switch" if inc.port == "*" else "the link"
         entries.append({"time_ns": inc.raised_ns, "what": "finding raised", "text":
                         f"{inc.severity} finding on {target} ({'+'.join(sorted(inc.conditions))}): {inc.explanation}"})
-        if not inc.open:
+        if inc.open:
+            entries.append({"time_ns": inc.as_of_ns, "what": "finding ongoing",
+                            "text": f"ongoing as of {_iso(inc.as_of_ns)} UTC, the newest stored interval "
+                                    f"({inc.intervals} intervals flagged so far)"})
+        else:
             entries.append({"time_ns": inc.cleared_ns, "what": "finding cleared",
                             "text": f"cleared after {inc.duration_s:.0f} s ({inc.intervals} intervals flagged)"})
     for run in runs:
@@ -156,7 +165,10 @@ def why_run(store: Store, run: str, *, before_s: float = 900.0, after_s: float =
             if any((device, p) in mine for p in ports):
                 entries.append({"time_ns": inc.raised_ns, "what": "finding raised", "text":
                                 f"{inc.severity} on {device} {inc.port}: {inc.explanation}"})
-                if not inc.open:
+                if inc.open:
+                    entries.append({"time_ns": inc.as_of_ns, "what": "finding ongoing",
+                                    "text": f"{device} {inc.port} ongoing as of {_iso(inc.as_of_ns)} UTC"})
+                else:
                     entries.append({"time_ns": inc.cleared_ns, "what": "finding cleared",
                                     "text": f"{device} {inc.port} after {inc.duration_s:.0f} s"})
     entries.sort(key=lambda e: e["time_ns"])

@@ -113,6 +113,15 @@ class VictoriaHistory:
         return [Flagged(tags_of[key], sorted(times), [""] * len(times), [""] * len(times))
                 for key, times in flagged.items()]
 
+    def scored(self, window: Window, *, device: str | None = None,
+               port: str | None = None) -> dict[tuple[str, str], int]:
+        out: dict[tuple[str, str], int] = {}
+        for _, tags, samples in self._samples(window, ["link_anomaly_flagged"], device=device, port=port):
+            if samples:
+                key = (tags.get("device", ""), tags.get("port", ""))
+                out[key] = max(out.get(key, 0), max(t for t, _ in samples))
+        return out
+
     def port_tags(self, window: Window) -> list[dict[str, str]]:
         at, span = _lookback(window)
         seen: dict[tuple[str, str], dict[str, str]] = {}

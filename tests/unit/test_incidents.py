@@ -49,8 +49,9 @@ def one_by_one(rows: list[Row], end_ns: int) -> list[dict[str, Any]]:
         inc["conditions"].update(c for c in condition.split("+") if c)
         if r.values.get("ports"):
             inc["ports"] = str(r.values["ports"])
+    newest = max([end_ns] + [r.time_ns for r in points])  # the detector's newest interval
     for inc in current.values():
-        inc["open"] = end_ns - inc["last"] <= gap
+        inc["open"] = newest - inc["last"] <= gap
         done.append(inc)
     return sorted(({"device": i["key"][0], "port": i["key"][1], "raised_ns": i["raised"], "last_ns": i["last"],
                     "intervals": i["n"], "severity": i["severity"], "explanation": i["explanation"],
@@ -62,7 +63,7 @@ def cut(rows: list[Row], end_ns: int) -> list[dict[str, Any]]:
     return sorted(({"device": i.device, "port": i.port, "raised_ns": i.raised_ns, "last_ns": i.last_ns,
                     "intervals": i.intervals, "severity": i.severity, "explanation": i.explanation,
                     "conditions": sorted(i.conditions), "ports": i.ports, "open": i.open, "tags": i.tags}
-                   for i in incidents(Flagged.from_rows(rows), end_ns=end_ns)),
+                   for i in incidents(Flagged.from_rows(rows), as_of_ns=end_ns)),
                   key=lambda d: (d["device"], d["port"], d["raised_ns"]))
 
 
@@ -94,7 +95,7 @@ def test_a_series_as_influxql_answers_it() -> None:
     tags = {"device": "leaf1", "port": "p1", "severity": "critical", "condition": "pause_storm"}
     values = [[t * STEP, None, "PFC storm" if t == 1 else None, 2.5] for t in (0, 1, 2, 9, 10)]
     found = incidents([Flagged.from_series(tags, ["time", "ports", "explanation", "score"], values)],
-                      end_ns=11 * STEP)
+                      as_of_ns=11 * STEP)
     assert [(i.raised_ns, i.last_ns, i.intervals, i.open) for i in found] == [(0, 2 * STEP, 3, False),
                                                                              (9 * STEP, 10 * STEP, 2, True)]
     assert [i.explanation for i in found] == ["PFC storm", ""]
