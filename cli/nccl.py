@@ -55,7 +55,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from fabricwatch.nccl.gate import gate, load_thresholds, suggest
+    from fabricwatch.nccl.gate import gate, load_thresholds, not_judged, suggest
 
     errors: list[str] = []
     runs = _runs(args.runs, errors)
@@ -80,10 +80,13 @@ def cmd_gate(args: argparse.Namespace) -> int:
         warn(args, f"{exc}")
         return 2
     results = gate(thresholds, runs)
-    passed = all(r.passed for r in results) and not errors
+    left = not_judged(thresholds, runs)
+    passed = all(r.passed for r in results) and not errors and not (args.strict and left)
     if args.json:
         print(json.dumps({"verdict": "pass" if passed else "fail", "runs": [r.source for r in runs],
-                          "unreadable": errors, "checks": [r.to_json() for r in results]}))
+                          "unreadable": errors, "checks": [r.to_json() for r in results],
+                          "not_judged": [{"run": r.source, "collective": r.collective, "nranks": r.nranks}
+                                         for r in left]}))
     else:
         table = Table(title=f"NCCL acceptance gate: {'PASS' if passed else 'FAIL'}")
         for col in ("check", "runs", "worst busbw", "worst CV %", "verdict", "why"):
@@ -94,6 +97,12 @@ def cmd_gate(args: argparse.Namespace) -> int:
                           "" if r.worst_cv_pct is None else f"{r.worst_cv_pct:.1f}",
                           "[green]pass" if r.passed else "[red]FAIL", "\n".join(r.failures[:5]))
         Console().print(table)
+        if left:
+            print(f"{len(left)} run{'s' if len(left) != 1 else ''} not judged (no check matches them)"
+                  f"{': --strict fails on them' if args.strict else '; --strict fails on them'}:")
+            for run in left:
+                print(f"  {run.source}: {run.collective or 'unknown collective'}, "
+                      f"{run.nranks if run.nranks is not None else 'unknown'} ranks")
     return 0 if passed else 1
 
 
@@ -255,6 +264,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     g.add_argument("runs", nargs="+", type=Path, help="nccl-tests outputs (text or JSON)")
     g.add_argument("--thresholds", type=Path, help="operator thresholds (TOML)")
     g.add_argument("--json", action="store_true")
+    g.add_argument("--strict", action="store_true", help="fail when a run is not judged (no check matches it)")
     g.add_argument("--suggest", action="store_true", help="write starting thresholds from these (healthy) runs")
     g.add_argument("--out", type=Path, help="with --suggest: the file to write")
     g.set_defaults(func=cmd_gate)

@@ -138,9 +138,17 @@ def _busbw(row: Row) -> float | None:
     return min(values) if values else None
 
 
+def matches(check: Check, run: RunRecord) -> bool:
+    return run.collective == check.collective and (check.nranks is None or run.nranks == check.nranks)
+
+
+def not_judged(thresholds: Thresholds, runs: list[RunRecord]) -> list[RunRecord]:
+    """The runs no check matches (another collective or rank count): a verdict says nothing of them."""
+    return [r for r in runs if not any(matches(c, r) for c in thresholds.check)]
+
+
 def evaluate(check: Check, runs: list[RunRecord]) -> CheckResult:
-    chosen = [r for r in runs
-              if r.collective == check.collective and (check.nranks is None or r.nranks == check.nranks)]
+    chosen = [r for r in runs if matches(check, r)]
     res = CheckResult(check, [r.source for r in chosen])
     if len(chosen) < check.min_runs:
         res.failures.append(f"{len(chosen)} matching run(s), {check.min_runs} needed")

@@ -148,3 +148,40 @@ def test_suggest_explains_each_threshold_and_takes_no_cv_limit_from_one_run(tmp_
     for path in (several, one):  # the comments leave a file the gate reads
         tomllib.loads(path.read_text())
         assert fabricwatch("gate", "--thresholds", str(path), *map(str, healthy)).returncode == 0
+
+
+def test_runs_no_check_judges_are_listed_and_strict_fails_on_them(tmp_path: Path) -> None:
+    """One check (8 ranks), 8 logs: the 2- and 16-rank runs and an all_gather are named as not judged;
+    --strict fails on them."""
+    runs = []
+    for name, hosts, gpus in (("a", HOSTS, 4), ("b", HOSTS, 4), ("c", HOSTS, 4), ("d", HOSTS, 4),
+                              ("two", HOSTS, 1), ("two_again", HOSTS, 1), ("sixteen", HOSTS, 8)):
+        p = tmp_path / f"all_reduce_{name}.log"
+        p.write_text(render("all_reduce", hosts, gpus, plateau(1.0, 0.0)))
+        runs.append(p)
+    gather = tmp_path / "all_gather.log"
+    gather.write_text(render("all_gather", HOSTS, 4, plateau(1.0, 0.0)))
+    runs.append(gather)
+    thresholds = tmp_path / "t.toml"
+    thresholds.write_text('[[check]]\ncollective = "all_reduce"\nnranks = 8\nmin_size = "256M"\nmin_busbw = 100.0\n')
+    unjudged = {str(tmp_path / f"all_reduce_{n}.log") for n in ("two", "two_again", "sixteen")} | {str(gather)}
+
+    res = fabricwatch("gate", "--thresholds", str(thresholds), "--json", *map(str, runs))
+    assert res.returncode == 0, res.stdout  # what was judged passed
+    verdict = json.loads(res.stdout)
+    assert verdict["verdict"] == "pass" and len(verdict["checks"][0]["runs"]) == 4
+    assert {u["run"] for u in verdict["not_judged"]} == unjudged
+    assert {(u["collective"], u["nranks"]) for u in verdict["not_judged"]} == {
+        ("all_reduce", 2), ("all_reduce", 16), ("all_gather", 8)}
+
+    table = fabricwatch("gate", "--thresholds", str(thresholds), *map(str, runs))
+    assert table.returncode == 0 and "PASS" in table.stdout
+    assert "4 runs not judged (no check matches them)" in table.stdout, table.stdout
+    for u in unjudged:
+        assert Path(u).name in table.stdout
+    assert "all_reduce, 16 ranks" in table.stdout and "all_reduce, 2 ranks" in table.stdout
+
+    strict = fabricwatch("gate", "--thresholds", str(thresholds), "--strict", "--json", *map(str, runs))
+    assert strict.returncode == 1 and json.loads(strict.stdout)["verdict"] == "fail"
+    judged_only = fabricwatch("gate", "--thresholds", str(thresholds), "--strict", *map(str, runs[:4]))
+    assert judged_only.returncode == 0, judged_only.stdout
