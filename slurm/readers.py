@@ -30,6 +30,17 @@ def _decode(text: str, what: str) -> object:
         raise SlurmError(f"{what}: not JSON: {exc}") from None
 
 
+def _errors(text: str) -> str:
+    """What slurmrestd's `errors` say (22.05 answers a refused token with 500 and 'Failed while looking
+    for jobs'), or the start of the body."""
+    try:
+        doc = json.loads(text)
+        said = [f"{e.get('description') or ''} ({e.get('error') or ''})".strip() for e in doc["errors"]]
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        return text.strip()[:200]
+    return "; ".join(said)[:300] or text.strip()[:200]
+
+
 class RestReader:
     """slurmrestd: GET /slurm/v0.0.38/jobs and /nodes with the user's JWT."""
 
@@ -45,7 +56,7 @@ class RestReader:
                     session.get(f"{self.base}/{path}", headers=headers) as resp:
                 text = await resp.text()
                 if resp.status != 200:
-                    raise SlurmError(f"slurmrestd {path}: HTTP {resp.status}: {text.strip()[:200]}")
+                    raise SlurmError(f"slurmrestd {path}: HTTP {resp.status}: {_errors(text)}")
         except (aiohttp.ClientError, TimeoutError, UnicodeDecodeError) as exc:
             raise SlurmError(f"slurmrestd {path}: {exc or type(exc).__name__}") from None
         return _decode(text, f"slurmrestd {path}")

@@ -24,6 +24,7 @@ from fabricwatch.daemon.config import parse
 from fabricwatch.simulator.faults import Fault
 from fabricwatch.slurm.actions import Drainer
 from fabricwatch.slurm.audit import AuditLog
+from fabricwatch.slurm.commands import SlurmError
 from fabricwatch.slurm.config import ActionsConfig, SlurmConfig
 from fabricwatch.slurm.control import Scontrol
 from fabricwatch.slurm.readers import CommandReader
@@ -229,3 +230,33 @@ async def test_a_dry_run_drains_nothing_and_says_what_it_would_do(
     assert [(e["outcome"], e["node"], e["dry_run"]) for e in written] == [("would", "gpu000", True)]
     assert "would drain gpu000: scontrol update NodeName=gpu000 State=DRAIN Reason=\"fabricwatch: leaf-a swp0 " \
         "PFC pause storm" in caplog.text
+
+
+async def test_slurmrestd_and_squeue_give_the_same_jobs_and_nodes(clean: SlurmCluster, tmp_path: Path) -> None:
+    from fabricwatch.slurm.readers import RestReader
+
+    slurm = clean
+    job = slurm.sbatch("-N3", "-J", "wide", "--wrap", "sleep 300")
+    (tmp_path / "jwt").write_text(slurm.token())
+    rest = RestReader(SlurmConfig(rest_url=slurm.rest_url, user="root", token={"file": str(tmp_path / "jwt")}))
+    squeue = CommandReader(SlurmConfig(command="squeue", slurm_conf=slurm.conf))
+    by_rest, by_squeue = await rest.jobs(), await squeue.jobs()
+    assert by_rest == by_squeue
+    assert [(j.id, j.user, j.name, len(j.nodes), j.state) for j in by_rest] == [(job, "root", "wide", 3, "RUNNING")]
+    assert sorted(n.name for n in await rest.nodes()) == NODES
+    assert {n.name: n.partitions for n in await squeue.nodes()} == {n: ("debug",) for n in NODES}
+    # a token Slurm does not accept is an error (22.05 says no more than this), not an empty cluster
+    (tmp_path / "jwt").write_text("not-a-token")
+    with pytest.raises(SlurmError, match=r"HTTP 500: Failed while looking for jobs \(Unspecified error\)"):
+        await rest.jobs()
+
+
+async def test_max_total_counts_the_drains_not_yet_resumed(clean: SlurmCluster, tmp_path: Path) -> None:
+    slurm = clean
+    topo, storms = host_links()
+    d = drainer(slurm, tmp_path, dry_run=False, max_per_hour=10, max_total=1, max_partition_share=1.0)
+    d.observe(storms[:2])
+    d.observe(storms[:2])
+    written = await d.act(storms[:2], topo)
+    assert slurm.drained() == {"gpu000"}
+    assert "max_total = 1" in written[1]["why"]
