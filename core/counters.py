@@ -155,6 +155,38 @@ STORED_AS_INT: frozenset[str] = frozenset(c.name for c in COUNTERS.values() if c
 STORED_AS_FLOAT: frozenset[str] = frozenset(c.name for c in COUNTERS.values() if not c.integer)
 
 
+class Evidence(StrEnum):
+    """What a counter's movement says about the link that counts it."""
+
+    ERROR = "error"  # frames corrupted or lost on the wire: the link's physical layer
+    DISCARD = "discard"  # packets dropped by the port (buffers, policy, watchdog)
+    INTEGRITY = "integrity"  # the link had to retrain or recover
+
+
+# Every counter whose count is evidence against the link, judged against its own background rate
+# (the detector needs no rule naming it): every error, discard and integrity counter of the
+# vocabulary. Traffic, congestion signals (PFC, ECN, credit waits: load, judged against the links
+# sharing it) and link state changes (the flap rules) are not in it. `tests/unit/test_counters.py`
+# checks that every cumulative counter is classified here or named as not evidence.
+EVIDENCE: dict[str, Evidence] = {
+    **{n: Evidence.ERROR for n in (
+        "in_errors", "out_errors", "fcs_errors", "symbol_errors", "rcv_errors", "rcv_remote_physical_errors",
+        "local_link_integrity_errors", "excessive_buffer_overrun_errors", "rcv_switch_relay_errors",
+        "xmit_constraint_errors", "rcv_constraint_errors", "fec_uncorrectable", "out_of_sequence",
+        "packet_seq_err", "local_ack_timeout_err", "rnr_nak_retry_err", "roce_adp_retrans",
+        *(lane("lane_errors", n) for n in LANES))},
+    **{n: Evidence.DISCARD for n in ("in_discards", "out_discards", "buffer_discards", "xmit_discards",
+                                     "vl15_dropped")},
+    **{n: Evidence.INTEGRITY for n in ("link_error_recovery",)},
+}
+NOT_EVIDENCE: frozenset[str] = frozenset({
+    "in_octets", "out_octets", "in_pkts", "out_pkts", "pause_rx", "pause_tx", "ecn_marked", "cnp_sent",
+    "cnp_handled", "cnp_ignored", "xmit_wait", "link_downed", "link_transitions", "pause_storm_events",
+    "fec_corrected", "fec_corrected_bits", "fec_corrected_symbols",
+    *(f"pfc_{d}_p{p}" for d in ("rx", "tx") for p in PRIORITIES),
+})
+
+
 def spec(name: str) -> CounterSpec | None:
     """The spec of a canonical counter, or None if the name is not in the vocabulary."""
     return COUNTERS.get(name)

@@ -8,13 +8,14 @@ and with the link's own recent baseline (EWMA), so a link that changes stands ou
 
 from __future__ import annotations
 
+import math
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from fabricwatch.core.counters import COUNTERS, OPTICS, Kind
+from fabricwatch.core.counters import COUNTERS, EVIDENCE, OPTICS, Kind
 
 # (feature name, unit for explanations)
 # Few, grouped features: an isolation forest isolates a point along one randomly chosen
@@ -295,9 +296,37 @@ RATE_KEYS = (
     "in_discards", "out_discards", "xmit_discards", *ERROR_COUNTERS, "link_error_recovery",
     "link_downed", "xmit_wait", "link_transitions", "excessive_buffer_overrun_errors", "speed_bps",
 )
+# every evidence counter of the vocabulary that a sample carries (the physical layer's come as readings)
+RATE_KEYS = (*RATE_KEYS, *(n for n in sorted(EVIDENCE) if n not in RATE_KEYS and n not in OPTICS))
 RATE_INDEX = {k: i for i, k in enumerate(RATE_KEYS)}
 _K = RATE_INDEX
 _SPEEDS: dict[str, float] = {}
+
+
+def evidence_counts(frame: FeatureFrame, names: Sequence[str], interval_s: float) -> np.ndarray:
+    """Counts of each evidence counter per link over the interval, NaN where the link reports none; a
+    counter of the physical layer (a module reading, every few minutes) counts at the reading's rate in
+    the interval the reading arrived in, 0 in the others."""
+    n = len(frame.links)
+    out = np.full((n, len(names)), np.nan)
+    in_rates = [(j, RATE_INDEX[name]) for j, name in enumerate(names) if name in RATE_INDEX]
+    if frame.rates is not None and in_rates:
+        cols = [j for j, _ in in_rates]
+        out[:, cols] = frame.rates[:, [k for _, k in in_rates]] * interval_s
+    else:
+        for j, name in in_rates:
+            out[:, j] = [li.rates.get(name, math.nan) * interval_s for li in frame.links]
+    read = [(j, name) for j, name in enumerate(names) if name in OPTICS]
+    if read:
+        for i, li in enumerate(frame.links):
+            if not li.optics:
+                continue
+            fresh = li.optics_ns >= frame.start_ns
+            for j, name in read:
+                v = li.optics.get(name)
+                if v is not None:
+                    out[i, j] = v * interval_s if fresh else 0.0
+    return out
 
 
 def rate_matrix(links: list[LinkInterval]) -> np.ndarray:

@@ -18,7 +18,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fabricwatch.models.features import FEATURE_NAMES, N_OWN, OWN_NAMES, UNITS, FeatureFrame, LinkInterval, LinkState
+from fabricwatch.core.counters import Evidence
+from fabricwatch.models.background import EVIDENCE_NAMES, BackgroundRates, EvidenceWindows, Verdict
+from fabricwatch.models.features import (
+    FEATURE_NAMES,
+    N_OWN,
+    OWN_NAMES,
+    UNITS,
+    FeatureFrame,
+    LinkInterval,
+    LinkState,
+    evidence_counts,
+)
 from fabricwatch.models.optics import OpticsWatch
 from fabricwatch.models.rules import RuleConfig, RuleHit, evaluate, speed_degraded_rows, worst
 
@@ -28,7 +39,7 @@ if TYPE_CHECKING:
 # scikit-learn and skops (~125 MB of a process) are imported where a forest is fitted, read or
 # written: a daemon on rules alone, and every collector worker, never load them
 
-MODEL_VERSION = 2  # 2: forests in skops format (1 held a pickle, which loading would execute)
+MODEL_VERSION = 3  # the version of the file layout below; another is refused with the way to retrain
 MIN_CLASS_ROWS = 50
 TRAIN_NOISE = 0.1  # in log1p units
 MIN_PEER_LIMIT = 0.7  # log1p units: never flag a feature for being under 2x its peers
@@ -189,6 +200,34 @@ def _device_findings(frame: FeatureFrame, findings: list[Finding]) -> list[Findi
                            [{"feature": "ecn_per_mpkt", "value": 0.0, "expected": marks, "against": "peers",
                              "deviation": 0.0}],
                            ["ecn_missing"], level="device", ports=sorted(f.port for f in fs)))
+    return out
+
+
+EVIDENCE_CONDITIONS = frozenset({"corruption", "discards", "link_recovery", "fec_uncorrectable"})
+
+
+def _devices_counting(start_ns: int, findings: list[Finding]) -> list[Finding]:
+    """Several ports of one switch counting errors, discards or recoveries at once share what they have in
+    common: the switch (its ASIC, a line card, its power or firmware), not that many cables. One device
+    finding lists them; a port that shows more than that keeps its own finding."""
+    counting: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.level == "link" and f.conditions and set(f.conditions) <= EVIDENCE_CONDITIONS:
+            counting.setdefault(f.device, []).append(f)
+    grouped = {d: fs for d, fs in counting.items() if len(fs) >= DEVICE_MIN_PORTS}
+    if not grouped:
+        return findings
+    out = [f for f in findings if f.device not in grouped or f not in grouped[f.device]]
+    for device, fs in grouped.items():
+        conditions = sorted({c for f in fs for c in f.conditions})
+        ports = sorted(f.port for f in fs)
+        strongest = max(fs, key=lambda f: (f.severity == "critical", f.score))
+        words = (f"{len(fs)} ports count {', '.join(conditions)} above their background at once "
+                 f"({', '.join(ports[:8])}{', ...' if len(ports) > 8 else ''}): the switch (ASIC, line card, "
+                 f"power or firmware) rather than {len(fs)} cables; e.g. {strongest.port}: {strongest.explanation}")
+        out.append(Finding(start_ns, device, "*", "device", max(f.score for f in fs), float("inf"), True,
+                           worst([f.severity for f in fs]), "rule", words, [], conditions,
+                           level="device", ports=ports))
     return out
 
 
@@ -411,7 +450,28 @@ def _ceilings(own: np.ndarray) -> np.ndarray:
 
 
 ERRORS = OWN_NAMES.index("errors")
-ERRORS_PERSIST = 6  # intervals of the last 8 with errors
+LOSS_CRITICAL = 1e-6  # counted per packet moved: where RDMA's go-back-N retransmissions start to cost
+RECOVERIES_CRITICAL = 3  # link recoveries in a window: each stalls the link
+
+
+def _evidence_hit(v: Verdict, interval_s: float) -> RuleHit:
+    """A counter above its background as a finding named by that counter, with its impact."""
+    every = f"1 in {1 / v.expected_share:,.0f} intervals" if v.expected_share > 0 else "never"
+    rate_h = v.expected_rate * 3600
+    words = (f"{v.name} {v.total:,.0f} in the last {v.window * interval_s / 60:g} min ({v.erred} of {v.window} "
+             f"intervals), where its background is {every} ({rate_h:,.2g}/h); p=1e{v.log10_p:.0f}")
+    if v.evidence is Evidence.INTEGRITY:
+        severe = v.total >= RECOVERIES_CRITICAL
+        words += ": the link keeps retraining (cable, optic or port?)"
+    else:
+        severe = v.share_of_packets >= LOSS_CRITICAL
+        if math.isfinite(v.share_of_packets):
+            words += f", {v.share_of_packets:.2g} of its packets"
+        words += (": corruption on the wire (optic, cable or connector?)" if v.evidence is Evidence.ERROR
+                  else ": the port drops packets")
+    condition = {"fec_uncorrectable": "fec_uncorrectable"}.get(v.name, {
+        Evidence.ERROR: "corruption", Evidence.DISCARD: "discards", Evidence.INTEGRITY: "link_recovery"}[v.evidence])
+    return RuleHit("critical" if severe else "warning", words, condition)
 
 SETTLE_INTERVALS = 4  # after a device-wide bounce (reboot, firmware update): at least the flap window
 CROWD_CLASS = 0.15  # share of a class over its threshold at once: load, not that many faults
@@ -518,6 +578,8 @@ class LinkDetector:
         # benches compare to show what the forest adds
         self.use_forest = True
         self.optics = OpticsWatch()
+        # every error, discard and integrity counter against its background (a default one until fitted)
+        self.background = BackgroundRates()
         self.reset()
 
     # -- training ----------------------------------------------------------------------
@@ -528,6 +590,10 @@ class LinkDetector:
         by_class: dict[str, list[tuple[int, str, str, np.ndarray]]] = {}
         own_rows: dict[str, list[np.ndarray]] = {}
         own_keys: dict[str, list[tuple[str, str]]] = {}
+        self.background = BackgroundRates().fit(
+            [(li.device, li.port) for f in frames for li in f.links], [c for f in frames for c in f.classes],
+            np.vstack([evidence_counts(f, EVIDENCE_NAMES, self.interval_s) for f in frames])
+            if frames else np.zeros((0, len(EVIDENCE_NAMES))), self.interval_s)
         for frame in frames:
             for i, c in enumerate(frame.classes):
                 li = frame.links[i]
@@ -615,20 +681,43 @@ class LinkDetector:
         util = own[:, OWN_NAMES.index("util_pct")]
         return (own[:, ECN] == 0) & (med[:, ECN] >= ECN_PEER_MIN) & (util >= 5.0)
 
+    def _evidence(self, frame: FeatureFrame, rows: np.ndarray, judged: np.ndarray) -> dict[int, list[Verdict]]:
+        """Per row, the evidence counters standing above the link's background (rows not `judged`, a
+        link training after a bounce or a reboot, add nothing: errors then are the bounce's)."""
+        counts = np.nan_to_num(np.maximum(evidence_counts(frame, EVIDENCE_NAMES, self.interval_s), 0.0))
+        counts[~judged] = 0.0
+        counted = counts.any(axis=1)
+        on = self._state["evidence"]
+        out: dict[int, list[Verdict]] = {}
+        for i in np.nonzero(counted | on[rows])[0].tolist():
+            li = frame.links[i]
+            key = (li.device, li.port)
+            pkts = _packets(li) * self.interval_s
+            win = self._windows.push(key, counts[i] if counted[i] else None, pkts)
+            on[rows[i]] = win is not None
+            if win is None:
+                continue
+            verdicts = self.background.score(win[0], win[1], self.background.background(key, frame.classes[i]),
+                                             self.interval_s)
+            if verdicts:
+                out[i] = verdicts
+        return out
+
     def reset(self) -> None:
         """Forget every link's hysteresis state (a new fabric or a new replay)."""
         self.optics = OpticsWatch(self.optics.cfg)
         # per link: the last raise_n over/under bits, clean intervals in a row, finding active
         self._state = LinkState(bits=((), np.uint16), clean=((), np.int32), active=((), np.bool_),
                                 flaps=((self.rules.flap_window,), np.float32), settle=((), np.int8),
-                                bounce=((), np.int8),
-                                erred=((), np.uint8))
+                                bounce=((), np.int8), evidence=((), np.bool_))
+        self._windows = EvidenceWindows()
 
     def forget(self, keys: Iterable[tuple[str, str]]) -> None:
         """Forget these links' hysteresis state (their target was removed)."""
         keys = list(keys)
         self._state.forget(keys)
         self.optics.forget(keys)
+        self._windows.forget(keys)
 
     # -- scoring -----------------------------------------------------------------------
     def score(self, frame: FeatureFrame) -> np.ndarray:
@@ -705,12 +794,21 @@ class LinkDetector:
         flap_hist[settle > 0] = 0.0  # a device's reboot is not its links flapping
         st["flaps"][rows] = flap_hist
         recent_flaps = flap_hist.sum(axis=1)
-        # corruption that persists: errors in most recent intervals, however few (a healthy link
-        # has a stray FCS error now and then; a dirty optic has them interval after interval)
-        erred = ((st["erred"][rows] << 1) | (np.nan_to_num(own[:, ERRORS]) > 0).astype(np.uint8)) & np.uint8(0xFF)
-        erred[settle > 0] = 0
-        st["erred"][rows] = erred
-        persistent = np.bitwise_count(erred) >= ERRORS_PERSIST
+        # every error, discard and integrity counter against the link's own background: a stray error
+        # now and then is what healthy links do; more often than its history and class explain is not
+        evidence = self._evidence(frame, rows, ~((settle > 0) | (recent > 0)))
+        # drops that the links sharing a situation show at once (one host's NICs on every rail in an
+        # incast, a class in an all-to-all) are that load; errors are the link's own whatever others do
+        dropping = np.zeros(n, dtype=bool)
+        for i, vs in evidence.items():
+            dropping[i] = any(v.evidence is Evidence.DISCARD for v in vs)
+        if dropping.sum() >= 3:
+            for i in np.nonzero(_crowd(frame, dropping))[0].tolist():
+                evidence[i] = [v for v in evidence[i] if v.evidence is not Evidence.DISCARD]
+                if not evidence[i]:
+                    del evidence[i]
+        evidence_rows = np.zeros(n, dtype=bool)
+        evidence_rows[list(evidence)] = True
         # the physical layer: the modules' readings of this interval, then who has a condition raised
         self.optics.observe(links, frame.start_ns + int(self.interval_s * 1e9))
         optic = self.optics.flagged
@@ -719,7 +817,7 @@ class LinkDetector:
         maybe_rule = optic_rows | (
             (recent_flaps > 0) | (own[:, LINK_RECOVERY] > 0)
             | (own[:, PFC_TX] >= self.rules.pause_storm_per_s) | (own[:, PFC_RX] >= self.rules.pause_storm_per_s)
-            | persistent
+            | evidence_rows
             | np.fromiter((bool(li.saturated) for li in links), dtype=bool, count=n)
             | (frame.rate("excessive_buffer_overrun_errors") > 0) | speed_degraded_rows(frame)
         )
@@ -735,11 +833,7 @@ class LinkDetector:
                             recent_flaps=float(recent_flaps[i]))
             if optic_rows[i]:
                 hits += self.optics.hits((li.device, li.port))
-            if persistent[i]:
-                n_err = int(np.bitwise_count(erred[i]))
-                hits.append(RuleHit("warning", f"errors in {n_err} of the last 8 intervals "
-                                               f"({float(own[i, ERRORS]):,.3g}/s now): corruption that persists "
-                                               "(optic, cable or connector?)", "corruption"))
+            hits += [_evidence_hit(v, self.interval_s) for v in evidence.get(i, ())]
             if not model_active and not hits:
                 continue
             thr = 1.0 if has_model[i] else float("inf")
@@ -768,7 +862,8 @@ class LinkDetector:
                                float(scores[i]) if not np.isnan(scores[i]) else 0.0, thr,
                                True, worst(severities), source, "; ".join(reasons), feats, conditions,
                                peer=_peer(li)))
-        return _one_per_cable(_hot_switches(frame.start_ns, _device_findings(frame, out), self.optics))
+        out = _devices_counting(frame.start_ns, _device_findings(frame, out))
+        return _one_per_cable(_hot_switches(frame.start_ns, out, self.optics))
 
     # -- persistence -------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
@@ -791,6 +886,7 @@ class LinkDetector:
                             "by_rate": [[r, t, lim.tolist()] for r, t, lim in m.by_rate]}
                         for c, m in self.models.items()},
             "training": self.training,
+            "background": self.background.to_json(),
             "sha256": hashlib.sha256(blob).hexdigest(),
         }
         with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
@@ -846,4 +942,8 @@ class LinkDetector:
             for c, info in meta["classes"].items()
         }
         det.training = meta["training"]
+        try:
+            det.background = BackgroundRates.from_json(meta["background"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelError(f"{path}: the background rates cannot be read: {exc!r}") from None
         return det

@@ -166,8 +166,7 @@ class OpticsWatch:
         for cond, hit in found.items():
             st.clearing.pop(cond, None)
             st.raising[cond] = st.raising.get(cond, 0) + 1
-            # an uncorrectable codeword is a lost frame already: no waiting for a second reading
-            if cond in st.active or st.raising[cond] >= hold or cond == "fec_uncorrectable":
+            if cond in st.active or st.raising[cond] >= hold:
                 st.active[cond] = hit
         for cond in [c for c in st.raising if c not in found]:
             del st.raising[cond]
@@ -181,11 +180,6 @@ class OpticsWatch:
         cfg = self.cfg
         v = st.values
         out: dict[str, RuleHit] = {}
-        unc = li.optics.get("fec_uncorrectable", 0.0)
-        if unc > 0:
-            out["fec_uncorrectable"] = RuleHit("critical", f"{unc:,.3g} uncorrectable FEC codewords/s: the FEC no "
-                                                           "longer hides the link's errors, frames are lost",
-                                               "fec_uncorrectable")
         if ber is not None:
             self._ber(st, ber, out)
         self._power(st, li, out)

@@ -1,0 +1,244 @@
+"""Every error, discard and integrity counter rated against its own background.
+
+A healthy link sees a stray FCS error, an uncorrectable FEC codeword or a symbol error now and then;
+a degraded one sees them more often than its history and its class explain. `BackgroundRates` learns,
+per link and per port class, two things of every evidence counter of the vocabulary
+(`core.counters.EVIDENCE`) from healthy history: how often an interval counts any (the erred-interval
+share) and how many it counts per second, with how bursty that count is. `score` then asks of a window
+of recent intervals how unlikely its counts are under that background: a binomial tail on the erred
+intervals (bursts count once) and a quasi-Poisson tail on the total (a link that always counts a few
+and now counts many). No counter is named: one added to the vocabulary tomorrow is judged the same way.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.special import betainc, gammainc
+
+from fabricwatch.core.counters import EVIDENCE, Evidence
+
+EVIDENCE_NAMES: tuple[str, ...] = tuple(sorted(EVIDENCE))
+E_INDEX = {n: j for j, n in enumerate(EVIDENCE_NAMES)}
+WINDOWS = (4, 8, 16, 32)  # intervals a test looks back over: a fast fault shows in 4, a trickle in 32
+RECENT = 2  # intervals: a window whose counts stopped this long ago is a fault that ended (or paused)
+MIN_ERRED = 3  # intervals with counts before anything is judged: one burst, even across two intervals, is not
+MIN_EXCESS = 3.0  # a total must be at least this many times its expectation to count as a rise
+PRIOR_INTERVALS = 100.0  # a link's own history weighs as much as this many intervals of its class's
+NO_HISTORY_P = 1e-3  # erred-interval share assumed where nothing was learned (a daemon without a model)
+NO_HISTORY_RATE = 1e-4  # counts per second assumed likewise
+# fewer than one packet in a billion lost or corrupted is within what Ethernet and InfiniBand links are
+# specified to do: unusual for this link, perhaps, but no loss a job can feel
+NEGLIGIBLE_SHARE = 1e-9
+LOG10_ALPHA = -7.0  # per test: ~30 tests a link-interval keep healthy links under 1 alarm per 1,000 link-hours
+
+
+@dataclass
+class Background:
+    """What a link's healthy history says of each evidence counter: erred-interval share p, counts per
+    second, dispersion (variance over mean of the per-interval count, at least 1)."""
+
+    p: np.ndarray
+    rate: np.ndarray
+    dispersion: np.ndarray
+
+
+@dataclass
+class Verdict:
+    """The most unlikely window of one counter of one link."""
+
+    name: str
+    log10_p: float
+    window: int
+    erred: int
+    total: float
+    expected_share: float  # the background's erred-interval share
+    expected_rate: float  # the background's counts per second
+    share_of_packets: float  # counts over the packets the link moved in the window (impact)
+
+    @property
+    def evidence(self) -> Evidence:
+        return EVIDENCE[self.name]
+
+
+def _posterior(n: float, k: np.ndarray, total: np.ndarray, sumsq: np.ndarray, prior: Background,
+               interval_s: float) -> Background:
+    """A link's background: its own counts, shrunk towards its class's by PRIOR_INTERVALS."""
+    m = PRIOR_INTERVALS
+    p = (k + m * prior.p) / (n + m)
+    rate = (total + m * prior.rate * interval_s) / ((n + m) * interval_s)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where(n > 0, total / max(n, 1.0), 0.0)
+        var = np.where(n > 1, sumsq / max(n, 1.0) - mean * mean, 0.0)
+        own = np.where(mean > 0, var / np.where(mean > 0, mean, 1.0), 1.0)
+    disp = np.maximum((n * np.maximum(own, 1.0) + m * prior.dispersion) / (n + m), 1.0)
+    return Background(p, rate, disp)
+
+
+@dataclass
+class BackgroundRates:
+    """Fitted attributes: `classes_` (class -> Background), `links_` (link -> Background, for the links
+    seen in training), `interval_s_`."""
+
+    classes_: dict[str, Background] = field(default_factory=dict)
+    links_: dict[tuple[str, str], Background] = field(default_factory=dict)
+    interval_s_: float = 30.0
+
+    def fit(self, keys: Sequence[tuple[str, str]], classes: Sequence[str], counts: np.ndarray,
+            interval_s: float) -> BackgroundRates:
+        """`counts`: one row per healthy link-interval, one column per EVIDENCE_NAMES, NaN where the link
+        does not report the counter."""
+        self.interval_s_ = interval_s
+        E = len(EVIDENCE_NAMES)
+        reported = ~np.isnan(counts)
+        c = np.nan_to_num(np.maximum(counts, 0.0))
+        erred = c >= 0.5
+        cls_arr = np.array(classes)
+        self.classes_ = {}
+        for cls in sorted(set(classes)):
+            rows = cls_arr == cls
+            n = reported[rows].sum(axis=0).astype(float)
+            k = erred[rows].sum(axis=0)
+            total = c[rows].sum(axis=0)
+            # Jeffreys: a class that never counted one in n intervals has a share of about 1/(2n)
+            p = np.where(n > 0, (k + 0.5) / (n + 1.0), NO_HISTORY_P)
+            rate = np.where(n > 0, (total + 0.5) / ((n + 1.0) * interval_s), NO_HISTORY_RATE)
+            # the burstiness of the class: the median over its links that count at all
+            disp = np.ones(E)
+            self.classes_[cls] = Background(p, rate, disp)
+        per_link: dict[tuple[str, str], list[int]] = {}
+        for i, key in enumerate(keys):
+            per_link.setdefault(key, []).append(i)
+        self.links_ = {}
+        for key, idx in per_link.items():
+            rows_c = c[idx]
+            n = float(len(idx))
+            prior = self.classes_[classes[idx[0]]]
+            self.links_[key] = _posterior(n, (rows_c >= 0.5).sum(axis=0), rows_c.sum(axis=0),
+                                          (rows_c * rows_c).sum(axis=0), prior, interval_s)
+        return self
+
+    def background(self, key: tuple[str, str], link_class: str) -> Background:
+        """What healthy history says of this link, else of its class, else the no-history default."""
+        b = self.links_.get(key)
+        if b is not None:
+            return b
+        c = self.classes_.get(link_class)
+        if c is not None:
+            return _posterior(0.0, np.zeros(len(EVIDENCE_NAMES)), np.zeros(len(EVIDENCE_NAMES)),
+                              np.zeros(len(EVIDENCE_NAMES)), c, self.interval_s_)
+        E = len(EVIDENCE_NAMES)
+        return Background(np.full(E, NO_HISTORY_P), np.full(E, NO_HISTORY_RATE), np.ones(E))
+
+    def score(self, window: np.ndarray, packets: np.ndarray, background: Background,
+              interval_s: float) -> list[Verdict]:
+        """The counters whose recent counts stand above the background beyond LOG10_ALPHA, each at its most
+        unlikely window. `window`: (W, E) counts of the last W intervals, oldest first; `packets`: (W,)."""
+        out = []
+        W_all = len(window)
+        erred_any = window >= 0.5
+        for j in np.nonzero(erred_any.sum(axis=0) >= MIN_ERRED)[0].tolist():
+            best: Verdict | None = None
+            for w in WINDOWS:
+                if w > W_all:
+                    break
+                col = window[-w:, j]
+                k = int((col >= 0.5).sum())
+                # still going: a window that stopped counting a while ago is a fault that ended
+                if k < MIN_ERRED or not (col[-RECENT:] >= 0.5).any():
+                    continue
+                total = float(col.sum())
+                p0 = float(background.p[j])
+                lp = _log10_binom_sf(k, w, p0)
+                mu = float(background.rate[j]) * w * interval_s
+                d = float(background.dispersion[j])
+                if total >= MIN_EXCESS * mu:
+                    lp = min(lp, _log10_poisson_sf(total / d, mu / d))
+                if best is None or lp < best.log10_p:
+                    pk = float(packets[-w:].sum())
+                    best = Verdict(EVIDENCE_NAMES[j], lp, w, k, total, p0, float(background.rate[j]),
+                                   total / pk if pk > 0 else math.inf)
+            if best is not None and best.log10_p < LOG10_ALPHA and (
+                    best.share_of_packets >= NEGLIGIBLE_SHARE or best.evidence is Evidence.INTEGRITY):
+                out.append(best)
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        def enc(b: Background) -> list[list[float]]:
+            return [[float(f"{v:.4g}") for v in a] for a in (b.p, b.rate, b.dispersion)]
+
+        return {"names": list(EVIDENCE_NAMES), "interval_s": self.interval_s_,
+                "classes": {c: enc(b) for c, b in self.classes_.items()},
+                "links": [[d, p, enc(b)] for (d, p), b in sorted(self.links_.items())]}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> BackgroundRates:
+        names = list(data["names"])
+
+        def dec(rows: Iterable[Iterable[float]]) -> Background:
+            arrays = []
+            for default, row in zip((NO_HISTORY_P, NO_HISTORY_RATE, 1.0), rows, strict=True):
+                a = np.full(len(EVIDENCE_NAMES), default)
+                for name, v in zip(names, row, strict=True):
+                    if name in E_INDEX:
+                        a[E_INDEX[name]] = float(v)
+                arrays.append(a)
+            return Background(*arrays)
+
+        return cls({str(c): dec(b) for c, b in data["classes"].items()},
+                   {(str(d), str(p)): dec(b) for d, p, b in data["links"]}, float(data["interval_s"]))
+
+
+def _log10_binom_sf(k: int, n: int, p: float) -> float:
+    """log10 P(X >= k), X ~ Binomial(n, p)."""
+    if k <= 0:
+        return 0.0
+    v = float(betainc(k, n - k + 1, min(max(p, 1e-12), 1.0)))
+    return math.log10(v) if v > 0 else -300.0
+
+
+def _log10_poisson_sf(k: float, mu: float) -> float:
+    """log10 P(X >= k), X ~ Poisson(mu), continuous in k (quasi-Poisson totals are not integers)."""
+    if k <= 0:
+        return 0.0
+    v = float(gammainc(k, max(mu, 1e-12)))
+    return math.log10(v) if v > 0 else -300.0
+
+
+class EvidenceWindows:
+    """Each link's evidence counts over the last max(WINDOWS) intervals, kept only for links that counted
+    any recently: a fabric of healthy links costs nothing here."""
+
+    def __init__(self) -> None:
+        self._rings: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
+
+    def push(self, key: tuple[str, str], counts: np.ndarray | None,
+             packets: float) -> tuple[np.ndarray, np.ndarray] | None:
+        """Add this interval's counts (None: nothing counted); the window, or None when it holds nothing."""
+        ring = self._rings.get(key)
+        if ring is None:
+            if counts is None:
+                return None
+            W = max(WINDOWS)
+            ring = (np.zeros((W, len(EVIDENCE_NAMES))), np.zeros(W))
+            self._rings[key] = ring
+        win, pk = ring
+        win[:-1] = win[1:]
+        pk[:-1] = pk[1:]
+        win[-1] = 0.0 if counts is None else counts
+        pk[-1] = packets
+        if not win.any():
+            del self._rings[key]
+            return None
+        return win, pk
+
+    def forget(self, keys: Iterable[tuple[str, str]]) -> None:
+        for key in keys:
+            self._rings.pop(key, None)
+
+    def active(self) -> set[tuple[str, str]]:
+        return set(self._rings)

@@ -1,0 +1,155 @@
+"""Every error, discard and integrity counter is evidence rated against its own background.
+
+Each test names the principle it checks. The fabrics are the project's simulator with counts written
+into chosen links; the estimator is also checked alone on counts drawn from known rates."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fabricwatch.lab.evaluation import simulate
+from fabricwatch.models.background import EVIDENCE_NAMES, BackgroundRates, EvidenceWindows
+from fabricwatch.models.features import FeatureBuilder, LinkInterval
+from fabricwatch.models.link_detector import Finding, LinkDetector
+from fabricwatch.simulator.topology import FabricSpec
+
+SPEC = FabricSpec(nodes=32, rails=4, leaves_per_rail=2, spines=4)
+INTERVAL = 30.0
+FCS = EVIDENCE_NAMES.index("fcs_errors")
+
+
+@pytest.fixture(scope="module")
+def detector() -> LinkDetector:
+    run = simulate(SPEC, 80, interval_s=INTERVAL, seed=1)
+    fb = FeatureBuilder(INTERVAL)
+    return LinkDetector(interval_s=INTERVAL).fit([fb.build(s, links) for s, links in run.frames])
+
+
+def _run(detector: LinkDetector, n: int, seed: int, change) -> list[list[Finding]]:  # type: ignore[no-untyped-def]
+    detector.reset()
+    run = simulate(SPEC, n, interval_s=INTERVAL, seed=seed)
+    fb = FeatureBuilder(INTERVAL)
+    out = []
+    for i, (start, links) in enumerate(run.frames):
+        change(i, links)
+        out.append(detector.detect(fb.build(start, links)))
+    return out
+
+
+def _host_ports(links: list[LinkInterval]) -> list[LinkInterval]:
+    return [li for li in links if li.tags.get("role") == "leaf_down"]
+
+
+def test_sporadic_single_errors_on_healthy_links_are_background_not_findings() -> None:
+    """Principle 1 (background, not presence): healthy 400G links see a stray uncorrectable codeword or
+    FCS error now and then, in the site's healthy history as after it. A third of the host links each
+    count one error in a random 1 of 12 intervals, in training and for two hours after: nothing is paged."""
+    rng = np.random.default_rng(3)
+
+    def sporadic(i: int, links: list[LinkInterval]) -> None:
+        for li in _host_ports(links)[::3]:
+            if rng.random() < 1 / 12:
+                li.rates["fcs_errors"] = 1 / INTERVAL
+                li.rates["fec_uncorrectable"] = 1 / INTERVAL
+                li.rates["in_errors"] = 1 / INTERVAL
+
+    run = simulate(SPEC, 120, interval_s=INTERVAL, seed=1)
+    fb = FeatureBuilder(INTERVAL)
+    for i, (_, links) in enumerate(run.frames):
+        sporadic(i, links)
+    detector = LinkDetector(interval_s=INTERVAL).fit([fb.build(s, links) for s, links in run.frames])
+    found = _run(detector, 240, 5, sporadic)
+    assert not [f for fs in found for f in fs if set(f.conditions) & {"corruption", "fec_uncorrectable"}]
+
+
+def test_a_counter_no_rule_names_is_a_finding_named_by_it_when_it_moves_where_it_never_did(
+        detector: LinkDetector) -> None:
+    """Principle 1 (no rule per counter): a switch-relay error counter, which no rule names and which
+    never moved in training, counting a few every interval on one link is a finding that names it; the
+    same counter moving once on another link is not."""
+    victim = ("leaf-r1-0", None)
+
+    def relay(i: int, links: list[LinkInterval]) -> None:
+        ports = _host_ports(links)
+        nonlocal victim
+        victim = (ports[3].device, ports[3].port)
+        if i >= 4:
+            ports[3].rates["rcv_switch_relay_errors"] = 2 / INTERVAL
+        if i == 6:
+            ports[7].rates["rcv_switch_relay_errors"] = 1 / INTERVAL
+
+    found = _run(detector, 14, 6, relay)
+    hits = [f for fs in found for f in fs if "rcv_switch_relay_errors" in f.explanation]
+    assert {(f.device, f.port) for f in hits} == {victim}
+    first = next(n for n, fs in enumerate(found) if any("rcv_switch_relay_errors" in f.explanation for f in fs))
+    assert first - 4 <= 3  # within three intervals of the first count
+
+
+def test_many_ports_of_one_switch_counting_at_once_are_one_device_finding(detector: LinkDetector) -> None:
+    """Principle 4 (findings at the right level): the host ports of one leaf all counting symbol errors
+    (its ASIC or a line card) are one device finding listing them, not a page per port."""
+    leaf = "leaf-r2-0"
+
+    def asic(i: int, links: list[LinkInterval]) -> None:
+        if i >= 3:
+            for li in _host_ports(links):
+                if li.device == leaf:
+                    li.rates["symbol_errors"] = 5 / INTERVAL
+
+    found = _run(detector, 10, 7, asic)
+    last = found[-1]
+    on_leaf = [f for f in last if f.device == leaf]
+    assert len(on_leaf) == 1 and on_leaf[0].level == "device" and on_leaf[0].port == "*"
+    assert len(on_leaf[0].ports) >= 3 and "corruption" in on_leaf[0].conditions
+
+
+def test_a_link_with_a_healthy_background_is_judged_against_its_own_history() -> None:
+    """Principle 1 (the link's own background): a link that always counted ~1 error in 3 intervals is not
+    flagged for doing so; a link of the same class that never counted is, at the same counts."""
+    rng = np.random.default_rng(1)
+    n = 200
+    noisy = (rng.random(n) < 1 / 3).astype(float)
+    counts = np.full((21 * n, len(EVIDENCE_NAMES)), np.nan)
+    counts[:, FCS] = np.concatenate([noisy, np.zeros(20 * n)])
+    keys = [("sw", "noisy")] * n + [("sw", f"clean{k}") for k in range(20) for _ in range(n)]
+    bg = BackgroundRates().fit(keys, ["c"] * (21 * n), counts, INTERVAL)
+    window = np.zeros((32, len(EVIDENCE_NAMES)))
+    window[-8:, FCS] = [1, 0, 0, 1, 0, 1, 0, 1]
+    pk = np.full(32, 1e6)
+    assert not bg.score(window, pk, bg.background(("sw", "noisy"), "c"), INTERVAL)
+    (v,) = bg.score(window, pk, bg.background(("sw", "clean0"), "c"), INTERVAL)
+    assert v.name == "fcs_errors" and v.erred == 4
+
+
+def test_a_rise_on_a_link_that_always_counts_is_found_by_its_total() -> None:
+    """Principle 1 (rate, not presence): a link that counts ~2 drops every interval has no clean
+    intervals to lose; ten times its rate is a finding, its usual rate is not."""
+    rng = np.random.default_rng(2)
+    counts = np.full((300, len(EVIDENCE_NAMES)), np.nan)
+    d = EVIDENCE_NAMES.index("in_discards")
+    counts[:, d] = rng.poisson(2.0, 300)
+    bg = BackgroundRates().fit([("sw", "p")] * 300, ["c"] * 300, counts, INTERVAL)
+    b = bg.background(("sw", "p"), "c")
+    usual = np.zeros((32, len(EVIDENCE_NAMES)))
+    usual[:, d] = rng.poisson(2.0, 32)
+    assert not bg.score(usual, np.full(32, 1e6), b, INTERVAL)
+    risen = usual.copy()
+    risen[-8:, d] = rng.poisson(20.0, 8)
+    (v,) = bg.score(risen, np.full(32, 1e6), b, INTERVAL)
+    assert v.name == "in_discards" and v.total > 100
+
+
+def test_a_fault_that_stopped_clears_within_two_intervals() -> None:
+    """A window that stopped counting is a fault that ended: its finding does not outlive it by more than
+    two intervals (the scorer's grace and the operator's patience)."""
+    bg = BackgroundRates()
+    wins = EvidenceWindows()
+    b = bg.background(("sw", "p"), "c")
+    row = np.zeros(len(EVIDENCE_NAMES))
+    row[FCS] = 4.0
+    flagged = []
+    for i in range(20):
+        win = wins.push(("sw", "p"), row if i < 10 else None, 1e6)
+        flagged.append(bool(win is not None and bg.score(win[0], win[1], b, INTERVAL)))
+    assert any(flagged[:10]) and not any(flagged[12:])
