@@ -1,1 +1,1 @@
-"""Anomaly detection (link detector, collective detector) lands with the detection issues."""
+"""Detection models, ML only (numpy, scikit-learn): the link detector and its rules, optics, NCCL variance."""

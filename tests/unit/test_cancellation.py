@@ -42,7 +42,7 @@ class SwallowingCollector:
     async def __aenter__(self) -> SwallowingCollector:
         self.sessions += 1
         if self.sessions > 1:
-            await asyncio.sleep(3600)  # later sessions (only on the old code) cancel normally
+            await asyncio.sleep(3600)  # a later session (reached only if the loop ignored the stop) cancels normally
         try:
             await asyncio.sleep(0.05)
         except asyncio.CancelledError:
@@ -86,7 +86,7 @@ async def test_a_supervised_task_ends_when_cancelled_even_if_it_swallowed_it() -
         nonlocal runs
         runs += 1
         if runs > 1:
-            await asyncio.sleep(3600)  # a later run (only on the old code): cancellable, so the test ends
+            await asyncio.sleep(3600)  # a later run (reached only if the stop was lost): cancellable, so the test ends
         try:
             await asyncio.sleep(0.05)
         except asyncio.CancelledError:
