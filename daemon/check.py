@@ -17,6 +17,7 @@ from fabricwatch.core.protocols import Describes
 from fabricwatch.daemon import config as config_mod
 from fabricwatch.daemon.runner import build_collectors, load_topology
 from fabricwatch.models.link_detector import LinkDetector, ModelError
+from fabricwatch.slurm.check import check as check_slurm
 
 
 async def _reach(collector: Any, timeout: float) -> str | None:
@@ -49,6 +50,10 @@ def exposure_warnings(cfg: config_mod.Config) -> list[str]:
     for i, m in enumerate(cfg.sinks.mqtt):  # type: ignore[attr-defined]
         if m.password is not None and not m.tls.enabled:
             out.append(f"sinks.mqtt[{i}] ({m.name}): the password travels without TLS")
+    rest = cfg.slurm.rest_url
+    if rest is not None and rest.startswith("http://") \
+            and not config_mod.is_loopback(rest.split("//", 1)[1].split("/", 1)[0]):
+        out.append(f"slurm.rest_url: the token travels over plain http:// to {rest}")
     if cfg.nccl.mqtt is not None and cfg.nccl.mqtt.password is not None and not cfg.nccl.mqtt.tls.enabled:
         out.append("nccl.mqtt: the password travels without TLS")
     for i, s in enumerate(cfg.sinks.influxdb):  # type: ignore[attr-defined]
@@ -86,6 +91,10 @@ async def run_check(path: Path, *, timeout: float = 10.0, out: Any = None, confi
         failed += problem is not None
         print(f"{'FAIL' if problem else 'ok  '} sink {kind}:{sink_cfg.name}"
               + (f": {problem}" if problem else ""), file=out)
+    if cfg.slurm.enabled:
+        for status, line in await check_slurm(cfg.slurm):
+            failed += status == "FAIL"
+            print(f"{status:<4} {line}", file=out)
     collectors = build_collectors(cfg)
     results = await asyncio.gather(*(_reach(c, timeout) for c in collectors))
     for c, problem in zip(collectors, results, strict=True):

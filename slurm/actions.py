@@ -147,6 +147,8 @@ class Drainer:
         if me is None:
             return f"left alone: Slurm knows no node {node} (map it in [slurm] node_names)"
         held = outstanding(entries, dry_run=self.cfg.dry_run)
+        if self.cfg.dry_run:  # nobody resumes a dry run's drain: it would hold while its finding lasts
+            held = {n: e for n, e in held.items() if (e.get("device"), e.get("port")) in self.streak}
         if node in held:
             return "left alone: already drained by fabricwatch"
         if me.drained:

@@ -245,10 +245,21 @@ async def test_slurmrestd_and_squeue_give_the_same_jobs_and_nodes(clean: SlurmCl
     assert [(j.id, j.user, j.name, len(j.nodes), j.state) for j in by_rest] == [(job, "root", "wide", 3, "RUNNING")]
     assert sorted(n.name for n in await rest.nodes()) == NODES
     assert {n.name: n.partitions for n in await squeue.nodes()} == {n: ("debug",) for n in NODES}
+    # `fabricwatch check` reads Slurm once and says when drains are live
+    conf = tmp_path / "fw.toml"
+    conf.write_text(tomli_w.dumps({"slurm": {"rest_url": slurm.rest_url, "user": "root",
+                                             "token": {"file": str(tmp_path / "jwt")},
+                                             "actions": {"enabled": True, "dry_run": False}}}))
+    res = await asyncio.to_thread(cli, "check", "-c", str(conf))
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert f"ok   slurm slurmrestd {slurm.rest_url}: 1 running jobs on 4 nodes" in res.stdout, res.stdout
+    assert "WARN slurm actions are live (dry_run = false)" in res.stdout
     # a token Slurm does not accept is an error (22.05 says no more than this), not an empty cluster
     (tmp_path / "jwt").write_text("not-a-token")
     with pytest.raises(SlurmError, match=r"HTTP 500: Failed while looking for jobs \(Unspecified error\)"):
         await rest.jobs()
+    res = await asyncio.to_thread(cli, "check", "-c", str(conf))
+    assert res.returncode == 1 and "FAIL slurm slurmrestd" in res.stdout, res.stdout
 
 
 async def test_max_total_counts_the_drains_not_yet_resumed(clean: SlurmCluster, tmp_path: Path) -> None:
