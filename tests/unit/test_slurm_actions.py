@@ -1,0 +1,48 @@
+"""The pieces of the Slurm actions that need no Slurm: the drain reason, what the audit log says is
+drained, and the bound on the jobs a finding shows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fabricwatch.core.topology import Topology
+from fabricwatch.slurm.actions import drain_reason
+from fabricwatch.slurm.audit import AuditLog, drains_since, outstanding
+from fabricwatch.slurm.config import SlurmConfig
+from fabricwatch.slurm.join import JobIndex
+from fabricwatch.slurm.records import Job
+from fabricwatch.slurm.service import SlurmService
+
+
+def test_the_reason_names_the_link_and_the_first_clause_within_what_slurm_keeps() -> None:
+    r = drain_reason("leaf-r0-0", "swp2", "PFC pause storm: 60,000 pause frames/s received; peers quiet")
+    assert r == "fabricwatch: leaf-r0-0 swp2 PFC pause storm: 60,000 pause frames/s received"
+    long = drain_reason("leaf-r0-0", "swp2", "x" * 500)
+    assert len(long) == 200 and long.endswith("...")
+
+
+def test_the_audit_log_says_what_is_still_drained_and_skips_a_torn_line(tmp_path: Path) -> None:
+    log = AuditLog(tmp_path / "a.jsonl")
+    log.append({"action": "drain", "outcome": "done", "node": "gpu1", "time_unix": 100.0})
+    log.append({"action": "drain", "outcome": "refused", "node": "gpu2", "time_unix": 200.0})
+    log.append({"action": "drain", "outcome": "done", "node": "gpu3", "time_unix": 300.0})
+    log.append({"action": "resume", "outcome": "done", "node": "gpu1", "time_unix": 400.0})
+    log.append({"action": "drain", "outcome": "would", "node": "gpu4", "time_unix": 500.0})
+    with open(tmp_path / "a.jsonl", "a") as f:
+        f.write('{"action": "drain", "outc')  # a crash mid-write
+    entries = log.read()
+    assert len(entries) == 5 and entries[0]["time"] == "1970-01-01T00:01:40Z"
+    assert sorted(outstanding(entries)) == ["gpu3"]
+    assert sorted(outstanding(entries, dry_run=True)) == ["gpu4"]
+    assert drains_since(entries, 250.0) == 1 and drains_since(entries, 0.0) == 2
+
+
+def test_a_finding_shows_a_bounded_list_of_jobs_and_how_many_there_are() -> None:
+    topo = Topology.from_records([{"device": "leaf", "port": "swp1", "role": "leaf_down", "peer_device": "n1"}])
+    service = SlurmService(SlurmConfig(command="squeue", max_jobs_shown=3), lambda: topo)
+    assert service.about("leaf", "swp1") == {"jobs": [], "jobs_total": None}  # Slurm not read yet
+    service.index = JobIndex([Job(str(i), "u", f"j{i}", ("n1",)) for i in range(10, 0, -1)], topo, lambda n: n)
+    about = service.about("leaf", "swp1")
+    assert about["jobs_total"] == 10 and [j["id"] for j in about["jobs"]] == ["1", "2", "3"]
+    service.last_error = "slurmrestd jobs: HTTP 500"
+    assert service.about("leaf", "swp1")["jobs_error"] == "slurmrestd jobs: HTTP 500"
