@@ -20,6 +20,7 @@ from fabricwatch.cli.errors import CommandError, warn
 from fabricwatch.core.config_types import parse_duration
 from fabricwatch.core.influxql import InfluxQL
 from fabricwatch.detection.columnar import ReplayReport, Window, intervals_from_files, windows_from_influx
+from fabricwatch.detection.replay import why_not_a_sample
 from fabricwatch.models.features import FeatureBuilder, FeatureFrame, LinkInterval
 from fabricwatch.models.link_detector import LinkDetector, ModelError
 
@@ -46,6 +47,12 @@ def _windows(paths: list[Path], interval_s: float, report: ReplayReport, err: Co
 
         for chunk in intervals_from_files(paths, interval_s, report=report, progress=step):
             yield from chunk
+
+
+def _no_samples(args: argparse.Namespace) -> int:
+    """Nothing to judge is an error, not a clean night: say the first line that is no sample."""
+    warn(args, f"no port_counters sample read: {why_not_a_sample(args.files)}")
+    return 1
 
 
 def _say_read(report: ReplayReport, windows: int, err: Console) -> None:
@@ -121,6 +128,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         with _batch():
             intervals = list(_windows(args.files, interval, report, err))
         _say_read(report, len(intervals), err)
+        if not report.samples:
+            return _no_samples(args)
     else:
         warn(args, "give line-protocol FILES or --influx-url")
         return 2
@@ -203,6 +212,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
                     break
                 fit_part.append(iv)
             if not fit_part:
+                if not args.influx_url and not report.samples:
+                    return _no_samples(args)
                 warn(args, "no data")
                 return 1
             try:
@@ -230,6 +241,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
                     print(json.dumps(finding.to_json(), allow_nan=False), flush=True)
     if not args.influx_url:
         _say_read(report, windows, err)
+        if not report.samples:
+            return _no_samples(args)
     if args.model and seen_classes and not seen_classes & set(det.models):
         warn(args, f"the model has no class for this data (model: {', '.join(sorted(det.models))}; "
                    f"data: {', '.join(sorted(seen_classes))}): only the rules ran")

@@ -53,6 +53,31 @@ def read_samples(paths: Iterable[Path], report: ReadReport) -> Iterator[PortSamp
                 yield PortSample(tags["device"], tags["port"], ts, values, extra)
 
 
+def why_not_a_sample(paths: Iterable[Path]) -> str:
+    """The first line that is no port_counters sample, where and why: said when none was read."""
+    names = []
+    for path in paths:
+        names.append(str(path))
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for lineno, line in enumerate(f, 1):
+                if not line.strip() or line.startswith("#"):
+                    continue
+                try:
+                    measurement, tags, fields, ts = parse_line(line)
+                except LineProtocolError as exc:
+                    return f"{path}:{lineno}: {exc}"
+                missing = [k for k in TAG_KEYS if k not in tags]
+                if measurement != "port_counters":
+                    return f"{path}:{lineno}: measurement {measurement!r}, not port_counters"
+                if ts is None:
+                    return f"{path}:{lineno}: no timestamp"
+                if missing:
+                    return f"{path}:{lineno}: no {' or '.join(missing)} tag"
+                if not any(isinstance(v, int | float) and not isinstance(v, bool) for v in fields.values()):
+                    return f"{path}:{lineno}: no numeric field"
+    return f"{', '.join(names)}: no lines"
+
+
 def intervals_from_lp(
     paths: Iterable[Path], interval_s: float = 30.0, *, report: ReadReport | None = None,
     max_gap_s: float = 300.0,
