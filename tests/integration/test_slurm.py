@@ -128,11 +128,16 @@ async def test_a_job_is_joined_to_its_host_link_finding_drained_and_resumed_once
         assert reason.startswith(f"fabricwatch: {port.device} {port.name} PFC pause storm"), reason
         assert "Reason=fabricwatch:" in slurm.run("scontrol", "show", "node", "gpu000")
         assert slurm.drained() == {"gpu000"}
-        raised = [e for e in events if e.get("kind") == "link_finding" and e.get("event") == "raised"
-                  and e.get("port") == port.name and e.get("device") == port.device]
-        assert raised and raised[0]["jobs"][0]["id"] == job, raised
-        assert any(e.get("kind") == "slurm_action" and e.get("node") == "gpu000" and e.get("outcome") == "done"
-                   for e in events), events
+        def raised() -> list[dict[str, Any]]:
+            return [e for e in events if e.get("kind") == "link_finding" and e.get("event") == "raised"
+                    and e.get("port") == port.name and e.get("device") == port.device]
+
+        def drained_event() -> bool:
+            return any(e.get("kind") == "slurm_action" and e.get("node") == "gpu000" and e.get("outcome") == "done"
+                       for e in events)
+
+        await until("the MQTT events", lambda: _async(lambda: bool(raised()) and drained_event()), timeout=30)
+        assert raised()[0]["jobs"][0]["id"] == job and raised()[0]["jobs_total"] == 1, raised()
         # the job's links and the findings that touched them, from storage and Slurm
         q = await asyncio.to_thread(cli, "query", "job", job, "-c", str(conf), "--json")
         assert q.returncode == 0, q.stderr
