@@ -238,7 +238,7 @@ def _slurm_job(args: argparse.Namespace, history: History) -> int:
                 "from_ns": window.start_ns, "to_ns": window.end_ns, "findings": [i.to_json() for i in touched],
                 "links": [j.to_json() for j in links]},
          ["raised", "cleared", "severity", "device", "port", "conditions", "explanation"],
-         ([iso(i.raised_ns), "still open" if i.open else iso(i.cleared_ns), i.severity, i.device, i.port,
+         ([iso(i.raised_ns), state(i), i.severity, i.device, i.port,
            "+".join(sorted(i.conditions)), i.explanation] for i in touched),
          f"Slurm job {job.id} ({job.name}, {job.user}) on {len(hosts)} hosts, {len(links)} links: {len(touched)} "
          f"findings touched them, {iso(window.start_ns)} to {iso(window.end_ns)} UTC")
