@@ -43,6 +43,11 @@ class DaemonSection(StrictModel):
     # names (beside the listen address, localhost and loopback addresses) a request may carry in Host:
     # anything else is refused, so a page whose name is re-pointed at this machine (DNS rebinding) reads nothing
     allowed_hosts: list[str] = Field(default_factory=list)
+    # a client has this long to send a request's headers (from connecting, or from its last response)
+    # and this long to send its body; beyond http_max_connections a new connection is closed at once
+    http_header_timeout: Duration = 10.0
+    http_body_timeout: Duration = 60.0
+    http_max_connections: int = Field(1024, ge=4, le=60_000)
 
     @field_validator("allowed_hosts")
     @classmethod

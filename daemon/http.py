@@ -13,9 +13,9 @@ from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from fabricwatch.core.influxql import InfluxQLError
-from fabricwatch.core.net import bound_port
 from fabricwatch.core.timeparse import parse_time_ns
 from fabricwatch.daemon.fabric_view import fabric_document, link_document
+from fabricwatch.daemon.http_connections import ConnectionGuard
 from fabricwatch.daemon.http_guard import AllowedHosts, refuse_cross_site_writes, refuse_other_hosts
 from fabricwatch.daemon.http_metrics import HttpMetrics
 from fabricwatch.pipeline.ranking import worst_links
@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from fabricwatch.daemon.runner import Runner
 
 log = logging.getLogger("fabricwatch.http")
+# connections the kernel queues for accept; also the most asyncio accepts at once, so beyond the cap at
+# most this many sockets are open for the moment it takes to close them
+BACKLOG = 128
 _HERE = Path(__file__).resolve().parent / "static"
 STATIC: dict[str, tuple[bytes, str]] = {
     name: ((_HERE / name).read_bytes(), ctype)
@@ -49,14 +52,21 @@ class HttpServer:
         self.host, self.port = host.strip("[]"), int(port)
         self._runner: web.AppRunner | None = None
         self.url = ""
+        self.server: web.Server | None = None
+        self._listener: asyncio.Server | None = None
+        self._guard: ConnectionGuard | None = None
         self.refused: dict[str, int] = {}  # reason -> requests or connections refused by the guards
         runner.metrics.register(HttpMetrics(self.refused))
 
     async def start(self) -> None:
-        hosts = AllowedHosts(self.host, self.runner.config.daemon.allowed_hosts)
+        daemon = self.runner.config.daemon
+        self._guard = ConnectionGuard(max_connections=daemon.http_max_connections,
+                                      header_timeout=daemon.http_header_timeout,
+                                      body_timeout=daemon.http_body_timeout, refused=self._count)
+        hosts = AllowedHosts(self.host, daemon.allowed_hosts)
         # uploads are bounded by [nccl] max_upload_bytes; the server's own cap sits just above it
         app = web.Application(client_max_size=self.runner.config.nccl.max_upload_bytes + (1 << 20),
-                              middlewares=[refuse_other_hosts(hosts, self._refused),
+                              middlewares=[self._guard.middleware, refuse_other_hosts(hosts, self._refused),
                                            refuse_cross_site_writes(self._refused)])
         app.router.add_get("/metrics", self.metrics)
         app.router.add_get("/healthz", self.healthz)
@@ -73,21 +83,35 @@ class HttpServer:
         self.runner.nccl.routes(app)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port)
-        await site.start()
-        self.port = bound_port(site, self.port)
+        assert self._runner.server is not None
+        self.server = self._runner.server
+        self._guard.start(self.server)
+        # our own listening socket (not a TCPSite): every accepted connection goes through the guard
+        self._listener = await asyncio.get_running_loop().create_server(self._guard.protocol, self.host, self.port,
+                                                                        backlog=BACKLOG)
+        self.port = int(self._listener.sockets[0].getsockname()[1])
         self.url = f"http://{self.host}:{self.port}"
+
+    def _count(self, reason: str) -> int:
+        """One more refusal for `reason`; logged at the 1st, 10th, 100th...: an attack must not flood the log."""
+        self.refused[reason] = n = self.refused.get(reason, 0) + 1
+        if n == 10 ** (len(str(n)) - 1):
+            log.warning("http refused", extra={"reason": reason, "refused": n})
+        return n
 
     def _refused(self, request: web.Request, reason: str, detail: str) -> None:
         """A request a guard refused: counted by reason; an upload also as the NCCL service's own refusals."""
-        self.refused[reason] = n = self.refused.get(reason, 0) + 1
-        if n == 10 ** (len(str(n)) - 1):  # the 1st, 10th, 100th...: an attack must not flood the log
-            log.warning("http request refused", extra={"reason": reason, "detail": detail, "path": request.path[:200],
-                                                      "refused": n})
+        n = self._count(reason)
+        if n == 1:
+            log.info("http request refused", extra={"reason": reason, "detail": detail, "path": request.path[:200]})
         if request.path == "/api/nccl":
             self.runner.nccl.refuse("upload", reason, request.query.get("name", "upload")[:200], detail)
 
     async def stop(self) -> None:
+        if self._listener is not None:
+            self._listener.close()
+        if self._guard is not None:
+            await self._guard.stop()
         if self._runner is not None:
             await self._runner.cleanup()
 

@@ -14,8 +14,10 @@ class HttpMetrics(Collector):
 
     def collect(self) -> Iterator[Metric]:
         refused = CounterMetricFamily("fabricwatch_http_refused",
-                                      "Requests or connections the HTTP listener refused, by reason (host: a Host "
-                                      "this daemon is not; cross_site: a write from a page of another origin)",
+                                      "Requests or connections the HTTP listener refused or closed, by reason (host: "
+                                      "a Host this daemon is not; cross_site: a write from a page of another "
+                                      "origin; header_timeout, body_timeout: too slow; max_connections: over "
+                                      "the cap)",
                                       labels=["reason"])
         for reason, n in sorted(self.refused.items()):
             refused.add_metric([reason], n)

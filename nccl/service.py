@@ -194,11 +194,15 @@ class NcclService:
             self.refuse("upload", "too_large", name, f"Content-Length {request.content_length}")
             return web.json_response({"error": f"larger than {limit} bytes"}, status=413)
         body = bytearray()
-        async for chunk in request.content.iter_chunked(1 << 16):  # the whole body, not what is buffered
-            body += chunk
-            if len(body) > limit:
-                self.refuse("upload", "too_large", name, f"more than {limit} bytes")
-                return web.json_response({"error": f"larger than {limit} bytes"}, status=413)
+        try:
+            async for chunk in request.content.iter_chunked(1 << 16):  # the whole body, not what is buffered
+                body += chunk
+                if len(body) > limit:
+                    self.refuse("upload", "too_large", name, f"more than {limit} bytes")
+                    return web.json_response({"error": f"larger than {limit} bytes"}, status=413)
+        except ConnectionError as exc:  # the client left, or the listener closed it past its body timeout
+            self.refuse("upload", "incomplete", name, f"after {len(body)} bytes: {exc}")
+            return web.json_response({"error": "the body did not arrive whole"}, status=408)
         try:
             runs = await self.ingest(bytes(body), name)
         except Rejected as exc:

@@ -49,6 +49,21 @@ def test_unit_security_exposure_is_low(tmp_path: Path) -> None:
     assert float(m.group(1)) <= 2.0, res.stdout[-3000:]  # "OK" per systemd-analyze
 
 
+def unit_setting(key: str) -> str:
+    """The value of `key=` in the unit (the last one wins, as for systemd)."""
+    values = re.findall(rf"^{key}=(.*)$", UNIT.read_text(), re.M)
+    assert values, f"{key}= is not in the unit"
+    return str(values[-1]).strip()
+
+
+def test_file_descriptors_leave_room_beyond_the_http_connection_cap() -> None:
+    """1,050 slow clients used all of the default 1,024 descriptors; the listener's cap (1,024 by default)
+    must sit well inside the unit's limit, with room for targets, sinks and the spool."""
+    from fabricwatch.daemon.config import DaemonSection
+
+    assert int(unit_setting("LimitNOFILE")) >= 16 * DaemonSection().http_max_connections
+
+
 def test_notify_ready_watchdog_reloading_stopping(tmp_path: Path) -> None:
     sock_path = tmp_path / "notify.sock"
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
