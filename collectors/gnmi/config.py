@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from fabricwatch.collectors.gnmi.mapping import load_table
 from fabricwatch.core.backoff import Backoff
@@ -16,25 +16,25 @@ if TYPE_CHECKING:
     from fabricwatch.collectors.gnmi.collector import GnmiCollector
 
 
-def _check_flavour(v: str | None) -> str | None:
-    if v is not None:
-        load_table(v)  # raises ValueError naming the known flavours
+def _check_flavour(v: str) -> str:
+    load_table(v)  # raises ValueError naming the known flavours
     return v
+
+
+Flavour = Annotated[str, AfterValidator(_check_flavour)]  # the name of a path table (paths/<flavour>.toml)
 
 
 class GnmiTarget(StrictModel):
     device: str = Field(min_length=1)
     address: Address  # of the device's gNMI server
     target: str | None = None  # gNMI prefix target; defaults to the device name
-    flavour: str | None = None  # overrides the section's flavour
+    flavour: Flavour | None = None  # overrides the section's flavour
     tags: Tags = Field(default_factory=dict)
-
-    _flavour = field_validator("flavour")(classmethod(lambda cls, v: _check_flavour(v)))
 
 
 class GnmiConfig(StrictModel):
     name: str = "gnmi"
-    flavour: str = "openconfig"
+    flavour: Flavour = "openconfig"
     mode: Literal["stream", "once", "poll"] = "stream"
     sample_interval: PositiveDuration = 10.0
     # transceiver DOM, FEC/BER and inventory (the flavour's optics paths), at their own interval
@@ -52,8 +52,6 @@ class GnmiConfig(StrictModel):
     backoff: Backoff = Backoff()
     tags: Tags = Field(default_factory=dict)
     targets: Targets[GnmiTarget]
-
-    _flavour = field_validator("flavour")(classmethod(lambda cls, v: _check_flavour(v)))
 
     @model_validator(mode="after")
     def _check(self) -> GnmiConfig:

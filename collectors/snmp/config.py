@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from fabricwatch.collectors.snmp.profile import load_profile
 from fabricwatch.collectors.snmp.transport import AUTH_PROTOCOLS, PRIV_PROTOCOLS, split_address
@@ -18,10 +18,12 @@ if TYPE_CHECKING:
     from fabricwatch.collectors.snmp.collector import SnmpCollector
 
 
-def _check_profile(v: str | None) -> str | None:
-    if v is not None:
-        load_profile(v)  # raises naming the known profiles
+def _check_profile(v: str) -> str:
+    load_profile(v)  # raises naming the known profiles
     return v
+
+
+ProfileName = Annotated[str, AfterValidator(_check_profile)]  # profiles/<name>.toml
 
 
 class V3Auth(StrictModel):
@@ -52,7 +54,7 @@ class V3Auth(StrictModel):
 class SnmpTarget(StrictModel):
     device: str = Field(min_length=1)
     address: str  # host or host:port (161)
-    profile: str | None = None  # overrides the choice by sysObjectID
+    profile: ProfileName | None = None  # overrides the choice by sysObjectID
     community: SecretRef | None = None  # overrides the section's
     v3: V3Auth | None = None  # overrides the section's
     tags: Tags = Field(default_factory=dict)
@@ -64,8 +66,6 @@ class SnmpTarget(StrictModel):
         if not host:
             raise ValueError("address must be 'host' or 'host:port'")
         return v
-
-    _profile = field_validator("profile")(classmethod(lambda cls, v: _check_profile(v)))
 
 
 class SnmpConfig(StrictModel):
@@ -89,12 +89,10 @@ class SnmpConfig(StrictModel):
     port_name: Literal["ifName", "ifDescr", "ifAlias"] = "ifName"
     include_ports: list[str] = Field(default_factory=list)  # globs on port names; empty = all
     exclude_ports: list[str] = Field(default_factory=list)
-    profile: str | None = None
+    profile: ProfileName | None = None
     backoff: Backoff = Backoff()
     tags: Tags = Field(default_factory=dict)
     targets: Targets[SnmpTarget]
-
-    _profile = field_validator("profile")(classmethod(lambda cls, v: _check_profile(v)))
 
     @model_validator(mode="after")
     def _check(self) -> SnmpConfig:
