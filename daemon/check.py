@@ -19,16 +19,25 @@ from fabricwatch.daemon.runner import build_collectors, load_topology
 from fabricwatch.models.link_detector import LinkDetector, ModelError
 from fabricwatch.slurm.check import check as check_slurm
 
+CONNECT_BOUND_S = 120.0  # a session that neither connects nor fails in this long (its own timeout is shorter)
+
 
 async def _reach(collector: Any, timeout: float) -> str | None:
+    """The session is opened under the collector's own connect timeout, so that a target that cannot
+    be reached gets the diagnosis the daemon logs (refused, no answer, another service), not "no
+    data"; then the first data has `timeout`."""
     try:
-        async with asyncio.timeout(timeout):
+        async with asyncio.timeout(CONNECT_BOUND_S + timeout):
             async with collector:
-                async for _batch in collector.stream():
-                    return None
+                try:
+                    async with asyncio.timeout(timeout):
+                        async for _batch in collector.stream():
+                            return None
+                except TimeoutError:
+                    return f"no data within {timeout:g}s"
         return "session ended without data"
     except TimeoutError:
-        return f"no data within {timeout:g}s"
+        return f"no session within {CONNECT_BOUND_S + timeout:g}s"
     except TargetError as exc:
         return f"{exc.kind}: {exc}"
     except Exception as exc:
