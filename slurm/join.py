@@ -43,9 +43,10 @@ def suspect_host(topology: Topology, device: str, port: str) -> str | None:
 class JobIndex:
     """The running jobs by fabric host, and the leaves' hosts, for one topology and one read of Slurm."""
 
-    def __init__(self, jobs: Iterable[Job], topology: Topology, host_of: Callable[[str], str]) -> None:
+    def __init__(self, jobs: Iterable[Job], topology: Topology, host_of: Callable[[str], str], *,
+                 under: dict[str, frozenset[str]] | None = None) -> None:
         self.topology = topology
-        self.under = leaf_hosts(topology.records())
+        self.under = leaf_hosts(topology.records()) if under is None else under  # `under`: the same topology's
         self.hosts_of_job: dict[str, frozenset[str]] = {}
         self.jobs_on: dict[str, list[Job]] = {}
         self.jobs: dict[str, Job] = {}

@@ -75,8 +75,12 @@ def parse_jobs(doc: object, *, states: frozenset[str] | None = RUNNING) -> list[
         nodes = j.get("nodes") or ""
         if not isinstance(nodes, str):
             raise SlurmAnswerError(f"job {jid}: nodes is not a host list")
+        try:
+            names = tuple(expand(nodes))
+        except ValueError as exc:
+            raise SlurmAnswerError(f"job {jid}: {exc}") from None
         out.append(Job(jid, str(j.get("user_name") or j.get("user_id") or ""), str(j.get("name") or ""),
-                       tuple(expand(nodes)), str(j.get("partition") or ""), str(state),
+                       names, str(j.get("partition") or ""), str(state),
                        _int(j.get("start_time")), _int(j.get("end_time"))))
     return out
 

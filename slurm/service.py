@@ -49,7 +49,10 @@ class SlurmService:
                 log.warning("cannot read Slurm's jobs", extra={"error": str(exc)})
             self.last_error = str(exc)
             return
-        self.index = JobIndex(jobs, self.topology(), self.cfg.host_of)
+        topology = self.topology()
+        # the leaves' hosts are worked out once per topology (a reload or a discovery gives a new one)
+        under = self.index.under if self.index is not None and self.index.topology is topology else None
+        self.index = JobIndex(jobs, topology, self.cfg.host_of, under=under)
         self.read_unix = time.time()
         self.reads += 1
         self.last_error = None

@@ -9,7 +9,7 @@ from fabricwatch.core.topology import Topology
 from fabricwatch.slurm.config import SlurmConfig
 from fabricwatch.slurm.hostlist import expand
 from fabricwatch.slurm.join import JobIndex
-from fabricwatch.slurm.records import Job, parse_jobs, parse_nodes
+from fabricwatch.slurm.records import Job, SlurmAnswerError, parse_jobs, parse_nodes
 
 
 def fabric() -> Topology:
@@ -88,3 +88,6 @@ def test_slurm_answers_are_read_and_others_refused() -> None:
                 {"jobs": [{"job_id": 7, "job_state": "RUNNING", "nodes": 3}]}):
         with pytest.raises(ValueError):
             parse_jobs(bad)
+    # a host list it cannot read fails the read, naming the job (the join stays as last read)
+    with pytest.raises(SlurmAnswerError, match="job 7: unbalanced"):
+        parse_jobs({"jobs": [{"job_id": 7, "job_state": "RUNNING", "nodes": "gpu[1-"}]})
