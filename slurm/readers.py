@@ -86,6 +86,7 @@ class CommandReader:
         return _decode(text, argv[0])
 
     async def jobs(self, *, running: bool = True) -> list[Job]:
+        # 22.05's --json ignores --states (it lists every job slurmctld holds): the states are also kept here
         argv = [str(self.cfg.command), "--json"] + (["--states=RUNNING,COMPLETING,SUSPENDED"] if running else [])
         try:
             return parse_jobs(await self._json(argv), states=RUNNING if running else None)
