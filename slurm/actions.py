@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
 
 from fabricwatch.core.topology import Topology
 from fabricwatch.slurm.audit import AuditLog, drains_since, outstanding
@@ -41,6 +42,14 @@ class LinkFinding(Protocol):
 
     @property
     def explanation(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why a node is not drained now: `left_alone` for this finding's whole episode, `cap` until it frees."""
+
+    kind: Literal["left_alone", "cap"]
+    why: str
 
 
 def drain_reason(device: str, port: str, explanation: str) -> str:
@@ -115,15 +124,16 @@ class Drainer:
         base = {"action": "drain", "node": node, "host": host, "device": f.device, "port": f.port,
                 "severity": f.severity, "explanation": f.explanation, "reason": reason,
                 "dry_run": self.cfg.dry_run, "by": "daemon"}
-        why = self._refusal(node, nodes, entries)
-        if why is not None:
-            if why.startswith("left alone"):
+        refusal = self._refusal(node, nodes, entries)
+        if refusal is not None:
+            if refusal.kind == "left_alone":
                 self.settled.add(key)
-            if self.noted.get(key) == why:
+            if self.noted.get(key) == refusal.why:
                 return None
-            self.noted[key] = why
-            log.warning("drain refused", extra={"node": node, "device": f.device, "port": f.port, "why": why})
-            return self._audit({**base, "outcome": "refused", "why": why})
+            self.noted[key] = refusal.why
+            log.warning("drain refused", extra={"node": node, "device": f.device, "port": f.port,
+                                                "why": refusal.why})
+            return self._audit({**base, "outcome": "refused", "refusal": refusal.kind, "why": refusal.why})
         self.settled.add(key)
         if self.cfg.dry_run:
             log.warning(f"dry run: would drain {node}: scontrol update NodeName={node} State=DRAIN "
@@ -141,29 +151,32 @@ class Drainer:
         log.warning("node drained", extra={"node": node, "device": f.device, "port": f.port, "reason": reason})
         return self._audit({**base, "outcome": "done"})
 
-    def _refusal(self, node: str, nodes: dict[str, Node], entries: list[dict[str, Any]]) -> str | None:
+    def _refusal(self, node: str, nodes: dict[str, Node], entries: list[dict[str, Any]]) -> Refusal | None:
         """Why this node must not be drained now, or None."""
         me = nodes.get(node)
         if me is None:
-            return f"left alone: Slurm knows no node {node} (map it in [slurm] node_names)"
+            return Refusal("left_alone", f"left alone: Slurm knows no node {node} (map it in [slurm] node_names)")
         held = outstanding(entries, dry_run=self.cfg.dry_run)
         if self.cfg.dry_run:  # nobody resumes a dry run's drain: it would hold while its finding lasts
             held = {n: e for n, e in held.items() if (e.get("device"), e.get("port")) in self.streak}
         if node in held:
-            return "left alone: already drained by fabricwatch"
+            return Refusal("left_alone", "left alone: already drained by fabricwatch")
         if me.drained:
-            return f"left alone: already drained or down in Slurm ({me.reason or me.state})"
+            return Refusal("left_alone", f"left alone: already drained or down in Slurm ({me.reason or me.state})")
         recent = drains_since(entries, self.clock() - HOUR_S, dry_run=self.cfg.dry_run)
         if recent >= self.cfg.max_per_hour:
-            return f"cap: {recent} nodes drained in the last hour (max_per_hour = {self.cfg.max_per_hour})"
+            return Refusal("cap", f"cap: {recent} nodes drained in the last hour "
+                                  f"(max_per_hour = {self.cfg.max_per_hour})")
         if len(held) >= self.cfg.max_total:
-            return f"cap: {len(held)} nodes drained and not resumed (max_total = {self.cfg.max_total})"
+            return Refusal("cap", f"cap: {len(held)} nodes drained and not resumed "
+                                  f"(max_total = {self.cfg.max_total})")
         for part in me.partitions:
             members = [n for n in nodes.values() if part in n.partitions]
             drained = sum(1 for n in members if n.drained or n.name in held)
             if (drained + 1) > self.cfg.max_partition_share * len(members):
-                return (f"cap: draining {node} would leave {drained + 1} of {len(members)} nodes of partition "
-                        f"{part} drained (max_partition_share = {self.cfg.max_partition_share:g})")
+                return Refusal("cap", f"cap: draining {node} would leave {drained + 1} of {len(members)} nodes of "
+                                      f"partition {part} drained "
+                                      f"(max_partition_share = {self.cfg.max_partition_share:g})")
         return None
 
     def _audit(self, entry: dict[str, Any]) -> dict[str, Any]:

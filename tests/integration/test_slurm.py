@@ -208,6 +208,7 @@ async def test_a_burst_drains_no_more_than_the_caps(clean: SlurmCluster, tmp_pat
     assert slurm.drained() == {"gpu000", "gpu001"}
     assert [e["outcome"] for e in written] == ["done", "done", "refused", "refused"]
     assert all("max_per_hour = 2" in e["why"] for e in written[2:])
+    assert all(e["refusal"] == "cap" for e in written[2:])
     d.observe(storms)
     assert await d.act(storms, topo) == []  # the same refusals are not audited again
     assert len(AuditLog(tmp_path / "a.jsonl").read()) == 4
