@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 MAX_NAMES = 100_000  # a list naming more is refused, not expanded into memory
-_RANGE = re.compile(r"(\d{1,9})(?:-(\d{1,9}))?")
+MAX_GROUPS = 8  # bracket groups in one name pattern ("rack[1-4]-node[01-16]" has two)
+_RANGE = re.compile(r"([0-9]{1,9})(?:-([0-9]{1,9}))?")
 
 
 def _split_top(text: str) -> list[str]:
@@ -58,6 +59,8 @@ def expand(text: str) -> list[str]:
     """Every node name of a Slurm host list, in order; ValueError on a malformed or huge one."""
     names: list[str] = []
     for part in _split_top(text.strip()):
+        if part.count("[") > MAX_GROUPS:
+            raise ValueError(f"more than {MAX_GROUPS} bracket groups in one host list name: {part[:80]!r}")
         names += _expand_one(part.strip())
         if len(names) > MAX_NAMES:
             raise ValueError(f"host list names more than {MAX_NAMES} nodes")

@@ -94,7 +94,8 @@ def parse_nodes(doc: object) -> list[Node]:
             raise SlurmAnswerError("a node without a name")
         state = n.get("state")
         words = [str(s) for s in state] if isinstance(state, list) else [str(state or "")]
-        flags = {str(f).upper() for f in n.get("state_flags") or [] if isinstance(f, str)}
+        raw_flags = n.get("state_flags")
+        flags = {f.upper() for f in raw_flags if isinstance(f, str)} if isinstance(raw_flags, list) else set()
         flags |= {w.upper() for w in words[1:]}
         parts = n.get("partitions") or []
         out.append(Node(n["name"], words[0].lower(), frozenset(flags),
