@@ -102,6 +102,10 @@ class Drainer:
         due = self.due(findings, topology)
         if not due:
             return []
+        problem = self.audit.writable()
+        if problem is not None:
+            log.error("no action without an audit log", extra={"error": problem})
+            return []
         try:
             nodes = {n.name: n for n in await self.reader.nodes()}
         except SlurmError as exc:

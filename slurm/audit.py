@@ -28,6 +28,15 @@ class AuditLog:
             os.fsync(f.fileno())
         return full
 
+    def writable(self) -> str | None:
+        """None when an entry can be appended now, else why not (no action is taken unaudited)."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8"):
+                return None
+        except OSError as exc:
+            return f"cannot write the audit log {self.path}: {exc.strerror}"
+
     def read(self) -> list[dict[str, Any]]:
         """Every entry, oldest first; a torn or foreign line is skipped and logged."""
         try:

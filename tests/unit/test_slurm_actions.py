@@ -46,3 +46,9 @@ def test_a_finding_shows_a_bounded_list_of_jobs_and_how_many_there_are() -> None
     assert about["jobs_total"] == 10 and [j["id"] for j in about["jobs"]] == ["1", "2", "3"]
     service.last_error = "slurmrestd jobs: HTTP 500"
     assert service.about("leaf", "swp1")["jobs_error"] == "slurmrestd jobs: HTTP 500"
+
+
+def test_an_audit_log_that_cannot_be_written_says_so(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    assert AuditLog(tmp_path / "a.jsonl").writable() is None
+    assert "cannot write the audit log" in str(AuditLog(tmp_path / "file" / "a.jsonl").writable())
