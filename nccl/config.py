@@ -38,6 +38,8 @@ class NcclSection(StrictModel):
     upload: bool = True  # POST /api/nccl on the daemon's listener
     upload_token: SecretRef | None = None  # require "Authorization: Bearer <token>"
     max_upload_bytes: int = Field(16 << 20, ge=1024)
+    # uploads read at once (each holds up to max_upload_bytes until parsed); beyond it a 429 at once
+    max_concurrent_uploads: int = Field(4, ge=1, le=256)
     watch_dir: Path | None = None  # new files here are ingested, then moved to processed/ or failed/
     poll_interval: Duration = 5.0
     mqtt: MqttSource | None = None
