@@ -7,6 +7,7 @@ import tomllib
 from itertools import pairwise
 from pathlib import Path
 from typing import Annotated, Any, Protocol, TypeVar
+from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -45,6 +46,16 @@ def check_address(value: str) -> str:
 
 
 Address = Annotated[str, AfterValidator(check_address)]
+
+
+def check_no_userinfo(url: str, instead: str) -> str:
+    """`url` unless it carries a user or password (`http://user:pass@host`), else a ValueError saying to
+    give `instead`: an inline secret, shown wherever the URL is (logs, /api/targets, errors). The
+    message never repeats the URL."""
+    if "@" in urlsplit(url).netloc:
+        raise ValueError(f"a user name or password in the URL is refused (it would be shown wherever the URL "
+                         f"is: logs, /api/targets, error messages); write the URL without it and give {instead}")
+    return url
 
 
 def check_order(section: BaseModel, *names: str) -> None:

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 from pydantic import Field, field_validator, model_validator
 
 from fabricwatch.core.backoff import Backoff
-from fabricwatch.core.config_types import PositiveDuration, StrictModel, Tags
+from fabricwatch.core.config_types import PositiveDuration, StrictModel, Tags, check_no_userinfo
 from fabricwatch.core.secrets import SecretRef
 from fabricwatch.core.tls import TlsConfig
 
@@ -20,6 +20,8 @@ def _url(v: str) -> str:
     parts = urlsplit(v)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError("must be an http(s) URL like 'https://ufm.example'")
+    check_no_userinfo(v, 'username = "..." and password = { env = "NAME" }, or token = { env = "NAME" } '
+                         "(file = or credential = work too)")
     return v.rstrip("/")
 
 

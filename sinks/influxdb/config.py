@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from fabricwatch.core.backoff import Backoff
-from fabricwatch.core.config_types import Duration, StrictModel
+from fabricwatch.core.config_types import Duration, StrictModel, check_no_userinfo
 from fabricwatch.core.secrets import SecretRef
 
 if TYPE_CHECKING:
@@ -47,6 +47,12 @@ class InfluxConfig(StrictModel):
     # batches held in memory while the spool's disk refuses writes; beyond, the oldest are dropped (counted)
     memory_max_points: int = Field(200_000, ge=1)
     spool: SpoolConfig = SpoolConfig()
+
+    @field_validator("url")
+    @classmethod
+    def _no_userinfo(cls, v: str) -> str:
+        return check_no_userinfo(v, 'username = "..." and password = { env = "NAME" } (api v1), or '
+                                    'token = { env = "NAME" } (api v2); file = or credential = work too')
 
     @model_validator(mode="after")
     def _check(self) -> InfluxConfig:
