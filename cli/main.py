@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import logging
 import re
+import socket
 import sys
 from pathlib import Path
 
@@ -21,18 +23,37 @@ from fabricwatch.daemon import logs
 log = logging.getLogger("fabricwatch.cli")
 
 
+def listen_in_use(listen: str) -> bool:
+    """Whether another process listens on host:port already (a second `run`): said before anything is opened."""
+    host, _, port = listen.rpartition(":")
+    host = host.strip("[]")
+    if not port.isascii() or not port.isdigit() or int(port) == 0:
+        return False
+    try:
+        with socket.create_server((host, int(port)), family=socket.AF_INET6 if ":" in host else socket.AF_INET):
+            return False
+    except OSError as exc:
+        return exc.errno == errno.EADDRINUSE  # anything else the HTTP server reports as it starts
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from fabricwatch.daemon.runner import Runner
 
     cfg = load_config(args.config)
     logs.setup(cfg.daemon.log_level)
+    listen = args.listen or cfg.daemon.listen
+    if listen_in_use(listen):
+        warn(args, f"cannot start: {listen} is in use (another fabricwatch run?): give another [daemon] listen "
+                   "or --listen")
+        return 2
 
     from fabricwatch.models.link_detector import ModelError
+    from fabricwatch.sinks.spool import SpoolInUse
 
     async def main() -> int:
         try:
             runner = Runner(cfg, config_path=Path(args.config), listen=args.listen)
-        except (ModelError, ValueError) as exc:
+        except (ModelError, ValueError, SpoolInUse) as exc:
             warn(args, f"cannot start: {exc}")
             return 2
         return await runner.run()

@@ -111,9 +111,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     import asyncio
 
     from fabricwatch.nccl.ingest import prepare
+    from fabricwatch.sinks.spool import SpoolInUse
 
     cfg = load_config(args.config)
-    sinks = [s.build() for s in cfg.storage_sink_configs()]
+    try:
+        sinks = [s.build() for s in cfg.storage_sink_configs()]
+    except SpoolInUse as exc:
+        warn(args, f"{exc}; a running daemon takes runs through POST /api/nccl (nccl/README.md)")
+        return 1
     if not sinks:
         warn(args, "the config has no storage sink to write to")
         return 2

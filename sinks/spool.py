@@ -5,6 +5,11 @@ so a storage outage or a `kill -9` loses nothing the spool acknowledged. Layout:
 
     DIR/seg-<20-digit id>.log   records: magic 'FW' | u32 len | u32 points | u32 crc32 | payload
     DIR/cursor                  {"segment": id, "offset": n}: the first record not yet sent
+    DIR/lock                    flock()ed by the one process that has the spool open (its pid inside)
+
+One writer only: a second process (a second daemon, `nccl ingest` beside a running daemon) opening
+the same directory would truncate what it takes for a torn tail and send records twice, so it gets
+`SpoolInUse` before it reads anything. The lock goes with the process (flock), never stale.
 
 On open, a torn tail (a record cut by a crash) in the newest segment is truncated; a bad record
 anywhere else ends that segment's replay and is counted as corrupt, never a crash. A record
@@ -25,6 +30,7 @@ acknowledged, at one fsync per batch.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
@@ -40,6 +46,10 @@ log = logging.getLogger("fabricwatch.spool")
 _HEADER = struct.Struct("<2sIII")
 _MAGIC = b"FW"
 _SEG_PREFIX, _SEG_SUFFIX = "seg-", ".log"
+
+
+class SpoolInUse(RuntimeError):
+    """Another process (or another Spool of this one) has the directory open."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +100,9 @@ class Spool:
         drop: Literal["oldest", "newest"] = "oldest",
     ) -> None:
         self.dir = Path(directory)
+        self._lock_fd: int | None = None
         self.dir.mkdir(parents=True, exist_ok=True)
+        self._lock_fd = self._lock()
         self.max_bytes = max_bytes
         self.segment_bytes = segment_bytes
         self.fsync_policy = fsync
@@ -105,6 +117,28 @@ class Spool:
         self._last_fsync = time.monotonic()
         self._dirty = False
         self._open()
+
+    def _lock(self) -> int:
+        fd = os.open(self.dir / "lock", os.O_RDWR | os.O_CREAT, 0o640)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+            os.close(fd)
+            raise SpoolInUse(f"spool {self.dir} is in use by another process (pid {holder}): "
+                             "one spool has one writer (give each daemon its own spool.dir)") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        return fd
+
+    def _unlock(self) -> None:
+        fd = getattr(self, "_lock_fd", None)  # None, or not set when __init__ failed early
+        if fd is not None:
+            os.close(fd)  # closing the descriptor releases the flock
+            self._lock_fd = None
+
+    def __del__(self) -> None:
+        self._unlock()
 
     # -- recovery ----------------------------------------------------------------------
     def _seg_path(self, seg_id: int) -> Path:
@@ -405,6 +439,7 @@ class Spool:
             self._wfd = None
         for seg_id in list(self._rfds):
             self._close_reader(seg_id)
+        self._unlock()
 
     def iter_pending(self) -> list[Record]:
         """Every record not yet acknowledged, in order, without consuming (for tools and tests)."""

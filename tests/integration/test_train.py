@@ -72,8 +72,8 @@ def test_train_from_influxdb_and_files_then_run_with_the_model(influx: InfluxDB1
     runner = Runner(cfg)
     assert runner.detector is not None and runner.detector.mode == "model+rules"
     # the budget set in the daemon's config re-derives the model's thresholds from its held-out grid
-    cfg = parse({"detector": {"model": str(from_db), "false_alarms_per_day": 0.5},
-                 "sinks": {"influxdb": [{"database": "x", "spool": {"dir": str(tmp_path / "spool")}}]}})
+    cfg = parse({"detector": {"model": str(from_db), "false_alarms_per_day": 0.5},  # the first runner has its spool
+                 "sinks": {"influxdb": [{"database": "x", "spool": {"dir": str(tmp_path / "spool2")}}]}})
     runner = Runner(cfg)
     assert runner.detector is not None and runner.detector.detector.false_alarms_per_day == 0.5
 

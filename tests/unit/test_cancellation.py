@@ -6,6 +6,7 @@ for ever (CI hung twice on it)."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
@@ -60,12 +61,12 @@ class SwallowingCollector:
         return {}
 
 
-async def test_a_target_loop_ends_when_cancelled_even_if_a_library_swallowed_it() -> None:
+async def test_a_target_loop_ends_when_cancelled_even_if_a_library_swallowed_it(tmp_path: Path) -> None:
     from fabricwatch.daemon.config import parse
     from fabricwatch.daemon.runner import Runner
     from fabricwatch.daemon.status import TargetStatus
 
-    runner = Runner(parse({"sinks": {"influxdb": [{"database": "x", "spool": {"dir": "/tmp/fw-cancel-spool"}}]}},
+    runner = Runner(parse({"sinks": {"influxdb": [{"database": "x", "spool": {"dir": str(tmp_path)}}]}},
                           "<test>"))
     collector = SwallowingCollector()
     status = TargetStatus("fake", "x", "dev", "127.0.0.1:1")
