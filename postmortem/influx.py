@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fabricwatch.postmortem.counter_rates import rates_from_counters
 from fabricwatch.postmortem.history import Bucket, Measured
 from fabricwatch.postmortem.incidents import Flagged
 from fabricwatch.postmortem.store import Store, Window, literal, quote
@@ -21,8 +22,14 @@ class InfluxHistory:
         self.store = store
 
     def rate_fields(self) -> list[str]:
-        return sorted({str(v[0]) for _, _, values in self.store.series('SHOW FIELD KEYS FROM "port_rates"')
-                       for v in values if v and not str(v[0]).endswith("_saturated")})
+        """The stored rates' names; with none stored, the counters' (their rates are computed: `buckets`)."""
+        for measurement in ("port_rates", "port_counters"):
+            q = f"SHOW FIELD KEYS FROM {quote(measurement)}"
+            names = sorted({str(v[0]) for _, _, values in self.store.series(q)
+                            for v in values if v and not str(v[0]).endswith("_saturated")})
+            if names:
+                return names
+        return []
 
     def summaries(self, window: Window, measurement: str, names: list[str], *,
                   device: str | None = None) -> list[Measured]:
@@ -39,11 +46,25 @@ class InfluxHistory:
         return out
 
     def buckets(self, window: Window, step_s: int, names: list[str], *, device: str, port: str) -> list[Bucket]:
+        """Stored rates; for a link with none stored in the window, rates computed from its counters."""
         cols = ", ".join(f"max({quote(f)}) AS {quote(f)}" for f in names)
         q = (f'SELECT {cols} FROM "port_rates" WHERE {where(window, device=device, port=port)} '
              f"GROUP BY time({step_s}s), * fill(none)")
-        return [(tags, int(raw[0]), {c: float(v) for c, v in zip(columns[1:], raw[1:], strict=True) if v is not None})
-                for tags, columns, values in self.store.series(q) for raw in values]
+        stored = [(tags, int(raw[0]), {c: float(v) for c, v in zip(columns[1:], raw[1:], strict=True)
+                                       if v is not None})
+                  for tags, columns, values in self.store.series(q) for raw in values]
+        return stored or self._computed_buckets(window, step_s, names, device=device, port=port)
+
+    def _computed_buckets(self, window: Window, step_s: int, names: list[str], *, device: str,
+                          port: str) -> list[Bucket]:
+        step_ns = step_s * 1_000_000_000
+        merged: dict[int, Bucket] = {}
+        for tags, t, rates in rates_from_counters(self.store, window, names, device=device, port=port):
+            bucket = t - t % step_ns
+            row = merged.setdefault(bucket, (tags, bucket, {}))[2]
+            for name, value in rates.items():
+                row[name] = max(row.get(name, value), value)
+        return sorted(merged.values(), key=lambda b: b[1])
 
     def events(self, window: Window, device: str, port: str | None = None) -> list[dict[str, Any]]:
         q = f'SELECT "detail" FROM "link_events" WHERE {where(window, device=device, port=port)} GROUP BY *'
