@@ -23,6 +23,7 @@ from fabricwatch.core.topology import Topology
 from fabricwatch.daemon import config as config_mod
 from fabricwatch.daemon.config import Config, ConfigError
 from fabricwatch.daemon.discovery import TopologyKeeper, TopologyMetrics
+from fabricwatch.daemon.hardening import no_core_dumps
 from fabricwatch.daemon.http import HttpServer
 from fabricwatch.daemon.metrics import SelfMetrics
 from fabricwatch.daemon.sdnotify import Notifier
@@ -159,7 +160,8 @@ class Runner:
 
     async def run(self, *, install_signals: bool = True) -> int:
         loop = asyncio.get_running_loop()
-        if install_signals:
+        if install_signals:  # the process is the daemon's own (not a test's or the demo's host)
+            no_core_dumps()
             loop.add_signal_handler(signal.SIGTERM, self.stop)
             loop.add_signal_handler(signal.SIGINT, self.stop)
             loop.add_signal_handler(signal.SIGHUP, self.request_reload)

@@ -40,6 +40,7 @@ from fabricwatch.core import event_loop
 from fabricwatch.core.batch import PortSample, SampleBatch
 from fabricwatch.core.protocols import Collector
 from fabricwatch.daemon import config as config_mod
+from fabricwatch.daemon.hardening import no_core_dumps
 from fabricwatch.daemon.status import TargetStatus
 from fabricwatch.daemon.targets import run_target
 
@@ -408,6 +409,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fd", type=int, required=True)
     ap.add_argument("--index", type=int, required=True)
     args = ap.parse_args(argv)
+    no_core_dumps()  # a worker holds the targets' secrets, and exec made it dumpable again
     from fabricwatch.daemon import logs
 
     daemon = config_mod.load(args.config).daemon

@@ -64,6 +64,11 @@ def test_file_descriptors_leave_room_beyond_the_http_connection_cap() -> None:
     assert int(unit_setting("LimitNOFILE")) >= 16 * DaemonSection().http_max_connections
 
 
+def test_no_core_files() -> None:
+    """Core files would hold the secrets in the daemon's memory (the process also makes itself non-dumpable)."""
+    assert unit_setting("LimitCORE") == "0"
+
+
 def test_notify_ready_watchdog_reloading_stopping(tmp_path: Path) -> None:
     sock_path = tmp_path / "notify.sock"
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
