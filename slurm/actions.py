@@ -24,6 +24,7 @@ from fabricwatch.slurm.records import Node
 
 log = logging.getLogger("fabricwatch.slurm.actions")
 HOUR_S = 3600.0
+RANK = {"warning": 1, "critical": 2}  # [slurm.actions] severity is the least a finding needs
 
 Key = tuple[str, str]
 
@@ -86,7 +87,7 @@ class Drainer:
         out = []
         for f in findings:
             key = (f.device, f.port)
-            if f.port == "*" or f.severity != self.cfg.severity or key in self.settled:
+            if f.port == "*" or RANK.get(f.severity, 0) < RANK[self.cfg.severity] or key in self.settled:
                 continue
             if self.streak.get(key, 0) < self.cfg.persist_intervals:
                 continue

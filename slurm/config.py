@@ -22,7 +22,7 @@ class ActionsConfig(StrictModel):
     max_total: int = Field(10, ge=0)  # nodes drained by this daemon and not resumed, at any time
     max_partition_share: float = Field(0.1, ge=0.0, le=1.0)  # drained share of any partition the node is in
     audit_log: Path = Path("/var/lib/fabricwatch/slurm-actions.jsonl")
-    severity: Literal["critical", "warning"] = "critical"  # only findings of this severity act
+    severity: Literal["critical", "warning"] = "critical"  # the least severity of a finding that acts
 
 
 class SlurmConfig(StrictModel):
