@@ -52,3 +52,30 @@ def test_an_audit_log_that_cannot_be_written_says_so(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
     assert AuditLog(tmp_path / "a.jsonl").writable() is None
     assert "cannot write the audit log" in str(AuditLog(tmp_path / "file" / "a.jsonl").writable())
+
+
+class F:
+    def __init__(self, device: str, port: str, severity: str = "critical") -> None:
+        self.device, self.port, self.severity, self.explanation = device, port, severity, "x"
+
+
+def test_only_persisting_findings_on_host_links_of_enough_severity_are_due(tmp_path: Path) -> None:
+    from fabricwatch.slurm.actions import Drainer
+    from fabricwatch.slurm.config import ActionsConfig
+
+    topo = Topology.from_records([
+        {"device": "leaf", "port": "swp1", "role": "leaf_down", "peer_device": "n1", "peer_port": "mlx5_0/1"},
+        {"device": "leaf", "port": "swp9", "role": "leaf_up", "peer_device": "spine", "peer_port": "p1"}])
+    d = Drainer(ActionsConfig(enabled=True, persist_intervals=2), None, None,  # type: ignore[arg-type]
+                AuditLog(tmp_path / "a.jsonl"), lambda h: h)
+    host, uplink, warn = F("leaf", "swp1"), F("leaf", "swp9"), F("n1", "mlx5_0/1", "warning")
+    d.observe([host, uplink, warn])
+    assert d.due([host, uplink, warn], topo) == []  # one interval
+    d.observe([host, uplink, warn])
+    assert [(f.device, h) for f, h in d.due([host, uplink, warn], topo)] == [("leaf", "n1")]  # not the uplink
+    d.observe([uplink])  # the host link's finding cleared for an interval: it starts again
+    d.observe([host, uplink])
+    assert d.due([host, uplink], topo) == []
+    d.cfg = ActionsConfig(enabled=True, persist_intervals=1, severity="warning")
+    d.observe([host, warn])
+    assert {h for _, h in d.due([host, warn], topo)} == {"n1"} and len(d.due([host, warn], topo)) == 2
