@@ -13,7 +13,7 @@ from pydantic import Field, ValidationError, create_model, field_validator, mode
 
 from fabricwatch.cluster.config import ClusterConfig
 from fabricwatch.core.config_errors import ConfigError, format_errors
-from fabricwatch.core.config_types import Address, Duration, StrictModel, check_order
+from fabricwatch.core.config_types import Address, Duration, PositiveDuration, StrictModel, check_order
 from fabricwatch.core.event_loop import EventLoop
 from fabricwatch.core.protocols import CollectorConfig, EventSinkConfig, StorageSinkConfig
 from fabricwatch.daemon import registry
@@ -48,6 +48,9 @@ class DaemonSection(StrictModel):
     http_header_timeout: Duration = 10.0
     http_body_timeout: Duration = 60.0
     http_max_connections: int = Field(1024, ge=4, le=60_000)
+    # /api/findings?from=: a stored query's total deadline (504 beyond) and how many run at once (503 beyond)
+    query_timeout: PositiveDuration = 30.0
+    max_queries: int = Field(2, ge=1, le=32)
 
     @field_validator("allowed_hosts")
     @classmethod

@@ -6,8 +6,9 @@ import asyncio
 import json
 import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
@@ -55,6 +56,9 @@ class HttpServer:
         self.server: web.Server | None = None
         self._listener: asyncio.Server | None = None
         self._guard: ConnectionGuard | None = None
+        self._queries = ThreadPoolExecutor(max_workers=runner.config.daemon.max_queries,
+                                           thread_name_prefix="fabricwatch-query")
+        self._queries_running = 0  # stored queries whose thread has not finished
         self.refused: dict[str, int] = {}  # reason -> requests or connections refused by the guards
         runner.metrics.register(HttpMetrics(self.refused))
 
@@ -114,6 +118,7 @@ class HttpServer:
             await self._guard.stop()
         if self._runner is not None:
             await self._runner.cleanup()
+        self._queries.shutdown(wait=False, cancel_futures=True)
 
     async def metrics(self, request: web.Request) -> web.Response:
         body = self.runner.metrics.exposition()
@@ -185,14 +190,34 @@ class HttpServer:
         sinks = [s.cfg for s in self.runner.sinks if isinstance(s, InfluxSink)]
         if not sinks:
             return web.json_response({"error": "no InfluxDB sink to read stored findings from"}, status=501)
+        daemon = self.runner.config.daemon
+        if self._queries_running >= daemon.max_queries:
+            return web.json_response({"error": f"{self._queries_running} stored queries running (max_queries): "
+                                               "retry later"}, status=503, headers={"Retry-After": "5"})
         try:
-            store = store_for(sinks[0], timeout=30.0)
-            # a blocking HTTP query: off the event loop, which keeps collecting meanwhile
-            found = await asyncio.to_thread(findings, InfluxHistory(store), window)
+            # each read ends a little after the deadline: the thread, and its slot, do not outlive it for long
+            store = store_for(sinks[0], timeout=daemon.query_timeout + 1.0)
+        except ValueError as exc:
+            return web.json_response({"error": f"storage: {exc}"}, status=503)
+        # a blocking HTTP query, in a pool of its own: a slow server fills that pool, not the loop's default
+        # one, which parses uploads and resolves names
+        self._queries_running += 1
+        running = asyncio.get_running_loop().run_in_executor(self._queries, findings, InfluxHistory(store), window)
+        running.add_done_callback(self._query_done)  # the slot is free when the thread is, not at the deadline
+        try:
+            found = await asyncio.wait_for(asyncio.shield(running), daemon.query_timeout)
+        except TimeoutError:
+            return web.json_response({"error": f"storage did not answer within {daemon.query_timeout:g} s "
+                                               "(query_timeout)"}, status=504)
         except (InfluxQLError, ValueError) as exc:
             return web.json_response({"error": f"storage: {exc}"}, status=503)
         return web.json_response({"from_ns": window.start_ns, "to_ns": window.end_ns,
                                   "incidents": [i.to_json() for i in found]})
+
+    def _query_done(self, done: asyncio.Future[Any]) -> None:
+        self._queries_running -= 1
+        if not done.cancelled():
+            done.exception()  # seen here when the request gave up waiting for it
 
     async def page(self, request: web.Request) -> web.Response:
         """The fabric page and its script and style, shipped inside the package (no CDN)."""
