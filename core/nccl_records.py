@@ -62,8 +62,11 @@ class RunRecord:
 
     @property
     def nranks(self) -> int | None:
-        """Ranks the run listed; None when it did not say (a cut log): never a guess of 1."""
-        return len(self.ranks) if self.ranks else None
+        """Ranks the run listed; None when it did not say (a cut log, or rank lines that are not all of
+        0..n-1, such as only the last one): never a guess of 1."""
+        if not self.ranks or sorted(r.rank for r in self.ranks) != list(range(len(self.ranks))):
+            return None
+        return len(self.ranks)
 
     @property
     def hosts(self) -> list[str]:
@@ -73,7 +76,7 @@ class RunRecord:
         out = asdict(self)
         out["nranks"] = self.nranks
         out["hosts"] = self.hosts
-        out["nodes"] = len(self.hosts) or None
+        out["nodes"] = len(self.hosts) if self.nranks else None  # the hosts of a partial rank list are not all
         gpus = sorted({r.gpu for r in self.ranks})
         out["gpu_model"] = gpus[0] if len(gpus) == 1 else (gpus or None)
         out["rows_flagged"] = sum(1 for r in self.rows if r.flags)

@@ -46,9 +46,9 @@ _HEADER = re.compile(
     r"(?:\s+agg iters:\s*(?P<agg>\d+))?(?:\s+validation:\s*(?P<validation>\d+))?(?:\s+graph:\s*(?P<graph>\d+))?"
     r"(?:\s+unalign:\s*(?P<unalign>\d+))?"
 )
-_RANK = re.compile(
+_RANK = re.compile(  # rccl-tests' rank lines may end at the PCI address (no GPU name)
     r"#\s+Rank\s+(?P<rank>\d+)(?:\s+Group\s+(?P<group>\d+))?\s+Pid\s+(?P<pid>\d+)\s+on\s+(?P<host>\S+)"
-    r"\s+device\s+(?P<device>\d+)\s+\[(?P<pci>[^\]]*)\]\s+(?P<gpu>.*?)\s*$"
+    r"\s+device\s+(?P<device>\d+)\s+\[(?P<pci>[^\]]*)\](?:\s+(?P<gpu>.*?))?\s*$"
 )
 _VERSION = re.compile(r"#\s*nccl-tests version\s+(?P<v>\S+)(?:.*nccl-library=(?P<lib>\d+))?")
 _STARTING = re.compile(r"#\s*Collective test starting:\s*(?P<name>\S+)")
@@ -96,11 +96,15 @@ def _infer_collective(rows: list[Row], nranks: int | None) -> str | None:
     """From the busbw/algbw ratio and the redop/root columns, when nothing names the test."""
     ratios = [m.busbw / m.algbw for r in rows for m in (r.out_of_place, r.in_place)
               if m is not None and m.algbw and m.busbw and m.algbw > 0.05]
-    if not ratios or nranks is None or nranks < 2:
+    if not ratios or (nranks is not None and nranks < 2):
         return None
     ratio = sorted(ratios)[len(ratios) // 2]
     has_redop = any(r.redop not in (None, "none") for r in rows)
     rooted = any(r.root not in (None, -1) for r in rows)
+    if nranks is None:
+        # ranks not stated (a cut log): only all_reduce's factor 2(n-1)/n exceeds 1 (every other is at most 1),
+        # so a ratio clearly above 1 names it whatever n is
+        return "all_reduce" if 1.1 < ratio < 2.0 + 0.05 and has_redop and not rooted else None
     candidates = [c for c in ("all_reduce", "reduce_scatter", "all_gather", "broadcast", "reduce")
                   if abs(BUS_FACTOR[c](nranks) - ratio) < 0.05]
     for c in candidates:
@@ -172,8 +176,8 @@ def parse_text(text: str, source: str = "<text>", collective: str | None = None)
         if run is None:
             if _NCCL_VERSION.search(stripped) or _NOISE.search(stripped):
                 continue
-            if _NUM.match(stripped):
-                run = new_run()  # a table with no header (cut log): still read it
+            if _NUM.match(stripped) or _RANK.match(stripped):
+                run = new_run()  # a table or rank list with no header (cut log, rccl-tests): still read it
             else:
                 continue
         if m := _NCCL_VERSION.search(stripped):
@@ -185,7 +189,7 @@ def parse_text(text: str, source: str = "<text>", collective: str | None = None)
         if m := _RANK.match(stripped):
             g = m.groupdict()
             run.ranks.append(RankInfo(int(g["rank"]), int(g["group"]) if g["group"] else None, int(g["pid"]),
-                                      g["host"], int(g["device"]), g["pci"], g["gpu"]))
+                                      g["host"], int(g["device"]), g["pci"], g["gpu"] or ""))
             continue
         if m := _OOB.match(stripped):
             run.footer["out_of_bounds"] = int(m.group("n"))

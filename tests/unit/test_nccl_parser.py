@@ -117,7 +117,8 @@ def _recorded_rows(text: str) -> list[list[str]]:
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in (Path(__file__).resolve().parents[2] / ".." / "shared" /
-                                                          "fixtures" / "nccl").iterdir() if "LICENSE" not in p.name))
+                                                          "fixtures" / "nccl").iterdir()
+                                                 if p.is_file() and "LICENSE" not in p.name))  # public-logs/: own test
 def test_every_recorded_log_parses_with_every_row(fixtures: Path, name: str) -> None:
     text = (fixtures / "nccl" / name).read_text(errors="replace")
     [run] = [r for r in parse_text(text, name) if r.rows]
