@@ -114,7 +114,8 @@ class SlurmCluster:
 
     def sbatch(self, *args: str) -> str:
         """Submit a job; its id once it runs."""
-        out = self.run("sbatch", "--parsable", *args).strip()
+        # the job's output goes to the cluster's folder, not the submitter's working directory
+        out = self.run("sbatch", "--parsable", f"--output={self.dir}/job-%j.out", *args).strip()
         job = out.split(";")[0]
         self._wait(lambda: self.run("squeue", "-h", "-j", job, "-o", "%T").strip() == "RUNNING", f"job {job} running")
         return job
