@@ -7,6 +7,7 @@ from typing import Any
 
 from fabricwatch.slurm.hostlist import expand
 
+MAX_NODES_SHOWN = 64
 RUNNING = frozenset({"RUNNING", "COMPLETING", "SUSPENDED"})  # states whose nodes are held
 
 
@@ -21,8 +22,10 @@ class Job:
     start_unix: int = 0
     end_unix: int = 0
 
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "user": self.user, "name": self.name, "nodes": list(self.nodes)}
+    def to_json(self, *, max_nodes: int = MAX_NODES_SHOWN) -> dict[str, Any]:
+        """As the API and events show it: a 4,000-node job lists its first nodes and says how many."""
+        return {"id": self.id, "user": self.user, "name": self.name, "nodes": list(self.nodes[:max_nodes]),
+                "nodes_total": len(self.nodes)}
 
 
 @dataclass(frozen=True, slots=True)

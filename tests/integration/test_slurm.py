@@ -120,8 +120,9 @@ async def test_a_job_is_joined_to_its_host_link_finding_drained_and_resumed_once
         await until("the storm flagged with its jobs", lambda: _has_jobs(finding()))
         storm = await finding()
         assert storm is not None and storm["severity"] == "critical"
-        assert storm["jobs"] == [{"id": job, "user": "root", "name": "allreduce", "nodes": ["gpu000", "gpu001"]}]
-        assert storm["jobs_total"] == 1 and other not in json.dumps(storm["jobs"])
+        assert storm["jobs"] == [{"id": job, "user": "root", "name": "allreduce", "nodes": ["gpu000", "gpu001"],
+                                  "nodes_total": 2}]
+        assert storm["jobs_total"] == 1 and other not in {j["id"] for j in storm["jobs"]}
         # the suspect node is drained, with the link and what is wrong with it as the reason
         await until("gpu000 drained", lambda: _async(lambda: "gpu000" in slurm.drained()))
         reason = slurm.node("gpu000")["reason"]

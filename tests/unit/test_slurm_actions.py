@@ -44,6 +44,10 @@ def test_a_finding_shows_a_bounded_list_of_jobs_and_how_many_there_are() -> None
     service.index = JobIndex([Job(str(i), "u", f"j{i}", ("n1",)) for i in range(10, 0, -1)], topo, lambda n: n)
     about = service.about("leaf", "swp1")
     assert about["jobs_total"] == 10 and [j["id"] for j in about["jobs"]] == ["1", "2", "3"]
+    wide = Job("99", "u", "wide", tuple(f"n{i}" for i in range(1, 5001)))
+    service.index = JobIndex([wide], topo, lambda n: n)
+    shown = service.about("leaf", "swp1")["jobs"][0]
+    assert len(shown["nodes"]) == 64 and shown["nodes_total"] == 5000
     service.last_error = "slurmrestd jobs: HTTP 500"
     assert service.about("leaf", "swp1")["jobs_error"] == "slurmrestd jobs: HTTP 500"
 
