@@ -155,6 +155,10 @@ STORED_AS_INT: frozenset[str] = frozenset(c.name for c in COUNTERS.values() if c
 STORED_AS_FLOAT: frozenset[str] = frozenset(c.name for c in COUNTERS.values() if not c.integer)
 
 
+# the port's states as a sample finds them, which the detector reads beside the rates
+PORT_STATES = ("oper_status", "admin_status")
+
+
 class Evidence(StrEnum):
     """What a counter's movement says about the link that counts it."""
 

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from fabricwatch.core.counters import COUNTERS, OPTICS, Kind
+from fabricwatch.core.counters import COUNTERS, OPTICS, PORT_STATES, Kind
 from fabricwatch.core.influxql import InfluxQL
 from fabricwatch.core.timeparse import parse_time_ns
 from fabricwatch.detection.columns import Catalog, Columns, ColumnsReport, columns_from_series, concat, read_chunks
@@ -124,6 +124,9 @@ class ColumnarIntervals:
             on = rows.present["speed_bps"] & (speed > 0)
             if on.any():
                 counted_cols["speed_bps"] = np.where(on, speed, np.nan)
+        for k in PORT_STATES:
+            if k in rows.present and rows.present[k].any():
+                counted_cols[k] = np.where(rows.present[k], rows.values[k].astype(np.float64), np.nan)
         optic_cols: dict[str, np.ndarray] = {k: v for k, v in rates.items() if k in OPTICS}
         for k in rows.present:
             if k in _OPTIC_GAUGES:

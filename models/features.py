@@ -110,7 +110,7 @@ class _Acc:
     bucket: int
     sums: dict[str, float] = field(default_factory=dict)
     covered: float = 0.0
-    read: float = 0.0  # the time covered by the samples that carried a reading (the negotiated speed)
+    read: dict[str, float] = field(default_factory=dict)  # per reading: the time the samples carrying it covered
     last_dt: float = 0.0  # the span of the newest instant: what a later part of the same sample weighs
     tags: dict[str, str] = field(default_factory=dict)
     saturated: set[str] = field(default_factory=set)
@@ -120,7 +120,7 @@ class _Acc:
 
 # values held over the time a sample covers, not rates over a counter's span: averaged over the
 # samples that carry them
-READINGS = frozenset({"speed_bps"})
+READINGS = frozenset({"speed_bps", "oper_status", "admin_status"})
 _NONE: frozenset[str] = frozenset()
 # the counters whose rates are folded (summed over time): a link that reports one and says nothing of
 # it in an interval had no change of it
@@ -197,7 +197,7 @@ class IntervalAggregator:
                 continue
             if name in READINGS:
                 w = weight
-                acc.read += w
+                acc.read[name] = acc.read.get(name, 0.0) + w
             elif spans_ns and name in spans_ns:
                 w = spans_ns[name] / 1e9
             else:
@@ -217,7 +217,7 @@ class IntervalAggregator:
                 self._carry[key] = (acc.optics, acc.optics_ns)
             return
         read = acc.read
-        rates = {k: v / (read if k in READINGS else acc.covered) for k, v in acc.sums.items()}
+        rates = {k: v / (read[k] if k in READINGS else acc.covered) for k, v in acc.sums.items()}
         # a counter the link has reported before and not in this interval did not change: a device
         # that sends values only when they change (or a counter in another notification) says nothing
         # when there is nothing to say; only a counter never reported is missing
@@ -289,12 +289,20 @@ class FeatureFrame:
                                count=len(self.links))
         return np.nan_to_num(self.rates[:, RATE_INDEX[name]])
 
+    def reading(self, name: str) -> np.ndarray:
+        """One reading (a state, the negotiated speed) of every link, NaN where the link has none."""
+        if self.rates is None:
+            return np.fromiter((li.rates.get(name, math.nan) for li in self.links), dtype=np.float64,
+                               count=len(self.links))
+        return self.rates[:, RATE_INDEX[name]]
+
 
 RATE_KEYS = (
     *(f"pfc_rx_p{p}" for p in range(8)), *(f"pfc_tx_p{p}" for p in range(8)),
     "pause_rx", "pause_tx", "ecn_marked", "in_pkts", "out_pkts", "in_octets", "out_octets",
     "in_discards", "out_discards", "xmit_discards", *ERROR_COUNTERS, "link_error_recovery",
     "link_downed", "xmit_wait", "link_transitions", "excessive_buffer_overrun_errors", "speed_bps",
+    "oper_status", "admin_status",
 )
 # every evidence counter of the vocabulary that a sample carries (the physical layer's come as readings)
 RATE_KEYS = (*RATE_KEYS, *(n for n in sorted(EVIDENCE) if n not in RATE_KEYS and n not in OPTICS))
@@ -314,16 +322,16 @@ def evidence_counts(frame: FeatureFrame, names: Sequence[str], interval_s: float
         cols = [j for j, _ in in_rates]
         out[:, cols] = frame.rates[:, [k for _, k in in_rates]] * interval_s
     else:
-        for j, name in in_rates:
-            out[:, j] = [li.rates.get(name, math.nan) * interval_s for li in frame.links]
+        for j, _ in in_rates:
+            out[:, j] = [li.rates.get(names[j], math.nan) * interval_s for li in frame.links]
     read = [(j, name) for j, name in enumerate(names) if name in OPTICS]
     if read:
         for i, li in enumerate(frame.links):
             if not li.optics:
                 continue
             fresh = li.optics_ns >= frame.start_ns
-            for j, name in read:
-                v = li.optics.get(name)
+            for j, optic in read:
+                v = li.optics.get(optic)
                 if v is not None:
                     out[i, j] = v * interval_s if fresh else 0.0
     return out

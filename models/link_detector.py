@@ -450,8 +450,25 @@ def _ceilings(own: np.ndarray) -> np.ndarray:
 
 
 ERRORS = OWN_NAMES.index("errors")
+DOWN_INTERVALS = 4  # intervals in a row a link stays down before it is a finding (a bounce is the flap rule's)
+
+
+def _utc(ns: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ns / 1e9))
 LOSS_CRITICAL = 1e-6  # counted per packet moved: where RDMA's go-back-N retransmissions start to cost
 RECOVERIES_CRITICAL = 3  # link recoveries in a window: each stalls the link
+
+
+def _drops_within_load(frame: FeatureFrame, i: int, v: Verdict, interval_s: float, model: ClassModel | None,
+                       siblings: Siblings) -> bool:
+    """The window's drops are what a link at this load drops: under the healthy ceiling of its class
+    (and of this link) at its utilisation, or within reach of its siblings' drops now."""
+    rate = v.total / (v.window * interval_s)
+    util = float(np.nan_to_num(frame.own_raw[i, UTIL]))
+    li = frame.links[i]
+    if model is not None and rate <= model.ceiling(util, DISCARDS, (li.device, li.port)):
+        return True
+    return siblings.like(i, DISCARDS, float(np.nan_to_num(frame.own_raw[i, DISCARDS]))) is not None
 
 
 def _evidence_hit(v: Verdict, interval_s: float) -> RuleHit:
@@ -703,13 +720,45 @@ class LinkDetector:
                 out[i] = verdicts
         return out
 
+    def _left_down(self, frame: FeatureFrame, rows: np.ndarray, settling: np.ndarray) -> dict[int, RuleHit]:
+        """Links operationally down for DOWN_INTERVALS in a row while administratively up, or while the
+        far end of their cable says it is up: a port left down after a replacement, a one-way optic, a
+        cable pulled. Down at both ends with no administrative state is left alone: a planned shutdown
+        looks the same."""
+        oper = frame.reading("oper_status")
+        down = np.nan_to_num(oper, nan=1.0) < 0.5
+        st = self._state
+        count = np.where(down & ~settling, st["down"][rows] + 1, 0)
+        st["down"][rows] = count
+        long = np.nonzero(count >= DOWN_INTERVALS)[0]
+        if not len(long):
+            return {}
+        admin = frame.reading("admin_status")
+        at = {(li.device, li.port): j for j, li in enumerate(frame.links)}
+        out = {}
+        for i in long.tolist():
+            li = frame.links[i]
+            if admin[i] == 0:
+                continue  # shut by an operator
+            far = at.get(_peer(li) or ("", ""))
+            far_up = far is not None and oper[far] >= 0.5
+            if not far_up and admin[i] != 1:
+                continue
+            since = frame.start_ns - (int(count[i]) - 1) * int(self.interval_s * 1e9)
+            why = (f"its far end {li.tags['peer_device']}:{li.tags['peer_port']} reports up" if far_up
+                   else "administratively up")
+            out[i] = RuleHit("critical", f"link down since {_utc(since)} ({count[i] * self.interval_s / 60:,.0f} min) "
+                                         f"while {why}: a port left down after a replacement, a one-way optic "
+                                         "or a pulled cable?", "link_left_down")
+        return out
+
     def reset(self) -> None:
         """Forget every link's hysteresis state (a new fabric or a new replay)."""
         self.optics = OpticsWatch(self.optics.cfg)
         # per link: the last raise_n over/under bits, clean intervals in a row, finding active
         self._state = LinkState(bits=((), np.uint16), clean=((), np.int32), active=((), np.bool_),
                                 flaps=((self.rules.flap_window,), np.float32), settle=((), np.int8),
-                                bounce=((), np.int8), evidence=((), np.bool_))
+                                bounce=((), np.int8), evidence=((), np.bool_), down=((), np.int32))
         self._windows = EvidenceWindows()
 
     def forget(self, keys: Iterable[tuple[str, str]]) -> None:
@@ -799,14 +848,26 @@ class LinkDetector:
         evidence = self._evidence(frame, rows, ~((settle > 0) | (recent > 0)))
         # drops that the links sharing a situation show at once (one host's NICs on every rail in an
         # incast, a class in an all-to-all) are that load; errors are the link's own whatever others do
+        # drops follow load: more than the background is a finding only beyond what healthy links of
+        # the class (and this link) dropped at this load, and not what its siblings do now
+        siblings = Siblings(frame)
         dropping = np.zeros(n, dtype=bool)
         for i, vs in evidence.items():
             dropping[i] = any(v.evidence is Evidence.DISCARD for v in vs)
-        if dropping.sum() >= 3:
-            for i in np.nonzero(_crowd(frame, dropping))[0].tolist():
-                evidence[i] = [v for v in evidence[i] if v.evidence is not Evidence.DISCARD]
-                if not evidence[i]:
-                    del evidence[i]
+        # the links that share a situation and drop now (a storage node's NICs in its checkpoint, the ports
+        # of an incast): their crowd is the load's
+        if dropping.any():
+            crowd = _crowd(frame, dropping | (np.nan_to_num(frame.own_raw[:, DISCARDS]) > 0))
+        else:
+            crowd = dropping
+        for i in np.nonzero(dropping)[0].tolist():
+            model = self.models.get(frame.classes[i])
+            kept = [v for v in evidence[i] if v.evidence is not Evidence.DISCARD
+                    or not (crowd[i] or _drops_within_load(frame, i, v, self.interval_s, model, siblings))]
+            if kept:
+                evidence[i] = kept
+            else:
+                del evidence[i]
         evidence_rows = np.zeros(n, dtype=bool)
         evidence_rows[list(evidence)] = True
         # the physical layer: the modules' readings of this interval, then who has a condition raised
@@ -821,8 +882,9 @@ class LinkDetector:
             | np.fromiter((bool(li.saturated) for li in links), dtype=bool, count=n)
             | (frame.rate("excessive_buffer_overrun_errors") > 0) | speed_degraded_rows(frame)
         )
+        left_down = self._left_down(frame, rows, settle > 0)
+        maybe_rule[list(left_down)] = True
         out = []
-        siblings = Siblings(frame)
         for i in np.nonzero(active | maybe_rule)[0].tolist():
             li = links[i]
             model_active = bool(active[i])
@@ -834,6 +896,8 @@ class LinkDetector:
             if optic_rows[i]:
                 hits += self.optics.hits((li.device, li.port))
             hits += [_evidence_hit(v, self.interval_s) for v in evidence.get(i, ())]
+            if i in left_down:
+                hits.append(left_down[i])
             if not model_active and not hits:
                 continue
             thr = 1.0 if has_model[i] else float("inf")

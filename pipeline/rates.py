@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fabricwatch.core.batch import PortSample
-from fabricwatch.core.counters import COUNTERS, OPTICS, Kind
+from fabricwatch.core.counters import COUNTERS, OPTICS, PORT_STATES, Kind
 
 _SPECS = COUNTERS
 _OPTIC_GAUGES = frozenset(n for n in OPTICS if COUNTERS[n].kind is Kind.GAUGE)
@@ -80,9 +80,14 @@ def optic_gauges(sample: PortSample) -> dict[str, float]:
 
 
 def detector_view(sample: PortSample, result: RateResult) -> dict[str, float]:
-    """What the detector is given of one sample: rates, negotiated speed and the module's readings."""
+    """What the detector is given of one sample: rates, negotiated speed, the port's state and the
+    module's readings."""
     gauges = optic_gauges(sample)
     rates = with_speed(result)
+    values = sample.values
+    states = {k: float(values[k]) for k in PORT_STATES if k in values}
+    if states:
+        rates = {**rates, **states}
     return {**rates, **gauges} if gauges else rates
 
 

@@ -115,11 +115,11 @@ def test_a_link_with_a_healthy_background_is_judged_against_its_own_history() ->
     keys = [("sw", "noisy")] * n + [("sw", f"clean{k}") for k in range(20) for _ in range(n)]
     bg = BackgroundRates().fit(keys, ["c"] * (21 * n), counts, INTERVAL)
     window = np.zeros((32, len(EVIDENCE_NAMES)))
-    window[-8:, FCS] = [1, 0, 0, 1, 0, 1, 0, 1]
+    window[-8:, FCS] = [1, 0, 1, 1, 0, 1, 0, 1]
     pk = np.full(32, 1e6)
     assert not bg.score(window, pk, bg.background(("sw", "noisy"), "c"), INTERVAL)
     (v,) = bg.score(window, pk, bg.background(("sw", "clean0"), "c"), INTERVAL)
-    assert v.name == "fcs_errors" and v.erred == 4
+    assert v.name == "fcs_errors" and v.erred == 5
 
 
 def test_a_rise_on_a_link_that_always_counts_is_found_by_its_total() -> None:
@@ -153,3 +153,48 @@ def test_a_fault_that_stopped_clears_within_two_intervals() -> None:
         win = wins.push(("sw", "p"), row if i < 10 else None, 1e6)
         flagged.append(bool(win is not None and bg.score(win[0], win[1], b, INTERVAL)))
     assert any(flagged[:10]) and not any(flagged[12:])
+
+
+def _uplink_pair(links: list[LinkInterval]) -> tuple[LinkInterval, LinkInterval]:
+    at = {(li.device, li.port): li for li in links}
+    for li in links:
+        if li.tags.get("role") == "leaf_up":
+            far = at.get((li.tags.get("peer_device", ""), li.tags.get("peer_port", "")))
+            if far is not None:
+                return li, far
+    raise AssertionError("no uplink with both ends in the frame")
+
+
+@pytest.mark.parametrize(("near", "far", "admin", "expect"), [
+    (0.0, 1.0, None, True),  # its far end says up: one-way optic, a port left down after a replacement
+    (0.0, 0.0, None, False),  # down at both ends, no administrative state: a planned shutdown looks the same
+    (0.0, 0.0, 1.0, True),  # down at both ends while administratively up: a pulled cable
+    (0.0, 1.0, 0.0, False),  # shut by an operator
+])
+def test_a_link_left_down_is_a_finding_a_planned_shutdown_is_not(
+        detector: LinkDetector, near: float, far: float, admin: float | None, expect: bool) -> None:
+    """Principle 5 (state is a signal): a link operationally down for a few intervals while it is
+    administratively up, or while the far end of its cable reports up, is a finding; down at both ends
+    with nothing saying it should be up is not (a planned shutdown), nor is a port an operator shut."""
+    pair: list[tuple[str, str]] = []
+
+    def down(i: int, links: list[LinkInterval]) -> None:
+        a, b = _uplink_pair(links)
+        if not pair:
+            pair.extend([(a.device, a.port), (b.device, b.port)])
+        for li in links:
+            li.rates["oper_status"] = 1.0
+        if i >= 3:
+            for li, state in ((a, near), (b, far)):
+                li.rates["oper_status"] = state
+                for k in ("in_octets", "out_octets", "in_pkts", "out_pkts"):
+                    li.rates[k] = 0.0
+            if admin is not None:
+                a.rates["admin_status"] = admin
+
+    found = _run(detector, 12, 8, down)
+    left = [(n, f) for n, fs in enumerate(found) for f in fs if "link_left_down" in f.conditions]
+    assert bool(left) == expect, left
+    if expect:
+        n, f = left[0]
+        assert (f.device, f.port) in pair and n <= 3 + 4 and "link down since" in f.explanation
