@@ -69,10 +69,6 @@ class ConnectionGuard:
         self._busy: dict[RequestHandler, tuple[float, web.BaseRequest]] = {}  # in a handler: since, request
         self._sweeper: asyncio.Task[None] | None = None
 
-    @property
-    def open(self) -> int:
-        return len(self._idle_since)
-
     def protocol(self) -> asyncio.BaseProtocol:
         """A new connection: aiohttp's handler, or a closed one past the cap."""
         assert self.server is not None
