@@ -30,6 +30,7 @@ from fabricwatch.models.features import (
     LinkState,
     evidence_counts,
 )
+from fabricwatch.models.groups import G_INDEX, GROUPED, SiblingRatios, group_view
 from fabricwatch.models.optics import OpticsWatch
 from fabricwatch.models.rules import RuleConfig, RuleHit, evaluate, speed_degraded_rows, worst
 
@@ -450,6 +451,9 @@ def _ceilings(own: np.ndarray) -> np.ndarray:
 
 
 ERRORS = OWN_NAMES.index("errors")
+OUTLIER_RATIO = 8.0  # per unit of load over its group's median, beyond the link's usual ratio to it
+OUTLIER_CRITICAL = 30.0
+OUTLIER_K, OUTLIER_N = 3, 4  # intervals of the last N: one interval's spike is what heavy tails do
 DOWN_INTERVALS = 4  # intervals in a row a link stays down before it is a finding (a bounce is the flap rule's)
 
 
@@ -597,6 +601,8 @@ class LinkDetector:
         self.optics = OpticsWatch()
         # every error, discard and integrity counter against its background (a default one until fitted)
         self.background = BackgroundRates()
+        # each link's usual ratio to the links sharing its situation (none until fitted)
+        self.sibling_ratios = SiblingRatios()
         self.reset()
 
     # -- training ----------------------------------------------------------------------
@@ -611,6 +617,7 @@ class LinkDetector:
             [(li.device, li.port) for f in frames for li in f.links], [c for f in frames for c in f.classes],
             np.vstack([evidence_counts(f, EVIDENCE_NAMES, self.interval_s) for f in frames])
             if frames else np.zeros((0, len(EVIDENCE_NAMES))), self.interval_s)
+        self.sibling_ratios = SiblingRatios().fit(frames)
         for frame in frames:
             for i, c in enumerate(frame.classes):
                 li = frame.links[i]
@@ -720,6 +727,39 @@ class LinkDetector:
                 out[i] = verdicts
         return out
 
+    def _standing_out(self, frame: FeatureFrame, rows: np.ndarray, quiet: np.ndarray) -> dict[int, RuleHit]:
+        """Links whose credit waits (or, on a host link, pauses received) per unit of load stand OUTLIER_RATIO
+        times over the median of the links sharing their situation now, beyond their usual ratio to them,
+        in OUTLIER_K of the last OUTLIER_N intervals: the link, not the load everyone shares."""
+        view = group_view(frame)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lr = np.log10(view.ratio) - self.sibling_ratios.usual([(li.device, li.port) for li in frame.links]) \
+                if self.sibling_ratios.usual_ else np.log10(view.ratio)
+        own = np.nan_to_num(frame.own_raw[:, G_INDEX])
+        # material: above what its class shows at this moment, not a ratio of two near-zeros
+        material = own > 2 * np.nan_to_num(frame.class_median_raw[:, G_INDEX])
+        strong = np.nan_to_num(lr, nan=-np.inf) >= math.log10(OUTLIER_RATIO)
+        strong &= material & ~quiet[:, None]
+        st = self._state
+        bits = ((st["outlier"][rows] << 1) | strong.astype(np.uint8)) & np.uint8((1 << OUTLIER_N) - 1)
+        st["outlier"][rows] = bits
+        held = (np.bitwise_count(bits) >= OUTLIER_K) & strong
+        out = {}
+        util = np.nan_to_num(frame.own_raw[:, UTIL])
+        for i, j in zip(*np.nonzero(held), strict=True):
+            i, j = int(i), int(j)
+            if i in out:
+                continue
+            name = GROUPED[j]
+            ratio = float(view.ratio[i, j])
+            unit = UNITS[name]
+            out[i] = RuleHit("critical" if ratio >= OUTLIER_CRITICAL else "warning",
+                             f"{name} {own[i, j]:,.3g}{unit} at {util[i]:.0f}% load, {ratio:,.0f}x per unit of load "
+                             f"the median of the {view.size[i]} {view.group[i]} it shares its situation with "
+                             f"({view.median[i, j]:,.3g}{unit}), in {int(np.bitwise_count(bits[i, j]))} of the last "
+                             f"{OUTLIER_N} intervals: this link, not the load they share", "outlier_in_group")
+        return out
+
     def _left_down(self, frame: FeatureFrame, rows: np.ndarray, settling: np.ndarray) -> dict[int, RuleHit]:
         """Links operationally down for DOWN_INTERVALS in a row while administratively up, or while the
         far end of their cable says it is up: a port left down after a replacement, a one-way optic, a
@@ -758,7 +798,8 @@ class LinkDetector:
         # per link: the last raise_n over/under bits, clean intervals in a row, finding active
         self._state = LinkState(bits=((), np.uint16), clean=((), np.int32), active=((), np.bool_),
                                 flaps=((self.rules.flap_window,), np.float32), settle=((), np.int8),
-                                bounce=((), np.int8), evidence=((), np.bool_), down=((), np.int32))
+                                bounce=((), np.int8), evidence=((), np.bool_), down=((), np.int32),
+                                outlier=((len(GROUPED),), np.uint8))
         self._windows = EvidenceWindows()
 
     def forget(self, keys: Iterable[tuple[str, str]]) -> None:
@@ -884,6 +925,8 @@ class LinkDetector:
         )
         left_down = self._left_down(frame, rows, settle > 0)
         maybe_rule[list(left_down)] = True
+        standing_out = self._standing_out(frame, rows, (settle > 0) | (recent > 0))
+        maybe_rule[list(standing_out)] = True
         out = []
         for i in np.nonzero(active | maybe_rule)[0].tolist():
             li = links[i]
@@ -898,6 +941,8 @@ class LinkDetector:
             hits += [_evidence_hit(v, self.interval_s) for v in evidence.get(i, ())]
             if i in left_down:
                 hits.append(left_down[i])
+            if i in standing_out:
+                hits.append(standing_out[i])
             if not model_active and not hits:
                 continue
             thr = 1.0 if has_model[i] else float("inf")
@@ -951,6 +996,7 @@ class LinkDetector:
                         for c, m in self.models.items()},
             "training": self.training,
             "background": self.background.to_json(),
+            "sibling_ratios": self.sibling_ratios.to_json(),
             "sha256": hashlib.sha256(blob).hexdigest(),
         }
         with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
@@ -1008,6 +1054,7 @@ class LinkDetector:
         det.training = meta["training"]
         try:
             det.background = BackgroundRates.from_json(meta["background"])
+            det.sibling_ratios = SiblingRatios.from_json(meta["sibling_ratios"])
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelError(f"{path}: the background rates cannot be read: {exc!r}") from None
         return det

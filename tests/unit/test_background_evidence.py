@@ -198,3 +198,34 @@ def test_a_link_left_down_is_a_finding_a_planned_shutdown_is_not(
     if expect:
         n, f = left[0]
         assert (f.device, f.port) in pair and n <= 3 + 4 and "link down since" in f.explanation
+
+
+def _uplinks_of(links: list[LinkInterval], device: str) -> list[LinkInterval]:
+    return [li for li in links if li.device == device and li.tags.get("role") == "leaf_up"]
+
+
+@pytest.mark.parametrize("everyone", [False, True])
+def test_credit_waits_far_over_the_uplinks_sharing_the_load_are_the_link_not_the_load(
+        detector: LinkDetector, everyone: bool) -> None:
+    """Principle 2 (load judged at the same moment, against the group the traffic forms): one leaf uplink
+    waiting for credits 30x its sibling uplinks at the same load is that link; every uplink of the leaf
+    waiting 30x more than in training (an all-to-all) is load, however far above the training window."""
+    leaf = "leaf-r0-0"
+    target: list[tuple[str, str]] = []
+
+    def waits(i: int, links: list[LinkInterval]) -> None:
+        ups = _uplinks_of(links, leaf)
+        for li in ups:
+            li.rates["xmit_wait"] = 1e6 * (1 + 0.1 * (hash(li.port) % 5))
+        if i >= 3:
+            for li in ups if everyone else ups[:1]:
+                li.rates["xmit_wait"] *= 30
+        if not target:
+            target.append((ups[0].device, ups[0].port))
+
+    found = _run(detector, 10, 9, waits)
+    flagged = {(f.device, f.port) for fs in found for f in fs if "outlier_in_group" in f.conditions}
+    assert flagged == (set() if everyone else set(target))
+    if not everyone:
+        f = next(f for fs in found for f in fs if "outlier_in_group" in f.conditions)
+        assert f"{leaf} leaf_up ports" in f.explanation  # the group it was judged against is named
