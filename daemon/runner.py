@@ -394,8 +394,10 @@ class Runner:
 
 
 def _by_kind(sinks: Sequence[S]) -> list[list[S]]:
-    """Sinks grouped by class, in config order: each kind registers one metrics collector."""
-    groups: dict[type, list[S]] = {}
+    """Sinks grouped by the metrics collector their class names, in config order: kinds that share one (the
+    batching sinks) register it once, or their series would be exposed twice."""
+    groups: dict[object, list[S]] = {}
     for s in sinks:
-        groups.setdefault(type(s), []).append(s)
+        metrics = type(s).metrics
+        groups.setdefault(getattr(metrics, "__func__", metrics), []).append(s)
     return list(groups.values())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -10,18 +9,10 @@ from pydantic import Field, field_validator, model_validator
 from fabricwatch.core.backoff import Backoff
 from fabricwatch.core.config_types import Duration, StrictModel, check_no_userinfo
 from fabricwatch.core.secrets import SecretRef
+from fabricwatch.sinks.batching import SpoolConfig
 
 if TYPE_CHECKING:
     from fabricwatch.sinks.influxdb.sink import InfluxSink
-
-
-class SpoolConfig(StrictModel):
-    dir: Path = Path("/var/lib/fabricwatch/spool")
-    max_bytes: int = Field(1 << 30, ge=1 << 20)
-    segment_bytes: int = Field(16 << 20, ge=1 << 16)
-    fsync: Literal["always", "interval", "never"] = "interval"
-    fsync_interval: Duration = 1.0
-    drop: Literal["oldest", "newest"] = "oldest"
 
 
 class InfluxConfig(StrictModel):

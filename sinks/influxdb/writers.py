@@ -3,37 +3,15 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 import aiohttp
 
 from fabricwatch.core.secrets import reveal
+from fabricwatch.sinks.batching import WriteOutcome
 
 if TYPE_CHECKING:
     from fabricwatch.sinks.influxdb.config import InfluxConfig
-
-
-
-@dataclass
-class WriteOutcome:
-    ok: bool
-    retryable: bool = False
-    status: int | None = None
-    message: str = ""
-    retry_after_s: float | None = None
-    # the server will not take it until an operator acts (auth, missing database): hold, retry slowly
-    blocked: bool = False
-    too_large: bool = False
-    # InfluxDB 1.x answers a batch with bad lines "partial write": it kept the others; how many it refused
-    partial_rejected: int | None = None
-
-    @property
-    def refused_lines(self) -> bool:
-        """The server refused lines of the request (malformed, a field type conflict): the rest of
-        the request may be good."""
-        return self.status in (400, 422) and self.partial_rejected is None
-
 
 _DROPPED = re.compile(r"dropped=(\d{1,12})")
 
@@ -68,12 +46,6 @@ def classify(status: int, answer: str, retry_after: str | None) -> WriteOutcome:
     if status == 413:
         return WriteOutcome(False, False, status, message, too_large=True)
     return WriteOutcome(False, False, status, message, partial_rejected=_partial(answer))
-
-
-class Writer(Protocol):
-    async def write(self, payload: bytes) -> WriteOutcome: ...
-    async def check(self) -> str | None: ...
-    async def close(self) -> None: ...
 
 
 class V1Writer:

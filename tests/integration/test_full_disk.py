@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from prometheus_client import CollectorRegistry, generate_latest
 
+from fabricwatch.sinks.batching_metrics import SinkMetrics
 from fabricwatch.sinks.influxdb.config import InfluxConfig
-from fabricwatch.sinks.influxdb.metrics import InfluxSinkMetrics
 from fabricwatch.sinks.influxdb.sink import InfluxSink
 from fabricwatch.sinks.spool import Spool, SpoolWriteError
 from tests.servers import InfluxDB1
@@ -95,7 +95,7 @@ async def test_full_disk_with_influxdb_down_then_both_back(small_fs: Path, tmp_p
         print(f"full disk: {sent} points accepted, {stored} stored, {dropped} dropped and counted")
         assert stored == sent - dropped
         registry = CollectorRegistry()
-        registry.register(InfluxSinkMetrics([sink]))
+        registry.register(SinkMetrics([sink]))
         metrics = generate_latest(registry).decode()
         assert f'fabricwatch_points_dropped_total{{reason="disk_full",sink="influxdb"}} {float(dropped)}' in metrics
         assert sink.spool.stats.write_errors > 0 and not sink.stats.disk_full

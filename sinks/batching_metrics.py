@@ -1,4 +1,5 @@
-"""Self-metrics of the InfluxDB sinks: queue, spool, points written, retried and dropped."""
+"""Self-metrics of the batching storage sinks (InfluxDB, Prometheus remote write): queue, spool, points written,
+retried and dropped."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 
 if TYPE_CHECKING:
-    from fabricwatch.sinks.influxdb.sink import InfluxSink
+    from fabricwatch.sinks.batching import BatchingSink
 
 
-class InfluxSinkMetrics(Collector):
-    def __init__(self, sinks: Sequence[InfluxSink]) -> None:
+class SinkMetrics(Collector):
+    """One collector for every batching sink, whatever its kind: the series carry the sink's name."""
+
+    def __init__(self, sinks: Sequence[BatchingSink]) -> None:
         self.sinks = sinks
 
     def collect(self) -> Iterator[Metric]:
@@ -38,6 +41,8 @@ class InfluxSinkMetrics(Collector):
         held = GaugeMetricFamily("fabricwatch_sink_held_points",
                                  "Points held in memory because the spool's disk refuses writes", labels=["sink"])
         disk = GaugeMetricFamily("fabricwatch_spool_disk_full", "1 while the spool cannot write", labels=["sink"])
+        rejected = CounterMetricFamily("fabricwatch_points_rejected",
+                                       "Points the server refused for good, by its reason", labels=["sink", "reason"])
         for s in sinks:
             held.add_metric([s.name], s.held_points)
             disk.add_metric([s.name], 1.0 if s.stats.disk_full else 0.0)
@@ -52,4 +57,6 @@ class InfluxSinkMetrics(Collector):
             for status, n in s.stats.write_errors.items():
                 werr.add_metric([s.name, status], n)
             success.add_metric([s.name], s.stats.last_success_unix)
-        yield from (held, disk, depth, spool_bytes, spool_points, written, retried, dropped, werr, success)
+            for reason, n in s.stats.rejected_reasons.items():
+                rejected.add_metric([s.name, reason], n)
+        yield from (held, disk, depth, spool_bytes, spool_points, written, retried, dropped, werr, success, rejected)
