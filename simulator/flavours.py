@@ -12,8 +12,11 @@ from typing import Any
 
 from pygnmi.spec.v080 import gnmi_pb2
 
+from fabricwatch.simulator import recorded
 from fabricwatch.simulator.fabric import Snapshot
 from fabricwatch.simulator.topology import SimPort
+
+SHAPES = ("recorded", "small")  # what devices send in a notification (recorded.py); the simulator's first few
 
 OC_COUNTERS = {
     "in-octets": "in_octets", "out-octets": "out_octets", "in-pkts": "in_pkts",
@@ -85,8 +88,17 @@ def lldp_notification(flavour: str, port: SimPort, ts: int) -> Any | None:
     return _notif(ts, prefix, updates)
 
 
-def port_notifications(flavour: str, port: SimPort, snap: Snapshot) -> Iterator[Any]:
-    """Counter notifications for one port at one snapshot (oper-status comes separately)."""
+def port_notifications(flavour: str, port: SimPort, snap: Snapshot, shape: str = "recorded") -> Iterator[Any]:
+    """Counter notifications for one port at one snapshot (oper-status comes separately), in a shape of
+    SHAPES: `recorded` as real devices pack them, `small` a few counters a notification."""
+    if shape == "recorded":
+        return _recorded_notifications(flavour, port, snap)
+    if shape == "small":
+        return _small_notifications(flavour, port, snap)
+    raise ValueError(f"unknown shape {shape!r}; known: {', '.join(SHAPES)}")
+
+
+def _small_notifications(flavour: str, port: SimPort, snap: Snapshot) -> Iterator[Any]:
     v = snap.port_values(port)
     ts = snap.ts_ns
     if flavour == "sonic":
@@ -160,6 +172,78 @@ def port_notifications(flavour: str, port: SimPort, snap: Snapshot) -> Iterator[
                 ),
                 [_uint("in-pause-pkts", v[f"pfc_rx_p{p}"]), _uint("out-pause-pkts", v[f"pfc_tx_p{p}"])],
             )
+
+
+def _oc_values(v: dict[str, int], snap: Snapshot) -> dict[str, int]:
+    """Every recorded interface leaf we give a value beside 0: ours, or what follows from ours."""
+    return {
+        "in-octets": v["in_octets"], "out-octets": v["out_octets"], "in-pkts": v["in_pkts"], "out-pkts": v["out_pkts"],
+        "in-unicast-pkts": v["in_pkts"], "out-unicast-pkts": v["out_pkts"],
+        "in-errors": v["in_errors"], "out-errors": v["out_errors"], "in-discards": v["in_discards"],
+        "out-discards": v["out_discards"], "in-fcs-errors": v["fcs_errors"], "in-crc-error-pkts": v["fcs_errors"],
+        "in-crc-errors": v["fcs_errors"], "link-flap-events": v["link_transitions"],
+        "carrier-transitions": v["link_transitions"],
+        # RDMA moves jumbo frames: every packet falls in the 4096-9216 octet bucket
+        "in-4096-to-9216-octet-pkts": v["in_pkts"], "out-4096-to-9216-octet-pkts": v["out_pkts"],
+        "last-clear": snap.ts_ns - snap.ts_ns % 86_400_000_000_000,
+        "in-mac-pause-frames": v["pause_rx"], "out-mac-pause-frames": v["pause_tx"],
+        "in-mac-control-frames": v["pause_rx"], "out-mac-control-frames": v["pause_tx"],
+    }
+
+
+def _recorded_notifications(flavour: str, port: SimPort, snap: Snapshot) -> Iterator[Any]:
+    """One notification per container of an interface, with every leaf the recordings carry in it
+    (recorded.py), under one timestamp; what our vocabulary has not is there too, as devices send it."""
+    v = snap.port_values(port)
+    ts = snap.ts_ns
+    if flavour == "sonic":
+        ours = {sai: str(v[c]) for sai, c in SONIC_FIELDS.items()}
+        fields = {f: ours.pop(f, "0") for f in recorded.SONIC_PORT_FIELDS}
+        fields |= ours  # pause frames: not in the recording, served by SONiC's newer SAI
+        fields["SAI_PORT_STAT_IF_IN_FEC_CORRECTABLE_FRAMES"] = str(int(snap.fec[port.index, 0]))
+        fields["SAI_PORT_STAT_IF_IN_FEC_NOT_CORRECTABLE_FRAMES"] = str(int(snap.fec[port.index, 1]))
+        yield _notif(ts, _path(_elem("COUNTERS"), target="COUNTERS_DB"), [gnmi_pb2.Update(
+            path=_path(_elem(port.name)), val=gnmi_pb2.TypedValue(json_ietf_val=json.dumps(fields).encode()))])
+        queues = {f"{port.name}:3": {"SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS": str(v["ecn_marked"])},
+                  f"{port.name}:0": {"SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS": "0"}}
+        yield _notif(ts, _path(_elem("COUNTERS"), target="COUNTERS_DB"), [gnmi_pb2.Update(
+            path=_path(_elem(port.name), _elem("Queues")),
+            val=gnmi_pb2.TypedValue(json_ietf_val=json.dumps(queues).encode()))])
+        return
+    known = _oc_values(v, snap)
+    intf = _elem("interface", name=port.name)
+    if flavour == "openconfig":  # the Ciena recordings: no key, the port in a quoted "name" leaf
+        m = recorded.OC_NAMED_MODULE
+        prefix = _path(*(_elem(f"{m}:{n}") for n in ("interfaces", "interface", "state", "counters")))
+        updates = [_string("name", value=f'"{port.name}"') if leaf == "name" else _uint(leaf, known.get(leaf, 0))
+                   for leaf in recorded.OC_NAMED_COUNTERS]
+        updates.append(_uint("out-discards", v["out_discards"]))  # not in Ciena's set, in the simulated one
+    else:  # issue_14530: the port the interface's key
+        prefix = _path(_elem("interfaces"), intf, _elem("state"), _elem("counters"))
+        updates = [_uint(leaf, known.get(leaf, 0)) for leaf in recorded.OC_KEYED_COUNTERS]
+        if flavour == "cumulus":
+            downs = v["link_transitions"] // 2
+            updates += [_uint("carrier-up-transitions", v["link_transitions"] - downs),
+                        _uint("carrier-down-transitions", downs), _uint("ecn-marked-pkts", v["ecn_marked"]),
+                        _uint("tx-wait", v["xmit_wait"])]
+        else:
+            updates.append(_uint("carrier-transitions", v["link_transitions"]))
+    yield _notif(ts, prefix, updates)
+    yield _notif(ts, _path(_elem("interfaces"), intf, _elem("ethernet"), _elem("state"), _elem("counters")),
+                 [_uint(leaf, known.get(leaf, 0)) for leaf in recorded.OC_ETHERNET_COUNTERS])
+    if flavour in ("openconfig", "arista"):
+        for queue, ecn in (("3", v["ecn_marked"]), ("0", 0)):
+            sent = {"transmit-pkts": v["out_pkts"], "transmit-octets": v["out_octets"]} if queue == "3" else {}
+            yield _notif(ts, _path(
+                _elem("qos"), _elem("interfaces"), _elem("interface", **{"interface-id": port.name}),
+                _elem("output"), _elem("queues"), _elem("queue", name=queue), _elem("state")), [
+                _string("name", value=queue) if leaf == "name" else
+                _uint(leaf, ecn if leaf == "ecn-marked-pkts" else sent.get(leaf, 0))
+                for leaf in recorded.OC_QUEUE_STATE])
+    # per-priority PFC: nobody recorded it; as the small shape sends it
+    for n in _small_notifications(flavour, port, snap):
+        if any(e.name in ("priority", "switch-priority") for e in n.prefix.elem):
+            yield n
 
 
 OC_THRESHOLD_LEAVES = {  # openconfig-platform-transceiver threshold leaf -> (quantity, side)

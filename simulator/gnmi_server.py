@@ -61,9 +61,10 @@ def _full_path(notif: Any) -> str:
 class GnmiTarget(gnmi_pb2_grpc.gNMIServicer):
     def __init__(
         self, fabric: Fabric, device: str, *, username: str | None = None,
-        password: str | None = None,
+        password: str | None = None, shape: str = "recorded",
     ) -> None:
         self.fabric = fabric
+        self.shape = shape  # flavours.SHAPES: how many counters a notification carries
         self.device = device
         self.username = username
         self.password = password
@@ -88,7 +89,7 @@ class GnmiTarget(gnmi_pb2_grpc.gNMIServicer):
         optics = any(p.startswith(("/components", "/interfaces/interface/state/transceiver", "/TRANSCEIVER"))
                      for p in subscribed)
         for port in dev.ports:
-            for n in port_notifications(dev.flavour, port, snap):
+            for n in port_notifications(dev.flavour, port, snap, self.shape):
                 if _matches(_full_path(n), subscribed):
                     out.append(n)
             if optics:

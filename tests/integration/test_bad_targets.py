@@ -93,11 +93,12 @@ async def test_silent_target_is_detected_as_stale(tmp_path: Path) -> None:
 async def test_unmapped_paths_are_counted_data_still_flows(tmp_path: Path) -> None:
     sim = await start_sim()
     _, _, after = await run_for(config(sim, tmp_path), sim, 3)
-    # openconfig and arista devices also send queue transmit-pkts, which fabricwatch does not map
+    # devices send leaves fabricwatch does not map, as the recorded ones do (broadcast and multicast
+    # breakdowns, size buckets, queue octets; SONiC's IP and IPv6 counters)
     spine0 = next(v for k, v in after.items() if k.endswith(":spine-0"))
     assert spine0[3] > 0 and spine0[0] > 0
     sonic = next(v for k, v in after.items() if k.endswith(":leaf-r1-0"))
-    assert sonic[3] == 0
+    assert sonic[3] > 0 and sonic[0] > 0
 
 
 async def test_wrong_password_is_an_auth_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
