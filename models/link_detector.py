@@ -33,6 +33,7 @@ from fabricwatch.models.features import (
 from fabricwatch.models.groups import G_INDEX, GROUPED, SiblingRatios, group_view
 from fabricwatch.models.optics import OpticsWatch
 from fabricwatch.models.rules import RuleConfig, RuleHit, evaluate, speed_degraded_rows, worst
+from fabricwatch.models.trends import TrendWatch
 
 if TYPE_CHECKING:
     from sklearn.ensemble import IsolationForest
@@ -801,6 +802,7 @@ class LinkDetector:
                                 bounce=((), np.int8), evidence=((), np.bool_), down=((), np.int32),
                                 outlier=((len(GROUPED),), np.uint8))
         self._windows = EvidenceWindows()
+        self.trends = TrendWatch()
 
     def forget(self, keys: Iterable[tuple[str, str]]) -> None:
         """Forget these links' hysteresis state (their target was removed)."""
@@ -808,6 +810,7 @@ class LinkDetector:
         self._state.forget(keys)
         self.optics.forget(keys)
         self._windows.forget(keys)
+        self.trends.forget(keys)
 
     # -- scoring -----------------------------------------------------------------------
     def score(self, frame: FeatureFrame) -> np.ndarray:
@@ -927,6 +930,9 @@ class LinkDetector:
         maybe_rule[list(left_down)] = True
         standing_out = self._standing_out(frame, rows, (settle > 0) | (recent > 0))
         maybe_rule[list(standing_out)] = True
+        trending = self.trends.observe(links, frame.start_ns)
+        if trending:
+            maybe_rule |= np.fromiter(((li.device, li.port) in trending for li in links), dtype=bool, count=n)
         out = []
         for i in np.nonzero(active | maybe_rule)[0].tolist():
             li = links[i]
@@ -943,6 +949,7 @@ class LinkDetector:
                 hits.append(left_down[i])
             if i in standing_out:
                 hits.append(standing_out[i])
+            hits += trending.get((li.device, li.port), [])
             if not model_active and not hits:
                 continue
             thr = 1.0 if has_model[i] else float("inf")

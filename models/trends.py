@@ -1,0 +1,121 @@
+"""Trends before thresholds: slow signals watched for a sustained change against the link's own baseline.
+
+An optic that ages corrects more FEC codewords, runs hotter, draws more bias current or receives less
+light for an hour before its errors get through the FEC. Each slow signal of a link has a baseline that
+follows it while it is steady (an EWMA of the value, and of how far it strays), and is frozen while the
+signal stands away from it; a change of at least a signal's material step that holds, one way, for
+`hold` readings in a row is an early *warning* named by the signal. No limit needs to be reached: the
+errors that follow make the finding critical through the background-rate evidence.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from fabricwatch.models.features import LinkInterval
+from fabricwatch.models.rules import RuleHit
+
+
+@dataclass(frozen=True)
+class Slow:
+    """A slow signal: how to read it, which way is worse, and the smallest change that matters."""
+
+    name: str
+    log: bool  # judged in decades (counts, BER) or in its own unit (degC, dB, mA)
+    worse_up: bool
+    step: float  # the material change, in decades or in units
+    unit: str
+
+
+SLOW_SIGNALS: tuple[Slow, ...] = (
+    Slow("fec_corrected", True, True, 0.3, " codewords/s"),
+    Slow("fec_corrected_bits", True, True, 0.3, " bits/s"),
+    Slow("fec_corrected_symbols", True, True, 0.3, " symbols/s"),
+    Slow("pre_fec_ber", True, True, 0.3, ""),
+    Slow("ib_raw_ber", True, True, 0.3, ""),
+    Slow("temperature_c", False, True, 8.0, " degC"),
+    Slow("tx_bias_ma_l1", False, True, 1.5, " mA"),
+    Slow("rx_power_dbm_l1", False, False, 2.0, " dB"),
+)
+ALPHA = 0.01  # the baseline's pace while the signal is steady: about 100 readings, so a ramp outruns it
+WARMUP = 10  # readings before a baseline is trusted
+HOLD = 3  # readings in a row beyond the baseline
+NOISE_MULT = 4.0  # a change must also stand this many times the signal's usual wander
+FLOOR = 1e-12  # a log signal's zero
+
+
+@dataclass
+class _Track:
+    base: float
+    wander: float = 0.0
+    n: int = 1
+    away: int = 0  # readings in a row beyond the baseline, the worse way
+    first: float = 0.0  # the value when it left the baseline
+    since_ns: int = 0
+
+
+@dataclass
+class TrendWatch:
+    """Per link and slow signal, a baseline and how long the signal has stood away from it."""
+
+    signals: tuple[Slow, ...] = SLOW_SIGNALS
+    _tracks: dict[tuple[str, str, str], _Track] = field(default_factory=dict)
+    _raised: dict[tuple[str, str], list[RuleHit]] = field(default_factory=dict)
+
+    def observe(self, links: Iterable[LinkInterval], start_ns: int) -> dict[tuple[str, str], list[RuleHit]]:
+        """Take this interval's fresh readings; the links with a trend raised, and why."""
+        for li in links:
+            if not li.optics or li.optics_ns < start_ns:
+                continue
+            key = (li.device, li.port)
+            hits = []
+            for s in self.signals:
+                v = li.optics.get(s.name)
+                if v is None or not math.isfinite(v):
+                    continue
+                hit = self._step(key, s, v, li.optics_ns)
+                if hit is not None:
+                    hits.append(hit)
+            if hits:
+                self._raised[key] = hits
+            else:
+                self._raised.pop(key, None)
+        return self._raised
+
+    def _step(self, key: tuple[str, str], s: Slow, value: float, ts_ns: int) -> RuleHit | None:
+        x = math.log10(max(value, FLOOR)) if s.log else value
+        tk = (key[0], key[1], s.name)
+        t = self._tracks.get(tk)
+        if t is None:
+            self._tracks[tk] = _Track(x)
+            return None
+        dev = x - t.base
+        worse = dev if s.worse_up else -dev
+        material = worse >= max(s.step, NOISE_MULT * t.wander)
+        if t.n >= WARMUP and material:
+            if t.away == 0:
+                t.first, t.since_ns = x, ts_ns
+            t.away += 1
+        else:
+            # steady (or better): the baseline follows, and so does what it usually strays by
+            t.away = 0
+            t.base += ALPHA * dev
+            t.wander += ALPHA * (abs(dev) - t.wander)
+            t.n += 1
+        if t.away < HOLD:
+            return None
+        shown = (10 ** x, 10 ** t.base) if s.log else (x, t.base)
+        change = f"{worse:.1f} decades" if s.log else f"{worse:.1f}{s.unit}"
+        direction = "up" if s.worse_up else "down"
+        return RuleHit("warning", f"{s.name} {shown[0]:,.3g}{s.unit}, {change} {direction} from its usual "
+                                  f"{shown[1]:,.3g}{s.unit} for {t.away} readings: the module or the link is "
+                                  "ageing (an early warning, before errors)", "trend")
+
+    def forget(self, keys: Iterable[tuple[str, str]]) -> None:
+        gone = set(keys)
+        for tk in [tk for tk in self._tracks if (tk[0], tk[1]) in gone]:
+            del self._tracks[tk]
+        for key in gone:
+            self._raised.pop(key, None)

@@ -1,0 +1,66 @@
+"""Trends before thresholds: slow signals against the link's own baseline (principle 3)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fabricwatch.models.features import LinkInterval
+from fabricwatch.models.trends import TrendWatch
+
+STEP_NS = 30 * 10**9
+
+
+def _reading(i: int, port: str, **optics: float) -> LinkInterval:
+    return LinkInterval(i * STEP_NS, "leaf1", port, {"role": "leaf_up"}, {}, optics=dict(optics),
+                        optics_ns=i * STEP_NS + 1)
+
+
+def test_a_module_heating_for_an_hour_is_warned_about_long_before_any_limit() -> None:
+    """Principle 3: a module heating from 55 to 78 degC over an hour (its warning threshold at 80 never
+    reached, no error yet) is an early warning named by its temperature; a healthy module whose
+    temperature wanders 3 degC with its load for the same hour is not."""
+    rng = np.random.default_rng(4)
+    watch = TrendWatch()
+    warned_at = None
+    healthy_flagged = False
+    for i in range(240):
+        heating = 55.0 + max(0, i - 120) * (23.0 / 120) + rng.normal(0, 0.5)
+        wander = 55.0 + 3.0 * np.sin(i / 7) + rng.normal(0, 0.5)
+        raised = watch.observe([_reading(i, "hot", temperature_c=heating),
+                                _reading(i, "fine", temperature_c=wander)], i * STEP_NS)
+        if ("leaf1", "hot") in raised and warned_at is None:
+            warned_at = i
+            assert "temperature_c" in raised[("leaf1", "hot")][0].reason
+            assert raised[("leaf1", "hot")][0].condition == "trend"
+        healthy_flagged |= ("leaf1", "fine") in raised
+    assert warned_at is not None and warned_at - 120 <= 60  # within half an hour of the heating's start
+    assert not healthy_flagged
+
+
+def test_corrected_codewords_rising_are_warned_about_before_errors_get_through() -> None:
+    """Principle 3: FEC corrected codewords rising x1.05 an interval (an ageing optic, errors still all
+    corrected) are a warning within a few minutes; a steady count with 5 % noise never is."""
+    rng = np.random.default_rng(5)
+    watch = TrendWatch()
+    first = None
+    steady_flagged = False
+    for i in range(200):
+        rising = 150.0 * (1.05 ** max(0, i - 100)) * rng.lognormal(0, 0.05)
+        steady = 150.0 * rng.lognormal(0, 0.05)
+        raised = watch.observe([_reading(i, "aging", fec_corrected=rising),
+                                _reading(i, "steady", fec_corrected=steady)], i * STEP_NS)
+        if ("leaf1", "aging") in raised and first is None:
+            first = i
+        steady_flagged |= ("leaf1", "steady") in raised
+    assert first is not None and first - 100 <= 20
+    assert not steady_flagged
+
+
+def test_a_stale_reading_is_not_a_new_step() -> None:
+    """A module read every few minutes travels with every interval: only a fresh reading moves the trend."""
+    watch = TrendWatch()
+    for i in range(30):
+        watch.observe([_reading(i, "p", temperature_c=50.0)], i * STEP_NS)
+    hot = LinkInterval(30 * STEP_NS, "leaf1", "p", {}, {}, optics={"temperature_c": 70.0}, optics_ns=1)
+    for i in range(30, 40):
+        assert not watch.observe([hot], i * STEP_NS)
