@@ -65,10 +65,11 @@ def exposure_warnings(cfg: config_mod.Config) -> list[str]:
         out.append(f"slurm.rest_url: the token travels over plain http:// to {rest}")
     if cfg.nccl.mqtt is not None and cfg.nccl.mqtt.password is not None and not cfg.nccl.mqtt.tls.enabled:
         out.append("nccl.mqtt: the password travels without TLS")
-    for i, s in enumerate(cfg.sinks.influxdb):  # type: ignore[attr-defined]
-        if (s.password is not None or s.token is not None) and s.url.startswith("http://") \
-                and not config_mod.is_loopback(s.url.split("//", 1)[1].split("/", 1)[0]):
-            out.append(f"sinks.influxdb[{i}] ({s.name}): credentials over plain http:// to {s.url}")
+    for kind in ("influxdb", "prometheus_remote_write"):
+        for i, s in enumerate(getattr(cfg.sinks, kind)):
+            if (s.password is not None or s.token is not None) and s.url.startswith("http://") \
+                    and not config_mod.is_loopback(s.url.split("//", 1)[1].split("/", 1)[0]):
+                out.append(f"sinks.{kind}[{i}] ({s.name}): credentials over plain http:// to {s.url}")
     return out
 
 

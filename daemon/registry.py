@@ -10,6 +10,7 @@ from fabricwatch.collectors.ufm.config import UfmConfig
 from fabricwatch.core.protocols import CollectorConfig, EventSinkConfig, StorageSinkConfig
 from fabricwatch.sinks.influxdb.config import InfluxConfig
 from fabricwatch.sinks.mqtt.config import MqttConfig
+from fabricwatch.sinks.prometheus_remote_write.config import RemoteWriteConfig
 
 COLLECTORS: dict[str, type] = {
     "gnmi": GnmiConfig,
@@ -22,6 +23,7 @@ COLLECTORS: dict[str, type] = {
 # sinks that take line protocol (and spool it)
 STORAGE_SINKS: dict[str, type] = {
     "influxdb": InfluxConfig,
+    "prometheus_remote_write": RemoteWriteConfig,
 }
 
 # sinks that take events
@@ -35,8 +37,8 @@ SINKS: dict[str, type] = {**STORAGE_SINKS, **EVENT_SINKS}
 
 def _conforms(
     gnmi: GnmiConfig, snmp: SnmpConfig, hostnic: HostNicConfig, ufm: UfmConfig, ibdiag: IbDiagConfig,
-    influxdb: InfluxConfig, mqtt: MqttConfig,
-) -> tuple[list[CollectorConfig], StorageSinkConfig, EventSinkConfig]:
+    influxdb: InfluxConfig, remote_write: RemoteWriteConfig, mqtt: MqttConfig,
+) -> tuple[list[CollectorConfig], list[StorageSinkConfig], EventSinkConfig]:
     """Never called: here mypy checks that every section builds what the runtime expects (the
     core Protocols), which the name -> class tables above cannot say."""
-    return [gnmi, snmp, hostnic, ufm, ibdiag], influxdb, mqtt
+    return [gnmi, snmp, hostnic, ufm, ibdiag], [influxdb, remote_write], mqtt

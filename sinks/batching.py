@@ -66,12 +66,13 @@ class WriteOutcome:
     # InfluxDB 1.x answers a batch with bad lines "partial write": it kept the others; how many it refused
     partial_rejected: int | None = None
     reason: str = ""  # why a refusal is for good, in a word (out_of_order, too_old): counted by it
+    per_line: bool = False  # refused for some of its lines whatever the status (Prometheus' 500 'too old sample')
 
     @property
     def refused_lines(self) -> bool:
         """The server refused lines of the request (malformed, a field type conflict, an out-of-order
         sample): the rest of the request may be good."""
-        return self.status in (400, 422) and self.partial_rejected is None
+        return (self.status in (400, 422) or self.per_line) and self.partial_rejected is None
 
     @property
     def why(self) -> str:
@@ -286,12 +287,14 @@ class BatchingSink:
         lines = rec.payload.split(b"\n")
         parts = [lines]
         written = rejected = 0
+        reasons: dict[str, int] = {}  # counted once the record is acknowledged (a resend would count again)
         refusal: WriteOutcome | None = None
         budget = 32 + 4 * len(lines).bit_length()  # one bad line in 2**k costs ~2k requests
         while parts:
             part = parts.pop(0)
             if budget <= 0 and refusal is not None:  # refused lines everywhere: the rest is not tried
                 rejected += len(part)
+                reasons[refusal.why] = reasons.get(refusal.why, 0) + len(part)
                 continue
             outcome = await self._send(b"\n".join(part))
             budget -= 1
@@ -307,11 +310,12 @@ class BatchingSink:
                 refused = len(part) if outcome.partial_rejected is None else min(len(part), outcome.partial_rejected)
                 written += len(part) - refused
                 rejected += refused
+                reasons[outcome.why] = reasons.get(outcome.why, 0) + refused
                 refusal = refusal or outcome
                 self._count_error(outcome)
         self.stats.points_written += written
-        if rejected:
-            self._reject(rejected, refusal.why if refusal is not None else "budget")
+        for reason, n in reasons.items():
+            self._reject(n, reason)
         self.spool.ack(rec)
         if refusal is not None:
             self._log.error("server rejected points of a batch, wrote the rest; not retried", extra={

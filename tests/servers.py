@@ -226,6 +226,39 @@ class Prometheus(Server):
             return json.loads(resp.read())["data"]["result"]
 
 
+class PrometheusReceiver(Server):
+    """A real Prometheus taking remote write at /api/v1/write (--web.enable-remote-write-receiver), scraping
+    nothing. `out_of_order` sets storage.tsdb.out_of_order_time_window (e.g. "30d"): older samples admitted."""
+
+    def __init__(self, workdir: Path, out_of_order: str | None = None) -> None:
+        super().__init__(workdir)
+        self.conf = self.workdir / "prometheus.yml"
+        tsdb = f"storage:\n  tsdb:\n    out_of_order_time_window: {out_of_order}\n" if out_of_order else ""
+        self.conf.write_text(f"global:\n  scrape_interval: 15s\n{tsdb}")
+
+    @property
+    def write_url(self) -> str:
+        return f"{self.url}/api/v1/write"
+
+    def command(self) -> list[str]:
+        return [require("prometheus"), f"--config.file={self.conf}", f"--storage.tsdb.path={self.workdir / 'data'}",
+                f"--web.listen-address=127.0.0.1:{self.port}", "--web.enable-remote-write-receiver"]
+
+    def health_url(self) -> str:
+        return f"{self.url}/-/ready"
+
+    def query(self, q: str, at: float | None = None) -> list[dict]:
+        """An instant query; `at` (unix seconds) for samples older than the 5-minute look-back."""
+        params = {"query": q, **({"time": repr(at)} if at is not None else {})}
+        with urllib.request.urlopen(f"{self.url}/api/v1/query?{urllib.parse.urlencode(params)}", timeout=30) as resp:
+            return json.loads(resp.read())["data"]["result"]
+
+    def samples(self, match: str, at: float, window_s: int = 3600) -> dict[tuple[tuple[str, str], ...], list]:
+        """The raw samples of `match` in the window_s before `at`: {sorted labels: [[t, "v"], ...]}."""
+        results = self.query(f"{match}[{window_s}s]", at=at)
+        return {tuple(sorted(r["metric"].items())): r["values"] for r in results}
+
+
 class Alertmanager(Server):
     def __init__(self, workdir: Path, webhook: str) -> None:
         super().__init__(workdir)
