@@ -12,6 +12,7 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
+from fabricwatch.collectors.ibnames import with_transitions
 from fabricwatch.collectors.polling import PolledCollector
 from fabricwatch.collectors.ufm.client import UfmClient
 from fabricwatch.collectors.ufm.events import parse_events, parse_unhealthy
@@ -70,6 +71,7 @@ class UfmCollector(PolledCollector):
             info = self.inventory.port(pc.guid, pc.port)
             tags = {**self.tags, **info.tags}
             values: dict[str, float] = dict(pc.values)
+            with_transitions(values)
             if info.up is not None:
                 values["oper_status"] = 1 if info.up else 0
             out.append(PortSample(info.device, info.port, pc.ts_ns or now_ns, values, tags, None, pc.bits or None))
