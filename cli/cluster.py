@@ -45,6 +45,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         if args.verbose:
             for t in m["targets"]:
                 print(f"      {t}")
+    if doc["unreadable_keys"]:
+        print(f"  {doc['unreadable_keys']} keys under the prefix that no member wrote (skipped)")
     if doc["unowned"]:
         print(f"  {len(doc['unowned'])} targets of this config polled by nobody: {', '.join(doc['unowned'][:10])}")
     return 1 if doc["unowned"] else 0

@@ -12,6 +12,8 @@ from fabricwatch.core.config_types import Duration, StrictModel
 from fabricwatch.core.secrets import SecretRef
 from fabricwatch.core.tls import TlsConfig
 
+MEMBER_NAME = re.compile(r"[A-Za-z0-9._-]{1,128}")  # a key in etcd: what a member may be called
+
 
 class ClusterConfig(StrictModel):
     etcd: list[str] = Field(default_factory=list)  # empty: no cluster (shard = "k/N" still works)
@@ -41,7 +43,7 @@ class ClusterConfig(StrictModel):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        if not re.fullmatch(r"[A-Za-z0-9._-]{1,128}", v):
+        if not MEMBER_NAME.fullmatch(v):
             raise ValueError("name: letters, digits, '.', '_' and '-' only (it is a key in etcd)")
         return v
 

@@ -3,7 +3,9 @@ that aetcd maintains (its own client speaks neither TLS nor several endpoints).
 
 Endpoints are tried in turn: a call that cannot reach one (or gets no answer within `timeout`)
 moves to the next, so a cluster that lost a member is still spoken to; `EtcdError` says that none
-answered. Keys and values are strings here (UTF-8), prefixes end where the caller says.
+answered. Keys and values are written as strings (UTF-8); a range read gives them back as etcd holds
+them (bytes), since any client may have written anything: whether they can be read is the caller's
+business. Prefixes end where the caller says.
 """
 
 from __future__ import annotations
@@ -36,8 +38,8 @@ class LeaseGone(EtcdError):
 
 @dataclass(frozen=True, slots=True)
 class KeyValue:
-    key: str
-    value: str
+    key: bytes
+    value: bytes
     lease: int
 
 
@@ -178,7 +180,7 @@ class Etcd:
         async def go(ch: grpc.aio.Channel) -> list[KeyValue]:
             resp = await stubs.KVStub(ch).Range(pb.RangeRequest(key=start, range_end=_range_end(start)),
                                                 timeout=self.timeout, metadata=self._metadata())
-            return [KeyValue(kv.key.decode(), kv.value.decode(), int(kv.lease)) for kv in resp.kvs]
+            return [KeyValue(kv.key, kv.value, int(kv.lease)) for kv in resp.kvs]
         return await self._call(go)
 
     async def delete(self, key: str) -> None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import time
 import urllib.parse
 from collections import defaultdict
@@ -33,8 +34,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from fabricwatch.cluster.assign import group_of, owner
-from fabricwatch.cluster.config import ClusterConfig
-from fabricwatch.cluster.etcd import Etcd, EtcdError, LeaseGone
+from fabricwatch.cluster.config import MEMBER_NAME, ClusterConfig
+from fabricwatch.cluster.etcd import Etcd, EtcdError, KeyValue, LeaseGone
 from fabricwatch.core.secrets import reveal
 
 log = logging.getLogger("fabricwatch.cluster")
@@ -72,23 +73,51 @@ class View:
 
     members: dict[str, dict[str, Any]]  # name -> its registration
     holders: dict[str, set[str]]  # target -> the live members holding it
+    unreadable: int = 0  # keys under the prefix that are not ours to read (not UTF-8, not a registration): skipped
+
+
+def _registration(kv: KeyValue) -> tuple[str, dict[str, Any]] | None:
+    """A member key's name and registration; None when it is not one a member wrote."""
+    try:
+        name = kv.key.decode().rsplit("/", 1)[-1]
+        doc = json.loads(kv.value)
+    except (ValueError, RecursionError):  # not UTF-8, not JSON, or nested deeper than the parser goes
+        return None
+    if not MEMBER_NAME.fullmatch(name) or not isinstance(doc, dict):
+        return None
+    return name, doc
 
 
 async def read_view(etcd: Etcd, prefix: str) -> View:
+    """Members and holders under `prefix`; a key no member could have written is skipped and counted,
+    so one bad key cannot stop the cluster (nor be given targets nobody polls)."""
     members: dict[str, dict[str, Any]] = {}
+    unreadable = 0
     for kv in await etcd.prefix(f"{prefix}/members/"):
-        try:
-            doc = json.loads(kv.value)
-        except json.JSONDecodeError:
-            doc = {}
-        name = kv.key.rsplit("/", 1)[-1]
-        members[name] = {**(doc if isinstance(doc, dict) else {}), "name": name, "lease": kv.lease}
+        reg = _registration(kv)
+        if reg is None:
+            unreadable += 1
+            continue
+        name, doc = reg
+        members[name] = {**doc, "name": name, "lease": kv.lease}
     holders: dict[str, set[str]] = defaultdict(set)
+    start = len(prefix) + len("/owners/")
     for kv in await etcd.prefix(f"{prefix}/owners/"):
-        target, _, member = kv.key[len(prefix) + len("/owners/"):].rpartition("/")
+        try:
+            target, _, member = kv.key.decode()[start:].rpartition("/")
+        except UnicodeDecodeError:
+            unreadable += 1
+            continue
         if member in members:  # a holder key outlives its member by at most a lease: not counted
             holders[urllib.parse.unquote(target)].add(member)
-    return View(members, dict(holders))
+    return View(members, dict(holders), unreadable)
+
+
+def _seconds(value: object) -> float | None:
+    """A registration's time, if it is one (any client can write the key)."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
 
 
 async def cluster_status(etcd: Etcd, prefix: str, me: str) -> dict[str, Any]:
@@ -100,8 +129,9 @@ async def cluster_status(etcd: Etcd, prefix: str, me: str) -> dict[str, Any]:
         left, granted = await etcd.time_to_live(int(doc.get("lease") or 0))
         out.append({"name": name, "targets": sorted(t for t, hs in view.holders.items() if name in hs),
                     "lease_age_s": float(max(0, granted - left)) if left >= 0 else None,
-                    "listen": doc.get("listen", ""), "started_unix": doc.get("started_unix")})
-    return {"member": me, "members": out}
+                    "listen": doc.get("listen") if isinstance(doc.get("listen"), str) else "",
+                    "started_unix": _seconds(doc.get("started_unix"))})
+    return {"member": me, "members": out, "unreadable_keys": view.unreadable}
 
 
 class ClusterMember:
@@ -118,6 +148,7 @@ class ClusterMember:
         self.last_ok: float | None = None  # monotonic time of the last tick etcd answered
         self.last_error = ""
         self.ticks = self.failed_ticks = self.takeovers = self.handovers = self.registrations = 0
+        self.unreadable_keys = 0  # in the last view
         self.leaving = False
 
     # -- the loop ----------------------------------------------------------------------------------
@@ -154,6 +185,10 @@ class ClusterMember:
             await self._register()
             view = await read_view(self.etcd, self.prefix)
         self.view = view
+        if view.unreadable != self.unreadable_keys:
+            log.warning("keys under the cluster prefix that no member wrote: skipped",
+                        extra={"prefix": self.prefix, "unreadable": view.unreadable})
+            self.unreadable_keys = view.unreadable
         members = sorted(view.members)
         every = self.targets.all_targets()
         polling = self.targets.polling()
@@ -234,4 +269,5 @@ class ClusterMember:
         except EtcdError as exc:
             members = [{"name": n, "targets": sorted(t for t, hs in self.view.holders.items() if n in hs),
                         "lease_age_s": None} for n in sorted(self.view.members)]
-            return {"member": self.name, "members": members, "etcd_up": False, "error": str(exc)}
+            return {"member": self.name, "members": members, "etcd_up": False, "error": str(exc),
+                    "unreadable_keys": self.unreadable_keys}

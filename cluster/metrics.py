@@ -35,6 +35,11 @@ class ClusterMetrics(Collector):
         total = GaugeMetricFamily("fabricwatch_cluster_targets_configured", "Targets in this member's config")
         total.add_metric([], len(m.targets.all_targets()))
         yield total
+        unreadable = GaugeMetricFamily("fabricwatch_cluster_unreadable_keys",
+                                       "Keys under the cluster's prefix no member wrote (not UTF-8, not a "
+                                       "registration), skipped in the last view")
+        unreadable.add_metric([], m.unreadable_keys)
+        yield unreadable
         for name, value, text in (
                 ("fabricwatch_cluster_ticks", m.ticks, "Ticks (renew the lease, read the members, take and give)"),
                 ("fabricwatch_cluster_failed_ticks", m.failed_ticks, "Ticks etcd did not answer"),

@@ -256,3 +256,36 @@ async def test_a_member_speaks_to_etcd_over_tls_with_a_user(tmp_path: Path) -> N
     finally:
         os.environ.pop("FW_PW", None)
         etcd.stop()
+
+
+def _put_raw(etcd: EtcdCluster, key: bytes, value: bytes) -> None:
+    """A key as any etcd client may write it: bytes that are not UTF-8, values of any shape."""
+    import grpc
+    from aetcd.rpc import rpc_pb2 as pb
+    from aetcd.rpc import rpc_pb2_grpc as stubs
+
+    with grpc.insecure_channel(etcd.endpoints[0].removeprefix("http://")) as ch:
+        stubs.KVStub(ch).Put(pb.PutRequest(key=key, value=value), timeout=10)
+
+
+async def test_unreadable_keys_are_skipped_and_counted(cluster: Cluster, etcd: EtcdCluster) -> None:
+    """A key that is not UTF-8, a registration nested 200k deep and a holder key that is not
+    UTF-8 under the prefix: the members share out, say how many keys they could not read, answer
+    /api/cluster and take over a dead member's targets (it crashed every tick before)."""
+    base = cluster.prefix.encode()
+    _put_raw(etcd, base + b"/members/\xff\xfe", b"{}")
+    _put_raw(etcd, base + b"/members/deep", b"[" * 200_000 + b"]" * 200_000)
+    _put_raw(etcd, base + b"/owners/gnmi%3Asim%3Aleaf-00/\xff", b"")
+    for name in ("fw-a", "fw-b", "fw-c"):
+        cluster.add(name)
+    await cluster.until("shared out", cluster.each_once)
+    member = cluster.members["fw-a"][0]
+    assert member.unreadable_keys == 3 and member.failed_ticks == 0
+    status = await member.status()
+    assert [m["name"] for m in status["members"]] == ["fw-a", "fw-b", "fw-c"] and status["unreadable_keys"] == 3
+    from fabricwatch.cluster.metrics import ClusterMetrics
+
+    metrics = {m.name: m.samples[0].value for m in ClusterMetrics(member).collect()}
+    assert metrics["fabricwatch_cluster_unreadable_keys"] == 3
+    cluster.kill("fw-b")
+    await cluster.until("taken over", cluster.each_once, timeout=LEASE * 4)
