@@ -89,7 +89,7 @@ def _fit(frames: list[FeatureFrame], interval_s: float, args: argparse.Namespace
     return det
 
 
-def _read_influx(args: argparse.Namespace, interval_s: float, err: Console) -> list[Window]:
+def _read_influx(args: argparse.Namespace, start: str, end: str, interval_s: float, err: Console) -> list[Window]:
     auth = None
     if args.influx_user:
         auth = (args.influx_user, os.environ.get(args.influx_password_env or "", ""))
@@ -101,7 +101,7 @@ def _read_influx(args: argparse.Namespace, interval_s: float, err: Console) -> l
             progress.update(task, total=total, completed=done)
 
         db = InfluxQL(args.influx_url, args.influx_db, auth=auth, timeout=300.0)
-        windows = [w for chunk in windows_from_influx(db, args.start, args.end, interval_s, report=report,
+        windows = [w for chunk in windows_from_influx(db, start, end, interval_s, report=report,
                                                        progress=step) for w in chunk]
     late = f", {report.late:,} out of time order (left out)" if report.late else ""
     err.print(f"read {report.samples:,} port_counters samples from {args.influx_url}{late}, "
@@ -114,11 +114,11 @@ def cmd_train(args: argparse.Namespace) -> int:
     interval = parse_duration(args.interval)
     intervals: list[tuple[int, list[LinkInterval]] | Window]
     if args.influx_url:
-        if not (args.influx_db and args.start and args.end):
-            warn(args, "--influx-url needs --influx-db, --start and --end")
+        if not (args.influx_db and args.from_):
+            warn(args, "--influx-url needs --influx-db and --from (and --to, default now)")
             return 2
         try:
-            intervals = list(_read_influx(args, interval, err))
+            intervals = list(_read_influx(args, args.from_, args.to, interval, err))
         except (OSError, ValueError) as exc:
             warn(args, f"{exc}")
             return 1
@@ -140,6 +140,12 @@ def cmd_train(args: argparse.Namespace) -> int:
     except ModelError as exc:
         warn(args, f"{exc}")
         return 1
+    problems = unfit(det)
+    for p in problems:
+        warn(args, p)
+    if problems and not args.force:
+        warn(args, f"{args.out} not written (--force writes it anyway)")
+        return 1
     det.save(args.out)
     table = Table(title=f"model {args.out}")
     for col in ("class", "train intervals", "held out", "forest threshold"):
@@ -149,6 +155,31 @@ def cmd_train(args: argparse.Namespace) -> int:
     Console().print(table)
     print(expected_pages(det))
     return 0
+
+
+MIN_HISTORY_S = 1800.0  # under this, neither the healthy range nor the expected pages are measured
+OVER_BUDGET = 10.0  # held-out history paging this many times the budget was not healthy history
+
+
+def unfit(det: LinkDetector) -> list[str]:
+    """Why the model should not be used: too little history, or history that pages far over the budget
+    (a fault in it, which the model now takes for healthy)."""
+    out = []
+    t = det.training
+    span_s = (t.get("to_ns", 0) - t.get("from_ns", 0)) / 1e9
+    if span_s < MIN_HISTORY_S:
+        out.append(f"only {span_s / 60:.0f} minutes of history ({t.get('intervals', 0):,} intervals): too little "
+                   f"to learn the fabric's healthy range or to measure its pages; train on at least "
+                   f"{MIN_HISTORY_S / 60:g} minutes (hours are better) of healthy history")
+    e = t.get("expected") or {}
+    links = int(t.get("links") or 0)
+    budget = det.false_alarms_per_day if det.false_alarms_per_day is not None \
+        else det.false_alarm_rate * links * 86400 / det.interval_s
+    if e.get("events") and e.get("pages_per_day", 0.0) > OVER_BUDGET * budget:
+        out.append(f"expected pages {e['pages_per_day']:,.1f}/day against a budget of {budget:,.1f}/day "
+                   f"({e['events']} finding events in the held-out history): it was not healthy (a fault in "
+                   "it?) or it is too short to say")
+    return out
 
 
 def expected_pages(det: LinkDetector) -> str:
@@ -189,8 +220,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if args.files or not args.influx_db:
             warn(args, "--influx-url needs --influx-db (and --from/--to), and no FILES")
             return 2
-        args.start, args.end = args.from_, args.to
-        source: Iterator[tuple[int, list[LinkInterval]] | Window] = iter(_read_influx(args, interval, err))
+        source: Iterator[tuple[int, list[LinkInterval]] | Window] = iter(_read_influx(args, args.from_, args.to,
+                                                                                      interval, err))
     elif not args.files:
         warn(args, "give line-protocol FILES or --influx-url")
         return 2
@@ -265,14 +296,18 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     train.add_argument("--influx-db")
     train.add_argument("--influx-user")
     train.add_argument("--influx-password-env", help="environment variable holding the password")
-    train.add_argument("--start", help="window start, ISO 8601 (e.g. 2026-11-20T00:00:00Z)")
-    train.add_argument("--end", help="window end, ISO 8601")
+    train.add_argument("--from", "--start", dest="from_",
+                       help="with --influx-url: window start, ISO 8601, '-6h', 'yesterday 22:00' (UTC)")
+    train.add_argument("--to", "--end", dest="to", default="now", help="window end (default: now)")
     train.add_argument("--out", type=Path, required=True, help="model file to write")
     train.add_argument("--interval", default="30s")
     train.add_argument("--false-alarm-rate", type=float, default=1e-4,
                        help="share of healthy held-out link-intervals allowed over the threshold")
     train.add_argument("--false-alarms-per-day", type=float,
                        help="the budget in pages: false alarms per day for the whole fabric (overrides the rate)")
+    train.add_argument("--force", action="store_true",
+                       help=f"write the model even from under {MIN_HISTORY_S / 60:g} minutes of history or history "
+                            "that pages far over the budget (warned either way)")
     train.set_defaults(func=cmd_train)
 
     replay = sub.add_parser("replay", help="run pipeline + detector over recorded port_counters")

@@ -8,8 +8,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from fabricwatch.daemon import config as config_mod
+if TYPE_CHECKING:
+    from fabricwatch.daemon.config import Config
+
 
 
 class CommandError(Exception):
@@ -24,8 +27,11 @@ def warn(args: argparse.Namespace, message: str) -> None:
     print(f"{getattr(args, 'prog', 'fabricwatch')}: {message}", file=sys.stderr, flush=True)
 
 
-def load_config(path: str | Path) -> config_mod.Config:
+def load_config(path: str | Path) -> Config:
     """The config, or CommandError naming the file and the key."""
+    # imported here, for start-up time: every command imports this module, not every one reads a config
+    from fabricwatch.daemon import config as config_mod
+
     try:
         return config_mod.load(path)
     except config_mod.ConfigError as exc:

@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import errno
 import logging
+import os
 import re
 import socket
 import sys
@@ -187,12 +188,20 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
-        return int(args.func(args))
-    except CommandError as exc:
-        warn(args, str(exc))
-        return exc.code
+        args = parse_args(sys.argv[1:] if argv is None else argv)
+        try:
+            return int(args.func(args))
+        except CommandError as exc:
+            warn(args, str(exc))
+            return exc.code
+    except KeyboardInterrupt:
+        # Ctrl-C before a command handles it itself (the daemon's start-up): stop, no traceback
+        return 130
+    except BrokenPipeError:
+        # `... | head` closed the pipe: stop writing; stdout goes to /dev/null so the exit's flush is quiet too
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

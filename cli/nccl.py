@@ -34,8 +34,11 @@ def cmd_parse(args: argparse.Namespace) -> int:
                 flagged = sum(1 for r in run.rows if r.flags)
                 plateau = max((r.out_of_place.busbw or 0.0) for r in run.rows if r.out_of_place) if run.rows else 0
                 ranks = run.nranks if run.nranks is not None else "unknown"
+                hosts = f"{len(run.hosts)} host{'' if len(run.hosts) == 1 else 's'}"
+                if run.nranks is None and run.hosts:
+                    hosts += " (of those its rank lines name)"  # a partial rank list: not all of them
                 print(f"{path}: {run.collective or 'unknown collective'} ({run.collective_from}), "
-                      f"{ranks} ranks on {len(run.hosts)} hosts, {len(run.rows)} rows, "
+                      f"{ranks} rank{'' if ranks == 1 else 's'} on {hosts}, {len(run.rows)} rows, "
                       f"peak busbw {plateau:g} GB/s, {flagged} rows flagged, "
                       f"{'complete' if run.complete else 'INCOMPLETE'}")
     return status
@@ -293,8 +296,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     bl.add_argument("--influx-url", required=True)
     bl.add_argument("--influx-db", required=True)
     bl.add_argument("--hosts", help="comma-separated hosts (default: the run's rank lines)")
-    bl.add_argument("--start", help="window start, ISO 8601 (default: an hour before --end)")
-    bl.add_argument("--end", help="window end, ISO 8601 (default: the file's modification time)")
+    bl.add_argument("--from", "--start", dest="start",
+                    help="window start: ISO 8601, '-2h', 'yesterday 22:00' (default: an hour before --to)")
+    bl.add_argument("--to", "--end", dest="end", help="window end (default: the file's modification time)")
     bl.add_argument("--top", type=int, default=10)
     bl.add_argument("--json", action="store_true")
     bl.set_defaults(func=cmd_blame)

@@ -45,7 +45,7 @@ def test_train_from_influxdb_and_files_then_run_with_the_model(influx: InfluxDB1
 
     from_db = tmp_path / "db.fwm"
     res = fabricwatch("train", "--influx-url", influx.url, "--influx-db", "hist",
-                      "--start", "2026-09-01T00:00:00Z", "--end", "2026-10-01T00:00:00Z", "--out", str(from_db))
+                      "--from", "2026-09-01T00:00:00Z", "--to", "2026-10-01T00:00:00Z", "--out", str(from_db))
     assert res.returncode == 0, res.stderr
     assert "roce/leaf_down/400G" in res.stdout and "roce/spine/400G" in res.stdout
     assert "expected pages:" in res.stdout and "held-out healthy history" in res.stdout

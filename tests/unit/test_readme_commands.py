@@ -88,7 +88,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (d / "cabling.csv").write_text("\n".join(rows) + "\n")
     fabric = Fabric(FabricSpec(nodes=4, rails=2, spines=2), seed=3, start_ns=1_790_000_000_000_000_000)
     buf = io.StringIO()
-    record(fabric, buf, steps=180, step_s=10)
+    record(fabric, buf, steps=240, step_s=10)  # 40 minutes: train wants at least 30
     (d / "history.lp").write_text(buf.getvalue())
     buf = io.StringIO()
     record(fabric, buf, steps=60, step_s=10)

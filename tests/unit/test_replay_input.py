@@ -27,7 +27,7 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     d = tmp_path_factory.mktemp("model")
     buf = io.StringIO()
     record(Fabric(FabricSpec(nodes=4, rails=2, spines=2), seed=3, start_ns=1_790_000_000_000_000_000), buf,
-           steps=180, step_s=10)
+           steps=240, step_s=10)
     (d / "history.lp").write_text(buf.getvalue())
     res = fw("train", str(d / "history.lp"), "--out", str(d / "m.fwm"))
     assert res.returncode == 0, res.stderr
