@@ -183,8 +183,45 @@ class Etcd:
             return [KeyValue(kv.key, kv.value, int(kv.lease)) for kv in resp.kvs]
         return await self._call(go)
 
-    async def delete(self, key: str) -> None:
+    async def delete(self, key: str, *, lease: int | None = None) -> None:
+        """Delete `key`; with `lease`, only while it is bound to that lease (not another holder's)."""
+        k = key.encode()
+        if lease is None:
+            async def go(ch: grpc.aio.Channel) -> Any:
+                return await stubs.KVStub(ch).DeleteRange(pb.DeleteRangeRequest(key=k),
+                                                          timeout=self.timeout, metadata=self._metadata())
+            await self._call(go)
+            return
+        await self._txn(pb.Compare(key=k, target=pb.Compare.LEASE, result=pb.Compare.EQUAL, lease=lease),
+                        pb.RequestOp(request_delete_range=pb.DeleteRangeRequest(key=k)), k)
+
+    async def _txn(self, compare: pb.Compare, then: pb.RequestOp, key: bytes) -> tuple[bool, KeyValue | None]:
+        """`then` if `compare` holds, in one transaction: (True, None); else (False, `key` as it is now)."""
+        get = pb.RequestOp(request_range=pb.RangeRequest(key=key))
+
         async def go(ch: grpc.aio.Channel) -> Any:
-            return await stubs.KVStub(ch).DeleteRange(pb.DeleteRangeRequest(key=key.encode()),
-                                                      timeout=self.timeout, metadata=self._metadata())
-        await self._call(go)
+            return await stubs.KVStub(ch).Txn(pb.TxnRequest(compare=[compare], success=[then], failure=[get]),
+                                              timeout=self.timeout, metadata=self._metadata())
+        resp = await self._call(go)
+        if resp.succeeded:
+            return True, None
+        kvs = resp.responses[0].response_range.kvs
+        return False, (KeyValue(kvs[0].key, kvs[0].value, int(kvs[0].lease)) if kvs else None)
+
+    async def claim(self, key: str, value: str, *, lease: int) -> KeyValue | None:
+        """Put `key` bound to `lease` if it is absent or already bound to `lease`, atomically: None;
+        else write nothing and give the key as another holder has it."""
+        k = key.encode()
+        put = pb.RequestOp(request_put=pb.PutRequest(key=k, value=value.encode(), lease=lease))
+        absent = pb.Compare(key=k, target=pb.Compare.CREATE, result=pb.Compare.EQUAL, create_revision=0)
+        ours = pb.Compare(key=k, target=pb.Compare.LEASE, result=pb.Compare.EQUAL, lease=lease)
+        for _ in range(3):  # etcd compares are and-ed: "absent or ours" is two tries, the key may change between
+            for condition in (absent, ours):
+                done, held = await self._txn(condition, put, k)
+                if done:
+                    return None
+                if held is None:
+                    break  # gone since: absent again
+                if held.lease != lease:
+                    return held
+        raise EtcdError(f"etcd {self.endpoint}: {key} kept changing while it was claimed")

@@ -149,6 +149,7 @@ class ClusterMember:
         self.last_error = ""
         self.ticks = self.failed_ticks = self.takeovers = self.handovers = self.registrations = 0
         self.unreadable_keys = 0  # in the last view
+        self.name_conflict: str | None = None  # why this member is refused: another process has its name
         self.leaving = False
 
     # -- the loop ----------------------------------------------------------------------------------
@@ -166,29 +167,62 @@ class ClusterMember:
                 self.etcd_up, self.last_error = False, str(exc)
             await asyncio.sleep(self.tick_s)
 
-    async def _register(self) -> None:
-        self.lease = await self.etcd.grant(max(2, round(self.cfg.lease)))
+    async def _register(self) -> bool:
+        """Put this member's key, by transaction: only where it is absent or already bound to this
+        member's lease. False when another process holds the name (it is refused, not shared)."""
+        if not self.lease:
+            self.lease = await self.etcd.grant(max(2, round(self.cfg.lease)))
         doc = {"name": self.name, "lease": self.lease, "listen": self.listen, "started_unix": self.started_unix}
-        await self.etcd.put(_member_key(self.prefix, self.name), json.dumps(doc), lease=self.lease)
+        try:
+            held = await self.etcd.claim(_member_key(self.prefix, self.name), json.dumps(doc), lease=self.lease)
+        except LeaseGone:
+            self.lease = 0
+            return await self._register()
+        if held is not None:
+            await self._refused(held)
+            return False
+        if self.name_conflict is not None:
+            log.warning("member name free again: registered", extra={"member": self.name})
+        self.name_conflict = None
         self.registrations += 1
         log.info("cluster member registered", extra={"member": self.name, "lease": self.lease})
+        return True
+
+    async def _refused(self, held: KeyValue) -> None:
+        """Another process is registered under this name: it polls the name's share, this one polls
+        nothing until the name is free (that process left, or its lease ran out) and says so."""
+        reg = _registration(held)
+        doc = reg[1] if reg is not None else {}
+        started = _seconds(doc.get("started_unix"))
+        since = time.strftime(", started %Y-%m-%dT%H:%M:%SZ", time.gmtime(started)) if started is not None else ""
+        listen = doc.get("listen") if isinstance(doc.get("listen"), str) else "?"
+        reason = (f"member name {self.name} is registered by another process (listen {listen}{since}, lease "
+                  f"{held.lease:x}): polling nothing until it leaves; give each member its own [cluster] name")
+        if reason != self.name_conflict:
+            log.error("cluster member name taken: refused", extra={"member": self.name, "reason": reason})
+        self.name_conflict = reason
+        for key in sorted(self.targets.polling()):
+            await self.targets.stop_polling(key)
 
     def should_own(self, device: str, members: list[str]) -> bool:
         return owner(group_of(device, self.pattern), members) == self.name
 
     async def tick(self) -> None:
         self.ticks += 1
-        if not self.lease or await self.etcd.keepalive(self.lease) <= 0:
-            await self._register()  # first tick, or the lease expired while etcd was away
+        if self.lease and await self.etcd.keepalive(self.lease) <= 0:
+            self.lease = 0  # it expired while etcd was away: its keys went with it
         view = await read_view(self.etcd, self.prefix)
-        if self.name not in view.members:
-            await self._register()
+        registered = True
+        if not self.lease or view.members.get(self.name, {}).get("lease") != self.lease:
+            registered = await self._register()
             view = await read_view(self.etcd, self.prefix)
         self.view = view
         if view.unreadable != self.unreadable_keys:
             log.warning("keys under the cluster prefix that no member wrote: skipped",
                         extra={"prefix": self.prefix, "unreadable": view.unreadable})
             self.unreadable_keys = view.unreadable
+        if not registered:
+            return
         members = sorted(view.members)
         every = self.targets.all_targets()
         polling = self.targets.polling()
@@ -234,7 +268,7 @@ class ClusterMember:
             return
         limit = time.monotonic() + (deadline_s if deadline_s is not None else self.cfg.lease)
         try:
-            await self.etcd.delete(_member_key(self.prefix, self.name))
+            await self.etcd.delete(_member_key(self.prefix, self.name), lease=self.lease)  # not a namesake's
             while time.monotonic() < limit:
                 view = await read_view(self.etcd, self.prefix)
                 rest = [k for k in self.targets.polling() if not view.holders.get(k, set()) - {self.name}]
@@ -255,6 +289,8 @@ class ClusterMember:
 
     # -- what it says ------------------------------------------------------------------------------
     def not_ready(self) -> str | None:
+        if self.name_conflict is not None:
+            return self.name_conflict
         if self.etcd_up:
             return None
         since = f" for {time.monotonic() - self.last_ok:.0f} s" if self.last_ok is not None else ""
@@ -265,9 +301,9 @@ class ClusterMember:
         """/api/cluster: read from etcd now; when it cannot answer, the last view, said so."""
         try:
             doc = await cluster_status(self.etcd, self.prefix, self.name)
-            return {**doc, "etcd_up": True}
+            return {**doc, "etcd_up": True, "conflict": self.name_conflict}
         except EtcdError as exc:
             members = [{"name": n, "targets": sorted(t for t, hs in self.view.holders.items() if n in hs),
                         "lease_age_s": None} for n in sorted(self.view.members)]
             return {"member": self.name, "members": members, "etcd_up": False, "error": str(exc),
-                    "unreadable_keys": self.unreadable_keys}
+                    "unreadable_keys": self.unreadable_keys, "conflict": self.name_conflict}

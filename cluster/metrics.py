@@ -40,6 +40,11 @@ class ClusterMetrics(Collector):
                                        "registration), skipped in the last view")
         unreadable.add_metric([], m.unreadable_keys)
         yield unreadable
+        conflict = GaugeMetricFamily("fabricwatch_cluster_name_conflict",
+                                     "1 while another process is registered under this member's name (this one "
+                                     "polls nothing)")
+        conflict.add_metric([], 0.0 if m.name_conflict is None else 1.0)
+        yield conflict
         for name, value, text in (
                 ("fabricwatch_cluster_ticks", m.ticks, "Ticks (renew the lease, read the members, take and give)"),
                 ("fabricwatch_cluster_failed_ticks", m.failed_ticks, "Ticks etcd did not answer"),

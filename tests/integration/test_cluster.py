@@ -17,7 +17,7 @@ import pytest
 from fabricwatch.cluster.assign import owner
 from fabricwatch.cluster.config import ClusterConfig
 from fabricwatch.cluster.etcd import EtcdError
-from fabricwatch.cluster.member import ClusterMember, cluster_status, etcd_for
+from fabricwatch.cluster.member import ClusterMember, cluster_status, etcd_for, read_view
 from tests.servers import EtcdCluster
 
 LEASE = 3.0
@@ -289,3 +289,43 @@ async def test_unreadable_keys_are_skipped_and_counted(cluster: Cluster, etcd: E
     assert metrics["fabricwatch_cluster_unreadable_keys"] == 3
     cluster.kill("fw-b")
     await cluster.until("taken over", cluster.each_once, timeout=LEASE * 4)
+
+
+async def test_a_second_member_with_the_same_name_is_refused(cluster: Cluster) -> None:
+    """Two daemons with one name (the default is the host name): the second is refused, polls
+    nothing, is not ready and says why; leaving, it takes nothing of the first's; once the first
+    has gone it registers and polls its share (both polled everything, both ready, before)."""
+    first = cluster.add("fw-a")
+    cluster.add("fw-b")
+    await cluster.until("shared out", cluster.each_once)
+
+    async def twin_ticks() -> tuple[ClusterMember, Polled, asyncio.Task[None]]:
+        polled = Polled(TARGETS)
+        twin = ClusterMember(cluster.config("fw-a"), polled)
+        task = asyncio.create_task(twin.run())
+        await cluster.watch(LEASE / 2)  # two ticks
+        assert twin.ticks >= 2 and not polled.polled and cluster.each_once()
+        assert "member name fw-a is registered by another process" in (twin.not_ready() or "")
+        return twin, polled, task
+
+    twin, _, task = await twin_ticks()
+    status = await twin.status()
+    assert "registered by another process" in status["conflict"]
+    from fabricwatch.cluster.metrics import ClusterMetrics
+
+    metrics = {m.name: m.samples[0].value for m in ClusterMetrics(twin).collect()}
+    assert metrics["fabricwatch_cluster_name_conflict"] == 1
+    await twin.leave(deadline_s=0)
+    task.cancel()
+    view = await read_view(first.etcd, cluster.prefix)
+    assert view.members["fw-a"]["lease"] == first.lease  # the first's registration is untouched
+    assert first.not_ready() is None
+
+    twin, polled, task = await twin_ticks()
+    try:
+        await cluster.leave("fw-a")
+        share = {k for k, dev in TARGETS.items() if owner(dev, ["fw-a", "fw-b"]) == "fw-a"}
+        await cluster.until("the twin polls fw-a's share", lambda: polled.polled == share, timeout=LEASE * 4)
+        assert twin.not_ready() is None and twin.name_conflict is None
+    finally:
+        task.cancel()
