@@ -156,7 +156,9 @@ class BatchingSink:
         size = self.cfg.batch_size
         for i in range(0, len(buf), size):
             chunk = buf[i : i + size]
-            self._held.extend(self._records(chunk))
+            records = self._records(chunk)
+            self._formed(records)
+            self._held.extend(records)
             self.held_points += len(chunk)
         while self._held:
             payload, points = self._held[0]
@@ -340,6 +342,10 @@ class BatchingSink:
         if self.stats.blocked:
             self._log.info("server accepts writes again", extra={"sink": self.name})
         self.stats.blocked = False
+
+    def _formed(self, records: list[tuple[bytes, int]]) -> None:
+        """A kind's chance to prepare the batches it is about to spool (encode them while the request before
+        is in flight)."""
 
     async def _refused(self, outcome: WriteOutcome) -> bool:
         """A kind's chance to fix what the server refused (a missing database): True sends again at once."""

@@ -20,6 +20,7 @@ MEASUREMENT = "port_rates"
 LINE_PREFIX = MEASUREMENT + ","  # every port_rates line has tags (device, port)
 TOPOLOGY_LABELS = ("device", "port", "fabric", "role", "rail", "peer_device", "peer_port")
 RATED = tuple(c.name for c in COUNTERS.values() if c.kind is Kind.COUNTER)
+_NUMBER = (int, float)  # not bool (a flag such as <counter>_saturated), not str
 MAX_CACHED_PORTS = 500_000  # serialized label sets kept between batches; beyond, the cache starts again
 
 
@@ -36,8 +37,8 @@ class Encoder:
         self.names = {c: metric_name(prefix, c) for c in counters}
         # a series' labels, serialized once and merged into each batch's TimeSeries: building 8 Label
         # messages a series in Python cost 3x the rest of the encoding together
-        self._name_labels = {n: TimeSeries(labels=[{"name": "__name__", "value": n}]).SerializeToString()
-                             for n in self.names.values()}
+        self._name_labels = {c: TimeSeries(labels=[{"name": "__name__", "value": n}]).SerializeToString()
+                             for c, n in self.names.items()}
         self._port_labels: dict[tuple[str, ...], bytes] = {}
 
     def _labels(self, values: tuple[str, ...]) -> bytes:
@@ -53,11 +54,12 @@ class Encoder:
 
     def request(self, payload: bytes) -> tuple[bytes, int, int]:
         """The compressed body, its sample count, and how many lines could not be read (left out)."""
-        series: dict[tuple[str, tuple[str, ...]], list[tuple[int, float]]] = {}
-        names, labels = self.names, self.labels
+        ports: dict[tuple[str, ...], list[tuple[int, dict[str, object]]]] = {}
+        labels = self.labels
         unreadable = 0
+        prefix = LINE_PREFIX.encode()
         for raw in payload.split(b"\n"):
-            if not raw.startswith(LINE_PREFIX.encode()):
+            if not raw.startswith(prefix):
                 continue
             try:
                 _, tags, fields, ts = parse_line(raw.decode())
@@ -67,22 +69,31 @@ class Encoder:
             if ts is None:
                 unreadable += 1
                 continue
-            ms = ts // 1_000_000
-            values = tuple(tags.get(k, "") for k in labels)
-            for field, value in fields.items():
-                name = names.get(field)
-                if name is None or isinstance(value, bool) or not isinstance(value, int | float):
-                    continue
-                series.setdefault((name, values), []).append((ms, float(value)))
+            ports.setdefault(tuple(tags.get(k, "") for k in labels), []).append((ts // 1_000_000, fields))
         req = WriteRequest()
+        add = req.timeseries.add
         samples = 0
-        name_labels = self._name_labels
-        for (name, values), points in series.items():
-            ts_msg = req.timeseries.add()
-            # merging serialized messages appends their repeated fields: __name__, then the port's labels
-            ts_msg.MergeFromString(name_labels[name] + self._labels(values))
-            points.sort()  # a batch may hold two intervals of a port: a series' samples go oldest first
-            for ms, value in points:
-                ts_msg.samples.add(value=value, timestamp=ms)
-            samples += len(points)
+        for values, rows in ports.items():
+            port = self._labels(values)
+            for name, points in self._series(rows):
+                ts_msg = add()
+                # merging serialized messages appends their repeated fields: __name__, then the port's labels
+                ts_msg.MergeFromString(name + port)
+                for ms, value in points:
+                    ts_msg.samples.add(value=value, timestamp=ms)
+                samples += len(points)
         return bytes(cramjam.snappy.compress_raw(req.SerializeToString())), samples, unreadable
+
+    def _series(self, rows: list[tuple[int, dict[str, object]]]) -> list[tuple[bytes, list[tuple[int, object]]]]:
+        """A port's lines as (serialized __name__ label, samples oldest first), one per counter it has a rate of."""
+        names = self._name_labels
+        if len(rows) == 1:  # the usual batch: one interval of each port
+            ms, fields = rows[0]
+            return [(names[f], [(ms, v)]) for f, v in fields.items() if f in names and type(v) in _NUMBER]
+        rows.sort(key=lambda row: row[0])  # a batch holding two intervals of a port: its samples go oldest first
+        series: dict[bytes, list[tuple[int, object]]] = {}
+        for ms, fields in rows:
+            for f, v in fields.items():
+                if f in names and type(v) in _NUMBER:
+                    series.setdefault(names[f], []).append((ms, v))
+        return list(series.items())

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from fabricwatch.sinks.batching import BatchingSink
 from fabricwatch.sinks.prometheus_remote_write.encode import LINE_PREFIX
-from fabricwatch.sinks.prometheus_remote_write.writer import RemoteWriter
+from fabricwatch.sinks.prometheus_remote_write.writer import PREPARED, RemoteWriter
 
 if TYPE_CHECKING:
     from fabricwatch.sinks.prometheus_remote_write.config import RemoteWriteConfig
@@ -25,6 +25,12 @@ class RemoteWriteSink(BatchingSink):
         # only rates go to Prometheus (it computes nothing better from raw counters than the pipeline did):
         # the rest never reaches the buffer or the spool
         await super().write([line for line in lines if line.startswith(LINE_PREFIX)])
+
+    def _formed(self, records: list[tuple[bytes, int]]) -> None:
+        # only batches that are sent soon: behind a backlog (the server down) encoding now would be wasted
+        if self.spool.pending_records + len(records) <= PREPARED:
+            for payload, _ in records:
+                self.remote.prepare(payload)
 
     @property
     def samples_written(self) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 import aiohttp
@@ -21,6 +22,7 @@ HEADERS = {
     "User-Agent": "fabricwatch",
 }
 MAX_ANSWER = 4096
+PREPARED = 8  # batches encoded ahead of their turn, at most
 # Prometheus' words for a sample it will never take (storage/remote/write_handler.go, tsdb): the request is
 # rolled back whole, so the batch is halved until the refused lines are alone
 _REFUSALS = (("out of order sample", "out_of_order"), ("duplicate sample for timestamp", "duplicate"),
@@ -63,6 +65,14 @@ class RemoteWriter:
         self.samples_written = 0
         self.lines_unreadable = 0
         self._session: aiohttp.ClientSession | None = None
+        self._prepared: OrderedDict[bytes, tuple[bytes, int, int]] = OrderedDict()
+
+    def prepare(self, payload: bytes) -> None:
+        """Encode a batch before its turn: the event loop does it while the request before is in flight, so the
+        sender only posts. The oldest preparation goes beyond PREPARED (encoded again when its turn comes)."""
+        self._prepared[payload] = self.encoder.request(payload)
+        while len(self._prepared) > PREPARED:
+            self._prepared.popitem(last=False)
 
     def _sess(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
@@ -85,7 +95,8 @@ class RemoteWriter:
             return WriteOutcome(False, True, None, f"{type(exc).__name__}: {exc}")
 
     async def write(self, payload: bytes) -> WriteOutcome:
-        body, samples, unreadable = self.encoder.request(payload)
+        prepared = self._prepared.pop(payload) if payload in self._prepared else None
+        body, samples, unreadable = prepared or self.encoder.request(payload)
         self.lines_unreadable += unreadable
         if not samples:  # no counter's rate in these lines (saturated flags only): nothing to send
             return WriteOutcome(True, status=None)
