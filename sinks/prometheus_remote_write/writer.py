@@ -53,7 +53,7 @@ def classify(status: int, answer: str, retry_after: str | None) -> WriteOutcome:
         return WriteOutcome(False, True, status, NO_RECEIVER, after, blocked=True)
     if status == 413:
         return WriteOutcome(False, False, status, message, too_large=True)
-    return WriteOutcome(False, False, status, message, reason=f"http_{status}")
+    return WriteOutcome(False, False, status, message)  # counted under its status
 
 
 class RemoteWriter:
