@@ -15,8 +15,10 @@ import aiohttp
 import pytest
 from aiohttp import web
 
+from fabricwatch.daemon.config import parse
 from fabricwatch.sinks.prometheus_remote_write.config import RemoteWriteConfig
 from fabricwatch.sinks.prometheus_remote_write.sink import RemoteWriteSink
+from tests.integration.helpers import start_runner, start_sim
 from tests.servers import Prometheus, PrometheusReceiver, free_port
 
 pytestmark = pytest.mark.integration
@@ -240,3 +242,39 @@ async def test_no_receiver_holds_the_data_until_it_is_enabled(tmp_path: Path) ->
     assert sink.stats.blocked and "--web.enable-remote-write-receiver" in sink.stats.last_error
     assert sink.spool.pending_points == 1 and sink.stats.points_rejected == 0  # held, not dropped
     no_receiver.stop()
+
+
+async def test_the_daemon_fills_prometheus_and_shows_both_sinks_once_on_metrics(prometheus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    sim = await start_sim()
+    cfg = parse({
+        "daemon": {"listen": "127.0.0.1:0"},
+        "collectors": {"gnmi": [{**s, "backoff": {"initial": 0.2, "max": 1.0}} for s in sim.daemon_collectors(0.5)]},
+        "sinks": {"prometheus_remote_write": [{"name": "prom", "url": prometheus.write_url, "flush_interval": 0.2,
+                                               "spool": {"dir": str(tmp_path / "spool-prom")}}],
+                  # nothing answers here: its points stay spooled, its metrics stand beside the other's
+                  "influxdb": [{"name": "influx", "url": f"http://127.0.0.1:{free_port()}", "database": "fw",
+                                "spool": {"dir": str(tmp_path / "spool-influx")}}]},
+    }, "<test>")
+    runner, task = await start_runner(cfg, sim)
+    try:
+        ports = {(d.name, p.name) for d in sim.fabric.topology.devices.values() for p in d.ports}
+        got: dict = {}
+        for _ in range(120):
+            await asyncio.sleep(0.5)
+            got = {(r["metric"]["device"], r["metric"]["port"]): r["metric"]
+                   for r in prometheus.query("fabricwatch_port_in_octets_per_second")}
+            if set(got) >= ports:
+                break
+        assert set(got) >= ports, f"{len(ports - set(got))} ports have no rate in Prometheus"
+        exposition = runner.metrics.exposition().decode()
+    finally:
+        runner.stop()
+        assert await task == 0
+        await sim.stop()
+    names = {n for labels in got.values() for n in labels} - {"__name__"}
+    assert names <= {"device", "port", "fabric", "role", "rail", "peer_device", "peer_port"}
+    assert {"role", "peer_device"} <= names  # the topology reached the labels
+    helps = [line for line in exposition.splitlines() if line.startswith("# HELP fabricwatch_points_written")]
+    assert len(helps) == 1, helps  # one family for every batching sink, or a scrape fails on the repeat
+    assert 'fabricwatch_points_written_total{sink="prom"}' in exposition
+    assert 'fabricwatch_spool_points{sink="influx"}' in exposition
