@@ -280,7 +280,7 @@ def transport_floor(addresses: dict[str, Any], seconds: float, tmp: Path, proces
                     loop: str = "uvloop") -> dict[str, float]:
     """Messages per CPU-second of `receive`, in processes of their own (their CPU is all gRPC's),
     the switches split between `processes` of them as the daemon splits them between workers."""
-    from fabricwatch.daemon.workers import worker_of
+    from fabricwatch.daemon.worker_pool import worker_of
 
     shares: list[dict[str, Any]] = [{} for _ in range(processes)]
     for name, a in addresses.items():

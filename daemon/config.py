@@ -9,7 +9,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError, create_model, field_validator, model_validator
+from pydantic import Field, PrivateAttr, ValidationError, create_model, field_validator, model_validator
 
 from fabricwatch.cluster.config import ClusterConfig
 from fabricwatch.core.config_errors import ConfigError, format_errors
@@ -38,6 +38,12 @@ class DaemonSection(StrictModel):
     topology_every: Duration = 600.0
     # collector worker processes: 1 runs the targets in the daemon's own process; "auto" one per core
     workers: Literal["auto"] | int = 1
+    # a worker says it is alive every worker_heartbeat; one silent for worker_timeout (stopped, hung in
+    # a library call) is killed and started again, and its targets are marked down at once
+    worker_heartbeat: PositiveDuration = 1.0
+    worker_timeout: PositiveDuration = 15.0
+    # a target whose newest data is older than this is stale: /readyz lists it and ?require=all fails
+    stale_after: PositiveDuration = 300.0
     # uvloop: gRPC's receive costs ~7-15% less CPU a message than on asyncio's loop (bench/fabric_scale.py)
     event_loop: EventLoop = "uvloop"
     # names (beside the listen address, localhost and loopback addresses) a request may carry in Host:
@@ -82,6 +88,12 @@ class DaemonSection(StrictModel):
         if v != "auto" and not 1 <= v <= 256:
             raise ValueError('workers must be "auto" or 1 to 256')
         return v
+
+    @model_validator(mode="after")
+    def _heartbeat(self) -> DaemonSection:
+        if self.worker_timeout < 2 * self.worker_heartbeat:
+            raise ValueError("worker_timeout must be at least twice worker_heartbeat")
+        return self
 
     @property
     def worker_count(self) -> int:
@@ -152,6 +164,14 @@ class Config(StrictModel):
                              "(or remove cluster.etcd to keep the static shard)")
         return self
 
+    # what it was parsed from (plain TOML data) and where: a worker process is handed the running config
+    _source: tuple[dict[str, Any], str] = PrivateAttr(default=({}, "<config>"))
+
+    @property
+    def source(self) -> tuple[dict[str, Any], str]:
+        """The data this config was parsed from and its name (the file), as `parse` takes them."""
+        return self._source
+
     def collector_configs(self) -> list[tuple[str, CollectorConfig]]:
         return [(kind, c) for kind in registry.COLLECTORS for c in getattr(self.collectors, kind)]
 
@@ -179,9 +199,11 @@ def is_loopback(listen: str) -> bool:
 
 def parse(data: dict[str, Any], source: str = "<config>") -> Config:
     try:
-        return Config.model_validate(data)
+        config = Config.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(format_errors(source, exc)) from None
+    config._source = (data, source)
+    return config
 
 
 def load(path: str | Path) -> Config:

@@ -130,23 +130,33 @@ class HttpServer:
     async def readyz(self, request: web.Request) -> web.Response:
         """Ready means the daemon runs every task (collecting, storing, serving): a switch being
         down does not make it unready, since restarting the daemon would not bring it up. A probe
-        that wants data flowing asks `?require=any` (at least one target up) or `?require=all`."""
+        that wants data flowing asks `?require=any` (at least one target up) or `?require=all`; a
+        target whose newest data is older than `stale_after` counts as down there, whatever it says."""
         targets = list(self.runner.targets.values())
         up = sum(t.up for t in targets)
+        now, stale_after = time.time(), self.runner.config.daemon.stale_after
+        ages = [t.data_age(now) for t in targets]
+        stale = sorted(t.device for t, age in zip(targets, ages, strict=True) if age > stale_after)
+        fresh = sum(t.up and age <= stale_after for t, age in zip(targets, ages, strict=True))
         body: dict[str, object] = {
             "means": "every task of the daemon is running; targets may be down (see targets_up, "
                      "or ask ?require=any|all)",
             "targets": len(targets), "targets_up": up,
             "targets_down": sorted(t.device for t in targets if not t.up)[:50],
+            "targets_stale": stale[:50], "stale_after_s": stale_after,
+            "oldest_data_age_s": round(max(ages), 1) if ages else None,
         }
         require = request.query.get("require", "")
         if require not in ("", "any", "all"):
             return web.json_response({"error": "require is any or all"}, status=400)
         reason = self.runner.not_ready()
-        if reason is None and require == "any" and targets and up == 0:
-            reason = f"no target up (0 of {len(targets)})"
-        elif reason is None and require == "all" and up < len(targets):
+        if reason is None and require == "any" and targets and fresh == 0:
+            reason = f"no target up (0 of {len(targets)})" if up == 0 else \
+                f"no target up with data newer than {stale_after:g} s (0 of {len(targets)})"
+        elif reason is None and require == "all" and fresh < len(targets):
             reason = f"{len(targets) - up} of {len(targets)} targets down"
+            if stale:
+                reason += f", {len(stale)} with no data for {stale_after:g} s"
         if reason is not None:
             return web.json_response({"ready": False, "reason": reason, **body}, status=503)
         return web.json_response({"ready": True, **body})

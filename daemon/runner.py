@@ -30,7 +30,8 @@ from fabricwatch.daemon.sdnotify import Notifier
 from fabricwatch.daemon.sharding import owns
 from fabricwatch.daemon.status import ServiceMetrics, TargetMetrics, TargetStatus
 from fabricwatch.daemon.targets import account, run_target
-from fabricwatch.daemon.workers import WorkerMetrics, WorkerPool
+from fabricwatch.daemon.worker_metrics import WorkerMetrics
+from fabricwatch.daemon.worker_pool import WorkerPool
 from fabricwatch.detection.metrics import DetectorMetrics
 from fabricwatch.detection.service import DetectorService
 from fabricwatch.nccl.metrics import NcclMetrics
@@ -128,14 +129,10 @@ class Runner:
             self.services.append(Supervised("cluster", self.cluster.run))
             self.metrics.register(ClusterMetrics(self.cluster))
         self.pool: WorkerPool | None = None
-        if config.daemon.worker_count > 1:
-            if config_path is None:
-                log.warning("workers need the config as a file: running the targets in this process")
-            else:
-                self.pool = WorkerPool(config.daemon.worker_count, config_path, statuses=self.targets,
-                                       handle=self._from_worker, emit=self.emit,
-                                       polled=lambda kind, s: self.metrics.poll_seconds.labels(kind).observe(s))
-                self.metrics.register(WorkerMetrics(self.pool))
+        if config.daemon.worker_count > 1:  # the workers are handed the running config, not the file
+            self.pool = WorkerPool(config, statuses=self.targets, handle=self._from_worker, emit=self.emit,
+                                   polled=lambda kind, s: self.metrics.poll_seconds.labels(kind).observe(s))
+            self.metrics.register(WorkerMetrics(self.pool))
         self._stop = asyncio.Event()
         self._reload = asyncio.Event()
         self._tg: asyncio.TaskGroup | None = None
@@ -313,6 +310,8 @@ class Runner:
         down = [s.name for s in self.supervised() if s.restarting]
         if down:
             return f"restarting after a crash: {', '.join(down)}"
+        if self.pool is not None and (why := self.pool.not_ready()) is not None:
+            return why
         return self.cluster.not_ready() if self.cluster is not None else None
 
     async def _expire_ports(self) -> None:
@@ -373,7 +372,7 @@ class Runner:
             log.warning("slurm settings changed: they apply at the next restart")
         self._configured = wanted
         if self.pool is not None:
-            await self.pool.reload()  # the workers build the changed targets from the new file
+            await self.pool.reload(new)  # the workers build the changed targets from the config read here
         removed = [k for k in self._tasks if k not in wanted]
         changed = [k for k, c in wanted.items() if k in self._tasks and self._tasks[k][0] != c.fingerprint()]
         # in a cluster, a new target is started by the member that owns it

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -27,6 +28,11 @@ class TargetStatus:
     # what the collector counts of its own (requests, garbage datagrams, overruns...), cumulative
     activity: dict[str, float] = field(default_factory=dict)
     last_error: str = ""
+    since_unix: float = field(default_factory=time.time)  # when the daemon took the target on
+
+    def data_age(self, now: float) -> float:
+        """Seconds since the daemon last got a batch from the target (since it took it on, if never)."""
+        return max(0.0, now - (self.last_update_unix or self.since_unix))
 
     def error(self, kind: str, message: str) -> None:
         self.errors[kind] = self.errors.get(kind, 0) + 1
@@ -47,6 +53,10 @@ class TargetMetrics(Collector):
         last = GaugeMetricFamily("fabricwatch_target_last_update_timestamp_seconds",
                                  "Unix time of the last batch from the target",
                                  labels=["collector", "name", "device"])
+        # an age, not only a timestamp: a target that says up while nothing arrives (a hung worker) shows
+        age = GaugeMetricFamily("fabricwatch_target_data_age_seconds",
+                                "Seconds since the daemon last got data from the target (since it took the "
+                                "target on, if never)", labels=["collector", "name", "device"])
         samples = CounterMetricFamily("fabricwatch_samples_ingested", "Port samples ingested",
                                       labels=["collector", "name", "device"])
         values = CounterMetricFamily("fabricwatch_counter_values_ingested",
@@ -62,10 +72,12 @@ class TargetMetrics(Collector):
                                        "What a collector counts of its own work: polls, requests, "
                                        "undecodable datagrams, rows read, overruns, name refreshes",
                                        labels=["collector", "name", "device", "what"])
+        now = time.time()
         for t in targets:
             lbl = [t.collector, t.name, t.device]
             up.add_metric(lbl, 1.0 if t.up else 0.0)
             last.add_metric(lbl, t.last_update_unix)
+            age.add_metric(lbl, round(t.data_age(now), 3))
             samples.add_metric(lbl, t.samples)
             values.add_metric(lbl, t.values)
             unmapped.add_metric(lbl, t.unmapped)
@@ -74,7 +86,7 @@ class TargetMetrics(Collector):
                 errors.add_metric([*lbl, kind], n)
             for what, count in t.activity.items():
                 activity.add_metric([*lbl, what], count)
-        yield from (up, last, samples, values, unmapped, connects, errors, activity)
+        yield from (up, last, age, samples, values, unmapped, connects, errors, activity)
 
 
 class ServiceMetrics(Collector):

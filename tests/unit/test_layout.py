@@ -75,9 +75,9 @@ def test_each_layer_folder_is_linked_into_the_namespace() -> None:
 
 
 def test_a_collector_worker_loads_no_models() -> None:
-    """A worker process (`python -m fabricwatch.daemon.workers`) loads the config and runs
+    """A worker process (`python -m fabricwatch.daemon.worker_process`) takes the config and runs
     collectors: scikit-learn and scipy (~120 MB of each worker's memory) stay in the daemon."""
-    code = ("import sys, fabricwatch.daemon.workers, fabricwatch.daemon.config as c; "
+    code = ("import sys, fabricwatch.daemon.worker_process, fabricwatch.daemon.config as c; "
             "print(sorted(m for m in ('sklearn', 'scipy', 'fabricwatch.models') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
@@ -92,7 +92,7 @@ def test_a_daemon_on_rules_alone_loads_no_scikit_learn() -> None:
             "print(sorted(m for m in ('sklearn', 'skops', 'scipy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
-    code = ("import sys; from fabricwatch.models.link_detector import LinkDetector, ModelError\n"
+    code = ("import sys; from fabricwatch.detection.detector import LinkDetector, ModelError\n"
             "try:\n    LinkDetector.load('/nonexistent.model')\nexcept (ModelError, OSError):\n    pass\n"
             "print('sklearn' in sys.modules and 'skops' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -1,22 +1,27 @@
-"""What a worker process sends the daemon: framed messages. A frame cut short is the end of the
-stream; anything else that is not a message (garbage, an oversized length) is a ValueError, which
-makes the daemon restart that worker, never stop."""
+"""What a worker process sends the daemon: length-prefixed msgpack frames (never pickle: decoding runs
+no code). A frame cut short is the end of the stream; anything else that is not a message (garbage,
+an oversized length) is a WireError, which makes the daemon restart that worker, never stop."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import os
+import socket
 import struct
 import subprocess
 import sys
+from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fabricwatch.core.batch import DeviceEvent, ModuleInfo, PortSample, SampleBatch
 from fabricwatch.daemon.config import ConfigError, parse
-from fabricwatch.daemon.workers import MAX_FRAME, pack, receive, send, unpack, worker_of
+from fabricwatch.daemon.status import TargetStatus
+from fabricwatch.daemon.worker_pool import WorkerPool, worker_of
+from fabricwatch.daemon.worker_wire import MAX_FRAME, WireError, frame, frames, pack, receive, send, unpack
 
 
 async def _feed(data: bytes) -> list[object]:
@@ -27,7 +32,7 @@ async def _feed(data: bytes) -> list[object]:
     while True:
         try:
             message = await receive(reader)
-        except ValueError as exc:
+        except WireError as exc:
             out.append(exc)
             return out
         if message is None:
@@ -46,7 +51,7 @@ class _Sink:
         pass
 
 
-def _frames(*messages: tuple[object, ...]) -> bytes:
+def _frames(*messages: list[object]) -> bytes:
     sink = _Sink()
     for m in messages:
         asyncio.run(send(sink, m))  # type: ignore[arg-type]
@@ -55,8 +60,50 @@ def _frames(*messages: tuple[object, ...]) -> bytes:
 
 def test_messages_come_out_as_they_went_in() -> None:
     batch = SampleBatch("gnmi", "leaf1", [PortSample("leaf1", "swp1", 5, {"in_octets": 10.0}, {"rail": "1"})])
-    got = asyncio.run(_feed(_frames(("batch", "gnmi:s:leaf1", batch), ("status", "k", {"up": True}))))
-    assert got[0] == ("batch", "gnmi:s:leaf1", batch) and got[1] == ("status", "k", {"up": True})
+    got = asyncio.run(_feed(_frames(["batch", "gnmi:s:leaf1", pack(batch)], ["status", "k", {"up": True}])))
+    assert got[0][:2] == ["batch", "gnmi:s:leaf1"] and unpack(got[0][2]) == batch
+    assert got[1] == ["status", "k", {"up": True}]
+
+
+def test_a_frame_runs_no_code() -> None:
+    """A pickle that would run a command is not a message: the bytes are never unpickled."""
+    import pickle
+
+    class Evil:
+        def __reduce__(self) -> tuple[object, ...]:
+            return (os.system, ("touch /tmp/fabricwatch-pwned",))
+
+    body = pickle.dumps(("batch", Evil()))
+    [err] = asyncio.run(_feed(struct.pack("!I", len(body)) + body))
+    assert isinstance(err, WireError) and not os.path.exists("/tmp/fabricwatch-pwned")
+
+
+def test_a_packed_batch_of_the_wrong_shape_is_a_wire_error() -> None:
+    for bad in (None, [], ["gnmi", "leaf1"], ["gnmi", "leaf1", [[1]], 0, [], [], []],
+                [1, 2, [], 0, [], [], []], ["gnmi", "leaf1", [], 0, [], [["only-kind"]], []]):
+        try:
+            unpack(bad)
+        except WireError:
+            continue
+        raise AssertionError(f"{bad!r} unpacked")
+
+
+def test_frames_split_big_lists_and_refuse_an_oversized_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("fabricwatch.daemon.worker_wire.MAX_FRAME", 1000)
+    small = [["emit", "x", {"pad": "a" * 300}] for _ in range(7)]
+    huge = ["emit", "x", {"pad": "b" * 2000}]
+    refused: list[object] = []
+    out = frames([*small[:3], huge, *small[3:]], lambda m, exc: refused.append((m[0], str(exc))))
+    assert all(len(f) <= 1004 for f in out) and len(out) > 1
+    got = asyncio.run(_feed(b"".join(out)))
+    flat = [p for m in got for p in (m[1] if m[0] == "many" else [m])]  # type: ignore[index]
+    assert flat == small and len(refused) == 1 and "frame limit" in refused[0][1]  # type: ignore[index]
+    try:
+        frame(huge)
+    except WireError:
+        pass
+    else:
+        raise AssertionError("an oversized message framed")
 
 
 _text = st.text(max_size=12)
@@ -76,8 +123,8 @@ _batches = st.builds(
 @given(st.lists(_batches, min_size=1, max_size=4))
 def test_batches_packed_into_one_frame_come_out_as_they_went_in(batches: list[SampleBatch]) -> None:
     """A worker sends what one pass of its loop produced as one frame of plain tuples."""
-    frame = ("many", [("batch", f"gnmi:s:{i}", pack(b)) for i, b in enumerate(batches)])
-    [got] = asyncio.run(_feed(_frames(frame)))
+    many = ["many", [["batch", f"gnmi:s:{i}", pack(b)] for i, b in enumerate(batches)]]
+    [got] = asyncio.run(_feed(_frames(many)))
     assert got[0] == "many" and [unpack(m[2]) for m in got[1]] == batches
     assert [m[1] for m in got[1]] == [f"gnmi:s:{i}" for i in range(len(batches))]
 
@@ -85,23 +132,23 @@ def test_batches_packed_into_one_frame_come_out_as_they_went_in(batches: list[Sa
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=200), st.integers(0, 80))
 def test_any_bytes_are_messages_an_end_or_a_value_error(garbage: bytes, cut: int) -> None:
-    good = _frames(("emit", "collector", {"state": "up"}))
+    good = _frames(["emit", "collector", {"state": "up"}])
     got = asyncio.run(_feed(good + garbage))
-    assert got[0] == ("emit", "collector", {"state": "up"})
-    assert all(isinstance(m, tuple | ValueError) for m in got[1:])
+    assert got[0] == ["emit", "collector", {"state": "up"}]
+    assert all(isinstance(m, list | WireError) for m in got[1:])
     assert asyncio.run(_feed(good[:cut])) == ([] if cut < len(good) else [got[0]])  # cut short: the end
 
 
 def test_an_oversized_frame_is_refused_before_it_is_read() -> None:
     [err] = asyncio.run(_feed(struct.pack("!I", MAX_FRAME + 1) + b"x" * 10))
-    assert isinstance(err, ValueError) and "frame" in str(err)
+    assert isinstance(err, WireError) and "frame" in str(err)
 
 
 def test_each_target_has_one_worker_whatever_the_process() -> None:
     """Another Python process (another hash seed) puts every target on the same worker."""
     keys = [f"gnmi:sim:leaf-{i}" for i in range(400)]
     owners = [worker_of(k, 4) for k in keys]
-    code = ("import json, sys; from fabricwatch.daemon.workers import worker_of; "
+    code = ("import json, sys; from fabricwatch.daemon.worker_pool import worker_of; "
             "print(json.dumps([worker_of(k, 4) for k in json.load(sys.stdin)]))")
     other = subprocess.run([sys.executable, "-c", code], input=json.dumps(keys), capture_output=True, text=True,
                            check=True, timeout=60, env={**os.environ, "PYTHONHASHSEED": "12345"})
@@ -119,3 +166,98 @@ def test_workers_is_auto_or_a_count() -> None:
             assert "fw.toml" in str(exc) and "daemon.workers" in str(exc)
         else:
             raise AssertionError(f"workers = {bad!r} accepted")
+
+
+# -- the pool against real child processes that go wrong once, then run the real worker -------------
+_CHILD = '''
+import os, struct, sys, time
+runs, mode, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
+n = int(open(runs).read() or 0) if os.path.exists(runs) else 0
+open(runs, "w").write(str(n + 1))
+if n == 0:
+    fd = int(rest[rest.index("--fd") + 1])
+    if mode == "garbage":
+        os.write(fd, struct.pack("!I", 5) + b"hello")
+    elif mode == "oversized":
+        os.write(fd, struct.pack("!I", 2**31))
+    elif mode == "wrong_shape":
+        os.write(fd, struct.pack("!I", 8) + bytes([0x92, 0xa5]) + b"batch" + bytes([0x01]))  # ["batch", 1]
+    elif mode == "fatal":
+        body = bytes([0x92, 0xa5]) + b"fatal" + bytes([0xd9, 24]) + b"ConfigError: x.toml: bad"
+        os.write(fd, struct.pack("!I", len(body)) + body)
+        import socket  # then as the real worker does: no more to say, read until the daemon closes
+        sock = socket.socket(fileno=fd)
+        sock.shutdown(socket.SHUT_WR)
+        while sock.recv(65536):
+            pass
+        sys.exit(1)
+    time.sleep(60)
+os.execv(sys.executable, [sys.executable, "-m", "fabricwatch.daemon.worker_process", *rest])
+'''
+
+
+async def _pool_run(tmp_path: Path, mode: str) -> tuple[WorkerPool, TargetStatus, list[str | None]]:
+    script = tmp_path / "child.py"
+    script.write_text(_CHILD)
+    config = parse({"daemon": {"worker_heartbeat": "0.1s", "worker_timeout": "1s", "event_loop": "asyncio"}})
+    status = TargetStatus("gnmi", "s", "leaf1", "127.0.0.1:1")
+    handled: list[str] = []
+
+    async def handle(key: str, batch: SampleBatch) -> None:
+        handled.append(key)
+
+    pool = WorkerPool(config, statuses={"gnmi:s:leaf1": status}, handle=handle, emit=lambda k, p: None,
+                      polled=lambda k, s: None, command=[sys.executable, str(script), str(tmp_path / "runs"), mode])
+    await pool.start()
+    await pool.start_target("gnmi:s:leaf1")
+    seen: list[str | None] = []  # what /readyz would have said, polled every 50 ms
+    w = pool.workers[0]
+    try:
+        async with asyncio.timeout(60):
+            while not (w.restarts == 1 and w.up and w.spoken and pool.not_ready() is None):
+                seen.append(pool.not_ready())
+                await asyncio.sleep(0.05)
+    finally:
+        await pool.close()
+    return pool, status, seen
+
+
+@pytest.mark.parametrize("mode", ["garbage", "oversized", "wrong_shape"])
+async def test_a_worker_sending_a_malformed_frame_is_counted_and_restarted(tmp_path: Path, mode: str) -> None:
+    pool, status, seen = await _pool_run(tmp_path, mode)
+    w = pool.workers[0]
+    assert (w.bad_frames, w.restarts, w.hangs) == (1, 1, 0)
+    assert status.errors == {"worker": 1} and "malformed frame" in status.last_error and not status.up
+    assert any(s is not None and "worker 0 sent a malformed frame" in s for s in seen)
+
+
+async def test_a_failing_worker_says_why(tmp_path: Path) -> None:
+    """A worker that exits on a failure tells the daemon why before it goes: its targets and /readyz say it."""
+    pool, status, seen = await _pool_run(tmp_path, "fatal")
+    assert pool.workers[0].restarts == 1 and pool.workers[0].bad_frames == 0
+    assert "worker 0 failed: ConfigError: x.toml: bad; starting it again" in status.last_error
+    assert any(s is not None and "worker 0 failed: ConfigError: x.toml: bad" in s for s in seen)
+
+
+async def test_the_real_worker_beats_and_says_why_it_fails() -> None:
+    """The worker process beats from the start; on a failure it sends the reason, then waits for the
+    daemon to close (so the reason is not lost to a reset) and exits 1."""
+    mine, theirs = socket.socketpair()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "fabricwatch.daemon.worker_process", "--fd", str(theirs.fileno()), "--index", "0",
+        "--event-loop", "asyncio", pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    theirs.close()
+    reader, writer = await asyncio.open_unix_connection(sock=mine)
+    await send(writer, ["config", {"daemon": {"worker_heartbeat": "0.1s", "worker_timeout": "1s"}}, "fw.toml"])
+    got: list[list[object]] = []
+    async with asyncio.timeout(60):
+        while not any(m == ["beat"] for m in got):
+            m = await receive(reader)
+            assert m is not None
+            got += m[1] if m[0] == "many" else [m]
+        await send(writer, ["start"])  # a message it cannot act on: a bug, as the daemon's would be
+        while (m := await receive(reader)) is not None:
+            got += m[1] if m[0] == "many" else [m]
+        writer.close()
+        assert await proc.wait() == 1
+    assert [m for m in got if m[0] == "fatal"] == [["fatal", "IndexError: list index out of range"]]
