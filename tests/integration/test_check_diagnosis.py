@@ -12,8 +12,7 @@ import pytest
 
 from fabricwatch.core.errors import TargetError
 from fabricwatch.daemon import config as config_mod
-from fabricwatch.daemon.check import run_check
-from fabricwatch.daemon.runner import build_collectors
+from fabricwatch.daemon.check import build_collectors, run_check  # the collectors check builds
 from tests.servers import free_port
 
 pytestmark = pytest.mark.integration

@@ -61,7 +61,8 @@ def test_ctrl_c_while_the_daemon_starts_is_quiet(tmp_path: Path) -> None:
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
-    assert proc.returncode in (0, 130), (proc.returncode, err)
+    # 130: stopped by main; -SIGINT: killed before Python handles signals (a loaded machine starts slowly)
+    assert proc.returncode in (0, 130, -signal.SIGINT), (proc.returncode, err)
 
 
 def test_train_names_its_window_from_to_as_every_command_does() -> None:
