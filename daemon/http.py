@@ -168,10 +168,12 @@ class HttpServer:
         return web.json_response(await self.runner.cluster.status())
 
     async def api_targets(self, request: web.Request) -> web.Response:
+        now = time.time()
         return web.json_response([
             {
                 "collector": t.collector, "name": t.name, "device": t.device,
                 "address": t.address, "up": t.up, "last_update_unix": t.last_update_unix,
+                "data_age_s": round(t.data_age(now), 1),
                 "samples": t.samples, "errors": t.errors, "last_error": t.last_error,
             }
             for t in self.runner.targets.values()

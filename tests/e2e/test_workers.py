@@ -181,6 +181,7 @@ def test_a_stopped_worker_is_killed_and_a_restarted_one_runs_the_daemons_config(
                 if line.startswith("fabricwatch_target_data_age_seconds{") and any(f'device="{d}"' in line
                                                                                    for d in mine)]
         assert len(ages) == len(mine) and min(ages) >= 2.5  # nothing came from them since the stop
+        assert all(t["data_age_s"] >= 2.5 for t in get(f"{url}/api/targets") if t["device"] in mine)
         status, body = readyz(f"{url}/readyz")  # not ready while a worker restarts, and it says why
         assert status == 503 and "worker 0 sent nothing for" in body["reason"], body
         assert any(code == 503 for code, _ in seen)
