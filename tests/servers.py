@@ -228,13 +228,16 @@ class Prometheus(Server):
 
 class PrometheusReceiver(Server):
     """A real Prometheus taking remote write at /api/v1/write (--web.enable-remote-write-receiver), scraping
-    nothing. `out_of_order` sets storage.tsdb.out_of_order_time_window (e.g. "30d"): older samples admitted."""
+    nothing but `scrape` (host:port, every second). `out_of_order` sets storage.tsdb.out_of_order_time_window
+    (e.g. "30d"): older samples admitted."""
 
-    def __init__(self, workdir: Path, out_of_order: str | None = None) -> None:
+    def __init__(self, workdir: Path, out_of_order: str | None = None, scrape: list[str] | None = None) -> None:
         super().__init__(workdir)
         self.conf = self.workdir / "prometheus.yml"
         tsdb = f"storage:\n  tsdb:\n    out_of_order_time_window: {out_of_order}\n" if out_of_order else ""
-        self.conf.write_text(f"global:\n  scrape_interval: 15s\n{tsdb}")
+        jobs = ("scrape_configs:\n  - job_name: fabricwatch\n    scrape_interval: 1s\n    static_configs:\n"
+                f"      - targets: {json.dumps(scrape)}\n") if scrape else ""
+        self.conf.write_text(f"global:\n  scrape_interval: 15s\n{tsdb}{jobs}")
 
     @property
     def write_url(self) -> str:
