@@ -1,23 +1,32 @@
 """The daemon at fabric scale, over real gRPC: CPU per million counter updates end to end, updates/s,
 p99 delay from a sample's device timestamp to its write, and RSS per 10k ports, with the targets run
-in the daemon's process (workers = 1) and in worker processes (workers = N); and the decode-to-dict
-limit on the same messages in the same run.
+in the daemon's process (workers = 1) and in worker processes (workers = N); the decode-to-dict limit
+on the same messages, and a peer on the same switches: pygnmi's client glued to influxdb-client's
+`Point` (bench/gnmi_peer.py), as a user would. For each shape of message (`--shape`): `recorded`, as
+the recordings of real devices pack a notification (simulator/recorded.py: 15-36 updates an interface
+counters notification), and `small`, a few counters a notification.
 
-    python bench/fabric_scale.py [--ports 4000] [--interval 2] [--workers 2] [--seconds 30]
+    python bench/fabric_scale.py [--ports 2000] [--interval 2] [--workers 2] [--seconds 10]
+                                 [--shape recorded|small|both] [--updates-per-message N]
 
 The load: a replay server in its own process (niced, so that it yields the cores) serves every
 simulated switch on its own gRPC port, sending pre-encoded SubscribeResponses (the simulator's
 notifications of a few ticks, encoded once; only the timestamp is written per send), so it costs
-little CPU. The daemon writes to a discarding InfluxDB /write endpoint in this process, which reads
+little CPU. `--updates-per-message N` splits every notification into messages of at most N updates.
+The daemon writes to a discarding InfluxDB /write endpoint in this process, which reads
 the timestamps of 1 line in 50 to measure the delay (printed as such: no real InfluxDB, whose own
 cost would share the cores). Only the daemon's processes are counted (/proc CPU of the daemon and
-its workers over the measured window); counter updates are the daemon's own count
-(fabricwatch_counter_values_ingested_total). The daemon runs with its defaults otherwise (the last
-hour of every link kept in memory for the link page included).
+its workers over the measured window); the daemon counts the counter values it stores
+(fabricwatch_counter_values_ingested_total), turned into updates received with the load's own ratio
+(updates sent a tick over the values they store), the unit the peer and the limit are counted in.
+The daemon runs with its defaults otherwise (the last hour of every link kept in memory for the link
+page included).
 
-Last line: `speedup=... efficiency=... limit_ratio=... rss_mb_per_10k=... rss_mb_per_further_10k=...`
-(scripts read it): the RSS at the measured scale per 10k ports, and what 10k ports add beyond a
-daemon watching one switch.
+Last line, for the last shape measured (`recorded` by default): `speedup=... efficiency=...
+limit_ratio=... peer_ratio=... rss_mb_per_further_10k=... cores_100k_30s=... cores_100k_10s=...`
+(scripts read it): peer_ratio is our CPU per update over the peer's, one process each; the cores that
+100k ports need at 30 s and at 10 s at the workers' cost per update; what 10k ports add to RSS beyond a
+daemon watching one switch. A line per shape above it gives the same figures.
 """
 
 from __future__ import annotations
@@ -45,9 +54,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import tomli_w  # noqa: E402
 
+from fabricwatch.simulator.flavours import SHAPES  # noqa: E402
 from tests.servers import free_port  # noqa: E402
 
-TARGETS = {"limit_ratio": 0.4, "efficiency": 0.9, "speedup": 1.8, "rss_mb_per_10k": 300.0}
+TARGETS = {"limit_ratio": 0.4, "efficiency": 0.9, "peer_ratio": 0.5, "rss_mb_per_10k": 300.0}
 TICKS = 4
 FLAVOURS = ("openconfig", "arista", "cumulus", "sonic")
 
@@ -65,31 +75,57 @@ def _varint(n: int) -> bytes:
             return bytes(out)
 
 
-def encode(ports: int, path: Path) -> dict[str, Any]:
-    """Every device's notifications for TICKS ticks, serialized without their timestamp."""
+def split(n: Any, per_message: int) -> list[Any]:
+    """A notification as messages of at most `per_message` updates, each under its prefix and timestamp
+    (a key-less one carries its "name" leaf in each, or its counters would have no port)."""
+    from pygnmi.spec.v080 import gnmi_pb2
+
+    if per_message <= 0 or len(n.update) <= per_message:
+        return [n]
+    name = [u for u in n.update if [e.name for e in u.path.elem] == ["name"]]
+    rest = [u for u in n.update if not name or u is not name[0]]
+    step = max(1, per_message - len(name))
+    return [gnmi_pb2.Notification(timestamp=n.timestamp, prefix=n.prefix, update=[*name, *rest[i:i + step]])
+            for i in range(0, len(rest), step)]
+
+
+def encode(ports: int, path: Path, shape: str = "recorded", per_message: int = 0) -> dict[str, Any]:
+    """Every device's notifications for TICKS ticks in `shape` (split to `per_message` updates at most),
+    serialized without their timestamp; per tick the updates sent and the counter values they store."""
     from gnmi_ingest import _values_in, fabric_for
 
+    from fabricwatch.collectors.gnmi.mapping import Decoder, load_table
     from fabricwatch.simulator.flavours import port_notifications
 
     fabric = fabric_for(ports, FLAVOURS)
     devices: dict[str, dict[str, Any]] = {}
-    values = messages = 0
+    values = messages = stored = 0
+    sent_by: dict[str, list[int]] = {}
     for t in range(TICKS):
         snap = fabric.snapshot(fabric.start_ns + (t + 1) * 10_000_000_000)
         for dev in fabric.topology.devices.values():
             d = devices.setdefault(dev.name, {"flavour": dev.flavour, "ticks": [], "ports": len(dev.ports)})
+            decoder = Decoder(load_table(dev.flavour), dev.name, {})
             tick = []
             for port in dev.ports:
-                for n in port_notifications(dev.flavour, port, snap):
-                    if t == 0:
-                        values += _values_in(n)
-                        messages += 1
-                    n.timestamp = 0
-                    tick.append(n.SerializeToString())
+                counters: set[tuple[str, str]] = set()
+                for whole in port_notifications(dev.flavour, port, snap, shape):
+                    for n in split(whole, per_message):
+                        if t == 0:
+                            values += _values_in(n)
+                            messages += 1
+                            by = sent_by.setdefault(dev.flavour, [0, 0])
+                            by[0], by[1] = by[0] + _values_in(n), by[1] + 1
+                            counters |= {(s.port, c) for s in decoder.decode(n) for c in s.values}
+                        n.timestamp = 0
+                        tick.append(n.SerializeToString())
+                stored += len(counters)
             d["ticks"].append(tick)
     path.write_bytes(pickle.dumps(devices))
     return {"ports": len(fabric.ports), "devices": len(devices), "values_per_tick": values,
-            "messages_per_tick": messages, "ports_of": {name: d["ports"] for name, d in devices.items()}}
+            "messages_per_tick": messages, "stored_per_tick": stored,
+            "per_message_by_flavour": {f: u / m for f, (u, m) in sent_by.items()},
+            "ports_of": {name: d["ports"] for name, d in devices.items()}}
 
 
 async def serve(devices: dict[str, Any], interval: float) -> None:
@@ -123,11 +159,17 @@ async def serve(devices: dict[str, Any], interval: float) -> None:
         return grpc.stream_stream_rpc_method_handler(subscribe, request_deserializer=lambda b: b,
                                                      response_serializer=lambda b: b)
 
+    async def answer(request: bytes, context: Any) -> bytes:
+        return caps
+
+    caps = b"\x12\x01\x02\x1a\x050.8.0"  # CapabilityResponse: supported_encodings [PROTO], gNMI_version
+    capabilities = grpc.unary_unary_rpc_method_handler(answer, request_deserializer=lambda b: b,
+                                                       response_serializer=lambda b: b)
     servers, addresses = [], {}
     for name, d in devices.items():
         server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
         server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(
-            "gnmi.gNMI", {"Subscribe": handler_for(d["ticks"])})])
+            "gnmi.gNMI", {"Subscribe": handler_for(d["ticks"]), "Capabilities": capabilities})])
         port = server.add_insecure_port("127.0.0.1:0")
         await server.start()
         servers.append(server)
@@ -276,6 +318,28 @@ async def receive(addresses: dict[str, Any], seconds: float) -> None:
         t.cancel()
 
 
+def receive_sync(addresses: dict[str, Any], seconds: float) -> None:
+    """gRPC's receive path alone through its sync API, a thread per switch (what pygnmi's client
+    does); prints messages and CPU-seconds."""
+    import grpc
+    from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
+
+    count = [0]
+
+    def one(address: str) -> None:
+        stub = gnmi_pb2_grpc.gNMIStub(grpc.insecure_channel(address))
+        for _ in stub.Subscribe(iter([gnmi_pb2.SubscribeRequest(subscribe=gnmi_pb2.SubscriptionList())])):
+            count[0] += 1
+
+    for a in addresses.values():
+        threading.Thread(target=one, args=(a["address"],), daemon=True).start()
+    time.sleep(3)
+    n0, c0 = count[0], time.process_time()
+    time.sleep(seconds)
+    print(json.dumps({"messages": count[0] - n0, "cpu_s": time.process_time() - c0}), flush=True)
+    os._exit(0)  # the streams' threads do not end on their own
+
+
 def transport_floor(addresses: dict[str, Any], seconds: float, tmp: Path, processes: int = 1,
                     loop: str = "uvloop") -> dict[str, float]:
     """Messages per CPU-second of `receive`, in processes of their own (their CPU is all gRPC's),
@@ -289,8 +353,8 @@ def transport_floor(addresses: dict[str, Any], seconds: float, tmp: Path, proces
     for k, share in enumerate(shares):
         path = tmp / f"addresses-{processes}-{k}.json"
         path.write_text(json.dumps(share))
-        procs.append(subprocess.Popen([sys.executable, __file__, "--receive", str(path), "--seconds", str(seconds),
-                                       "--event-loop", loop],
+        how = ["--receive-sync", str(path)] if loop == "sync" else ["--receive", str(path), "--event-loop", loop]
+        procs.append(subprocess.Popen([sys.executable, __file__, *how, "--seconds", str(seconds)],
                                       stdout=subprocess.PIPE, text=True))
     messages = cpu = 0.0
     for proc in procs:
@@ -343,89 +407,157 @@ def limit(path: Path) -> float:
     return max(u / c for u, c in (limit_run(ticks) for _ in range(3)))
 
 
+def peer(addresses: dict[str, Any], url: str, seconds: float, tmp: Path) -> dict[str, float]:
+    """pygnmi + influxdb-client (bench/gnmi_peer.py) on the same switches, in its own process."""
+    path = tmp / "peer-addresses.json"
+    path.write_text(json.dumps(addresses))
+    proc = subprocess.run([sys.executable, str(Path(__file__).parent / "gnmi_peer.py"), str(path), "--url", url,
+                           "--seconds", str(seconds)], capture_output=True, text=True, timeout=seconds + 120)
+    lines = proc.stdout.strip().splitlines()
+    if not lines:
+        raise RuntimeError(f"the pygnmi peer printed nothing: {proc.stderr[-2000:]}")
+    got = json.loads(lines[-1])
+    return {"updates_per_s": got["updates"] / seconds, "cpu_per_million": got["cpu_s"] / got["updates"] * 1e6
+            if got["updates"] else float("inf"), "cpu_share": got["cpu_s"] / seconds}
+
+
+def measure(args: argparse.Namespace, shape: str, tmp: Path, receiver: Receiver, base_too: bool) -> dict[str, Any]:
+    """One shape of messages: the limit, gRPC's receive alone, the daemon at 1 and N workers, the peer."""
+    load = encode(args.ports, tmp / f"load-{shape}.pickle", shape, args.updates_per_message)
+    per_message = load["values_per_tick"] / load["messages_per_tick"]
+    label = shape + (f", {args.updates_per_message} updates a message at most" if args.updates_per_message else "")
+    offered = load["values_per_tick"] / args.interval
+    print(f"\n== shape {label}: {load['ports']:,} ports on {load['devices']} switches, "
+          f"{load['values_per_tick']:,} updates in {load['messages_per_tick']:,} messages a tick every "
+          f"{args.interval:g} s ({per_message:.1f} updates a message: "
+          + ", ".join(f"{f} {m:.1f}" for f, m in load["per_message_by_flavour"].items())
+          + f"), storing {load['stored_per_tick']:,} counter values: {offered:,.0f} updates/s offered", flush=True)
+    lim = limit(tmp / f"load-{shape}.pickle")
+    server = subprocess.Popen(["nice", "-n", "10", sys.executable, __file__, "--serve",
+                               str(tmp / f"load-{shape}.pickle"), "--interval", str(args.interval)],
+                              stdout=subprocess.PIPE, text=True)
+    base: dict[str, float] = {}
+    smallest = ""
+    try:
+        assert server.stdout is not None
+        addresses = json.loads(server.stdout.readline())
+        short = min(args.seconds, 6.0)
+        floor = transport_floor(addresses, short, tmp, loop=args.event_loop)
+        # gRPC's split and its sync API depend on messages, not on what is in them: measured once
+        floor_split = transport_floor(addresses, short, tmp, args.workers, args.event_loop) if base_too else {}
+        floor_sync = transport_floor(addresses, short, tmp, loop="sync") if base_too else {}
+        runs = {w: run_daemon(w, addresses, receiver, args.interval, args.seconds, tmp, args.event_loop)
+                for w in (1, args.workers)}
+        theirs = peer(addresses, receiver.url, args.seconds, tmp)
+        if base_too:  # the same daemon watching one switch: what it holds whatever the fabric
+            smallest = min(addresses, key=lambda name: load["ports_of"][name])
+            base = run_daemon(args.workers, {smallest: addresses[smallest]}, receiver, args.interval, 5.0, tmp,
+                              args.event_loop)
+    finally:
+        server.send_signal(signal.SIGTERM)
+        lag = json.loads(server.stdout.readline() or "{}") if server.stdout else {}
+        server.wait(30)
+    # the daemon counts the counter values it stores; a device sends `sent` updates for each of them
+    sent = load["values_per_tick"] / load["stored_per_tick"]
+    for r in runs.values():
+        r["cpu_per_million_sent"] = r["cpu_per_million"] / sent
+        r["workers_per_million_sent"] = r["workers_per_million"] / sent
+    floor_updates = floor["messages_per_cpu_s"] * per_message
+    print(f"decode-to-dict limit (this process, same messages): {lim:,.0f} updates/cpu-s")
+    print(f"gRPC receive alone (grpc.aio, same server, own process): {floor['messages_per_cpu_s']:,.0f} messages/cpu-s"
+          f" x {per_message:.1f} updates a message = {floor_updates:,.0f} updates/cpu-s "
+          f"({floor_updates / lim:.2f} of the limit: no daemon over grpcio gets further)")
+    if floor_sync:
+        sync = floor_sync["messages_per_cpu_s"]
+        print(f"gRPC receive alone, sync API, a thread per switch (pygnmi's way): {sync:,.0f} messages/cpu-s = "
+              f"{sync * per_message:,.0f} updates/cpu-s ({sync / floor['messages_per_cpu_s']:.2f}x grpc.aio's)")
+    for w, r in runs.items():
+        print(f"workers={w}: {r['updates_per_s'] * sent:>10,.0f} updates/s  {r['cpu_per_million_sent']:6.2f} cpu-s "
+              f"per million updates ({r['cpu_per_million']:.2f} per million counter values stored; "
+              f"{r['cpu_share']:.2f} cores)  p99 delay {r['p99_delay_s']:.2f} s (to a discarding /write)  "
+              f"RSS {r['rss_mb']:.0f} MB" + (f"  (the workers {r['workers_per_million_sent']:.2f} cpu-s per "
+                                            f"million updates, the daemon's process "
+                                            f"{r['cpu_per_million_sent'] - r['workers_per_million_sent']:.2f})"
+                                            if w > 1 else ""))
+    print(f"pygnmi + influxdb-client Point (one process, a thread per switch): {theirs['updates_per_s']:>10,.0f} "
+          f"updates/s  {theirs['cpu_per_million']:6.2f} cpu-s per million updates ({theirs['cpu_share']:.2f} cores)")
+    one, many = runs[1], runs[args.workers]
+    peer_ratio = one["cpu_per_million_sent"] / theirs["cpu_per_million"]
+    print(f"ours over the peer, CPU per update, one process each: {peer_ratio:.2f} (target <= 0.5)")
+    print(f"load generator: {lag.get('ticks', '?')} ticks sent late, longest lag {lag.get('max_lag_s', 0):.2f} s "
+          "(late: the daemon, or the cores, could not take the offered load)")
+    per_port = load["values_per_tick"] / load["ports"]
+    cores = {s: 100_000 * per_port / s * many["cpu_per_million_sent"] / 1e6 for s in (30, 10)}
+    print(f"100k ports ({per_port:.0f} updates each) need {cores[30]:.1f} cores at 30 s "
+          f"({100_000 * per_port / 30:,.0f} updates/s) and {cores[10]:.1f} at 10 s, at workers={args.workers}'s "
+          f"cost per update")
+    efficiency = one["cpu_per_million"] / many["cpu_per_million"]
+    print(f"end to end over the gRPC receive alone: {1e6 / one['cpu_per_million_sent'] / floor_updates:.2f}")
+    if floor_split:
+        grpc_split = floor_split["messages_per_cpu_s"] / floor["messages_per_cpu_s"]
+        print(f"gRPC receive alone split over {args.workers} processes: {grpc_split:.2f} of one process's per "
+              f"message; the daemon's efficiency over that: {efficiency / grpc_split:.2f}")
+    out = {"speedup": many["updates_per_s"] / one["updates_per_s"], "efficiency": efficiency,
+           "limit_ratio": 1e6 / one["cpu_per_million_sent"] / lim, "peer_ratio": peer_ratio,
+           "cores_100k_30s": cores[30], "cores_100k_10s": cores[10],
+           "rss_mb_per_10k": many["rss_mb"] / load["ports"] * 10_000}
+    if base:
+        out["rss_mb_per_further_10k"] = ((many["rss_mb"] - base["rss_mb"])
+                                         / (load["ports"] - load["ports_of"][smallest]) * 10_000)
+        print(f"RSS at workers={args.workers}: {many['rss_mb']:.0f} MB for {load['ports']:,} ports = "
+              f"{out['rss_mb_per_10k']:.0f} MB per 10k ports; of it {base['rss_mb']:.0f} MB is the daemon's "
+              f"watching one switch of {load['ports_of'][smallest]} ports (imports, its processes), and each "
+              f"further 10k ports add {out['rss_mb_per_further_10k']:.0f} MB")
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--ports", type=int, default=4000)
+    ap.add_argument("--ports", type=int, default=2000)
     ap.add_argument("--interval", type=float, default=2.0)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
-    ap.add_argument("--seconds", type=float, default=30.0)
+    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--shape", choices=(*SHAPES, "both"), default="both",
+                    help="what a notification carries: as the recordings (recorded), a few counters (small)")
+    ap.add_argument("--updates-per-message", type=int, default=0,
+                    help="split every notification into messages of at most this many updates (0: as shaped)")
     ap.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--receive", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--receive-sync", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--event-loop", choices=("uvloop", "asyncio"), default="uvloop",
                     help="the daemon's [daemon] event_loop, also used by gRPC's receive alone")
     args = ap.parse_args()
     if args.serve:
         asyncio.run(serve(pickle.loads(args.serve.read_bytes()), args.interval))
         return 0
+    if args.receive_sync:
+        receive_sync(json.loads(args.receive_sync.read_text()), args.seconds)
+        return 0
     if args.receive:
         from fabricwatch.core import event_loop
 
         event_loop.run(receive(json.loads(args.receive.read_text()), args.seconds), loop=args.event_loop)
         return 0
+    shapes = ["small", "recorded"] if args.shape == "both" else [args.shape]
+    print(f"event loop: {args.event_loop}; {args.seconds:g} s a run")
+    results = {}
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
-        load = encode(args.ports, tmp / "load.pickle")
-        offered = load["values_per_tick"] / args.interval
-        print(f"{load['ports']:,} ports on {load['devices']} switches, {load['values_per_tick']:,} counter updates "
-              f"a tick every {args.interval:g} s: {offered:,.0f} updates/s offered")
-        lim = limit(tmp / "load.pickle")
         sharing = machine_sharing()
-        server = subprocess.Popen(["nice", "-n", "10", sys.executable, __file__, "--serve", str(tmp / "load.pickle"),
-                                   "--interval", str(args.interval)], stdout=subprocess.PIPE, text=True)
-        try:
-            assert server.stdout is not None
-            addresses = json.loads(server.stdout.readline())
-            receiver = Receiver()
-            floor = transport_floor(addresses, min(args.seconds, 15.0), tmp, loop=args.event_loop)
-            floor_split = transport_floor(addresses, min(args.seconds, 15.0), tmp, args.workers, args.event_loop)
-            runs = {w: run_daemon(w, addresses, receiver, args.interval, args.seconds, tmp, args.event_loop)
-                    for w in (1, args.workers)}
-            # the same daemon watching one switch: what it holds whatever the fabric (imports, workers)
-            smallest = min(addresses, key=lambda name: load["ports_of"][name])
-            base = run_daemon(args.workers, {smallest: addresses[smallest]}, receiver, args.interval, 5.0, tmp,
-                              args.event_loop)
-        finally:
-            server.send_signal(signal.SIGTERM)
-            lag = json.loads(server.stdout.readline() or "{}") if server.stdout else {}
-            server.wait(30)
-    per_message = load["values_per_tick"] / load["messages_per_tick"]
-    floor_updates = floor["messages_per_cpu_s"] * per_message
-    print(f"decode-to-dict limit (this process, same messages): {lim:,.0f} updates/cpu-s")
-    print(f"event loop: {args.event_loop}")
-    print(f"gRPC receive alone (grpc.aio, same server, own process): {floor['messages_per_cpu_s']:,.0f} messages/cpu-s"
-          f" x {per_message:.1f} updates a message = {floor_updates:,.0f} updates/cpu-s "
-          f"({floor_updates / lim:.2f} of the limit: no daemon over grpcio gets further)")
-    for w, r in runs.items():
-        print(f"workers={w}: {r['updates_per_s']:>10,.0f} updates/s  {r['cpu_per_million']:6.2f} cpu-s per million "
-              f"({r['cpu_share']:.2f} cores)  p99 delay {r['p99_delay_s']:.2f} s (to a discarding /write)  "
-              f"RSS {r['rss_mb']:.0f} MB" + (f"  (the workers {r['workers_per_million']:.2f} cpu-s per million of "
-                                            f"it, the daemon's process "
-                                            f"{r['cpu_per_million'] - r['workers_per_million']:.2f})" if w > 1 else ""))
-    print(f"load generator: {lag.get('ticks', '?')} ticks sent late, longest lag {lag.get('max_lag_s', 0):.2f} s "
-          "(late: the daemon, or the cores, could not take the offered load)")
-    one, many = runs[1], runs[args.workers]
-    speedup = many["updates_per_s"] / one["updates_per_s"]
-    efficiency = one["cpu_per_million"] / many["cpu_per_million"]
-    limit_ratio = 1e6 / one["cpu_per_million"] / lim
-    rss_per_10k = many["rss_mb"] / load["ports"] * 10_000
-    cores_100k = 100_000 * (load["values_per_tick"] / load["ports"]) / 30 * many["cpu_per_million"] / 1e6
-    print(f"100k ports at 30 s ({100_000 * load['values_per_tick'] / load['ports'] / 30:,.0f} updates/s) need "
-          f"{cores_100k:.1f} cores at workers={args.workers}'s cost per update")
-    print(f"end to end over the gRPC receive alone: {1e6 / one['cpu_per_million'] / floor_updates:.2f}")
-    grpc_split = floor_split["messages_per_cpu_s"] / floor["messages_per_cpu_s"]
-    print(f"gRPC receive alone, the switches split over {args.workers} processes as between workers: "
-          f"{floor_split['messages_per_cpu_s']:,.0f} messages/cpu-s = {grpc_split:.2f} of one process's "
-          f"(gRPC's own efficiency when split); the daemon's over that: {efficiency / grpc_split:.2f}")
-    print(f"this machine: a job run beside another takes {1 / sharing:.2f}x the CPU-seconds it takes alone; "
-          f"efficiency over that: {efficiency / sharing:.2f} (the share of the loss that is the daemon's)")
-    further = (many["rss_mb"] - base["rss_mb"]) / (load["ports"] - load["ports_of"][smallest]) * 10_000
-    print(f"RSS at workers={args.workers}: {many['rss_mb']:.0f} MB for {load['ports']:,} ports = "
-          f"{rss_per_10k:.0f} MB per 10k ports; of it {base['rss_mb']:.0f} MB is the daemon's watching one "
-          f"switch of {load['ports_of'][smallest]} ports (imports, its processes), and each further 10k ports "
-          f"add {further:.0f} MB")
+        receiver = Receiver()
+        for k, shape in enumerate(shapes):
+            results[shape] = measure(args, shape, tmp, receiver, base_too=k == len(shapes) - 1)
+    print(f"\nthis machine: a job run beside another takes {1 / sharing:.2f}x the CPU-seconds it takes alone "
+          f"(the efficiency any daemon loses to the cores themselves)")
+    for shape, r in results.items():
+        print(f"shape={shape}: speedup={r['speedup']:.2f} efficiency={r['efficiency']:.2f} "
+              f"limit_ratio={r['limit_ratio']:.2f} peer_ratio={r['peer_ratio']:.2f} "
+              f"cores_100k_30s={r['cores_100k_30s']:.1f} cores_100k_10s={r['cores_100k_10s']:.1f}")
     print(f"targets: {TARGETS}")
-    print(f"speedup={speedup:.2f} efficiency={efficiency:.2f} limit_ratio={limit_ratio:.2f} "
-          f"rss_mb_per_10k={rss_per_10k:.0f} rss_mb_per_further_10k={further:.0f}")
+    last = results[shapes[-1]]
+    print(f"speedup={last['speedup']:.2f} efficiency={last['efficiency']:.2f} limit_ratio={last['limit_ratio']:.2f} "
+          f"peer_ratio={last['peer_ratio']:.2f} rss_mb_per_further_10k={last['rss_mb_per_further_10k']:.0f} "
+          f"cores_100k_30s={last['cores_100k_30s']:.1f} cores_100k_10s={last['cores_100k_10s']:.1f}")
     return 0
 
 
