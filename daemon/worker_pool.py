@@ -31,7 +31,7 @@ from typing import Any
 from fabricwatch.core.batch import SampleBatch
 from fabricwatch.daemon.config import Config
 from fabricwatch.daemon.status import TargetStatus
-from fabricwatch.daemon.worker_wire import Message, WireError, send, unpack
+from fabricwatch.daemon.worker_wire import Message, WireError, frame, unpack
 from fabricwatch.daemon.worker_wire import receive as receive_message
 
 log = logging.getLogger("fabricwatch.workers")
@@ -121,10 +121,17 @@ class WorkerPool:
         reader, w.writer = await asyncio.open_unix_connection(sock=mine)
         w.started_monotonic = w.heard_monotonic = time.monotonic()
         w.spoken, w.fatal, w.killed = False, "", False
-        await send(w.writer, self._config_message())
+        self._tell(w, self._config_message())
         for key in sorted(w.keys):
-            await send(w.writer, ["start", key])
+            self._tell(w, ["start", key])
         return reader
+
+    @staticmethod
+    def _tell(w: Worker, message: Message) -> None:
+        """Send without waiting: a stopped worker that reads nothing must not hold the caller (SIGHUP, a
+        target's start) until it is killed; what waits is a few small messages, or the config, per worker."""
+        if w.writer is not None and not w.writer.is_closing():
+            w.writer.write(frame(message))
 
     async def _keep(self, w: Worker) -> None:
         """Run worker `w`, read what it sends; when it dies or is killed, start it again (backing off)."""
@@ -134,6 +141,9 @@ class WorkerPool:
                 reader = await self._spawn(w)
             except (OSError, WireError) as exc:
                 self._down(w, f"cannot be started: {exc}")
+                if w.proc is not None and w.proc.returncode is None:
+                    w.proc.kill()
+                await self._reap(w)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 10.0)
                 continue
@@ -279,31 +289,25 @@ class WorkerPool:
     async def start_target(self, key: str) -> None:
         w = self._worker(key)
         w.keys.add(key)
-        if w.writer is not None:
-            await send(w.writer, ["start", key])
+        self._tell(w, ["start", key])
 
     async def stop_target(self, key: str) -> None:
         w = self._worker(key)
         w.keys.discard(key)
-        if w.writer is not None:
-            with contextlib.suppress(OSError, ConnectionError):
-                await send(w.writer, ["stop", key])
+        self._tell(w, ["stop", key])
 
     async def reload(self, config: Config) -> None:
         """Every worker takes the daemon's new config (targets are then stopped and started as changed)."""
         self.config = config
+        message = self._config_message()
         for w in self.workers:
-            if w.writer is not None:
-                with contextlib.suppress(OSError, ConnectionError):
-                    await send(w.writer, self._config_message())
+            self._tell(w, message)
 
     async def close(self) -> None:
         """Stop every worker (their targets close their sessions); what they sent is handled."""
         self._closing = True
         for w in self.workers:
-            if w.writer is not None:
-                with contextlib.suppress(OSError, ConnectionError):
-                    await send(w.writer, ["exit"])
+            self._tell(w, ["exit"])
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(15):
                 await asyncio.gather(*self._tasks, return_exceptions=True)

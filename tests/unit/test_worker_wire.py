@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import socket
 import struct
 import subprocess
@@ -261,3 +262,29 @@ async def test_the_real_worker_beats_and_says_why_it_fails() -> None:
         writer.close()
         assert await proc.wait() == 1
     assert [m for m in got if m[0] == "fatal"] == [["fatal", "IndexError: list index out of range"]]
+
+
+async def test_a_stopped_worker_holds_back_neither_a_reload_nor_a_target_start() -> None:
+    """What the daemon tells a worker is buffered, not waited on: a stopped worker whose socket is full
+    must not hold SIGHUP, or a target's start, until it is killed (nor make them fail then)."""
+    config = parse({"daemon": {"worker_heartbeat": "0.1s", "worker_timeout": "1s", "event_loop": "asyncio"}})
+    pool = WorkerPool(config, statuses={}, handle=lambda k, b: asyncio.sleep(0), emit=lambda k, p: None,
+                      polled=lambda k, s: None)
+    await pool.start()
+    w = pool.workers[0]
+    try:
+        async with asyncio.timeout(60):
+            while not w.spoken:
+                await asyncio.sleep(0.05)
+        assert w.proc is not None
+        os.kill(w.proc.pid, signal.SIGSTOP)
+        big = parse({"daemon": {"worker_heartbeat": "0.1s", "worker_timeout": "1s", "site": "x" * (8 << 20)}})
+        async with asyncio.timeout(0.5):
+            await pool.reload(big)
+            await pool.start_target("gnmi:s:leaf1")
+        async with asyncio.timeout(60):
+            while not (w.hangs == 1 and w.restarts == 1 and w.spoken):
+                await asyncio.sleep(0.05)
+        await pool.stop_target("gnmi:s:leaf1")
+    finally:
+        await pool.close()
