@@ -187,7 +187,7 @@ class Pipeline:
         if not self._own(key, target):  # every time: two targets may report one port with equal tags
             return None
         cached = self._prefixes.get(key)
-        # equal, not only the same dict: batches from a worker process are unpickled, new dicts each time
+        # equal, not only the same dict: batches from a worker process are decoded, new dicts each time
         if cached is not None and (cached[0] is s.tags or cached[0] == s.tags):
             return cached
         tags = {**s.tags, **self.topology.tags(s.device, s.port), "device": s.device, "port": s.port}

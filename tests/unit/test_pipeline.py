@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import msgpack
+
 from fabricwatch.core.batch import PortSample, SampleBatch, coalesce
 from fabricwatch.core.topology import Topology
 from fabricwatch.daemon.config import parse
@@ -177,11 +179,10 @@ def test_inventory_in_parts_is_merged_not_rewritten() -> None:
 
 
 def test_a_ports_tags_are_escaped_once_when_its_batches_come_from_a_worker(monkeypatch) -> None:
-    """Batches from a collector worker are unpickled: each carries an equal but new tags dict. The
+    """Batches from a collector worker are decoded from its frames: each carries an equal but new tags dict. The
     line-protocol prefixes of a port are still made once, not once per batch (they were remade for
     every sample, a fifth of the daemon's CPU with workers), and a change of tags still remakes them."""
-    import pickle
-
+    from fabricwatch.daemon.worker_wire import pack, unpack
     from fabricwatch.pipeline import pipeline as pipeline_mod
 
     made: list[str] = []
@@ -193,7 +194,8 @@ def test_a_ports_tags_are_escaped_once_when_its_batches_come_from_a_worker(monke
 
     monkeypatch.setattr(pipeline_mod, "tag_prefix", counting)
     p = Pipeline()
-    outs = [p.process(pickle.loads(pickle.dumps(batch(t, in_octets=100 * t))), target="w") for t in range(5)]
+    outs = [p.process(unpack(msgpack.unpackb(msgpack.packb(pack(batch(t, in_octets=100 * t))))), target="w")
+            for t in range(5)]
     assert sorted(made) == ["link_events", "port_counters", "port_rates"]
     assert all(o.lines[0].startswith("port_counters,device=leaf1,fabric=roce,port=swp1 ") for o in outs)
     retagged = SampleBatch("gnmi", "leaf1", [PortSample("leaf1", "swp1", 6 * S, {"in_octets": 700},
