@@ -10,6 +10,7 @@ from fabricwatch.collectors.command import run_command
 from fabricwatch.collectors.hostnic.ethtool import parse_ethtool_stats
 from fabricwatch.collectors.hostnic.module import parse_module_info
 from fabricwatch.collectors.hostnic.sysfs import read_ports
+from fabricwatch.collectors.ibnames import with_transitions
 from fabricwatch.collectors.polling import PolledCollector
 from fabricwatch.core.batch import ModuleInfo, PortSample, SampleBatch
 from fabricwatch.core.errors import TargetError
@@ -67,6 +68,7 @@ class HostNicCollector(PolledCollector):
                 for netdev in p.netdevs[:1]:  # the module of the port, read through its first netdev
                     await self._module(netdev, p.name, ts_ns, values, batch)
             self.unmapped += p.unmapped
+            with_transitions(values)
             batch.samples.append(PortSample(self.device, p.name, ts_ns, values, self.tags, None, bits or None))
         batch.unmapped = self.unmapped
         return batch
