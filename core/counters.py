@@ -144,7 +144,8 @@ _DOM: tuple[CounterSpec, ...] = (
       for q in PER_LANE for n in LANES),
     *(CounterSpec(threshold(q, lvl), Kind.GAUGE, unit, help=f"{what}: the module's {lvl.replace('_', ' ')} threshold")
       for q, (unit, what) in DOM_QUANTITIES.items() for lvl in THRESHOLD_LEVELS),
-    *(CounterSpec(lane("lane_errors", n), Kind.COUNTER, "errors", help=f"PHY errors on lane {n} (mlx5)")
+    *(CounterSpec(lane("lane_errors", n), Kind.COUNTER, "errors",
+                  help=f"bits the FEC corrected on lane {n} (mlx5 rx_err_lane_*_phy, UFM Raw_Errors_Lane_*)")
       for n in LANES),
 )
 
@@ -165,6 +166,7 @@ class Evidence(StrEnum):
     ERROR = "error"  # frames corrupted or lost on the wire: the link's physical layer
     DISCARD = "discard"  # packets dropped by the port (buffers, policy, watchdog)
     INTEGRITY = "integrity"  # the link had to retrain or recover
+    STATE = "state"  # the link went down (and up): one bounce is maintenance, more than its background is not
 
 
 # Every counter whose count is evidence against the link, judged against its own background rate
@@ -177,16 +179,18 @@ EVIDENCE: dict[str, Evidence] = {
         "in_errors", "out_errors", "fcs_errors", "symbol_errors", "rcv_errors", "rcv_remote_physical_errors",
         "local_link_integrity_errors", "excessive_buffer_overrun_errors", "rcv_switch_relay_errors",
         "xmit_constraint_errors", "rcv_constraint_errors", "fec_uncorrectable", "out_of_sequence",
-        "packet_seq_err", "local_ack_timeout_err", "rnr_nak_retry_err", "roce_adp_retrans",
-        *(lane("lane_errors", n) for n in LANES))},
+        "packet_seq_err", "local_ack_timeout_err", "rnr_nak_retry_err", "roce_adp_retrans")},
     **{n: Evidence.DISCARD for n in ("in_discards", "out_discards", "buffer_discards", "xmit_discards",
                                      "vl15_dropped")},
     **{n: Evidence.INTEGRITY for n in ("link_error_recovery",)},
+    **{n: Evidence.STATE for n in ("link_downed", "link_transitions")},
 }
 NOT_EVIDENCE: frozenset[str] = frozenset({
     "in_octets", "out_octets", "in_pkts", "out_pkts", "pause_rx", "pause_tx", "ecn_marked", "cnp_sent",
-    "cnp_handled", "cnp_ignored", "xmit_wait", "link_downed", "link_transitions", "pause_storm_events",
-    "fec_corrected", "fec_corrected_bits", "fec_corrected_symbols",
+    "cnp_handled", "cnp_ignored", "xmit_wait", "pause_storm_events",
+    # what the FEC corrected reaches no frame (every link's PHY corrects a trickle): its trend and the BER
+    # it makes are the optics' to judge; per lane it is the same count as fec_corrected_bits
+    "fec_corrected", "fec_corrected_bits", "fec_corrected_symbols", *(lane("lane_errors", n) for n in LANES),
     *(f"pfc_{d}_p{p}" for d in ("rx", "tx") for p in PRIORITIES),
 })
 
