@@ -58,7 +58,10 @@ def evaluate(li: LinkInterval, interval_s: float, cfg: RuleConfig = RuleConfig()
     flaps = round(max(r.get("link_transitions", 0.0) * interval_s, recent_flaps))
     window = f"{cfg.flap_window * interval_s:g}s"
     if not device_event:
-        if downs >= 0.5 and (downs >= 2 or flaps >= cfg.flaps_warning or r.get("link_error_recovery", 0.0) > 0):
+        # a down is a down and an up: only transitions beyond those the downs make corroborate them (an IB
+        # port's transitions are its downs twice over, and one bounce is no more a page there than on Ethernet)
+        beyond = flaps - 2 * round(downs)
+        if downs >= 0.5 and (downs >= 2 or beyond >= cfg.flaps_warning or r.get("link_error_recovery", 0.0) > 0):
             hits.append(RuleHit("critical", f"link_downed rose by {downs:.0f}: the link went down", "link_down"))
         if flaps >= cfg.flaps_critical:
             hits.append(RuleHit("critical", f"link flapped: {flaps} transitions in the last {window}", "flap"))

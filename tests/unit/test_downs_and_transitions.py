@@ -1,0 +1,47 @@
+"""A link's bounces are judged the same whether its port counts carrier transitions (Ethernet) or
+downs (InfiniBand's LinkDownedCounter, which the IB collectors turn into transitions too)."""
+
+from __future__ import annotations
+
+from fabricwatch.collectors.ibnames import with_transitions
+from fabricwatch.models.features import LinkInterval
+from fabricwatch.models.rules import evaluate
+
+INTERVAL = 10.0
+
+
+def _rates(counts: dict[str, int]) -> dict[str, float]:
+    """An IB port's counts over one interval, as the collectors hand them on, as rates."""
+    values: dict[str, int | float] = dict(counts)
+    with_transitions(values)
+    return {k: v / INTERVAL for k, v in values.items()}
+
+
+def test_an_ib_port_counting_downs_carries_twice_as_many_transitions() -> None:
+    values: dict[str, int | float] = {"link_downed": 3, "symbol_errors": 0}
+    with_transitions(values)
+    assert values["link_transitions"] == 6
+    # a port that counts its transitions itself keeps its own count
+    own: dict[str, int | float] = {"link_downed": 3, "link_transitions": 5}
+    with_transitions(own)
+    assert own["link_transitions"] == 5
+
+
+def test_one_bounce_is_the_same_finding_over_ethernet_and_infiniband() -> None:
+    """Principle: the same fault through every path. One down and one up is a reboot or maintenance
+    (a warning at most); an IB port that went down once must not page critical where an Ethernet
+    port that went down once does not."""
+    ethernet = LinkInterval(0, "leaf", "swp1", {}, {"link_transitions": 2 / INTERVAL}, frozenset())
+    infiniband = LinkInterval(0, "leaf", "1", {}, _rates({"link_downed": 1}), frozenset())
+    eth = [(h.severity, h.condition) for h in evaluate(ethernet, INTERVAL)]
+    ib = [(h.severity, h.condition) for h in evaluate(infiniband, INTERVAL)]
+    assert eth == ib == [("warning", "flap")]
+
+
+def test_a_flapping_link_is_critical_over_ethernet_and_infiniband() -> None:
+    """Principle: the same fault through every path: down and up again and again is a flap, critical."""
+    ethernet = LinkInterval(0, "leaf", "swp1", {}, {"link_transitions": 2 / INTERVAL}, frozenset())
+    infiniband = LinkInterval(0, "leaf", "1", {}, _rates({"link_downed": 1}), frozenset())
+    for li in (ethernet, infiniband):
+        hits = evaluate(li, INTERVAL, recent_flaps=6)
+        assert ("critical", "flap") in [(h.severity, h.condition) for h in hits], li.port
