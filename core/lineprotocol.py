@@ -1,10 +1,16 @@
 r"""InfluxDB line protocol encoding (fast path: tag sets are escaped once per port and cached).
 
-Names come from devices, so any text must survive: commas, equals signs and spaces are escaped as
-InfluxDB wants, a newline as `\n`, and a backslash is doubled where it would otherwise escape what
-follows it (before one of those characters, another backslash, or at the end): `port=Eth1\` can no
-longer swallow the next tag. `parse_line` reads every name back identical. (InfluxDB 1.x itself
-keeps such a doubled backslash as two: only names with a backslash in those places differ there.)
+Names come from devices, so any text must be stored. Commas, equals signs and spaces are escaped as
+InfluxDB wants. Two things have no escape that InfluxDB 1.x reads back: a newline (it ends the line)
+and a backslash before what line protocol could take it to escape (`,` `=` space, another backslash,
+`n`, `"`, or the end: InfluxDB 1.6.7 refuses `port=Eth1\` with "invalid tag format" and keeps `\\`
+as two backslashes, where other parsers, ours too, read one). So a name is stored as `stored_name`
+gives it: such a backslash becomes U+29F5 (reverse solidus operator, which looks the same) and a
+newline U+2424 (symbol for newline); every other character, a backslash before anything else too,
+is stored as it is. Every server and
+`parse_line` read the same name back, and the post-mortem queries ask for `stored_name` of the name
+they are given, so a device's own name finds its points. (Two names differing only there, `a\`
+and `a` + U+29F5, are one series: a price paid for names no device should send.)
 """
 
 from __future__ import annotations
@@ -13,25 +19,30 @@ import re
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 
-_BACKSLASH = re.compile(r"\\(?=[,= \\n\n\"]|$)")
-_TAG_ESCAPES = str.maketrans({",": r"\,", "=": r"\=", " ": r"\ ", "\n": r"\n"})
-_MEAS_ESCAPES = str.maketrans({",": r"\,", " ": r"\ ", "\n": r"\n"})
+_BACKSLASH = re.compile(r"\\(?=[,= \\n\"]|$)")
+_TAG_ESCAPES = str.maketrans({",": r"\,", "=": r"\=", " ": r"\ "})
+_MEAS_ESCAPES = str.maketrans({",": r"\,", " ": r"\ "})
 _STR_ESCAPES = str.maketrans({'"': r"\"", "\\": "\\\\", "\n": r"\n"})
 INT64_MAX = (1 << 63) - 1
 UINT64_MAX = (1 << 64) - 1
 _INF = float("inf")
 
 
+def stored_name(name: str) -> str:
+    """A name (tag value, tag or field key, measurement) as storage keeps it: see the module's docstring."""
+    if "\n" in name:
+        name = name.replace("\n", "\u2424")
+    if "\\" in name:
+        name = _BACKSLASH.sub("\u29f5", name)
+    return name
+
+
 def escape_tag(value: str) -> str:
-    if "\\" in value:
-        value = _BACKSLASH.sub(r"\\\\", value)
-    return value.translate(_TAG_ESCAPES)
+    return stored_name(value).translate(_TAG_ESCAPES)
 
 
 def _escape_measurement(value: str) -> str:
-    if "\\" in value:
-        value = _BACKSLASH.sub(r"\\\\", value)
-    return value.translate(_MEAS_ESCAPES)
+    return stored_name(value).translate(_MEAS_ESCAPES)
 
 
 def tag_prefix(measurement: str, tags: Mapping[str, str]) -> str:

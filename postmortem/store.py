@@ -8,18 +8,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from fabricwatch.core.influxql import InfluxQL
+from fabricwatch.core.lineprotocol import stored_name
 from fabricwatch.core.secrets import reveal
 from fabricwatch.sinks.influxdb.config import InfluxConfig
 
 
 def quote(name: str) -> str:
-    """An identifier in double quotes (measurement, tag or field names)."""
-    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """An identifier in double quotes (measurement, tag or field names), as storage keeps it."""
+    return '"' + stored_name(name).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def literal(value: str) -> str:
-    """A string literal in single quotes: device and port names come from devices."""
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    """A tag value in single quotes, as storage keeps it: device and port names come from devices."""
+    return "'" + stored_name(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
+from fabricwatch.core.lineprotocol import stored_name
 from fabricwatch.core.promql import PromQL
 from fabricwatch.postmortem.history import Bucket, Measured
 from fabricwatch.postmortem.incidents import Flagged
@@ -27,8 +28,8 @@ SeriesKey = tuple[tuple[str, str], ...]
 
 
 def _label(value: str) -> str:
-    """A label value in double quotes (names come from devices)."""
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    """A label value in double quotes, as storage keeps it (names come from devices)."""
+    return '"' + stored_name(value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def _selector(names: list[str], **labels: str | None) -> str:
