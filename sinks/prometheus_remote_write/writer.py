@@ -32,7 +32,7 @@ NO_RECEIVER = ("the server has no remote-write receiver here (404): start Promet
 
 
 def classify(status: int, answer: str, retry_after: str | None) -> WriteOutcome:
-    """What an answer means: 2xx taken; 429/5xx and down again later; a refused sample dropped."""
+    """What an answer means: 2xx taken; 429 and 5xx sent again later; a sample refused for good dropped, by reason."""
     message = answer[:500]
     if 200 <= status < 300:
         return WriteOutcome(True, status=status)

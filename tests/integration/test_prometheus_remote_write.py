@@ -63,7 +63,8 @@ def values(prom: PrometheusReceiver, metric: str, at: float) -> dict[str, list[t
             for labels, vals in prom.samples(metric, at=at).items()}
 
 
-async def test_rates_of_canonical_counters_land_with_topology_labels_only(prometheus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+async def test_rates_of_canonical_counters_land_with_topology_labels_only(prometheus: PrometheusReceiver,
+                                                                         tmp_path: Path) -> None:
     sink = make_sink(prometheus.write_url, tmp_path)
     lines = [rate_line(f"swp{p}", NOW_S + 30 * i, 1000.0 * i + p) for i in range(3) for p in range(4)]
     lines += [  # never sent: raw counters, a gauge's and an unknown field's rates, events
@@ -90,7 +91,7 @@ async def test_rates_of_canonical_counters_land_with_topology_labels_only(promet
     assert sink.samples_written == 24 and sink.stats.points_rejected == 0
 
 
-async def test_fewer_labels_and_counters_when_configured(prometheus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+async def test_fewer_labels_and_counters_when_configured(prometheus: PrometheusReceiver, tmp_path: Path) -> None:
     sink = make_sink(prometheus.write_url, tmp_path, labels=["rail"], counters=["pfc_rx_p3"],
                      metric_prefix="fw_")
     await sink.start()
@@ -130,7 +131,7 @@ async def test_down_then_up_nothing_lost_in_order_across_a_restart(tmp_path: Pat
 
 
 @pytest.fixture
-async def flaky_front() -> AsyncIterator:  # type: ignore[type-arg]
+async def flaky_front() -> AsyncIterator[Any]:
     """A real HTTP server that answers 503 to the first N writes, then passes each body to the real Prometheus."""
     runners: list[web.AppRunner] = []
 
@@ -160,7 +161,7 @@ async def flaky_front() -> AsyncIterator:  # type: ignore[type-arg]
         await r.cleanup()
 
 
-async def test_5xx_is_retried_until_taken(prometheus, flaky_front, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+async def test_5xx_is_retried_until_taken(prometheus: PrometheusReceiver, flaky_front: Any, tmp_path: Path) -> None:
     url, answers = await flaky_front(prometheus.write_url, failures=3)
     sink = make_sink(url, tmp_path)
     await sink.start()
@@ -173,7 +174,8 @@ async def test_5xx_is_retried_until_taken(prometheus, flaky_front, tmp_path: Pat
         [(NOW_S + i, float(i)) for i in range(10)]
 
 
-async def test_out_of_order_and_duplicates_are_dropped_by_reason_the_rest_written(prometheus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+async def test_out_of_order_and_duplicates_are_dropped_by_reason_the_rest_written(prometheus: PrometheusReceiver,
+                                                                                  tmp_path: Path) -> None:
     sink = make_sink(prometheus.write_url, tmp_path, batch_size=100)
     await sink.start()
     await sink.write([rate_line("swp1", NOW_S + 100, 1.0), rate_line("swp2", NOW_S + 100, 1.0)])
@@ -216,7 +218,7 @@ async def test_out_of_bounds_and_too_old_are_dropped_not_retried(tmp_path: Path)
         window.stop()
 
 
-async def test_check_says_what_is_wrong(prometheus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+async def test_check_says_what_is_wrong(prometheus: PrometheusReceiver, tmp_path: Path) -> None:
     assert await make_cfg(prometheus.write_url, tmp_path).check() is None
     no_receiver = Prometheus(tmp_path / "no-receiver", targets=[], rule_files=[], alertmanager=None)
     no_receiver.start()
@@ -244,7 +246,8 @@ async def test_no_receiver_holds_the_data_until_it_is_enabled(tmp_path: Path) ->
     no_receiver.stop()
 
 
-async def test_the_daemon_fills_prometheus_and_shows_both_sinks_once_on_metrics(prometheus, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+async def test_the_daemon_fills_prometheus_and_shows_both_sinks_once_on_metrics(prometheus: PrometheusReceiver,
+                                                                                tmp_path: Path) -> None:
     sim = await start_sim()
     cfg = parse({
         "daemon": {"listen": "127.0.0.1:0"},
