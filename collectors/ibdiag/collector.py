@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from fabricwatch.collectors.command import run_command
 from fabricwatch.collectors.ibdiag.parsers import IbPort, Topology, parse_perfquery, parse_topology
+from fabricwatch.collectors.ibnames import with_transitions
 from fabricwatch.collectors.polling import PolledCollector
 from fabricwatch.core.batch import PortSample, SampleBatch
 from fabricwatch.core.errors import TargetError
@@ -64,7 +65,9 @@ class IbDiagCollector(PolledCollector):
             peer = peers.get(pp.port)
             tags = {**self.tags, **({"peer_device": peer.peer_name, "peer_port": peer.peer_port}
                                     if peer and peer.peer_name else {})}
-            samples.append(PortSample(name, pp.port, now, dict(pp.values), tags, None, pp.bits or None))
+            values: dict[str, float] = dict(pp.values)
+            with_transitions(values)
+            samples.append(PortSample(name, pp.port, now, values, tags, None, pp.bits or None))
         return samples, [("parse", f"{name} (lid {lid}): perfquery {p}") for p in res.problems]
 
     async def poll(self) -> SampleBatch:

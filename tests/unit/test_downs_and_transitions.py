@@ -3,9 +3,13 @@ downs (InfiniBand's LinkDownedCounter, which the IB collectors turn into transit
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from fabricwatch.collectors.ibdiag.config import IbDiagConfig
 from fabricwatch.collectors.ibnames import with_transitions
 from fabricwatch.models.features import LinkInterval
 from fabricwatch.models.rules import evaluate
+from tests.ibtools import ib_stand_ins
 
 INTERVAL = 10.0
 
@@ -45,3 +49,16 @@ def test_a_flapping_link_is_critical_over_ethernet_and_infiniband() -> None:
     for li in (ethernet, infiniband):
         hits = evaluate(li, INTERVAL, recent_flaps=6)
         assert ("critical", "flap") in [(h.severity, h.condition) for h in hits], li.port
+
+
+async def test_ibdiag_samples_carry_transitions_from_their_downs(fixtures: Path, tmp_path: Path) -> None:
+    """Principle: the same fault through every path. perfquery's LinkDownedCounter is what UFM and
+    sysfs count: an ibdiag sample carries the transitions the flap rule reads, as theirs do."""
+    disc, perf = ib_stand_ins(tmp_path, fixtures)
+    [collector] = IbDiagConfig(ibnetdiscover=[disc, "-p"], perfquery=[perf, "-x", "{lid}"], timeout=5.0).build()
+    async with collector:
+        batch = await collector.poll()
+    downs = [s for s in batch.samples if "link_downed" in s.values]
+    assert downs, "the recorded perfquery outputs count LinkDownedCounter"
+    for s in downs:
+        assert s.values["link_transitions"] == 2 * s.values["link_downed"], (s.device, s.port)
