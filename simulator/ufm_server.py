@@ -103,7 +103,8 @@ class UfmState:
     seen_faults: list[Fault] = field(default_factory=list)
     oper: dict[int, bool] = field(default_factory=dict)
     # test hooks: make an endpoint misbehave
-    broken: dict[str, str] = field(default_factory=dict)  # path suffix -> "500" | "html" | "slow" | "rename"
+    # path suffix -> "500" | "html" | "slow" | "rename" | "nested" | "huge" | "huge-chunked"
+    broken: dict[str, str] = field(default_factory=dict)
     unauthorized: int = 0  # requests turned away with 401
     clock: Callable[[], int] = time.time_ns  # the lab runs hours of fabric time in seconds
 
@@ -183,7 +184,25 @@ class UfmServer:
                     import asyncio
 
                     await asyncio.sleep(3)
+                if how == "nested":  # valid JSON no recursive parser reads
+                    return web.Response(body=b"[" * 200_000 + b"]" * 200_000, content_type="application/json")
+                if how in ("huge", "huge-chunked"):  # 600 MB, announced (Content-Length) or not
+                    return await self._huge(request, chunked=how == "huge-chunked")
         return await handler(request)
+
+    async def _huge(self, request: web.Request, *, chunked: bool) -> web.StreamResponse:
+        """600 MB of a JSON string, sent until the client stops reading."""
+        chunk, count = b" " * (1 << 20), 600
+        resp = web.StreamResponse(headers={"Content-Type": "application/json"})
+        if not chunked:
+            resp.content_length = len(chunk) * count
+        await resp.prepare(request)
+        try:
+            for _ in range(count):
+                await resp.write(chunk)
+        except (ConnectionError, RuntimeError):  # the client hung up: what it was meant to do
+            pass
+        return resp
 
     # -- REST ----------------------------------------------------------------------------
     async def _ports(self, request: web.Request) -> web.Response:

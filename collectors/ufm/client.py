@@ -46,9 +46,9 @@ class UfmClient:
         where = f"{self.cfg.name}: GET {url}"
         try:
             async with self._session.get(url, headers=headers) as resp:
-                body = await resp.text(errors="replace")
                 if resp.status in (401, 403):
                     raise TargetError("auth", f"{where}: {resp.status} — check the UFM credentials")
+                body = await self._read(resp, where)
                 if resp.status != 200:
                     raise TargetError("http", f"{where}: HTTP {resp.status}: {body[:200]!r}")
                 return resp.content_type, body
@@ -56,6 +56,22 @@ class UfmClient:
             raise TargetError("timeout", f"{where}: no answer within {self.cfg.timeout:g}s") from None
         except aiohttp.ClientError as exc:
             raise TargetError("connect", f"{where}: {type(exc).__name__}: {exc}") from None
+
+    async def _read(self, resp: aiohttp.ClientResponse, where: str) -> str:
+        """The body as text, read up to max_response_bytes: a bigger answer is refused, never held."""
+        limit = self.cfg.max_response_bytes
+        too_big = f"{where}: the answer is over max_response_bytes ({limit} bytes): not read further"
+        if resp.content_length is not None and resp.content_length > limit:
+            raise TargetError("http", f"{too_big} (Content-Length {resp.content_length})")
+        body = bytearray()
+        async for chunk in resp.content.iter_chunked(1 << 16):
+            if len(body) + len(chunk) > limit:
+                raise TargetError("http", too_big)
+            body += chunk
+        try:
+            return body.decode(resp.charset or "utf-8", errors="replace")
+        except LookupError:  # a charset Python does not know: UFM writes UTF-8
+            return body.decode("utf-8", errors="replace")
 
     async def rest(self, path: str) -> Any:
         """JSON from the REST API, e.g. rest('resources/ports')."""
@@ -66,6 +82,9 @@ class UfmClient:
         except json.JSONDecodeError as exc:
             raise TargetError("decode", f"{self.cfg.name}: GET {url}: expected JSON, got {ctype or 'no type'} "
                                         f"({exc.msg} at char {exc.pos}): {body[:80]!r}") from None
+        except RecursionError:  # valid JSON, nested deeper than the parser goes
+            raise TargetError("decode", f"{self.cfg.name}: GET {url}: JSON nested too deep to read "
+                                        f"({len(body)} characters)") from None
 
     async def telemetry(self) -> str:
         path = self.cfg.telemetry_path if self.cfg.telemetry_format == "csv" else "/metrics"

@@ -41,6 +41,8 @@ class UfmConfig(StrictModel):
     events_interval: PositiveDuration = 30.0  # app/events and app/unhealthy_ports
     events_backfill: bool = False  # also publish events UFM held before the first poll
     timeout: PositiveDuration = 10.0
+    # an answer (REST or Telemetry) longer than this is refused, not read: a UFM cannot fill the daemon's memory
+    max_response_bytes: int = Field(128 << 20, ge=1024)
     tls: TlsConfig = TlsConfig()  # an https:// URL uses TLS; verify, ca_file, client cert
     backoff: Backoff = Backoff(initial=5.0, max=300.0)
     tags: Tags = Field(default_factory=dict)

@@ -197,3 +197,40 @@ async def test_tls_is_verified_by_default_and_a_ca_file_makes_it_work(tmp_path: 
         assert not b.problems and {s.device for s in b.samples} == set(sim.fabric.topology.devices)
     finally:
         await sim.stop()
+
+
+async def test_a_hostile_ufm_fails_only_the_part_it_answers_and_is_read_up_to_a_cap() -> None:
+    """JSON nested 200k deep on resources/systems is a decode error of the inventory (it failed the
+    whole poll with a RecursionError); 600 MB on the Telemetry or a REST path, announced or chunked,
+    is read up to max_response_bytes and refused (it was read whole: RSS 2 GB)."""
+    import resource
+
+    sim = await start_sim(ufm={"enabled": True})
+    assert sim.ufm is not None
+    broken = sim.ufm.state.broken
+    try:
+        c = _collector(sim, timeout=5.0, max_response_bytes=4 << 20)
+        async with c:
+            n_ports = len((await c.poll()).samples)
+            broken["resources/systems"] = "nested"
+            c._inventory_at = float("-inf")
+            b = await c.poll()
+            assert len(b.samples) == n_ports
+            assert [k for k, _ in b.problems] == ["decode"] and "nested" in b.problems[0][1]
+            broken.clear()
+            rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            for how in ("huge", "huge-chunked"):
+                broken[CSV_PATH] = how
+                b = await c.poll()
+                assert b.samples == [] and [k for k, _ in b.problems] == ["http"]
+                assert "max_response_bytes" in b.problems[0][1]
+                broken.clear()
+                broken["app/events"] = how
+                c._events_at = float("-inf")
+                b = await c.poll()
+                assert len(b.samples) == n_ports and [k for k, _ in b.problems] == ["http"]
+                broken.clear()
+            assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss < 100 << 10  # KiB: under 100 MB
+            assert len((await c.poll()).samples) == n_ports
+    finally:
+        await sim.stop()
