@@ -30,9 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from fabricwatch.cluster.assign import group_of, owner
 from fabricwatch.core.config_types import parse_duration
+from fabricwatch.detection.detector import LinkDetector
 from fabricwatch.detection.replay import intervals_from_lp
 from fabricwatch.models.features import FeatureBuilder, LinkInterval
-from fabricwatch.models.link_detector import LinkDetector
 
 INTERVAL = 30.0
 Intervals = list[tuple[int, list[LinkInterval]]]

@@ -25,9 +25,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.scenario_bank import print_bank, score_bank
+from fabricwatch.detection.detector import LinkDetector
 from fabricwatch.lab.evaluation import EwmaZ, Injection, Run, Score, StaticThresholds, evaluate_many, simulate
 from fabricwatch.models.features import FeatureBuilder, LinkInterval
-from fabricwatch.models.link_detector import LinkDetector
 from fabricwatch.simulator.fabric import Fabric
 from fabricwatch.simulator.faults import Fault
 from fabricwatch.simulator.topology import FabricSpec
@@ -116,11 +116,18 @@ def main() -> int:
     ap.add_argument("--healthy-hours", type=float, default=10_000.0,
                     help="link-hours of an extra long healthy run for the false-alarm rate (0: none)")
     ap.add_argument("--bank", type=Path, help="a scenario bank folder (generate.py, score.py) to score too")
+    ap.add_argument("--fabric", action="append", default=None,
+                    help="SCRIPT[:SEED] of another author's fabric to score with the bank (default: the bank's "
+                         "ib_fat_tree.py at seeds 5150, 7, 2024 and bench/fabrics/*.py)")
     args = ap.parse_args()
     bank_ok = True
     if args.bank:
+        second = args.bank / "ib_fat_tree.py"
+        fabrics = args.fabric if args.fabric is not None else [
+            *(f"{second}:{s}" for s in (5150, 7, 2024) if second.exists()),
+            *(f"{p}:11" for p in sorted((Path(__file__).parent / "fabrics").glob("*.py")))]
         with tempfile.TemporaryDirectory() as tmp:
-            bank_ok = print_bank(score_bank(args.bank, Path(tmp)))
+            bank_ok = print_bank(score_bank(args.bank, Path(tmp), fabrics=tuple(fabrics)))
         print(f"scenario bank: {'PASS' if bank_ok else 'BELOW TARGET'}")
     train_spec = FabricSpec(nodes=64 if not args.quick else 32, rails=4, leaves_per_rail=2, spines=4)
     t0 = time.process_time()

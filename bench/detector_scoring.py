@@ -19,9 +19,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from fabricwatch.detection.detector import LinkDetector
 from fabricwatch.lab.evaluation import simulate
 from fabricwatch.models.features import FeatureBuilder, FeatureFrame
-from fabricwatch.models.link_detector import LinkDetector
 from fabricwatch.simulator.topology import FabricSpec
 
 TARGET = 1.5

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from fabricwatch.daemon.config import parse
 from fabricwatch.daemon.fabric_view import fabric_document, link_document
 from fabricwatch.daemon.runner import Runner
-from fabricwatch.models.link_detector import Finding
+from fabricwatch.detection.detector import Finding
 from fabricwatch.pipeline.pipeline import PortRateView
 
 CPU_LIMIT_S = 0.050

@@ -6,7 +6,13 @@ scenario is generated, read once into intervals, and scored for three detectors 
 on the same fit window: fabricwatch's, static thresholds (NVSentinel-like) and a per-link EWMA
 z-score. Imported by bench/detection.py (`--bank DIR`); runnable alone:
 
-    python bench/scenario_bank.py DIR [--seed N] [--scenario NAME]
+    python bench/scenario_bank.py DIR [--seed N] [--scenario NAME] [--fabric SCRIPT[:SEED]]...
+
+Fabrics of other authors (the bank's `ib_fat_tree.py`, `bench/fabrics/*.py`) are generators of one
+scenario each (`SCRIPT OUT --seed N` writes OUT/port_counters.lp and OUT/labels.json); `--fabric`
+adds them to the table. Each scenario is also replayed once per fault kind it holds that has rules of its
+own (OWN_RULES), with those rules switched off: the recall of the generic layer (background rates,
+groups, trends, the model) on that kind, with and without the forest.
 """
 
 from __future__ import annotations
@@ -23,21 +29,32 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from fabricwatch.core.config_types import parse_duration
+from fabricwatch.detection.detector import LinkDetector
 from fabricwatch.detection.replay import intervals_from_lp
 from fabricwatch.lab.evaluation import EwmaZ, StaticThresholds
 from fabricwatch.models.features import FeatureBuilder, LinkInterval
-from fabricwatch.models.link_detector import LinkDetector
 
 INTERVAL = 30.0
 NAMES = ("fabricwatch", "static rules", "EWMA z-score", "no forest")  # the last: ours without its forest
+# the conditions of the rules written for a fault kind (by the kind names the bank's and the other
+# authors' labels use); kinds found by the generic layer alone have none
+OWN_RULES: dict[str, frozenset[str]] = {
+    **dict.fromkeys(("flapping_link", "link_flap"), frozenset({"flap", "link_down"})),
+    "pfc_storm": frozenset({"pause_storm"}),
+    **dict.fromkeys(("ecn_disabled_switch", "ecn_disabled_port"), frozenset({"ecn_missing"})),
+    "half_speed_link": frozenset({"speed_degraded"}),
+    "symbol_errors_saturating": frozenset({"saturated"}),
+    "link_down_after_replacement": frozenset({"link_left_down"}),
+}
 Flagged = Iterator[tuple[int, str, str]]  # (time_ns, device, port) of each flagged link-interval
 
 
 def _ours(fit: list[tuple[int, list[LinkInterval]]], rest: list[tuple[int, list[LinkInterval]]],
-          *, forest: bool = True) -> Flagged:
+          *, forest: bool = True, off: frozenset[str] = frozenset()) -> Flagged:
     fb = FeatureBuilder(INTERVAL)
     det = LinkDetector(interval_s=INTERVAL).fit([fb.build(s, links) for s, links in fit])
     det.use_forest = forest
+    det.switched_off = off
     builder = FeatureBuilder(INTERVAL)
     for start, links in rest:
         for f in det.detect(builder.build(start, links)):
@@ -63,10 +80,29 @@ DETECTORS = {"fabricwatch": _ours, "static rules": _baseline(lambda: StaticThres
              "EWMA z-score": _baseline(lambda: EwmaZ(INTERVAL)), "no forest": _no_forest}
 
 
-def score_bank(bank: Path, out: Path, *, seed: int = 1, scenario: str = "all") -> dict[str, dict[str, dict]]:
-    """{scenario: {detector: score.py's JSON}} for every scenario of the bank."""
-    subprocess.run([sys.executable, str(bank / "generate.py"), str(out), "--seed", str(seed),
-                    "--scenario", scenario], check=True, stdout=subprocess.DEVNULL)
+def _score(bank: Path, d: Path, name: str, flagged: Flagged) -> dict:
+    findings = d / f"findings-{name.replace(' ', '_')}.jsonl"
+    with open(findings, "w") as fh:
+        for ts, device, port in flagged:
+            fh.write(json.dumps({"time_ns": ts, "device": device, "port": port}) + "\n")
+    report = d / f"score-{name.replace(' ', '_')}.json"
+    subprocess.run([sys.executable, str(bank / "score.py"), str(d / "labels.json"), str(findings),
+                    "--json", str(report), "--quiet"], check=False, stdout=subprocess.DEVNULL)
+    return dict(json.loads(report.read_text()))
+
+
+def score_bank(bank: Path, out: Path, *, seed: int = 1, scenario: str = "all",
+               fabrics: tuple[str, ...] = ()) -> dict[str, dict[str, dict]]:
+    """{scenario: {detector: score.py's JSON}} for every scenario of the bank and each other fabric
+    (`SCRIPT[:SEED]`); a scenario's "ablation" entry holds {kind: {"forest": .., "no forest": ..}}."""
+    if scenario != "none":
+        subprocess.run([sys.executable, str(bank / "generate.py"), str(out), "--seed", str(seed),
+                        "--scenario", scenario], check=True, stdout=subprocess.DEVNULL)
+    for spec in fabrics:
+        script, _, fseed = spec.partition(":")
+        name = f"{Path(script).stem}-{fseed or seed}"
+        subprocess.run([sys.executable, script, str(out / name), "--seed", fseed or str(seed)], check=True,
+                       stdout=subprocess.DEVNULL)
     results: dict[str, dict[str, dict]] = {}
     for d in sorted(p for p in out.iterdir() if (p / "labels.json").is_file()):
         labels = json.loads((d / "labels.json").read_text())
@@ -77,15 +113,17 @@ def score_bank(bank: Path, out: Path, *, seed: int = 1, scenario: str = "all") -
         rest = [iv for iv in intervals if iv[0] >= cut]
         results[d.name] = {}
         for name, detector in DETECTORS.items():
-            findings = d / f"findings-{name.replace(' ', '_')}.jsonl"
-            with open(findings, "w") as fh:
-                for ts, device, port in detector(fit, rest):
-                    fh.write(json.dumps({"time_ns": ts, "device": device, "port": port}) + "\n")
-            report = d / f"score-{name.replace(' ', '_')}.json"
-            subprocess.run([sys.executable, str(bank / "score.py"), str(d / "labels.json"), str(findings),
-                            "--json", str(report), "--quiet"], check=False, stdout=subprocess.DEVNULL)
-            results[d.name][name] = json.loads(report.read_text())
+            results[d.name][name] = _score(bank, d, name, detector(fit, rest))
             results[d.name][name]["ports"] = labels["ports"]
+        ablation: dict[str, dict] = {}
+        for kind in sorted({f["kind"] for f in labels["faults"]} & set(OWN_RULES)):
+            ablation[kind] = {}
+            for label, forest in (("forest", True), ("no forest", False)):
+                s = _score(bank, d, f"off-{kind}-{label}", _ours(fit, rest, forest=forest, off=OWN_RULES[kind]))
+                k = (s.get("per_kind") or {}).get(kind, {})
+                ablation[kind][label] = (k.get("detected", 0), k.get("faults", k.get("n", 0)),
+                                         s["fa_per_1000_link_hours"])
+        results[d.name]["ablation"] = ablation
     return results
 
 
@@ -119,18 +157,41 @@ def print_bank(results: dict[str, dict[str, dict]]) -> bool:
     print("recall per fault kind: " + "; ".join(
         f"{kind} " + " / ".join(f"{v[0]}/{v[1]}" for v in by.values()) for kind, by in sorted(kinds.items()))
         + f"   ({' / '.join(NAMES)})")
+    print_ablation(results)
     return ok
+
+
+def print_ablation(results: dict[str, dict[str, dict]]) -> None:
+    """Per fault kind with rules of its own: what the generic layer finds with them switched off."""
+    total: dict[str, dict[str, list[float]]] = {}
+    for by in results.values():
+        for kind, runs in (by.get("ablation") or {}).items():
+            for label, (found, n, fa) in runs.items():
+                acc = total.setdefault(kind, {}).setdefault(label, [0, 0, 0.0, 0])
+                acc[0] += found
+                acc[1] += n
+                acc[2] += fa
+                acc[3] += 1
+    if not total:
+        return
+    print("generic layer alone (each kind's own rules off): recall with forest / without, FA per 1k link-h")
+    for kind, runs in sorted(total.items()):
+        f, nf = runs["forest"], runs["no forest"]
+        print(f"  {kind:28} {f[0]}/{f[1]} ({f[0] / max(f[1], 1):.0%}) / {nf[0]}/{nf[1]} ({nf[0] / max(nf[1], 1):.0%})"
+              f"   FA {f[2] / f[3]:.2f} / {nf[2] / nf[3]:.2f}")
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("bank", type=Path, help="folder with generate.py and score.py")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--scenario", default="all")
+    ap.add_argument("--scenario", default="all", help="a bank scenario, all, or none (only --fabric)")
+    ap.add_argument("--fabric", action="append", default=[], help="SCRIPT[:SEED] of another author's fabric")
     args = ap.parse_args()
     t0 = time.process_time()
     with tempfile.TemporaryDirectory() as tmp:
-        ok = print_bank(score_bank(args.bank, Path(tmp), seed=args.seed, scenario=args.scenario))
+        ok = print_bank(score_bank(args.bank, Path(tmp), seed=args.seed, scenario=args.scenario,
+                                   fabrics=tuple(args.fabric)))
     print(f"{'PASS' if ok else 'BELOW TARGET'} (every scenario: F1 >= 0.95, <= 1 FA per 1,000 link-h, "
           f"better than both baselines); CPU {time.process_time() - t0:.0f}s")
     return 0

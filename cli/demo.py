@@ -20,9 +20,9 @@ from fabricwatch.core.topology import Topology
 from fabricwatch.daemon import logs
 from fabricwatch.daemon.config import parse
 from fabricwatch.daemon.runner import Runner
+from fabricwatch.detection.detector import LinkDetector
 from fabricwatch.lab.evaluation import simulate
 from fabricwatch.models.features import FeatureBuilder
-from fabricwatch.models.link_detector import LinkDetector
 from fabricwatch.pipeline.ranking import worst_links
 from fabricwatch.pipeline.totals import error_rate
 from fabricwatch.simulator.service import SimConfig, Simulator

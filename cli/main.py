@@ -48,7 +48,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                    "or --listen")
         return 2
 
-    from fabricwatch.models.link_detector import ModelError
+    from fabricwatch.detection.detector import ModelError
     from fabricwatch.sinks.spool import SpoolInUse
 
     async def main() -> int:

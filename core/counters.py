@@ -166,6 +166,7 @@ class Evidence(StrEnum):
     ERROR = "error"  # frames corrupted or lost on the wire: the link's physical layer
     DISCARD = "discard"  # packets dropped by the port (buffers, policy, watchdog)
     INTEGRITY = "integrity"  # the link had to retrain or recover
+    STATE = "state"  # the link went down (and up): one bounce is maintenance, more than its background is not
 
 
 # Every counter whose count is evidence against the link, judged against its own background rate
@@ -182,10 +183,11 @@ EVIDENCE: dict[str, Evidence] = {
     **{n: Evidence.DISCARD for n in ("in_discards", "out_discards", "buffer_discards", "xmit_discards",
                                      "vl15_dropped")},
     **{n: Evidence.INTEGRITY for n in ("link_error_recovery",)},
+    **{n: Evidence.STATE for n in ("link_downed", "link_transitions")},
 }
 NOT_EVIDENCE: frozenset[str] = frozenset({
     "in_octets", "out_octets", "in_pkts", "out_pkts", "pause_rx", "pause_tx", "ecn_marked", "cnp_sent",
-    "cnp_handled", "cnp_ignored", "xmit_wait", "link_downed", "link_transitions", "pause_storm_events",
+    "cnp_handled", "cnp_ignored", "xmit_wait", "pause_storm_events",
     # what the FEC corrected reaches no frame (every link's PHY corrects a trickle): its trend and the BER
     # it makes are the optics' to judge; per lane it is the same count as fec_corrected_bits
     "fec_corrected", "fec_corrected_bits", "fec_corrected_symbols", *(lane("lane_errors", n) for n in LANES),

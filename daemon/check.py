@@ -16,7 +16,7 @@ from fabricwatch.core.errors import TargetError
 from fabricwatch.core.protocols import Describes
 from fabricwatch.daemon import config as config_mod
 from fabricwatch.daemon.runner import build_collectors, load_topology
-from fabricwatch.models.link_detector import LinkDetector, ModelError
+from fabricwatch.detection.detector import LinkDetector, ModelError
 from fabricwatch.slurm.check import check as check_slurm
 
 CONNECT_BOUND_S = 120.0  # a session that neither connects nor fails in this long (its own timeout is shorter)

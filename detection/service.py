@@ -14,8 +14,8 @@ from typing import Any, Protocol
 from fabricwatch.core.lineprotocol import line, tag_prefix
 from fabricwatch.detection.clocks import DeviceClocks
 from fabricwatch.detection.config import DetectorConfig
+from fabricwatch.detection.detector import Finding, Hysteresis, LinkDetector
 from fabricwatch.models.features import FeatureBuilder, IntervalAggregator, LinkInterval
-from fabricwatch.models.link_detector import Finding, Hysteresis, LinkDetector
 from fabricwatch.models.rules import RuleConfig
 
 log = logging.getLogger("fabricwatch.detector")

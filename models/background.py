@@ -167,7 +167,7 @@ class BackgroundRates:
                     best = Verdict(EVIDENCE_NAMES[j], lp, w, k, total, p0, float(background.rate[j]),
                                    total / pk if pk > 0 else math.inf)
             if best is not None and best.log10_p < LOG10_ALPHA and (
-                    best.share_of_packets >= NEGLIGIBLE_SHARE or best.evidence is Evidence.INTEGRITY):
+                    best.share_of_packets >= NEGLIGIBLE_SHARE or best.evidence in (Evidence.INTEGRITY, Evidence.STATE)):
                 out.append(best)
         return out
 

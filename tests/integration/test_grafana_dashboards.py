@@ -13,9 +13,9 @@ import pytest
 import yaml
 
 from fabricwatch.daemon.config import parse
+from fabricwatch.detection.detector import LinkDetector
 from fabricwatch.lab.evaluation import simulate
 from fabricwatch.models.features import FeatureBuilder
-from fabricwatch.models.link_detector import LinkDetector
 from tests.conftest import FIXTURES, ROOT
 from tests.integration.helpers import start_runner, start_sim
 from tests.servers import InfluxDB1

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 import pytest
 
 from fabricwatch.cli.main import main
+from fabricwatch.detection.detector import Finding
 from fabricwatch.detection.service import anomaly_line
-from fabricwatch.models.link_detector import Finding
 from tests.servers import InfluxDB1
 
 pytestmark = pytest.mark.integration

@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from fabricwatch.detection.detector import Finding, LinkDetector
 from fabricwatch.lab.evaluation import simulate
 from fabricwatch.models.background import EVIDENCE_NAMES, BackgroundRates, EvidenceWindows
 from fabricwatch.models.features import FeatureBuilder, LinkInterval
-from fabricwatch.models.link_detector import Finding, LinkDetector
 from fabricwatch.simulator.topology import FabricSpec
 
 SPEC = FabricSpec(nodes=32, rails=4, leaves_per_rail=2, spines=4)

@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 from fabricwatch.core.lineprotocol import parse_line
 from fabricwatch.detection.columnar import ColumnarIntervals, ReplayReport, intervals_from_files
 from fabricwatch.detection.columns import columns_from_series
+from fabricwatch.detection.detector import LinkDetector
 from fabricwatch.detection.replay import ReadReport, intervals_from_lp
 from fabricwatch.models.features import FeatureBuilder, rate_matrix
-from fabricwatch.models.link_detector import LinkDetector
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT.parent / "shared" / "scenarios"

@@ -92,7 +92,7 @@ def test_a_daemon_on_rules_alone_loads_no_scikit_learn() -> None:
             "print(sorted(m for m in ('sklearn', 'skops', 'scipy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
-    code = ("import sys; from fabricwatch.models.link_detector import LinkDetector, ModelError\n"
+    code = ("import sys; from fabricwatch.detection.detector import LinkDetector, ModelError\n"
             "try:\n    LinkDetector.load('/nonexistent.model')\nexcept (ModelError, OSError):\n    pass\n"
             "print('sklearn' in sys.modules and 'skops' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from fabricwatch.core.lineprotocol import parse_line
+from fabricwatch.detection.detector import Finding, Hysteresis, LinkDetector, ModelError
 from fabricwatch.lab.evaluation import Injection, simulate
 from fabricwatch.models.features import FeatureBuilder, LinkInterval
-from fabricwatch.models.link_detector import Finding, Hysteresis, LinkDetector, ModelError
 from fabricwatch.models.rules import evaluate
 from fabricwatch.simulator.fabric import Fabric
 from fabricwatch.simulator.faults import Fault
@@ -76,7 +76,7 @@ class ScriptedScores(LinkDetector):
 def test_hysteresis_needs_k_of_n_and_m_clean_to_clear(detector: LinkDetector,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     # the scores are scripted on a healthy link: give it a cause, so that only hysteresis decides
-    import fabricwatch.models.link_detector as ld
+    import fabricwatch.detection.detector as ld
 
     monkeypatch.setattr(ld, "explain", lambda frame, i, **kw: ("pfc_rx 900/s, 9x its class median (100/s)", []))
     pattern = [0, 0, 3, 0, 0, 0, 3, 0, 3, 3, 0, 0, 0, 0]  # a lone spike, then 2 of 3, a gap, clear

@@ -3,8 +3,8 @@ one device finding."""
 
 from __future__ import annotations
 
+from fabricwatch.detection.detector import LinkDetector
 from fabricwatch.models.features import FeatureBuilder, LinkInterval
-from fabricwatch.models.link_detector import LinkDetector
 
 S = 1_000_000_000
 TAGS = {"fabric": "roce", "role": "leaf_down", "speed": "400G"}

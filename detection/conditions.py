@@ -1,0 +1,67 @@
+"""Conditions of one link turned into rule hits: evidence above its background, drops beyond its
+load, a link left down, a link standing out of its group."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from fabricwatch.core.counters import Evidence
+from fabricwatch.detection.explain import DISCARDS, Siblings
+from fabricwatch.models.background import Verdict
+from fabricwatch.models.class_model import UTIL, ClassModel
+from fabricwatch.models.features import (
+    OWN_NAMES,
+    FeatureFrame,
+)
+from fabricwatch.models.rules import RuleHit
+
+ERRORS = OWN_NAMES.index("errors")
+OUTLIER_RATIO = 8.0  # per unit of load over its group's median, beyond the link's usual ratio to it
+OUTLIER_CRITICAL = 30.0
+OUTLIER_K, OUTLIER_N = 3, 4  # intervals of the last N: one interval's spike is what heavy tails do
+DOWN_INTERVALS = 4  # intervals in a row a link stays down before it is a finding (a bounce is the flap rule's)
+
+
+def _utc(ns: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ns / 1e9))
+LOSS_CRITICAL = 1e-6  # counted per packet moved: where RDMA's go-back-N retransmissions start to cost
+RECOVERIES_CRITICAL = 3  # link recoveries in a window: each stalls the link
+
+
+def _drops_within_load(frame: FeatureFrame, i: int, v: Verdict, interval_s: float, model: ClassModel | None,
+                       siblings: Siblings) -> bool:
+    """The window's drops are what a link at this load drops: under the healthy ceiling of its class
+    (and of this link) at its utilisation, or within reach of its siblings' drops now."""
+    rate = v.total / (v.window * interval_s)
+    util = float(np.nan_to_num(frame.own_raw[i, UTIL]))
+    li = frame.links[i]
+    if model is not None and rate <= model.ceiling(util, DISCARDS, (li.device, li.port)):
+        return True
+    return siblings.like(i, DISCARDS, float(np.nan_to_num(frame.own_raw[i, DISCARDS]))) is not None
+
+
+def _evidence_hit(v: Verdict, interval_s: float) -> RuleHit:
+    """A counter above its background as a finding named by that counter, with its impact."""
+    every = f"1 in {1 / v.expected_share:,.0f} intervals" if v.expected_share > 0 else "never"
+    rate_h = v.expected_rate * 3600
+    words = (f"{v.name} {v.total:,.0f} in the last {v.window * interval_s / 60:g} min ({v.erred} of {v.window} "
+             f"intervals), where its background is {every} ({rate_h:,.2g}/h); p=1e{v.log10_p:.0f}")
+    if v.evidence is Evidence.INTEGRITY:
+        severe = v.total >= RECOVERIES_CRITICAL
+        words += ": the link keeps retraining (cable, optic or port?)"
+    elif v.evidence is Evidence.STATE:
+        severe = v.total >= RECOVERIES_CRITICAL
+        words += ": the link goes down again and again (cable, optic, port or the NIC?)"
+    else:
+        severe = v.share_of_packets >= LOSS_CRITICAL
+        if math.isfinite(v.share_of_packets):
+            words += f", {v.share_of_packets:.2g} of its packets"
+        words += (": corruption on the wire (optic, cable or connector?)" if v.evidence is Evidence.ERROR
+                  else ": the port drops packets")
+    condition = {"fec_uncorrectable": "fec_uncorrectable"}.get(v.name, {
+        Evidence.ERROR: "corruption", Evidence.DISCARD: "discards", Evidence.INTEGRITY: "link_recovery",
+        Evidence.STATE: "link_bounces"}[v.evidence])
+    return RuleHit("critical" if severe else "warning", words, condition)

@@ -1,0 +1,77 @@
+"""Links that move together: a load swing over a crowd of a class, rail, switch or host, and a
+device that bounces most of its links at once (a reboot, a firmware update)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fabricwatch.models.class_model import _LOAD_FREE
+from fabricwatch.models.features import (
+    FeatureFrame,
+    LinkInterval,
+)
+
+SETTLE_INTERVALS = 4  # after a device-wide bounce (reboot, firmware update): at least the flap window
+CROWD_CLASS = 0.15  # share of a class over its threshold at once: load, not that many faults
+CROWD_RAIL = 0.5  # the same within one rail, or one device, of a class (a busy rail, one job's hosts)
+CROWD_FAR_END = 1 / 3  # the same among the links of a class that reach one far device (a host's NICs)
+
+
+def _crowd(frame: FeatureFrame, over: np.ndarray, *, far_end_only: bool = False) -> np.ndarray:
+    """Links over the threshold together with much of their class, or of their rail in it: a load
+    swing moves all of them (a job starting, an all-to-all, a hot rail), a degraded link moves alone.
+    Corruption and flaps do not follow load, so links showing them are never part of a crowd."""
+    n = len(frame.links)
+    out = np.zeros(n, dtype=bool)
+    if not over.any():
+        return out
+    own, med = frame.own_raw, frame.class_median_raw
+    load_free = np.zeros(n, dtype=bool)
+    for k in _LOAD_FREE:
+        load_free |= np.nan_to_num(own[:, k]) > np.nan_to_num(med[:, k])
+    by_class = [(c, "") for c in frame.classes]
+    by_rail = [(c, li.tags.get("rail", "")) for c, li in zip(frame.classes, frame.links, strict=True)]
+    by_device = [(c, li.device) for c, li in zip(frame.classes, frame.links, strict=True)]
+    # one host's NICs on every rail (or one leaf's uplinks seen from the spines): traffic to and from
+    # one machine (an incast to it, its checkpoint) moves all its links; a bad NIC or cable moves one
+    by_far_end = [(c, li.tags.get("peer_device", "") or f"?{i}") for i, (c, li)
+                  in enumerate(zip(frame.classes, frame.links, strict=True))]
+    groupings = [(CROWD_FAR_END, 3, by_far_end)]
+    if not far_end_only:
+        groupings += [(CROWD_CLASS, 4, by_class), (CROWD_RAIL, 4, by_rail), (CROWD_RAIL, 4, by_device)]
+    for share, least, keys in groupings:
+        size: dict[tuple[str, str], int] = {}
+        hot: dict[tuple[str, str], list[int]] = {}
+        for i in range(n):
+            g = keys[i]
+            size[g] = size.get(g, 0) + 1
+            if over[i]:
+                hot.setdefault(g, []).append(i)
+        for g, rows in hot.items():
+            if len(rows) >= least and len(rows) >= share * size[g]:
+                out[rows] = True
+    return out & ~load_free
+
+
+def _device_events(links: list[LinkInterval], bounced: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Links whose device, or the host at their far end, bounced most of its links recently (at
+    least 3 and half of those seen): a reboot, a firmware update, maintenance. Second: links of a
+    group where more than one link bounced but not yet enough, so it may be one forming."""
+    out = np.zeros(len(links), dtype=bool)
+    forming = np.zeros(len(links), dtype=bool)
+    for group_of in (lambda li: li.device, lambda li: li.tags.get("peer_device", "")):
+        seen: dict[str, int] = {}
+        down: dict[str, list[int]] = {}
+        for i, li in enumerate(links):
+            g = group_of(li)
+            if not g:
+                continue
+            seen[g] = seen.get(g, 0) + 1
+            if bounced[i]:
+                down.setdefault(g, []).append(i)
+        for g, rows in down.items():
+            if len(rows) >= 3 and 2 * len(rows) >= seen[g]:
+                out[rows] = True
+            elif len(rows) >= 2 and seen[g] >= 3:
+                forming[rows] = True
+    return out, forming & ~out

@@ -1,0 +1,516 @@
+"""Degraded-link detection: the estimators of models/ fitted on healthy history, turned into findings
+with hysteresis, rules, groups and an explanation each.
+
+The per-interval decision (`detect`) reads every principle in one pass over array state, so that a
+100k-link interval costs a few vector operations; it is long for that reason."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fabricwatch.core.counters import EVIDENCE, Evidence
+from fabricwatch.detection.conditions import (
+    DOWN_INTERVALS,
+    OUTLIER_CRITICAL,
+    OUTLIER_K,
+    OUTLIER_N,
+    OUTLIER_RATIO,
+    _drops_within_load,
+    _evidence_hit,
+    _utc,
+)
+from fabricwatch.detection.crowds import SETTLE_INTERVALS, _crowd, _device_events
+from fabricwatch.detection.explain import (
+    DISCARDS,
+    ECN,
+    FLAPS,
+    LINK_RECOVERY,
+    PFC_RX,
+    PFC_TX,
+    Siblings,
+    _packets,
+    explain,
+)
+from fabricwatch.detection.findings import (
+    Finding,
+    Hysteresis,
+    _device_findings,
+    _devices_counting,
+    _hot_switches,
+    _one_per_cable,
+    _peer,
+)
+from fabricwatch.detection.model_file import ModelError, read_model, write_model
+from fabricwatch.models.background import EVIDENCE_NAMES, BackgroundRates, EvidenceWindows, Verdict
+from fabricwatch.models.class_model import (
+    MIN_CLASS_ROWS,
+    RATE_GRID,
+    TRAIN_NOISE,
+    UTIL,
+    ClassModel,
+    _ceilings,
+    _link_ceilings,
+    _thresholds,
+    budget_rate,
+)
+from fabricwatch.models.features import (
+    FEATURE_NAMES,
+    N_OWN,
+    OWN_NAMES,
+    UNITS,
+    FeatureFrame,
+    LinkState,
+    evidence_counts,
+)
+from fabricwatch.models.groups import G_INDEX, GROUPED, SiblingRatios, group_view
+from fabricwatch.models.optics import OpticsWatch
+from fabricwatch.models.rules import RuleConfig, RuleHit, evaluate, speed_degraded_rows, worst
+from fabricwatch.models.trends import TrendWatch
+
+_STATE_COLUMNS = np.array([EVIDENCE[n] is Evidence.STATE for n in EVIDENCE_NAMES])
+ECN_PEER_MIN = 100.0  # marks per 1M packets among peers before silence counts as missing ECN
+
+
+class LinkDetector:
+    def __init__(self, *, interval_s: float = 30.0, false_alarm_rate: float = 1e-4,
+                 false_alarms_per_day: float | None = None,
+                 n_estimators: int = 100, hysteresis: Hysteresis | None = None,
+                 rules: RuleConfig | None = None, seed: int = 7) -> None:
+        self.interval_s = interval_s
+        self.false_alarm_rate = false_alarm_rate
+        self.false_alarms_per_day = false_alarms_per_day
+        self.n_estimators = n_estimators
+        self.hysteresis = hysteresis or Hysteresis()
+        self.rules = rules or RuleConfig()
+        self.seed = seed
+        self.models: dict[str, ClassModel] = {}
+        self.training: dict[str, Any] = {}
+        # False scores by the expectation alone (peer and load-matched limits), no forest: what the
+        # benches compare to show what the forest adds
+        self.use_forest = True
+        self.optics = OpticsWatch()
+        # every error, discard and integrity counter against its background (a default one until fitted)
+        self.background = BackgroundRates()
+        # each link's usual ratio to the links sharing its situation (none until fitted)
+        self.sibling_ratios = SiblingRatios()
+        # conditions whose rules are switched off: what the generic layer finds without them (ablation)
+        self.switched_off: frozenset[str] = frozenset()
+        self.reset()
+
+    # -- training ----------------------------------------------------------------------
+    def fit(self, frames: list[FeatureFrame],
+            progress: Callable[[str, int, int], None] | None = None) -> LinkDetector:
+        """Fit one forest per class on healthy intervals; the threshold is the score that
+        held-out intervals (the last 20 % in time) exceed at the false-alarm budget."""
+        by_class: dict[str, list[tuple[int, str, str, np.ndarray]]] = {}
+        own_rows: dict[str, list[np.ndarray]] = {}
+        own_keys: dict[str, list[tuple[str, str]]] = {}
+        self.background = BackgroundRates().fit(
+            [(li.device, li.port) for f in frames for li in f.links], [c for f in frames for c in f.classes],
+            np.vstack([evidence_counts(f, EVIDENCE_NAMES, self.interval_s) for f in frames])
+            if frames else np.zeros((0, len(EVIDENCE_NAMES))), self.interval_s)
+        self.sibling_ratios = SiblingRatios().fit(frames)
+        for frame in frames:
+            for i, c in enumerate(frame.classes):
+                li = frame.links[i]
+                by_class.setdefault(c, []).append((frame.start_ns, li.device, li.port, frame.X[i]))
+                own_rows.setdefault(c, []).append(frame.own_raw[i])
+                own_keys.setdefault(c, []).append((li.device, li.port))
+        own_by_class = {c: np.array(rows) for c, rows in own_rows.items()}
+        n_links = len({k for keys in own_keys.values() for k in keys})
+        if self.false_alarms_per_day is not None:
+            self.false_alarm_rate = budget_rate(self.false_alarms_per_day, n_links, self.interval_s)
+        self.models.clear()
+        classes = sorted(by_class)
+        for n, c in enumerate(classes):
+            # in time, then by link: the same history gives the same model however it was read
+            rows = sorted(by_class[c], key=lambda r: r[:3])
+            if len(rows) < MIN_CLASS_ROWS:
+                continue
+            X = np.array([r[3] for r in rows])
+            cut = int(len(X) * 0.8)
+            train, hold = X[:cut], X[cut:]
+            # a feature that never moved in healthy data (errors, say) would give the forest
+            # nothing to split on, and a link whose errors jump would look normal: a little
+            # noise gives every feature a range, so values beyond it are isolated at once
+            rng = np.random.default_rng(self.seed)
+            train = train + rng.normal(0.0, TRAIN_NOISE, train.shape)
+            from sklearn.ensemble import IsolationForest
+
+            forest = IsolationForest(n_estimators=self.n_estimators, random_state=self.seed, n_jobs=1)
+            forest.fit(train)
+            hold_scores = -forest.score_samples(hold)
+            peer_hold = np.abs(hold[:, N_OWN : 2 * N_OWN])
+            threshold, limits = _thresholds(hold_scores, peer_hold, self.false_alarm_rate)
+            grid = [(r, *_thresholds(hold_scores, peer_hold, r)) for r in RATE_GRID]
+            self.models[c] = ClassModel(forest, threshold, len(train), len(hold), limits,
+                                        _ceilings(own_by_class[c]),
+                                        _link_ceilings(own_keys[c], own_by_class[c]), grid)
+            if progress:
+                progress(c, n + 1, len(classes))
+        if not self.models:
+            raise ModelError(f"no port class had {MIN_CLASS_ROWS} healthy intervals to learn from")
+        starts = [f.start_ns for f in frames]
+        self.training = {"from_ns": min(starts), "to_ns": max(starts) + int(self.interval_s * 1e9),
+                         "intervals": len(frames), "links": n_links,
+                         "expected": self._expected_pages(frames, n_links)}
+        return self
+
+    def _expected_pages(self, frames: list[FeatureFrame], n_links: int) -> dict[str, float]:
+        """Finding events (a link raised after 3 clean intervals) the fitted detector raises on the
+        held-out last 20 % of the healthy history, per day: what the on-call engineer should expect."""
+        ordered = sorted(frames, key=lambda f: f.start_ns)
+        hold = ordered[int(len(ordered) * 0.8):]
+        self.reset()
+        last_seen: dict[tuple[str, str], int] = {}
+        events = 0
+        for n, frame in enumerate(hold):
+            for f in self.detect(frame):
+                key = (f.device, f.port)
+                if n - last_seen.get(key, -10) > 3:
+                    events += 1
+                last_seen[key] = n
+        self.reset()
+        days = max(len(hold), 1) * self.interval_s / 86400.0
+        return {"holdout_intervals": len(hold), "events": events, "pages_per_day": events / days,
+                "pages_per_day_per_10k_links": events / days * 10_000 / max(n_links, 1),
+                "upper_per_day": max(events, 3) / days}  # rule of three: 0 in n days, < 3/n at 95 %
+
+    def apply_budget(self, per_day: float) -> float:
+        """Re-derive every class's thresholds from its held-out grid for a fabric-wide budget of false
+        alarms per day; returns the share of link-intervals that means. Models without a grid keep theirs."""
+        links = int(self.training.get("links") or 0)
+        rate = budget_rate(per_day, links, self.interval_s)
+        for m in self.models.values():
+            stricter = [g for g in m.by_rate if g[0] <= rate]
+            if stricter:
+                _, m.threshold, m.peer_limits = max(stricter, key=lambda g: g[0])
+        self.false_alarm_rate = rate
+        self.false_alarms_per_day = per_day
+        return rate
+
+    def _ecn_missing(self, frame: FeatureFrame) -> np.ndarray:
+        """Links that mark nothing while their load-matched peers mark: ECN disabled or
+        misconfigured on the switch. A log-scaled feature near zero cannot show this to the
+        forest as strongly as the fact itself, so it is tested directly (then hysteresis)."""
+        own, med = frame.own_raw, frame.class_median_raw
+        util = own[:, OWN_NAMES.index("util_pct")]
+        return (own[:, ECN] == 0) & (med[:, ECN] >= ECN_PEER_MIN) & (util >= 5.0)
+
+    def _evidence(self, frame: FeatureFrame, rows: np.ndarray, bounced: np.ndarray,
+                  settling: np.ndarray) -> dict[int, list[Verdict]]:
+        """Per row, the evidence counters standing above the link's background. A link that just bounced
+        counts its bounce and nothing else (errors while it trains are the bounce's); a device's reboot
+        or maintenance counts nothing at all."""
+        counts = np.nan_to_num(np.maximum(evidence_counts(frame, EVIDENCE_NAMES, self.interval_s), 0.0))
+        counts[np.ix_(bounced, ~_STATE_COLUMNS)] = 0.0
+        counts[settling] = 0.0
+        counted = counts.any(axis=1)
+        on = self._state["evidence"]
+        out: dict[int, list[Verdict]] = {}
+        for i in np.nonzero(counted | on[rows])[0].tolist():
+            li = frame.links[i]
+            key = (li.device, li.port)
+            pkts = _packets(li) * self.interval_s
+            win = self._windows.push(key, counts[i] if counted[i] else None, pkts)
+            on[rows[i]] = win is not None
+            if win is None:
+                continue
+            verdicts = self.background.score(win[0], win[1], self.background.background(key, frame.classes[i]),
+                                             self.interval_s)
+            if verdicts:
+                out[i] = verdicts
+        return out
+
+    def _standing_out(self, frame: FeatureFrame, rows: np.ndarray, quiet: np.ndarray) -> dict[int, RuleHit]:
+        """Links whose credit waits (or, on a host link, pauses received) per unit of load stand OUTLIER_RATIO
+        times over the median of the links sharing their situation now, beyond their usual ratio to them,
+        in OUTLIER_K of the last OUTLIER_N intervals: the link, not the load everyone shares."""
+        view = group_view(frame)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lr = np.log10(view.ratio) - self.sibling_ratios.usual([(li.device, li.port) for li in frame.links]) \
+                if self.sibling_ratios.usual_ else np.log10(view.ratio)
+        own = np.nan_to_num(frame.own_raw[:, G_INDEX])
+        # material: above what its class shows at this moment, not a ratio of two near-zeros
+        material = own > 2 * np.nan_to_num(frame.class_median_raw[:, G_INDEX])
+        strong = np.nan_to_num(lr, nan=-np.inf) >= math.log10(OUTLIER_RATIO)
+        strong &= material & ~quiet[:, None]
+        st = self._state
+        bits = ((st["outlier"][rows] << 1) | strong.astype(np.uint8)) & np.uint8((1 << OUTLIER_N) - 1)
+        st["outlier"][rows] = bits
+        held = (np.bitwise_count(bits) >= OUTLIER_K) & strong
+        out = {}
+        util = np.nan_to_num(frame.own_raw[:, UTIL])
+        for i, j in zip(*np.nonzero(held), strict=True):
+            i, j = int(i), int(j)
+            if i in out:
+                continue
+            name = GROUPED[j]
+            ratio = float(view.ratio[i, j])
+            unit = UNITS[name]
+            out[i] = RuleHit("critical" if ratio >= OUTLIER_CRITICAL else "warning",
+                             f"{name} {own[i, j]:,.3g}{unit} at {util[i]:.0f}% load, {ratio:,.0f}x per unit of load "
+                             f"the median of the {view.size[i]} {view.group[i]} it shares its situation with "
+                             f"({view.median[i, j]:,.3g}{unit}), in {int(np.bitwise_count(bits[i, j]))} of the last "
+                             f"{OUTLIER_N} intervals: this link, not the load they share", "outlier_in_group")
+        return out
+
+    def _left_down(self, frame: FeatureFrame, rows: np.ndarray, settling: np.ndarray) -> dict[int, RuleHit]:
+        """Links operationally down for DOWN_INTERVALS in a row while administratively up, or while the
+        far end of their cable says it is up: a port left down after a replacement, a one-way optic, a
+        cable pulled. Down at both ends with no administrative state is left alone: a planned shutdown
+        looks the same."""
+        oper = frame.reading("oper_status")
+        down = np.nan_to_num(oper, nan=1.0) < 0.5
+        st = self._state
+        count = np.where(down & ~settling, st["down"][rows] + 1, 0)
+        st["down"][rows] = count
+        long = np.nonzero(count >= DOWN_INTERVALS)[0]
+        if not len(long):
+            return {}
+        admin = frame.reading("admin_status")
+        at = {(li.device, li.port): j for j, li in enumerate(frame.links)}
+        out = {}
+        for i in long.tolist():
+            li = frame.links[i]
+            if admin[i] == 0:
+                continue  # shut by an operator
+            far = at.get(_peer(li) or ("", ""))
+            far_up = far is not None and oper[far] >= 0.5
+            if not far_up and admin[i] != 1:
+                continue
+            since = frame.start_ns - (int(count[i]) - 1) * int(self.interval_s * 1e9)
+            why = (f"its far end {li.tags['peer_device']}:{li.tags['peer_port']} reports up" if far_up
+                   else "administratively up")
+            out[i] = RuleHit("critical", f"link down since {_utc(since)} ({count[i] * self.interval_s / 60:,.0f} min) "
+                                         f"while {why}: a port left down after a replacement, a one-way optic "
+                                         "or a pulled cable?", "link_left_down")
+        return out
+
+    def reset(self) -> None:
+        """Forget every link's hysteresis state (a new fabric or a new replay)."""
+        self.optics = OpticsWatch(self.optics.cfg)
+        # per link: the last raise_n over/under bits, clean intervals in a row, finding active
+        self._state = LinkState(bits=((), np.uint16), clean=((), np.int32), active=((), np.bool_),
+                                flaps=((self.rules.flap_window,), np.float32), settle=((), np.int8),
+                                bounce=((), np.int8), evidence=((), np.bool_), down=((), np.int32),
+                                outlier=((len(GROUPED),), np.uint8))
+        self._windows = EvidenceWindows()
+        self.trends = TrendWatch()
+
+    def forget(self, keys: Iterable[tuple[str, str]]) -> None:
+        """Forget these links' hysteresis state (their target was removed)."""
+        keys = list(keys)
+        self._state.forget(keys)
+        self.optics.forget(keys)
+        self._windows.forget(keys)
+        self.trends.forget(keys)
+
+    # -- scoring -----------------------------------------------------------------------
+    def score(self, frame: FeatureFrame) -> np.ndarray:
+        """Anomaly score per row, relative to the class's thresholds (> 1 = over the budget);
+        NaN for classes without a model."""
+        return self.score_many([frame])[0]
+
+    def score_many(self, frames: Sequence[FeatureFrame]) -> list[np.ndarray]:
+        """`score` of several frames with one forest call per class: scikit-learn walks its trees in
+        Python, so a call costs ~15 ms however few rows it has; a replay scores many intervals at once.
+        Each row's score is the same as alone (the forest scores rows independently)."""
+        cls = np.array([c for f in frames for c in f.classes])
+        X_all = np.vstack([f.X for f in frames]) if frames else np.zeros((0, len(FEATURE_NAMES)))
+        scores = np.full(len(cls), np.nan)
+        for c, m in self.models.items():
+            rows = np.nonzero(cls == c)[0]
+            if len(rows):
+                X = X_all[rows]
+                forest = -m.forest.score_samples(X) if self.use_forest else np.zeros(len(rows))
+                scores[rows] = m.combined(forest, X)
+        bounds = np.cumsum([0, *(len(f.links) for f in frames)])
+        return [scores[a:b] for a, b in itertools.pairwise(bounds)]
+
+    def detect_many(self, frames: Iterable[FeatureFrame], *, batch: int = 64) -> Iterator[list[Finding]]:
+        """`detect` of each frame in order, scored `batch` frames at a time: the same findings."""
+        it = iter(frames)
+        while chunk := list(itertools.islice(it, batch)):
+            for frame, scores in zip(chunk, self.score_many(chunk), strict=True):
+                yield self.detect(frame, scores=scores)
+
+    def detect(self, frame: FeatureFrame, *, scores: np.ndarray | None = None) -> list[Finding]:
+        """Score an interval (unless `scores` holds its `score`), apply hysteresis and rules; one
+        finding per active link. Hysteresis state is kept in arrays, so a 100k-link fabric costs a
+        few vector ops and Python work only for the links that are flagged or that a rule may concern."""
+        h = self.hysteresis
+        links = frame.links
+        n = len(links)
+        if scores is None:
+            scores = self.score(frame)
+        ecn_missing = self._ecn_missing(frame)
+        if "ecn_missing" in self.switched_off:
+            ecn_missing[:] = False
+        has_model = np.array([c in self.models for c in frame.classes], dtype=bool)
+        st = self._state
+        rows = st.rows(links)
+        own = frame.own_raw
+        downed = frame.rate("link_downed") > 0
+        bounced = (np.nan_to_num(own[:, FLAPS]) > 0) | downed
+        # a device's links do not all bounce in the same interval (a host's firmware update takes its
+        # NICs down one after another): links that bounced within the settle window count together
+        recent = np.where(bounced, SETTLE_INTERVALS, np.maximum(st["bounce"][rows] - 1, 0))
+        st["bounce"][rows] = recent
+        if bounced.any():
+            device_event, forming = _device_events(links, recent > 0)
+        else:
+            device_event = forming = np.zeros(n, dtype=bool)
+        # a link of a device that just rebooted settles for a few intervals (link training errors,
+        # traffic coming back): what it shows then is the reboot, not the link
+        settle = np.where(device_event, SETTLE_INTERVALS, np.maximum(st["settle"][rows] - 1, 0))
+        st["settle"][rows] = settle
+        over_score = has_model & (np.nan_to_num(scores) > 1.0) & (settle == 0)
+        # no marks on one job's hosts across every rail is that job's traffic (a steady stream marks
+        # nothing), not a switch with ECN off: a switch's ports reach as many hosts as it has ports
+        if ecn_missing.any():
+            ecn_missing &= ~_crowd(frame, ecn_missing, far_end_only=True)
+        over = (over_score & ~_crowd(frame, over_score)) | ecn_missing
+        bits = ((st["bits"][rows] << 1) | over.astype(np.uint16)) & np.uint16((1 << h.raise_n) - 1)
+        st["bits"][rows] = bits
+        clean = np.where(over, 0, st["clean"][rows] + 1)
+        st["clean"][rows] = clean
+        active = st["active"][rows]
+        active = (active | (over & (np.bitwise_count(bits) >= h.raise_k))) & ~(active & (clean >= h.clear_m))
+        st["active"][rows] = active
+        # transitions over the last few intervals: a link that keeps flapping, not one that bounced once
+        flap_hist = np.concatenate([st["flaps"][rows][:, 1:], np.nan_to_num(own[:, FLAPS:FLAPS + 1])], axis=1)
+        flap_hist[settle > 0] = 0.0  # a device's reboot is not its links flapping
+        st["flaps"][rows] = flap_hist
+        recent_flaps = flap_hist.sum(axis=1)
+        # every error, discard and integrity counter against the link's own background: a stray error
+        # now and then is what healthy links do; more often than its history and class explain is not
+        evidence = self._evidence(frame, rows, recent > 0, settle > 0)
+        # drops that the links sharing a situation show at once (one host's NICs on every rail in an
+        # incast, a class in an all-to-all) are that load; errors are the link's own whatever others do
+        # drops follow load: more than the background is a finding only beyond what healthy links of
+        # the class (and this link) dropped at this load, and not what its siblings do now
+        siblings = Siblings(frame)
+        dropping = np.zeros(n, dtype=bool)
+        for i, vs in evidence.items():
+            dropping[i] = any(v.evidence is Evidence.DISCARD for v in vs)
+        # the links that share a situation and drop now (a storage node's NICs in its checkpoint, the ports
+        # of an incast): their crowd is the load's
+        if dropping.any():
+            crowd = _crowd(frame, dropping | (np.nan_to_num(frame.own_raw[:, DISCARDS]) > 0))
+        else:
+            crowd = dropping
+        for i in np.nonzero(dropping)[0].tolist():
+            model = self.models.get(frame.classes[i])
+            kept = [v for v in evidence[i] if v.evidence is not Evidence.DISCARD
+                    or not (crowd[i] or _drops_within_load(frame, i, v, self.interval_s, model, siblings))]
+            if kept:
+                evidence[i] = kept
+            else:
+                del evidence[i]
+        evidence_rows = np.zeros(n, dtype=bool)
+        evidence_rows[list(evidence)] = True
+        # the physical layer: the modules' readings of this interval, then who has a condition raised
+        self.optics.observe(links, frame.start_ns + int(self.interval_s * 1e9))
+        optic = self.optics.flagged
+        optic_rows = np.fromiter(((li.device, li.port) in optic for li in links), dtype=bool, count=n) \
+            if optic else np.zeros(n, dtype=bool)
+        maybe_rule = optic_rows | (
+            (recent_flaps > 0) | (own[:, LINK_RECOVERY] > 0)
+            | (own[:, PFC_TX] >= self.rules.pause_storm_per_s) | (own[:, PFC_RX] >= self.rules.pause_storm_per_s)
+            | evidence_rows
+            | np.fromiter((bool(li.saturated) for li in links), dtype=bool, count=n)
+            | (frame.rate("excessive_buffer_overrun_errors") > 0) | speed_degraded_rows(frame)
+        )
+        left_down = self._left_down(frame, rows, settle > 0)
+        maybe_rule[list(left_down)] = True
+        standing_out = self._standing_out(frame, rows, (settle > 0) | (recent > 0))
+        maybe_rule[list(standing_out)] = True
+        trending = self.trends.observe(links, frame.start_ns)
+        if trending:
+            maybe_rule |= np.fromiter(((li.device, li.port) in trending for li in links), dtype=bool, count=n)
+        out = []
+        for i in np.nonzero(active | maybe_rule)[0].tolist():
+            li = links[i]
+            model_active = bool(active[i])
+            # a bounce while siblings bounce too waits an interval: it may be the device's maintenance
+            only_now = float(own[i, FLAPS]) >= recent_flaps[i]
+            hold = bool(forming[i]) and only_now and recent_flaps[i] < self.rules.flaps_critical
+            hits = evaluate(li, self.interval_s, self.rules, device_event=bool(settle[i] > 0) or hold,
+                            recent_flaps=float(recent_flaps[i]))
+            if optic_rows[i]:
+                hits += self.optics.hits((li.device, li.port))
+            hits += [_evidence_hit(v, self.interval_s) for v in evidence.get(i, ())]
+            if i in left_down:
+                hits.append(left_down[i])
+            if i in standing_out:
+                hits.append(standing_out[i])
+            hits += trending.get((li.device, li.port), [])
+            if self.switched_off:
+                hits = [h for h in hits if h.condition not in self.switched_off]
+            if not model_active and not hits:
+                continue
+            thr = 1.0 if has_model[i] else float("inf")
+            severities = [hit.severity for hit in hits]
+            if model_active:
+                severities.append("critical" if scores[i] > 2 * thr else "warning")
+            model = self.models.get(frame.classes[i])
+            words, feats = explain(frame, i, model=model, just_bounced=bool(recent[i] > 0),
+                                   siblings=siblings) if model_active else ("", [])
+            if model_active and not words and not ecn_missing[i]:
+                # over the forest's threshold without one feature worse than expected: quieter or
+                # differently busy, not degraded; no page
+                model_active = False
+                severities = [hit.severity for hit in hits]
+                if not hits:
+                    continue
+            if model_active and ecn_missing[i]:
+                med = frame.class_median_raw[i, ECN]
+                words = f"no ECN marks while its peers mark {med:,.0f} per 1M pkts (ECN off?); " + words
+            reasons = [hit.reason for hit in hits] + ([words] if words else [])
+            source = "+".join(s for s, on in (("model", model_active), ("rule", bool(hits))) if on)
+            conditions = sorted({h.condition for h in hits if h.condition}
+                                | ({"ecn_missing"} if model_active and ecn_missing[i] else set())
+                                | ({"anomaly"} if model_active and not ecn_missing[i] else set()))
+            out.append(Finding(frame.start_ns, li.device, li.port, frame.classes[i],
+                               float(scores[i]) if not np.isnan(scores[i]) else 0.0, thr,
+                               True, worst(severities), source, "; ".join(reasons), feats, conditions,
+                               peer=_peer(li)))
+        out = _devices_counting(frame.start_ns, _device_findings(frame, out))
+        return _one_per_cable(_hot_switches(frame.start_ns, out, self.optics))
+
+    # -- persistence -------------------------------------------------------------------
+    def save(self, path: str | Path) -> None:
+        meta = {
+            "interval_s": self.interval_s,
+            "false_alarm_rate": self.false_alarm_rate,
+            "false_alarms_per_day": self.false_alarms_per_day,
+            "hysteresis": self.hysteresis.__dict__,
+            "classes": {c: m.to_json() for c, m in self.models.items()},
+            "training": self.training,
+            "background": self.background.to_json(),
+            "sibling_ratios": self.sibling_ratios.to_json(),
+        }
+        write_model(path, meta, {c: m.forest for c, m in self.models.items()})
+
+    @classmethod
+    def load(cls, path: str | Path) -> LinkDetector:
+        """A model file, read without running anything it holds (see `read_model`)."""
+        meta, forests = read_model(path)
+        try:
+            det = cls(interval_s=meta["interval_s"], false_alarm_rate=meta["false_alarm_rate"],
+                      false_alarms_per_day=meta.get("false_alarms_per_day"),
+                      hysteresis=Hysteresis(**meta["hysteresis"]))
+            det.models = {c: ClassModel.from_json(forests[c], info) for c, info in meta["classes"].items()}
+            det.training = meta["training"]
+            det.background = BackgroundRates.from_json(meta["background"])
+            det.sibling_ratios = SiblingRatios.from_json(meta["sibling_ratios"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelError(f"{path}: the model cannot be read: {exc!r}") from None
+        return det
