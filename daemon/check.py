@@ -15,7 +15,7 @@ from typing import Any
 from fabricwatch.core.errors import TargetError
 from fabricwatch.core.protocols import Describes
 from fabricwatch.daemon import config as config_mod
-from fabricwatch.daemon.runner import build_collectors, load_topology
+from fabricwatch.daemon.compose import build_collectors, load_topology
 from fabricwatch.detection.detector import LinkDetector, ModelError
 from fabricwatch.slurm.check import check as check_slurm
 

@@ -7,19 +7,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from typing import Protocol
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from fabricwatch.core.batch import DeviceEvent, SampleBatch
+from fabricwatch.core.protocols import CollectorConfig
 from fabricwatch.core.topology import Topology
+from fabricwatch.pipeline.pipeline import Processed
 from fabricwatch.topology.roles import records
 from fabricwatch.topology.sources import from_lldp, neighbour_readers
-
-if TYPE_CHECKING:
-    from fabricwatch.daemon.runner import Runner
 
 log = logging.getLogger("fabricwatch.topology")
 End = tuple[str, str]
@@ -40,9 +39,19 @@ def neighbour_changes(before: dict[End, End], after: dict[End, End], ts_ns: int)
     return out
 
 
+class Tagging(Protocol):
+    """The pipeline, as discovery uses it: it takes the topology read, and turns link events into points."""
+
+    def set_topology(self, topology: Topology) -> None: ...
+
+    def process(self, batch: SampleBatch, *, target: str = "") -> Processed: ...
+
+
 class TopologyKeeper:
-    def __init__(self, runner: Runner) -> None:
-        self.runner = runner
+    def __init__(self, sections: Callable[[], Iterable[CollectorConfig]], every_s: Callable[[], float],
+                 tagging: Tagging, write: Callable[[list[str]], Awaitable[None]]) -> None:
+        """`sections` and `every_s` are read at each refresh: a SIGHUP changes them."""
+        self.sections, self.every_s, self.tagging, self.write = sections, every_s, tagging, write
         self.ends: dict[End, End] = {}
         self.records: dict[End, dict[str, str]] = {}
         self.refreshes = 0
@@ -51,10 +60,10 @@ class TopologyKeeper:
     async def run(self) -> None:
         while True:
             await self.refresh()
-            await asyncio.sleep(self.runner.config.daemon.topology_every)
+            await asyncio.sleep(self.every_s())
 
     async def refresh(self) -> None:
-        readers = neighbour_readers(s for _, s in self.runner.config.collector_configs())
+        readers = neighbour_readers(self.sections())
         if not readers:
             log.warning("topology = \"discover\" but no SNMP or gNMI target to read LLDP from")
             return
@@ -73,12 +82,12 @@ class TopologyKeeper:
         self.refreshes += 1
         self.changes += len(events)
         as_records: list[dict[str, object]] = [dict(r) for r in now.values()]
-        self.runner.pipeline.set_topology(Topology.from_records(as_records))
+        self.tagging.set_topology(Topology.from_records(as_records))
         if events:
             for e in events:
                 log.warning("link neighbour changed", extra={"device": e.device, "port": e.port, "detail": e.detail})
-            processed = self.runner.pipeline.process(SampleBatch("lldp", "", [], events=events), target="lldp")
-            await self.runner.write_lines(processed.lines)
+            processed = self.tagging.process(SampleBatch("lldp", "", [], events=events), target="lldp")
+            await self.write(processed.lines)
         log.info("topology discovered", extra={"links": len(fabric.cables), "ports": len(after)})
 
 

@@ -10,15 +10,14 @@ from __future__ import annotations
 import functools
 import re
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any
 
 from fabricwatch.core.digits import parse_uint
+from fabricwatch.daemon.http_sources import Findings, Links, Storage
+from fabricwatch.daemon.status import TargetStatus
 from fabricwatch.models.features import parse_speed
 from fabricwatch.pipeline.totals import ERROR_COUNTERS
-from fabricwatch.sinks.influxdb.sink import InfluxSink
-
-if TYPE_CHECKING:
-    from fabricwatch.daemon.runner import Runner
 
 # the order of a port's array; the page reads these names from the document itself
 PORT_FIELDS = ("port", "role", "peer", "severity", "pauses", "ecn", "errors", "util", "oper", "admin", "agg")
@@ -48,19 +47,20 @@ def _round(x: float) -> float:
     return round(x) if x >= 100 else round(x, 2)
 
 
-def fabric_document(runner: Runner) -> dict[str, Any]:
-    det = runner.detector
+def fabric_document(*, site: str, findings: Findings | None, links: Links, targets: Mapping[str, TargetStatus],
+                    storage: Storage) -> dict[str, Any]:
+    det = findings
     severity: dict[tuple[str, str], int] = {}
-    findings: list[dict[str, Any]] = []
+    shown: list[dict[str, Any]] = []
     if det is not None:
         for f in det.ranked_findings():
-            findings.append(det.finding_json(f))
+            shown.append(det.finding_json(f))
             level = SEVERITY.get(f.severity, 0)
             for port in f.ports or [f.port]:
                 key = (f.device, port)
                 severity[key] = max(severity.get(key, 0), level)
-    latest = runner.pipeline.latest
-    rates_engine = runner.pipeline.rates
+    latest = links.latest
+    rates_engine = links.rates
     devices: dict[str, dict[str, Any]] = {}
     speeds: dict[str | None, float] = {}
     for (device, port), view in latest.items():
@@ -93,38 +93,37 @@ def fabric_document(runner: Runner) -> dict[str, Any]:
         d["severity"] = max((p[3] for p in d["ports"]), default=0)
         d["severity"] = max(d["severity"], severity.get((d["device"], "*"), 0))
         out_devices.append(d)
-    targets = list(runner.targets.values())
-    storage = [{"name": s.name, "written": s.stats.points_written, "spooled": s.spool.pending_points,
-                "dropped": s.spool.stats.dropped_points + s.stats.points_rejected, "last_error": s.stats.last_error}
-               for s in runner.sinks if isinstance(s, InfluxSink)]
+    statuses = list(targets.values())
+    stored = [{"name": s.name, "written": s.stats.points_written, "spooled": s.spool.pending_points,
+               "dropped": s.spool.stats.dropped_points + s.stats.points_rejected, "last_error": s.stats.last_error}
+              for s in storage]
     return {
-        "site": runner.config.daemon.site, "time": time.time(), "port_fields": PORT_FIELDS,
-        "targets": {"up": sum(t.up for t in targets), "total": len(targets),
+        "site": site, "time": time.time(), "port_fields": PORT_FIELDS,
+        "targets": {"up": sum(t.up for t in statuses), "total": len(statuses),
                     "list": [{"device": t.device, "collector": t.collector, "up": t.up, "last_error": t.last_error}
-                             for t in sorted(targets, key=lambda t: t.device)]},
-        "storage": storage, "findings": findings, "devices": out_devices,
+                             for t in sorted(statuses, key=lambda t: t.device)]},
+        "storage": stored, "findings": shown, "devices": out_devices,
         "cleared": [] if det is None else list(reversed(det.cleared))[:10],
         "detector": None if det is None else {"mode": det.mode, "intervals": det.intervals,
                                               "interval_s": det.interval_s},
     }
 
 
-def link_document(runner: Runner, device: str, port: str) -> dict[str, Any] | None:
+def link_document(links: Links, findings: Findings | None, device: str, port: str) -> dict[str, Any] | None:
     """One link: its latest rates, tags, finding, last hour and events, and its far end's."""
-    view = runner.pipeline.latest.get((device, port))
+    view = links.latest.get((device, port))
     if view is None:
         return None
-    det = runner.detector
-    active = det.active if det is not None else {}
+    active = findings.active if findings is not None else {}
     finding = active.get((device, port))
     peer = (view.tags.get("peer_device", ""), view.tags.get("peer_port", ""))
-    peer_view = runner.pipeline.latest.get(peer)
-    history = runner.pipeline.history
+    peer_view = links.latest.get(peer)
+    history = links.history
     now = time.time_ns()
     return {
         "device": device, "port": port, "tags": view.tags, "rates": view.rates, "time_ns": view.ts_ns,
-        "oper": runner.pipeline.rates.last_value((device, port), "oper_status"),
-        "admin": runner.pipeline.rates.last_value((device, port), "admin_status"),
+        "oper": links.rates.last_value((device, port), "oper_status"),
+        "admin": links.rates.last_value((device, port), "admin_status"),
         "aggregate": bool(view.tags.get("if_type")) or is_aggregate(port),
         "finding": None if finding is None else finding.to_json(),
         "device_finding": None if (device, "*") not in active else active[(device, "*")].to_json(),

@@ -6,9 +6,10 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
@@ -18,15 +19,21 @@ from fabricwatch.core.timeparse import parse_time_ns
 from fabricwatch.daemon.fabric_view import fabric_document, link_document
 from fabricwatch.daemon.http_connections import ConnectionGuard
 from fabricwatch.daemon.http_guard import AllowedHosts, refuse_cross_site_writes, refuse_other_hosts
-from fabricwatch.daemon.http_metrics import HttpMetrics
+from fabricwatch.daemon.http_sources import (
+    ClusterStatus,
+    Exposition,
+    Findings,
+    Health,
+    Links,
+    Settings,
+    Storage,
+    Uploads,
+)
+from fabricwatch.daemon.status import TargetStatus
 from fabricwatch.pipeline.ranking import worst_links
 from fabricwatch.postmortem.influx import InfluxHistory
 from fabricwatch.postmortem.queries import findings
 from fabricwatch.postmortem.store import Window, store_for
-from fabricwatch.sinks.influxdb.sink import InfluxSink
-
-if TYPE_CHECKING:
-    from fabricwatch.daemon.runner import Runner
 
 log = logging.getLogger("fabricwatch.http")
 # connections the kernel queues for accept; also the most asyncio accepts at once, so beyond the cap at
@@ -47,8 +54,13 @@ def _compact(obj: object) -> str:
 
 
 class HttpServer:
-    def __init__(self, runner: Runner, listen: str) -> None:
-        self.runner = runner
+    def __init__(self, listen: str, *, settings: Settings, max_upload_bytes: int, health: Health,
+                 metrics: Exposition, targets: Mapping[str, TargetStatus], links: Links, findings: Findings | None,
+                 storage: Storage, uploads: Uploads, cluster: ClusterStatus | None) -> None:
+        self.settings, self.max_upload_bytes = settings, max_upload_bytes
+        self.health, self.self_metrics, self.targets = health, metrics, targets
+        self.links, self.findings, self.storage = links, findings, storage
+        self.uploads, self.cluster = uploads, cluster
         host, _, port = listen.rpartition(":")
         self.host, self.port = host.strip("[]"), int(port)
         self._runner: web.AppRunner | None = None
@@ -56,20 +68,18 @@ class HttpServer:
         self.server: web.Server | None = None
         self._listener: asyncio.Server | None = None
         self._guard: ConnectionGuard | None = None
-        self._queries = ThreadPoolExecutor(max_workers=runner.config.daemon.max_queries,
-                                           thread_name_prefix="fabricwatch-query")
+        self._queries = ThreadPoolExecutor(max_workers=settings().max_queries, thread_name_prefix="fabricwatch-query")
         self._queries_running = 0  # stored queries whose thread has not finished
         self.refused: dict[str, int] = {}  # reason -> requests or connections refused by the guards
-        runner.metrics.register(HttpMetrics(self.refused))
 
     async def start(self) -> None:
-        daemon = self.runner.config.daemon
+        daemon = self.settings()
         self._guard = ConnectionGuard(max_connections=daemon.http_max_connections,
                                       header_timeout=daemon.http_header_timeout,
                                       body_timeout=daemon.http_body_timeout, refused=self._count)
         hosts = AllowedHosts(self.host, daemon.allowed_hosts)
         # uploads are bounded by [nccl] max_upload_bytes; the server's own cap sits just above it
-        app = web.Application(client_max_size=self.runner.config.nccl.max_upload_bytes + (1 << 20),
+        app = web.Application(client_max_size=self.max_upload_bytes + (1 << 20),
                               middlewares=[self._guard.middleware, refuse_other_hosts(hosts, self._refused),
                                            refuse_cross_site_writes(self._refused)])
         app.router.add_get("/metrics", self.metrics)
@@ -84,7 +94,7 @@ class HttpServer:
         app.router.add_get("/", self.page)
         for name in STATIC:
             app.router.add_get(f"/{name}", self.page)
-        self.runner.nccl.routes(app)
+        self.uploads.routes(app)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         assert self._runner.server is not None
@@ -109,7 +119,7 @@ class HttpServer:
         if n == 1:
             log.info("http request refused", extra={"reason": reason, "detail": detail, "path": request.path[:200]})
         if request.path == "/api/nccl":
-            self.runner.nccl.refuse("upload", reason, request.query.get("name", "upload")[:200], detail)
+            self.uploads.refuse("upload", reason, request.query.get("name", "upload")[:200], detail)
 
     async def stop(self) -> None:
         if self._listener is not None:
@@ -121,20 +131,20 @@ class HttpServer:
         self._queries.shutdown(wait=False, cancel_futures=True)
 
     async def metrics(self, request: web.Request) -> web.Response:
-        body = self.runner.metrics.exposition()
+        body = self.self_metrics.exposition()
         return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
     async def healthz(self, request: web.Request) -> web.Response:
-        return web.json_response({"status": "ok", "uptime_s": round(time.time() - self.runner.started_unix, 1)})
+        return web.json_response({"status": "ok", "uptime_s": round(time.time() - self.health.started_unix, 1)})
 
     async def readyz(self, request: web.Request) -> web.Response:
         """Ready means the daemon runs every task (collecting, storing, serving): a switch being
         down does not make it unready, since restarting the daemon would not bring it up. A probe
         that wants data flowing asks `?require=any` (at least one target up) or `?require=all`; a
         target whose newest data is older than `stale_after` counts as down there, whatever it says."""
-        targets = list(self.runner.targets.values())
+        targets = list(self.targets.values())
         up = sum(t.up for t in targets)
-        now, stale_after = time.time(), self.runner.config.daemon.stale_after
+        now, stale_after = time.time(), self.settings().stale_after
         ages = [t.data_age(now) for t in targets]
         stale = sorted(t.device for t, age in zip(targets, ages, strict=True) if age > stale_after)
         fresh = sum(t.up and age <= stale_after for t, age in zip(targets, ages, strict=True))
@@ -149,7 +159,7 @@ class HttpServer:
         require = request.query.get("require", "")
         if require not in ("", "any", "all"):
             return web.json_response({"error": "require is any or all"}, status=400)
-        reason = self.runner.not_ready()
+        reason = self.health.not_ready()
         if reason is None and require == "any" and targets and fresh == 0:
             reason = f"no target up (0 of {len(targets)})" if up == 0 else \
                 f"no target up with data newer than {stale_after:g} s (0 of {len(targets)})"
@@ -163,9 +173,9 @@ class HttpServer:
 
     async def api_cluster(self, request: web.Request) -> web.Response:
         """The members of this daemon's cluster, the targets each polls and their lease ages."""
-        if self.runner.cluster is None:
+        if self.cluster is None:
             return web.json_response({"error": "not in a cluster (no [cluster] etcd in the config)"}, status=404)
-        return web.json_response(await self.runner.cluster.status())
+        return web.json_response(await self.cluster.status())
 
     async def api_targets(self, request: web.Request) -> web.Response:
         now = time.time()
@@ -176,7 +186,7 @@ class HttpServer:
                 "data_age_s": round(t.data_age(now), 1),
                 "samples": t.samples, "errors": t.errors, "last_error": t.last_error,
             }
-            for t in self.runner.targets.values()
+            for t in self.targets.values()
         ])
 
     async def api_findings(self, request: web.Request) -> web.Response:
@@ -184,7 +194,7 @@ class HttpServer:
         the incidents stored in that window instead, read from the first InfluxDB sink."""
         if "from" in request.query:
             return await self._stored_findings(request)
-        det = self.runner.detector
+        det = self.findings
         if det is None:
             return web.json_response({"enabled": False, "findings": []})
         findings = det.ranked_findings()
@@ -199,16 +209,15 @@ class HttpServer:
                             parse_time_ns(request.query.get("to", "now"), now_ns=now))
         except ValueError as exc:
             return web.json_response({"error": f"from/to: {exc}"}, status=400)
-        sinks = [s.cfg for s in self.runner.sinks if isinstance(s, InfluxSink)]
-        if not sinks:
+        if not self.storage:
             return web.json_response({"error": "no InfluxDB sink to read stored findings from"}, status=501)
-        daemon = self.runner.config.daemon
+        daemon = self.settings()
         if self._queries_running >= daemon.max_queries:
             return web.json_response({"error": f"{self._queries_running} stored queries running (max_queries): "
                                                "retry later"}, status=503, headers={"Retry-After": "5"})
         try:
             # each read ends a little after the deadline: the thread, and its slot, do not outlive it for long
-            store = store_for(sinks[0], timeout=daemon.query_timeout + 1.0)
+            store = store_for(self.storage[0].cfg, timeout=daemon.query_timeout + 1.0)
         except ValueError as exc:
             return web.json_response({"error": f"storage: {exc}"}, status=503)
         # a blocking HTTP query, in a pool of its own: a slow server fills that pool, not the loop's default
@@ -238,10 +247,12 @@ class HttpServer:
         return web.Response(body=body, content_type=ctype, headers=PAGE_HEADERS)
 
     async def api_fabric(self, request: web.Request) -> web.Response:
-        return web.json_response(fabric_document(self.runner), dumps=_compact)
+        doc = fabric_document(site=self.settings().site, findings=self.findings, links=self.links,
+                              targets=self.targets, storage=self.storage)
+        return web.json_response(doc, dumps=_compact)
 
     async def api_link(self, request: web.Request) -> web.Response:
-        doc = link_document(self.runner, request.query.get("device", ""), request.query.get("port", ""))
+        doc = link_document(self.links, self.findings, request.query.get("device", ""), request.query.get("port", ""))
         if doc is None:
             return web.json_response({"error": "no such port (or no data for it yet)"}, status=404)
         return web.json_response(doc, dumps=_compact)
@@ -252,6 +263,6 @@ class HttpServer:
             limit = max(0, int(request.query.get("limit", "20")))
         except ValueError:
             return web.json_response({"error": "limit must be a whole number"}, status=400)
-        ranked = worst_links(self.runner.pipeline.latest, by=request.query.get("sort", ""), limit=limit)
+        ranked = worst_links(self.links.latest, by=request.query.get("sort", ""), limit=limit)
         return web.json_response([{"device": device, "port": port, "tags": view.tags, "rates": view.rates}
                                   for (device, port), view in ranked])

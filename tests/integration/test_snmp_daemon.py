@@ -88,13 +88,13 @@ async def test_bad_agents_are_counted_while_the_good_one_stays_on_time(tmp_path:
     arrivals: dict[str, list[float]] = {}
 
     def prepare(runner: Runner) -> None:
-        handle = runner.handle
+        handle = runner.ingest.handle
 
         async def timed(batch: SampleBatch, status: Any = None, *, target: str = "", accounted: bool = False) -> None:
             arrivals.setdefault(batch.device, []).append(time.monotonic())
             await handle(batch, status, target=target, accounted=accounted)
 
-        runner.handle = timed  # type: ignore[method-assign]
+        runner.ingest.handle = timed  # type: ignore[method-assign]
 
     runner, task = await start_runner(cfg, sim, prepare)
     await asyncio.sleep(6)

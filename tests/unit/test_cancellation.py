@@ -70,7 +70,7 @@ async def test_a_target_loop_ends_when_cancelled_even_if_a_library_swallowed_it(
                           "<test>"))
     collector = SwallowingCollector()
     status = TargetStatus("fake", "x", "dev", "127.0.0.1:1")
-    task = asyncio.create_task(runner._target_loop(collector, status))  # type: ignore[arg-type]
+    task = asyncio.create_task(runner.tasks.local(collector, status))  # type: ignore[arg-type]
     await asyncio.sleep(0.02)  # inside __aenter__
     task.cancel()
     done, _ = await asyncio.wait({task}, timeout=2.0)
