@@ -49,18 +49,44 @@ class GroupView:
 SPREAD_ROLES = frozenset({"leaf_up", "spine", "spine_down", "spine_up", "core"})
 
 
-def _group_keys(frame: FeatureFrame) -> list[str]:
+_KEYS: dict[tuple[str, str, str, str], str] = {}
+
+
+def _group_key(device: str, role: str, peer: str) -> str:
     """A link's situation: the ports of its switch in its role where the fabric spreads traffic over them;
     for a host link, the links reaching the same host (its NICs on every rail run one job); else none."""
+    if role in SPREAD_ROLES:
+        return f"{device} {role} ports"
+    if role in HOST_ROLES and peer:
+        return f"links to {peer}"
+    return ""
+
+
+def _group_keys(frame: FeatureFrame) -> list[str]:
     out = []
+    cache = _KEYS
+    if len(cache) > 1_000_000:  # names come and go over months: bounded
+        cache.clear()
     for li in frame.links:
-        role = li.tags.get("role", "")
-        if role in SPREAD_ROLES:
-            out.append(f"{li.device} {role} ports")
-        elif role in HOST_ROLES and li.tags.get("peer_device"):
-            out.append(f"links to {li.tags['peer_device']}")
-        else:
-            out.append("")
+        t = li.tags
+        k = (li.device, li.port, t.get("role", ""), t.get("peer_device", ""))
+        g = cache.get(k)
+        if g is None:
+            g = cache[k] = _group_key(li.device, k[2], k[3])
+        out.append(g)
+    return out
+
+
+def _medians(gid: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
+    """The median of each column of `values` per group id (0..n_groups-1), all groups at once."""
+    out = np.empty((n_groups, values.shape[1]))
+    counts = np.bincount(gid, minlength=n_groups)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    lo, hi = starts + (counts - 1) // 2, starts + counts // 2
+    for j in range(values.shape[1]):
+        order = np.lexsort((values[:, j], gid))
+        v = values[order, j]
+        out[:, j] = (v[lo] + v[hi]) / 2
     return out
 
 
@@ -70,26 +96,22 @@ def group_view(frame: FeatureFrame) -> GroupView:
     keys = _group_keys(frame)
     own = np.nan_to_num(frame.own_raw)
     util = np.maximum(own[:, UTIL], MIN_UTIL)
-    per_load = own[:, G_INDEX] / util[:, None]
+    values = own[:, G_INDEX]
+    per_load = values / util[:, None]
     ratio = np.full((n, len(GROUPED)), np.nan)
     median = np.zeros((n, len(GROUPED)))
-    size = np.zeros(n, dtype=np.int64)
-    members: dict[str, list[int]] = {}
-    for i, k in enumerate(keys):
-        if k:
-            members.setdefault(k, []).append(i)
-    for rows_l in members.values():
-        if len(rows_l) < MIN_GROUP:
-            continue
-        rows = np.array(rows_l)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            med_pl = np.median(per_load[rows], axis=0)
-            med = np.median(own[rows][:, G_INDEX], axis=0)
+    names, gid = np.unique(np.array(keys, dtype=object), return_inverse=True)
+    size_of = np.bincount(gid, minlength=len(names))
+    size = size_of[gid]
+    usable = (size >= MIN_GROUP) & (names[gid] != "")
+    if usable.any():
+        med_all = _medians(gid, np.hstack([per_load, values]), len(names))
+        med_pl, med = med_all[gid, : len(GROUPED)], med_all[gid, len(GROUPED):]
         with np.errstate(divide="ignore", invalid="ignore"):
-            ratio[rows] = np.where(med_pl > 0, per_load[rows] / np.where(med_pl > 0, med_pl, 1.0), np.nan)
-        median[rows] = med
-        size[rows] = len(rows)
+            r = np.where(med_pl > 0, per_load / np.where(med_pl > 0, med_pl, 1.0), np.nan)
+        ratio[usable] = r[usable]
+        median[usable] = med[usable]
+    size = np.where(usable, size, 0)
     host = np.fromiter((li.tags.get("role") in HOST_ROLES for li in frame.links), dtype=bool, count=n)
     for j, name in enumerate(GROUPED):
         if name in ("pfc_rx", "pause"):
