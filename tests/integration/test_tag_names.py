@@ -5,6 +5,9 @@ real InfluxDB and back through the post-mortem queries: every point is stored, u
 
 from __future__ import annotations
 
+import json
+import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 
@@ -14,7 +17,7 @@ from fabricwatch.core.influxql import InfluxQL
 from fabricwatch.core.lineprotocol import line, parse_line, stored_name, tag_prefix
 from fabricwatch.postmortem.influx import InfluxHistory
 from fabricwatch.postmortem.store import Store, Window
-from tests.servers import InfluxDB1
+from tests.servers import InfluxDB1, VictoriaMetrics
 
 NAMES = ["Eth1\\", "a\\\\b", "a\\b", "line\nbreak", "sp ace,comma=eq", "back\\ slash", "q\"uo'te", "\\",
          "tail\\\\", "x\\,y", "x\\=y", "x\\n", "x\\\"", "Ethernet1/1"]
@@ -53,3 +56,27 @@ def test_every_name_is_stored_and_found_by_its_own_name(influx: InfluxDB1) -> No
     for i, name in enumerate(NAMES):
         got = history.buckets(window, 60, ["in_gbps"], device=f"dev-{name}", port=name)
         assert [b[2]["in_gbps"] for b in got] == [float(i)], name
+
+
+def test_victoriametrics_keeps_the_same_names(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The other line protocol parser here reads what InfluxDB 1.6.7 keeps: one stored form everywhere."""
+    vm = VictoriaMetrics(tmp_path_factory.mktemp("vm"))
+    vm.start()
+    try:
+        now = time.time_ns()
+        body = "\n".join(str(line(tag_prefix("port_rates", {"device": "d", "port": name}), {"in_gbps": float(i)}, now))
+                         for i, name in enumerate(NAMES)).encode()
+        with urllib.request.urlopen(urllib.request.Request(f"{vm.url}/write", data=body), timeout=30) as resp:
+            assert resp.status == 204
+        query = urllib.parse.urlencode({"match[]": '{__name__="port_rates_in_gbps"}'})
+        kept: set[str] = set()
+        for _ in range(100):  # searchable a moment after the flush
+            urllib.request.urlopen(f"{vm.url}/internal/force_flush", timeout=30).read()
+            with urllib.request.urlopen(f"{vm.url}/api/v1/export?{query}", timeout=30) as resp:
+                kept = {json.loads(row)["metric"]["port"] for row in resp.read().decode().splitlines()}
+            if len(kept) == len(NAMES):
+                break
+            time.sleep(0.1)
+        assert kept == {stored_name(n) for n in NAMES}
+    finally:
+        vm.stop()
