@@ -54,9 +54,9 @@ def _crowd(frame: FeatureFrame, over: np.ndarray, *, far_end_only: bool = False)
 
 
 def _device_events(links: list[LinkInterval], bounced: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Links whose device, or the host at their far end, bounced most of its links recently (at
-    least 3 and half of those seen): a reboot, a firmware update, maintenance. Second: links of a
-    group where more than one link bounced but not yet enough, so it may be one forming."""
+    """Links whose device, or the host at their far end, bounced several links together recently (at
+    least 3: a reboot, a firmware update, a rack of hosts restarting, maintenance; one cause, not that
+    many cables). Second: links of a group where two bounced, so it may be one forming."""
     out = np.zeros(len(links), dtype=bool)
     forming = np.zeros(len(links), dtype=bool)
     for group_of in (lambda li: li.device, lambda li: li.tags.get("peer_device", "")):
@@ -70,7 +70,7 @@ def _device_events(links: list[LinkInterval], bounced: np.ndarray) -> tuple[np.n
             if bounced[i]:
                 down.setdefault(g, []).append(i)
         for g, rows in down.items():
-            if len(rows) >= 3 and 2 * len(rows) >= seen[g]:
+            if len(rows) >= 3:
                 out[rows] = True
             elif len(rows) >= 2 and seen[g] >= 3:
                 forming[rows] = True

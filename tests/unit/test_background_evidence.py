@@ -229,3 +229,23 @@ def test_credit_waits_far_over_the_uplinks_sharing_the_load_are_the_link_not_the
     if not everyone:
         f = next(f for fs in found for f in fs if "outlier_in_group" in f.conditions)
         assert f"{leaf} leaf_up ports" in f.explanation  # the group it was judged against is named
+
+
+def test_a_rack_of_hosts_restarting_together_is_one_cause_not_a_flap_each(detector: LinkDetector) -> None:
+    """Principle 4 (findings at the right level): four hosts under one leaf rebooting within a minute bounce
+    four of its many ports together: one cause (the rack's power, a maintenance), not four flapping links;
+    the same bounce on one port alone is still a link's bounce."""
+    def bounce(ports: int):  # type: ignore[no-untyped-def]
+        def change(i: int, links: list[LinkInterval]) -> None:
+            hosts = [li for li in links if li.device == "leaf-r0-0" and li.tags.get("role") == "leaf_down"]
+            for n, li in enumerate(hosts[:ports]):
+                if i == 3 + (n % 2):  # down in one interval, up in the next, a little apart
+                    li.rates["link_transitions"] = 1 / INTERVAL
+                if i == 4 + (n % 2):
+                    li.rates["link_transitions"] = 1 / INTERVAL
+        return change
+
+    rack = _run(detector, 10, 10, bounce(4))
+    assert not [f for fs in rack for f in fs if "flap" in f.conditions]
+    one = _run(detector, 10, 10, bounce(1))
+    assert [f for fs in one for f in fs if "flap" in f.conditions]
