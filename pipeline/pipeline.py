@@ -320,10 +320,11 @@ class Pipeline:
                 if old > 0 and new > 0:
                     events.append(LinkEvent(s.ts_ns, s.device, s.port, "speed_change",
                                             f"{old / 1e9:g}G->{new / 1e9:g}G", tags))
-        if r.rates.get("link_transitions", 0) > 0:
-            events.append(LinkEvent(s.ts_ns, s.device, s.port, "flap", "link_transitions rose", tags))
-        elif r.rates.get("link_downed", 0) > 0:  # InfiniBand's own count of a link going down
+        # InfiniBand's own count of a link going down first: the IB collectors derive transitions from it
+        if r.rates.get("link_downed", 0) > 0:
             events.append(LinkEvent(s.ts_ns, s.device, s.port, "flap", "link_downed rose", tags))
+        elif r.rates.get("link_transitions", 0) > 0:
+            events.append(LinkEvent(s.ts_ns, s.device, s.port, "flap", "link_transitions rose", tags))
         for name in r.newly_saturated:
             events.append(
                 LinkEvent(s.ts_ns, s.device, s.port, "saturated", f"{name} at its ceiling", tags)

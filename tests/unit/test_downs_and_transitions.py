@@ -7,8 +7,10 @@ from pathlib import Path
 
 from fabricwatch.collectors.ibdiag.config import IbDiagConfig
 from fabricwatch.collectors.ibnames import with_transitions
+from fabricwatch.core.batch import PortSample, SampleBatch
 from fabricwatch.models.features import LinkInterval
 from fabricwatch.models.rules import evaluate
+from fabricwatch.pipeline.pipeline import Pipeline
 from tests.ibtools import ib_stand_ins
 
 INTERVAL = 10.0
@@ -62,3 +64,19 @@ async def test_ibdiag_samples_carry_transitions_from_their_downs(fixtures: Path,
     assert downs, "the recorded perfquery outputs count LinkDownedCounter"
     for s in downs:
         assert s.values["link_transitions"] == 2 * s.values["link_downed"], (s.device, s.port)
+
+
+def test_an_ib_flap_event_names_the_counter_the_device_keeps() -> None:
+    """The link event of an IB port's flap says link_downed rose (what the switch counted), not the
+    transitions a collector derived from it."""
+    s = 1_000_000_000
+
+    def ib(ts: int, downed: int) -> SampleBatch:
+        values: dict[str, int | float] = {"link_downed": downed}
+        with_transitions(values)
+        return SampleBatch("ufm", "ufm", [PortSample("leaf1", "1", ts * s, dict(values), {"fabric": "ib"})])
+
+    p = Pipeline()
+    p.process(ib(0, 2))
+    out = p.process(ib(10, 3))
+    assert [(e.kind, e.detail) for e in out.events] == [("flap", "link_downed rose")]
