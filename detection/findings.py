@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -107,18 +108,24 @@ def _device_findings(frame: FeatureFrame, findings: list[Finding]) -> list[Findi
 EVIDENCE_CONDITIONS = frozenset({"corruption", "discards", "link_recovery", "fec_uncorrectable", "link_bounces"})
 
 
+def _by_switch(findings: list[Finding], shows: Callable[[Finding], bool]) -> tuple[dict[str, list[Finding]],
+                                                                                 list[Finding]]:
+    """The link findings that `shows` picks, by switch where DEVICE_MIN_PORTS or more do; and the findings
+    left once those are taken out."""
+    picked: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.level == "link" and shows(f):
+            picked.setdefault(f.device, []).append(f)
+    grouped = {d: fs for d, fs in picked.items() if len(fs) >= DEVICE_MIN_PORTS}
+    taken = {id(f) for fs in grouped.values() for f in fs}
+    return grouped, [f for f in findings if id(f) not in taken]
+
+
 def _devices_counting(start_ns: int, findings: list[Finding]) -> list[Finding]:
     """Several ports of one switch counting errors, discards or recoveries at once share what they have in
     common: the switch (its ASIC, a line card, its power or firmware), not that many cables. One device
     finding lists them; a port that shows more than that keeps its own finding."""
-    counting: dict[str, list[Finding]] = {}
-    for f in findings:
-        if f.level == "link" and f.conditions and set(f.conditions) <= EVIDENCE_CONDITIONS:
-            counting.setdefault(f.device, []).append(f)
-    grouped = {d: fs for d, fs in counting.items() if len(fs) >= DEVICE_MIN_PORTS}
-    if not grouped:
-        return findings
-    out = [f for f in findings if f.device not in grouped or f not in grouped[f.device]]
+    grouped, out = _by_switch(findings, lambda f: bool(f.conditions) and set(f.conditions) <= EVIDENCE_CONDITIONS)
     for device, fs in grouped.items():
         conditions = sorted({c for f in fs for c in f.conditions})
         ports = sorted(f.port for f in fs)
@@ -136,14 +143,7 @@ def _hot_switches(start_ns: int, findings: list[Finding], optics: OpticsWatch) -
     """Modules running hot on several ports of one switch are that switch's cooling (fans, inlet air,
     blanking), reported once as a device finding, not one page per module; a port with more than heat
     keeps its own finding."""
-    hot: dict[str, list[Finding]] = {}
-    for f in findings:
-        if f.level == "link" and f.conditions == ["module_hot"]:
-            hot.setdefault(f.device, []).append(f)
-    grouped = {d: fs for d, fs in hot.items() if len(fs) >= DEVICE_MIN_PORTS}
-    if not grouped:
-        return findings
-    out = [f for f in findings if f.device not in grouped or f not in grouped[f.device]]
+    grouped, out = _by_switch(findings, lambda f: f.conditions == ["module_hot"])
     for device, fs in grouped.items():
         temps = [t for f in fs if (t := optics.temperature((f.device, f.port))) is not None]
         hottest = f" (up to {max(temps):.1f} degC)" if temps else ""
