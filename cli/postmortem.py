@@ -267,7 +267,10 @@ def cmd_why(args: argparse.Namespace) -> int:
         at = parse_time_ns(args.at)
     except ValueError as exc:
         raise CommandError(str(exc), 2) from None
-    tl = why(store, args.device, args.port, at, before_s=args.before, after_s=args.after)
+    from fabricwatch.cli.slurm import jobs_at
+
+    jobs, note = jobs_at(args, at)
+    tl = why(store, args.device, args.port, at, before_s=args.before, after_s=args.after, jobs=jobs, jobs_note=note)
     if args.html:
         args.html.write_text(timeline_page(tl))
     if args.json:
@@ -282,6 +285,10 @@ def cmd_why(args: argparse.Namespace) -> int:
         print(f"  {iso(e['time_ns'])}  {e['what']:<15} {e['text']}")
     if not tl.entries:
         print("  nothing happened on this link in the window: no event, no finding, no NCCL run crossed it")
+    if tl.jobs is None:
+        print(f"  {tl.jobs_note}")
+    elif not tl.jobs:
+        print(f"  no Slurm job ran across this link at {iso(at)} UTC ({tl.jobs_note})")
     peaks = {s: max((v for v in rep.mine[s] if v is not None), default=None) for s in queries.SERIES}
     print("  peaks: " + ", ".join(f"{s} {_num(v)}" for s, v in peaks.items()))
     if args.html:

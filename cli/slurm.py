@@ -11,10 +11,15 @@ from pathlib import Path
 from typing import Any
 
 from fabricwatch.cli.errors import CommandError, load_config
+from fabricwatch.postmortem.jobs import RanJob
 from fabricwatch.slurm.audit import AuditLog, outstanding
 from fabricwatch.slurm.commands import SlurmError
 from fabricwatch.slurm.config import SlurmConfig
-from fabricwatch.slurm.records import Job
+from fabricwatch.slurm.records import RUNNING, Job
+
+# slurmctld's default MinJobAge: a job that ended longer ago is gone from it, and only accounting
+# (slurmdbd, `sacct`) would know it
+NOW_ISH_S = 300.0
 
 
 def _slurm(args: argparse.Namespace) -> tuple[SlurmConfig, str]:
@@ -39,6 +44,26 @@ def slurm_job(args: argparse.Namespace, job_id: str) -> tuple[Job, list[str]]:
     except SlurmError as exc:
         raise CommandError(f"slurm: {exc}") from None
     return job, [cfg.host_of(n) for n in job.nodes]
+
+
+def jobs_at(args: argparse.Namespace, at_ns: int) -> tuple[list[RanJob] | None, str]:
+    """The jobs Slurm holds, for `why` at a moment near now; None and the reason when they cannot be known."""
+    cfg = load_config(args.config).slurm if args.config else None
+    if cfg is None or not cfg.enabled:
+        return None, "jobs: unknown (no [slurm] in -c CONFIG to read them from)"
+    if abs(time.time() - at_ns / 1e9) > NOW_ISH_S:
+        return None, ("jobs: unknown at a past time: only the jobs slurmctld still holds are read (running, or "
+                      "ended within its MinJobAge); Slurm's accounting (slurmdbd, sacct) is not read here")
+    from fabricwatch.slurm.readers import reader_for
+
+    try:
+        held = asyncio.run(reader_for(cfg).jobs(running=False))
+    except SlurmError as exc:
+        return None, f"jobs: unknown (slurm: {exc})"
+    # a running job's end_time is its time limit, not an end
+    jobs = [RanJob(j.id, j.user, j.name, frozenset(cfg.host_of(n) for n in j.nodes), len(j.nodes), j.start_unix,
+                   0 if j.state in RUNNING else j.end_unix) for j in held]
+    return jobs, f"jobs: as Slurm held them at {time.strftime('%H:%M:%S', time.gmtime())} UTC"
 
 
 def _audit(args: argparse.Namespace) -> AuditLog:

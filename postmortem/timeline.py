@@ -1,6 +1,6 @@
 """`fabricwatch why`: one timeline of a link around a moment — its rates and its far end's, link
 events (downs, flaps, resets, UFM events), findings raised and cleared, and the NCCL runs that
-crossed it with how they went."""
+crossed it with how they went; and, when the caller could read them, the Slurm jobs that ran across it."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 
 from fabricwatch.core.topology import job_links
 from fabricwatch.postmortem.influx import InfluxHistory
+from fabricwatch.postmortem.jobs import RanJob, crossed, ran_at, sentence
 from fabricwatch.postmortem.queries import LinkReport, findings, link
 from fabricwatch.postmortem.store import Store, Window, literal
 
@@ -39,11 +40,14 @@ class Timeline:
     report: LinkReport
     runs: list[NcclRun] = field(default_factory=list)
     entries: list[dict[str, Any]] = field(default_factory=list)  # time-ordered: what happened
+    jobs: list[tuple[RanJob, str]] | None = None  # (job, why it crossed); None: not known
+    jobs_note: str = ""  # where the jobs came from, or why they are not known
 
     def to_json(self) -> dict[str, Any]:
         return {"at_ns": self.at_ns, "from_ns": self.window.start_ns, "to_ns": self.window.end_ns,
                 "link": self.report.to_json(), "nccl_runs": [r.to_json() for r in self.runs],
-                "timeline": self.entries}
+                "slurm_jobs": None if self.jobs is None else [j.to_json(w) for j, w in self.jobs],
+                "slurm_jobs_note": self.jobs_note, "timeline": self.entries}
 
 
 def hosts_under(store: Store, leaf: str) -> set[str]:
@@ -74,21 +78,31 @@ def nccl_runs(store: Store, window: Window) -> list[NcclRun]:
 def crossing(store: Store, report: LinkReport, runs: list[NcclRun]) -> list[NcclRun]:
     """Runs whose traffic could have used the link: a host end in the run, or a leaf uplink (or the
     spine port facing it) when the run has hosts both under that leaf and elsewhere."""
-    tags = report.tags
-    role = tags.get("role", "")
-    ends = {report.device, tags.get("peer_device", "")}
-    leaf = report.device if role == "leaf_up" else tags.get("peer_device", "") if role == "spine" else ""
-    under = hosts_under(store, leaf) if leaf else set()
+    under = _under(store, report)
     out = []
     for run in runs:
-        hosts = set(run.hosts)
-        if hosts & ends:
-            run.why = f"host {', '.join(sorted(hosts & ends))} is an end of the link"
-        elif under and hosts & under and hosts - under:
-            run.why = f"hosts under {leaf} ({len(hosts & under)}) talked to hosts elsewhere ({len(hosts - under)})"
-        else:
-            continue
-        out.append(run)
+        why = crossed(report.tags, report.device, under, set(run.hosts))
+        if why is not None:
+            run.why = why
+            out.append(run)
+    return out
+
+
+def _under(store: Store, report: LinkReport) -> set[str]:
+    """The hosts under the leaf whose uplink this is (a `leaf_up` port, or the spine port facing it)."""
+    role = report.tags.get("role", "")
+    leaf = report.device if role == "leaf_up" else report.tags.get("peer_device", "") if role == "spine" else ""
+    return hosts_under(store, leaf) if leaf else set()
+
+
+def jobs_crossing(store: Store, report: LinkReport, jobs: list[RanJob], at_ns: int) -> list[tuple[RanJob, str]]:
+    """The jobs running at the moment whose traffic could have used the link, with why."""
+    under = _under(store, report)
+    out = []
+    for job in ran_at(jobs, at_ns / 1e9):
+        why = crossed(report.tags, report.device, under, set(job.hosts))
+        if why is not None:
+            out.append((job, why))
     return out
 
 
@@ -97,11 +111,15 @@ def _iso(ns: int | None) -> str:
 
 
 def why(store: Store, device: str, port: str, at_ns: int, *, before_s: float = 1800.0,
-        after_s: float = 900.0) -> Timeline:
+        after_s: float = 900.0, jobs: list[RanJob] | None = None, jobs_note: str = "") -> Timeline:
+    """The link's timeline; `jobs` (None: not known) are the Slurm jobs to join, `jobs_note` says whence."""
     window = Window(at_ns - int(before_s * 1e9), at_ns + int(after_s * 1e9))
     report = link(InfluxHistory(store), window, device, port)
     runs = crossing(store, report, nccl_runs(store, window))
+    joined = None if jobs is None else jobs_crossing(store, report, jobs, at_ns)
     entries: list[dict[str, Any]] = []
+    for job, how in joined or []:
+        entries.append({"time_ns": job.start_unix * 1_000_000_000, "what": "slurm job", "text": sentence(job, how)})
     for e in report.events:
         where = "far end" if e.get("far") else "this end"
         entries.append({"time_ns": e["time_ns"], "what": "event", "text":
@@ -124,7 +142,7 @@ def why(store: Store, device: str, port: str, at_ns: int, *, before_s: float = 1
                         f"{run.collective} {run.nranks} ranks on {len(run.hosts)} hosts (run {run.run}): "
                         f"peak busbw {run.peak_busbw:g} GB/s, {verdict}; crossed because {run.why}"})
     entries.sort(key=lambda e: e["time_ns"])
-    return Timeline(at_ns, window, report, runs, entries)
+    return Timeline(at_ns, window, report, runs, entries, joined, jobs_note)
 
 
 @dataclass(slots=True)

@@ -278,3 +278,55 @@ async def test_max_total_counts_the_drains_not_yet_resumed(clean: SlurmCluster, 
     written = await d.act(storms[:2], topo)
     assert slurm.drained() == {"gpu000"}
     assert "max_total = 1" in written[1]["why"]
+
+
+def _write_rates(influx: InfluxDB1, db: str, links: list[tuple[str, str, str, str]], at_s: list[int]) -> None:
+    """port_rates points of (device, port, role, far end) at each time: what `why` reads of a link."""
+    import urllib.request
+
+    lines = [f"port_rates,device={d},port={p},role={r},peer_device={far},peer_port=p1 in_octets=1.0 {t}"
+             for d, p, r, far in links for t in at_s]
+    req = urllib.request.Request(f"{influx.url}/write?db={db}&precision=s", data="\n".join(lines).encode())
+    with urllib.request.urlopen(req, timeout=10):
+        pass
+
+
+async def test_why_names_the_jobs_that_ran_across_the_link_now_and_says_past_jobs_are_unknown(
+        clean: SlurmCluster, influx: InfluxDB1, tmp_path: Path) -> None:
+    import time
+
+    slurm = clean
+    under_a = slurm.sbatch("-N2", "-w", "gpu000,gpu001", "-J", "local", "--wrap", "sleep 300")  # wholly under leaf-a
+    across = slurm.sbatch("-N2", "-w", "gpu002,gpu003", "-J", "wide", "--wrap", "sleep 300")  # leaf-a and leaf-b
+    influx.create_db("why_jobs")
+    now = int(time.time())
+    _write_rates(influx, "why_jobs", [("leaf-a", "swp0", "leaf_down", "node000"),
+                                      ("leaf-a", "swp2", "leaf_down", "node002"),
+                                      ("leaf-a", "swp1", "leaf_down", "node001"),
+                                      ("leaf-b", "swp3", "leaf_down", "node003"),
+                                      ("leaf-a", "swp9", "leaf_up", "spine-a")], [now - 7200, now - 30])
+    conf = tmp_path / "fw.toml"
+    conf.write_text(tomli_w.dumps({
+        "slurm": {"command": "squeue", "slurm_conf": str(slurm.conf), "node_names": NAMES},
+        "sinks": {"influxdb": [{"api": "v1", "url": influx.url, "database": "why_jobs",
+                                "spool": {"dir": str(tmp_path / "spool")}}]}}))
+    started = next(j["start_time"] for j in json.loads(slurm.run("squeue", "--json"))["jobs"]
+                   if str(j["job_id"]) == under_a)
+    start = time.strftime("%H:%M", time.gmtime(int(started)))
+    # a host link: the job on its host, not the other
+    r = await asyncio.to_thread(cli, "why", "leaf-a", "swp0", "--at", "now", "-c", str(conf))
+    assert r.returncode == 0, r.stderr
+    assert f"job {under_a} (2 nodes, user root) ran across this link from {start}" in r.stdout, r.stdout
+    assert f"job {across} " not in r.stdout
+    # a leaf uplink: only the job with hosts under the leaf and elsewhere
+    r = await asyncio.to_thread(cli, "why", "leaf-a", "swp9", "--at", "now", "-c", str(conf), "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert [(j["id"], j["user"], j["nodes_total"]) for j in doc["slurm_jobs"]] == [(across, "root", 2)], doc
+    # two hours ago: slurmctld no longer holds what ran then, and there is no accounting to ask
+    r = await asyncio.to_thread(cli, "why", "leaf-a", "swp0", "--at", "-2h", "-c", str(conf), "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["slurm_jobs"] is None and "slurmdbd" in doc["slurm_jobs_note"], doc
+    r = await asyncio.to_thread(cli, "why", "leaf-a", "swp0", "--at", "-2h", "-c", str(conf))
+    assert "jobs: unknown" in r.stdout and f"job {under_a}" not in r.stdout, r.stdout
