@@ -46,12 +46,14 @@ class PromQL:
             raise PromQLError(f"{self.url}: {getattr(exc, 'reason', exc)}") from None
 
     def _json(self, path: str, params: list[tuple[str, str]]) -> Any:
-        try:
-            doc = json.loads(self._get(path, params))
-        except json.JSONDecodeError as exc:
-            raise PromQLError(f"{self.url}: not a JSON answer: {exc}") from None
-        if not isinstance(doc, dict) or doc.get("status") != "success":
-            raise PromQLError(f"{self.url}: {doc.get('error') if isinstance(doc, dict) else doc}")
+        doc = _decode(self._get(path, params), self.url, "")
+        if not isinstance(doc, dict):
+            raise _bad(self.url, f"a JSON {type(doc).__name__}")
+        error = doc.get("error")
+        if doc.get("status") == "error" and isinstance(error, str):
+            raise PromQLError(f"{self.url}: {error[:300]}")
+        if doc.get("status") != "success":
+            raise _bad(self.url, "no status 'success' nor an error")
         return doc.get("data")
 
     def query(self, expr: str, at_s: float) -> list[dict[str, Any]]:
@@ -59,20 +61,76 @@ class PromQL:
         data = self._json("/api/v1/query", [("query", expr), ("time", f"{at_s:.3f}")])
         if not isinstance(data, dict) or data.get("resultType") != "vector":
             raise PromQLError(f"{self.url}: {expr!r} did not give an instant vector")
-        return list(data.get("result") or [])
+        result = data.get("result") or []
+        if not isinstance(result, list):
+            raise _bad(self.url, "data.result is not a list")
+        for i, item in enumerate(result):
+            where = f"data.result[{i}]"
+            if not isinstance(item, dict):
+                raise _bad(self.url, f"{where} is not an object")
+            _check_labels(item.get("metric"), self.url, where)
+            value = item.get("value")
+            if type(value) is not list or len(value) != 2 or not _real(value[0]) or not _numeric(value[1]):
+                raise _bad(self.url, f'{where}.value is not [time, "number"]')
+        return result
 
     def names(self, match: str) -> list[str]:
         """The metric names of the series that match a selector."""
-        data = self._json("/api/v1/label/__name__/values", [("match[]", match)])
-        return sorted(str(x) for x in data or [])
+        data = self._json("/api/v1/label/__name__/values", [("match[]", match)]) or []
+        if not isinstance(data, list) or not all(isinstance(x, str) for x in data):
+            raise _bad(self.url, "data is not a list of names")
+        return sorted(data)
 
     def export(self, match: str, start_s: float, end_s: float) -> Iterator[dict[str, Any]]:
         """Raw samples of the matching series between two times (inclusive, milliseconds):
         {"metric": {...}, "values": [...], "timestamps": [ms, ...]} per series."""
         body = self._get("/api/v1/export", [("match[]", match), ("start", f"{start_s:.3f}"), ("end", f"{end_s:.3f}")])
-        for line in body.splitlines():
+        for n, line in enumerate(body.splitlines(), 1):
             if line.strip():
-                try:
-                    yield json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise PromQLError(f"{self.url}: a bad line in the export: {exc}") from None
+                yield _series(_decode(line, self.url, f" (export line {n})"), self.url, f"export line {n}")
+
+
+def _bad(url: str, what: str) -> PromQLError:
+    return PromQLError(f"{url}: not a VictoriaMetrics/Prometheus answer: {what}")
+
+
+def _decode(body: bytes, url: str, where: str) -> Any:
+    try:
+        return json.loads(body)
+    except RecursionError:
+        raise PromQLError(f"{url}: not a JSON answer{where}: nested too deep") from None
+    except ValueError as exc:  # not JSON, or not text
+        raise PromQLError(f"{url}: not a JSON answer{where}: {exc}") from None
+
+
+def _real(x: object) -> bool:
+    return type(x) in (int, float)  # not bool, which JSON's true would give
+
+
+def _numeric(x: object) -> bool:
+    """A sample value as the query API gives it: a number in a string ("NaN" and "+Inf" included)."""
+    if not (isinstance(x, str) or _real(x)):
+        return False
+    try:
+        float(x)  # type: ignore[arg-type]
+    except ValueError:
+        return False
+    return True
+
+
+def _check_labels(metric: object, url: str, where: str) -> None:
+    if not isinstance(metric, dict) or not all(isinstance(v, str) for v in metric.values()):
+        raise _bad(url, f"{where}.metric is not labels with string values")
+
+
+def _series(doc: object, url: str, where: str) -> dict[str, Any]:
+    """One line of the export, checked: labels, and as many numbers as integer millisecond stamps."""
+    if not isinstance(doc, dict):
+        raise _bad(url, f"{where} is not an object")
+    _check_labels(doc.get("metric"), url, where)
+    values, stamps = doc.get("values"), doc.get("timestamps")
+    if type(values) is not list or type(stamps) is not list or len(values) != len(stamps):
+        raise _bad(url, f"{where} has not as many values as timestamps")
+    if not all(_real(v) for v in values) or not all(type(t) is int for t in stamps):
+        raise _bad(url, f"{where} has values that are not numbers or timestamps not in integer milliseconds")
+    return doc
