@@ -1,4 +1,5 @@
-"""Self-metrics of the Slurm join and actions: reads, errors, jobs known, actions by outcome."""
+"""Self-metrics of the Slurm join and actions: reads, errors, jobs known, actions by outcome; and, for
+the alerts, each flagged link's job count and first job ids."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from prometheus_client.registry import Collector
 
 if TYPE_CHECKING:
     from fabricwatch.slurm.service import SlurmService
+
+FIRST_JOBS = 5  # ids in an alert's annotation: enough to start from, and one series per flagged link
 
 
 class SlurmMetrics(Collector):
@@ -32,3 +35,20 @@ class SlurmMetrics(Collector):
         for outcome in ("done", "would", "refused", "failed"):
             actions.add_metric([outcome], s.drainer.counts.get(outcome, 0))
         yield actions
+        yield from _link_jobs(s)
+
+
+def _link_jobs(s: SlurmService) -> Iterator[Metric]:
+    """Only flagged links, only once Slurm was read: the series stay as few as the findings."""
+    count = GaugeMetricFamily("fabricwatch_link_jobs", "Slurm jobs whose traffic a flagged link may carry",
+                              labels=["device", "port"])
+    info = GaugeMetricFamily("fabricwatch_link_jobs_info", f"The first {FIRST_JOBS} job ids (ascending) on a "
+                             "flagged link with jobs, for alert annotations", labels=["device", "port", "first_jobs"])
+    if s.index is not None:
+        for device, port in s.flagged:
+            jobs = s.index.on_link(device, port)
+            count.add_metric([device, port], len(jobs))
+            if jobs:
+                info.add_metric([device, port, ",".join(j.id for j in jobs[:FIRST_JOBS])], 1.0)
+    yield count
+    yield info

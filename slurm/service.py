@@ -37,6 +37,7 @@ class SlurmService:
         self.reads = 0
         self.errors = 0
         self._pending: list[LinkFinding] | None = None
+        self.flagged: list[tuple[str, str]] = []  # the links with an active finding, as of the last interval
         self._wake = asyncio.Event()
 
     async def refresh(self) -> None:
@@ -75,6 +76,7 @@ class SlurmService:
     def observe(self, findings: Sequence[LinkFinding]) -> None:
         """One detector interval's active findings (never blocks: the actions run in their own task)."""
         self.drainer.observe(findings)
+        self.flagged = [(f.device, f.port) for f in findings if f.port != "*"]
         self._pending = list(findings)
         self._wake.set()
 

@@ -330,3 +330,26 @@ async def test_why_names_the_jobs_that_ran_across_the_link_now_and_says_past_job
     assert doc["slurm_jobs"] is None and "slurmdbd" in doc["slurm_jobs_note"], doc
     r = await asyncio.to_thread(cli, "why", "leaf-a", "swp0", "--at", "-2h", "-c", str(conf))
     assert "jobs: unknown" in r.stdout and f"job {under_a}" not in r.stdout, r.stdout
+
+
+async def test_flagged_links_expose_their_job_count_and_first_ids_to_prometheus(clean: SlurmCluster) -> None:
+    from prometheus_client import CollectorRegistry, generate_latest
+
+    from fabricwatch.slurm.metrics import SlurmMetrics
+    from fabricwatch.slurm.service import SlurmService
+
+    slurm = clean
+    first = slurm.sbatch("-N1", "-w", "gpu000", "--wrap", "sleep 300")
+    slurm.sbatch("-N1", "-w", "gpu001", "--wrap", "sleep 300")  # on a link that is not flagged: not exposed
+    topo, storms = host_links()
+    service = SlurmService(SlurmConfig(command="squeue", slurm_conf=slurm.conf, node_names=NAMES), lambda: topo)
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(SlurmMetrics(service))
+    service.observe([storms[0], storms[2]])
+    assert "fabricwatch_link_jobs{" not in generate_latest(registry).decode()  # before the first read: unknown
+    await service.refresh()
+    text = generate_latest(registry).decode()
+    assert 'fabricwatch_link_jobs{device="leaf-a",port="swp0"} 1.0' in text, text
+    assert f'fabricwatch_link_jobs_info{{device="leaf-a",first_jobs="{first}",port="swp0"}} 1.0' in text, text
+    assert 'fabricwatch_link_jobs{device="leaf-a",port="swp2"} 0.0' in text  # flagged, no job on node002
+    assert 'port="swp1"' not in text  # a job's link, not flagged

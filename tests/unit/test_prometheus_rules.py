@@ -48,3 +48,11 @@ def test_amtool_check_config() -> None:
     res = run(tool("amtool"), "check-config", "alertmanager.yml")
     assert res.returncode == 0, res.stdout + res.stderr
     assert "4 inhibit rules" in res.stdout
+
+
+def test_every_link_alert_names_the_slurm_jobs_on_the_link() -> None:
+    rules = (PROM / "rules" / "fabricwatch.yml").read_text().split("      - alert:")
+    links = [r for r in rules if "fabricwatch_link_condition" in r]
+    assert len(links) == 11
+    assert all("jobs: &jobs" in r or "jobs: *jobs" in r for r in links), [r.split()[0] for r in links]
+    assert "fabricwatch_link_jobs_info" in links[0]

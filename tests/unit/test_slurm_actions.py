@@ -83,3 +83,20 @@ def test_only_persisting_findings_on_host_links_of_enough_severity_are_due(tmp_p
     d.cfg = ActionsConfig(enabled=True, persist_intervals=1, severity="warning")
     d.observe([host, warn])
     assert {h for _, h in d.due([host, warn], topo)} == {"n1"} and len(d.due([host, warn], topo)) == 2
+
+
+def test_a_flagged_link_exposes_its_job_count_and_only_the_first_ids() -> None:
+    from prometheus_client import CollectorRegistry, generate_latest
+
+    from fabricwatch.slurm.metrics import FIRST_JOBS, SlurmMetrics
+
+    topo = Topology.from_records([{"device": "leaf", "port": "swp1", "role": "leaf_down", "peer_device": "n1"}])
+    service = SlurmService(SlurmConfig(command="squeue"), lambda: topo)
+    service.index = JobIndex([Job(str(i), "u", f"j{i}", ("n1",)) for i in range(12, 0, -1)], topo, lambda n: n)
+    service.observe([F("leaf", "swp1")])
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(SlurmMetrics(service))
+    text = generate_latest(registry).decode()
+    assert FIRST_JOBS == 5
+    assert 'fabricwatch_link_jobs{device="leaf",port="swp1"} 12.0' in text
+    assert 'fabricwatch_link_jobs_info{device="leaf",first_jobs="1,2,3,4,5",port="swp1"} 1.0' in text
