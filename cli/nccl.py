@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from fabricwatch.cli.errors import load_config, warn
 from fabricwatch.core.nccl_records import RunRecord
@@ -85,11 +86,12 @@ def cmd_gate(args: argparse.Namespace) -> int:
     results = gate(thresholds, runs)
     left = not_judged(thresholds, runs)
     passed = all(r.passed for r in results) and not errors and not (args.strict and left)
+    drains = _drain(args, runs, results) if args.drain else []
     if args.json:
         print(json.dumps({"verdict": "pass" if passed else "fail", "runs": [r.source for r in runs],
                           "unreadable": errors, "checks": [r.to_json() for r in results],
                           "not_judged": [{"run": r.source, "collective": r.collective, "nranks": r.nranks}
-                                         for r in left]}))
+                                         for r in left], "drains": drains}))
     else:
         table = Table(title=f"NCCL acceptance gate: {'PASS' if passed else 'FAIL'}")
         for col in ("check", "runs", "worst busbw", "worst CV %", "verdict", "why"):
@@ -106,7 +108,28 @@ def cmd_gate(args: argparse.Namespace) -> int:
             for run in left:
                 print(f"  {run.source}: {run.collective or 'unknown collective'}, "
                       f"{run.nranks if run.nranks is not None else 'unknown'} ranks")
+        if args.drain:
+            from fabricwatch.cli.slurm import describe
+
+            for entry in drains:
+                print(describe(entry))
     return 0 if passed else 1
+
+
+def _drain(args: argparse.Namespace, runs: list[RunRecord], results: list[Any]) -> list[dict[str, Any]]:
+    """The hosts of every run that failed a check on its own (not a shortfall of runs or a variation across
+    them, which no node is to blame for): all of a run's hosts, as a run cannot say which of them failed."""
+    from fabricwatch.cli.slurm import drain_failed
+
+    by_source = {r.source: r for r in runs}
+    failed: dict[str, str] = {}
+    for res in results:
+        for source, why in res.failed_runs.items():
+            failed.setdefault(source, why)
+    for source in failed:
+        if not by_source[source].hosts:
+            warn(args, f"{source} failed but names no hosts: nothing to drain for it")
+    return drain_failed(args, [(s, list(by_source[s].hosts), why) for s, why in failed.items()])
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -275,6 +298,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--strict", action="store_true", help="fail when a run is not judged (no check matches it)")
     g.add_argument("--suggest", action="store_true", help="write starting thresholds from these (healthy) runs")
     g.add_argument("--out", type=Path, help="with --suggest: the file to write")
+    g.add_argument("--drain", action="store_true", help="drain the Slurm nodes of the runs that failed, as the "
+                   "daemon drains ([slurm.actions] of -c: enabled, dry run unless it says not, caps, audit log)")
+    g.add_argument("-c", "--config", type=Path, help="with --drain: the config whose [slurm] to use")
+    g.add_argument("--dry-run", action="store_true", help="with --drain: a dry run whatever the config says")
     g.set_defaults(func=cmd_gate)
 
     nccl = sub.add_parser("nccl", help="NCCL test results")

@@ -66,6 +66,44 @@ def jobs_at(args: argparse.Namespace, at_ns: int) -> tuple[list[RanJob] | None, 
     return jobs, f"jobs: as Slurm held them at {time.strftime('%H:%M:%S', time.gmtime())} UTC"
 
 
+GATE = "nccl-gate"  # in the audit and the reason, where a daemon's drain names a link
+
+
+def drain_failed(args: argparse.Namespace, failed: list[tuple[str, list[str], str]]) -> list[dict[str, Any]]:
+    """`gate --drain`: the nodes of the runs that failed, (source, hosts, first failure) each, through the
+    daemon's Drainer: [slurm.actions] enabled, its caps and audit log, a dry run unless it says otherwise."""
+    from fabricwatch.slurm.actions import Drainer, HostDrain
+    from fabricwatch.slurm.control import Scontrol
+    from fabricwatch.slurm.readers import reader_for
+
+    if not args.config:
+        raise CommandError("--drain needs -c CONFIG (its [slurm] and [slurm.actions])", 2)
+    cfg, _ = _slurm(args)
+    if not cfg.enabled or not cfg.actions.enabled:
+        raise CommandError(f"{args.config}: --drain needs [slurm] (rest_url or command) and [slurm.actions] "
+                           "enabled = true", 2)
+    actions = cfg.actions.model_copy(update={"dry_run": True}) if args.dry_run else cfg.actions
+    wanted: dict[str, HostDrain] = {}
+    for source, hosts, why in failed:
+        for host in hosts:
+            wanted.setdefault(host, HostDrain(host, GATE, Path(source).name, why))
+    drainer = Drainer(actions, reader_for(cfg), Scontrol(cfg), AuditLog(actions.audit_log), cfg.node_of)
+    try:
+        return asyncio.run(drainer.drain_hosts(list(wanted.values()), by="gate"))
+    except SlurmError as exc:
+        raise CommandError(f"slurm: {exc}") from None
+
+
+def describe(entry: dict[str, Any]) -> str:
+    """One audited decision as a line: 'would drain gpu000: ...', 'refused gpu001: cap: ...'."""
+    node, outcome = entry.get("node", "?"), entry.get("outcome")
+    if outcome == "would":
+        return f"dry run: would drain {node}: Reason=\"{entry.get('reason', '')}\""
+    if outcome == "done":
+        return f"drained {node}: Reason=\"{entry.get('reason', '')}\""
+    return f"{outcome} {node}: {entry.get('why', '')}"
+
+
 def _audit(args: argparse.Namespace) -> AuditLog:
     if args.audit_log:
         return AuditLog(args.audit_log)

@@ -114,6 +114,12 @@ class CheckResult:
     warnings: list[str] = field(default_factory=list)
     worst_busbw: float | None = None
     worst_cv_pct: float | None = None
+    failed_runs: dict[str, str] = field(default_factory=dict)  # source -> its first failure, the run's own
+
+    def fail_run(self, run: RunRecord, why: str) -> None:
+        """A failure of one run (its hosts failed), not of the set (too few runs, variation across runs)."""
+        self.failures.append(f"{run.source}: {why}")
+        self.failed_runs.setdefault(run.source, why)
 
     @property
     def passed(self) -> bool:
@@ -156,21 +162,20 @@ def evaluate(check: Check, runs: list[RunRecord]) -> CheckResult:
     for run in chosen:
         if check.require_complete and not run.complete:
             where = run.stopped_at["line"] if run.stopped_at else "?"
-            res.failures.append(f"{run.source}: incomplete (stopped after line {where})")
+            res.fail_run(run, f"incomplete (stopped after line {where})")
         rows = _rows(run, check)
         if not rows:
-            res.failures.append(f"{run.source}: no rows in the checked size range")
+            res.fail_run(run, "no rows in the checked size range")
         for row in rows:
             bw = _busbw(row)
             if bw is not None:
                 res.worst_busbw = bw if res.worst_busbw is None else min(res.worst_busbw, bw)
                 per_size[row.size].append(bw)  # every sweep of every run is a repeat
                 if check.min_busbw is not None and bw < check.min_busbw:
-                    res.failures.append(f"{run.source}: size {format_size(row.size)} busbw {bw:g} GB/s "
-                                        f"< {check.min_busbw:g}")
+                    res.fail_run(run, f"size {format_size(row.size)} busbw {bw:g} GB/s < {check.min_busbw:g}")
             wrong = [m.wrong for m in (row.out_of_place, row.in_place) if m is not None and m.wrong]
             if check.require_zero_wrong and wrong:
-                res.failures.append(f"{run.source}: size {format_size(row.size)}: {max(wrong):g} wrong elements")
+                res.fail_run(run, f"size {format_size(row.size)}: {max(wrong):g} wrong elements")
             for flag in row.flags:
                 if "wrong elements" not in flag:
                     res.warnings.append(f"{run.source}: size {format_size(row.size)}: {flag}")

@@ -3,7 +3,8 @@ that persisted, within caps (per hour, in total, a share of each partition), eve
 
 Off unless `[slurm.actions] enabled`; a dry run (the default) audits and logs what it would do and
 touches nothing. A node someone else drained is left alone. A refusal is audited once per finding
-and looked at again each interval (a cap frees up as the hour passes)."""
+and looked at again each interval (a cap frees up as the hour passes). The acceptance gate asks for
+its failed hosts directly (`drain_hosts`), through the same refusals, caps, dry run and audit."""
 
 from __future__ import annotations
 
@@ -51,6 +52,17 @@ class Refusal:
 
     kind: Literal["left_alone", "cap"]
     why: str
+
+
+@dataclass(frozen=True, slots=True)
+class HostDrain:
+    """A drain asked for a host itself (the acceptance gate): no finding to wait on, no topology."""
+
+    host: str
+    device: str  # what the audit and the reason name in place of a link: "nccl-gate"
+    port: str  # and the run
+    explanation: str
+    severity: str = "critical"
 
 
 def drain_reason(device: str, port: str, explanation: str) -> str:
@@ -103,32 +115,44 @@ class Drainer:
         due = self.due(findings, topology)
         if not due:
             return []
+        try:
+            return await self._decide(due, by="daemon")
+        except SlurmError as exc:
+            log.error("no action this interval", extra={"error": str(exc)})
+            return []
+
+    async def drain_hosts(self, wanted: Sequence[HostDrain], *, by: str) -> list[dict[str, Any]]:
+        """Drain these hosts' nodes now, within the caps (a dry run unless live); SlurmError when no decision
+        can be made (actions off, no audit log, Slurm's nodes unread)."""
+        if not self.cfg.enabled:
+            raise SlurmError("[slurm.actions] enabled is false: fabricwatch changes nothing in Slurm")
+        return await self._decide([(w, w.host) for w in wanted], by=by)
+
+    async def _decide(self, due: Sequence[tuple[LinkFinding, str]], *, by: str) -> list[dict[str, Any]]:
         problem = self.audit.writable()
         if problem is not None:
-            log.error("no action without an audit log", extra={"error": problem})
-            return []
+            raise SlurmError(f"no action without an audit log: {problem}")
         try:
             nodes = {n.name: n for n in await self.reader.nodes()}
         except SlurmError as exc:
-            log.warning("cannot read Slurm's nodes: no action this interval", extra={"error": str(exc)})
-            return []
+            raise SlurmError(f"cannot read Slurm's nodes: {exc}") from None
         entries = self.audit.read()
         written = []
         for f, host in due:
-            entry = await self._one(f, host, nodes, entries)
+            entry = await self._one(f, host, nodes, entries, by)
             if entry is not None:
                 entries.append(entry)
                 written.append(entry)
         return written
 
     async def _one(self, f: LinkFinding, host: str, nodes: dict[str, Node],
-                   entries: list[dict[str, Any]]) -> dict[str, Any] | None:
+                   entries: list[dict[str, Any]], by: str) -> dict[str, Any] | None:
         key = (f.device, f.port)
         node = self.node_of(host)
         reason = drain_reason(f.device, f.port, f.explanation)
         base = {"action": "drain", "node": node, "host": host, "device": f.device, "port": f.port,
                 "severity": f.severity, "explanation": f.explanation, "reason": reason,
-                "dry_run": self.cfg.dry_run, "by": "daemon"}
+                "dry_run": self.cfg.dry_run, "by": by}
         refusal = self._refusal(node, nodes, entries)
         if refusal is not None:
             if refusal.kind == "left_alone":

@@ -353,3 +353,54 @@ async def test_flagged_links_expose_their_job_count_and_first_ids_to_prometheus(
     assert f'fabricwatch_link_jobs_info{{device="leaf-a",first_jobs="{first}",port="swp0"}} 1.0' in text, text
     assert 'fabricwatch_link_jobs{device="leaf-a",port="swp2"} 0.0' in text  # flagged, no job on node002
     assert 'port="swp1"' not in text  # a job's link, not flagged
+
+
+async def test_gate_drains_the_nodes_that_failed_acceptance_with_the_same_safety(
+        clean: SlurmCluster, tmp_path: Path) -> None:
+    from tests.nccl_logs import render
+
+    slurm = clean
+    sizes = [1 << 20, 1 << 24, 1 << 28]
+    for name, host, bw in (("ok.log", "node002", 150.0), ("slow0.log", "node000", 40.0),
+                           ("slow1.log", "node001", 50.0)):
+        (tmp_path / name).write_text(render("all_reduce", [host], 8, dict.fromkeys(sizes, bw)))
+    logs = [str(tmp_path / n) for n in ("ok.log", "slow0.log", "slow1.log")]
+    (tmp_path / "t.toml").write_text('[[check]]\ncollective = "all_reduce"\nmin_busbw = 100.0\nmin_runs = 1\n')
+    audit = tmp_path / "actions.jsonl"
+
+    def conf(**actions: Any) -> str:
+        path = tmp_path / "fw.toml"
+        path.write_text(tomli_w.dumps({"slurm": {
+            "command": "squeue", "slurm_conf": str(slurm.conf), "node_names": NAMES,
+            "actions": {"audit_log": str(audit), "max_per_hour": 1, "max_partition_share": 1.0, **actions}}}))
+        return str(path)
+
+    def gate(*extra: str) -> subprocess.CompletedProcess[str]:
+        return cli("gate", *logs, "--thresholds", str(tmp_path / "t.toml"), "--drain", *extra)
+
+    # actions off: --drain refuses, nothing changes
+    r = await asyncio.to_thread(gate, "-c", conf())
+    assert r.returncode == 2 and "[slurm.actions] enabled" in r.stderr, (r.stdout, r.stderr)
+    assert not audit.exists()
+    # on, a dry run (the default): audited, within the caps (one an hour), nothing drained
+    r = await asyncio.to_thread(gate, "-c", conf(enabled=True))
+    assert r.returncode == 1, r.stderr
+    assert "would drain gpu000" in r.stdout and "refused gpu001: cap:" in r.stdout, r.stdout
+    assert slurm.drained() == set()
+    entries = AuditLog(audit).read()
+    assert [(e["outcome"], e["node"], e["by"], e["dry_run"]) for e in entries] == [
+        ("would", "gpu000", "gate", True), ("refused", "gpu001", "gate", True)]
+    assert entries[0]["reason"].startswith("fabricwatch: nccl-gate slow0.log size 1 MiB busbw 40 GB/s < 100")
+    # live: the first failing node is drained with the failure as its reason, the cap holds back the second;
+    # the node that passed is never touched
+    r = await asyncio.to_thread(gate, "-c", conf(enabled=True, dry_run=False))
+    assert r.returncode == 1, r.stderr
+    assert slurm.drained() == {"gpu000"}, r.stdout
+    assert slurm.node("gpu000")["reason"].startswith("fabricwatch: nccl-gate slow0.log size 1 MiB busbw 40 GB/s")
+    assert [(e["outcome"], e["node"]) for e in AuditLog(audit).read()[2:]] == [("done", "gpu000"),
+                                                                                ("refused", "gpu001")]
+    # --dry-run overrides a live config
+    slurm.resume_all()
+    audit.unlink()
+    r = await asyncio.to_thread(gate, "-c", conf(enabled=True, dry_run=False), "--dry-run")
+    assert slurm.drained() == set() and "would drain gpu000" in r.stdout, r.stdout

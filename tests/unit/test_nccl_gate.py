@@ -185,3 +185,20 @@ def test_runs_no_check_judges_are_listed_and_strict_fails_on_them(tmp_path: Path
     assert strict.returncode == 1 and json.loads(strict.stdout)["verdict"] == "fail"
     judged_only = fabricwatch("gate", "--thresholds", str(thresholds), "--strict", *map(str, runs[:4]))
     assert judged_only.returncode == 0, judged_only.stdout
+
+
+def test_the_failures_of_a_run_are_told_apart_from_those_of_the_set(tmp_path: Path) -> None:
+    from fabricwatch.nccl.gate import gate, load_thresholds
+    from fabricwatch.nccl.parser import parse_file
+
+    sizes = [1 << 20, 1 << 24]
+    (tmp_path / "slow.log").write_text(render("all_reduce", ["h1"], 8, dict.fromkeys(sizes, 40.0)))
+    (tmp_path / "ok.log").write_text(render("all_reduce", ["h2"], 8, dict.fromkeys(sizes, 150.0)))
+    (tmp_path / "t.toml").write_text('[[check]]\ncollective = "all_reduce"\nmin_busbw = 100.0\nmin_runs = 3\n'
+                                     "max_cv_pct = 5.0\n")
+    runs = parse_file(tmp_path / "slow.log") + parse_file(tmp_path / "ok.log")
+    (res,) = gate(load_thresholds(tmp_path / "t.toml"), runs)
+    # too few runs and the variation across them are the set's: no run (no node) is to blame for them
+    assert any("2 matching run(s), 3 needed" in f for f in res.failures)
+    assert any("busbw varies" in f for f in res.failures)
+    assert res.failed_runs == {str(tmp_path / "slow.log"): "size 1 MiB busbw 40 GB/s < 100"}
