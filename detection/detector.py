@@ -74,6 +74,7 @@ from fabricwatch.models.rules import RuleConfig, RuleHit, evaluate, speed_degrad
 from fabricwatch.models.trends import TrendWatch
 
 _STATE_COLUMNS = np.array([EVIDENCE[n] is Evidence.STATE for n in EVIDENCE_NAMES])
+SATURATED_HOLD = 4  # intervals a counter that filled up stays a finding by that alone (as a bounce settles)
 ECN_PEER_MIN = 100.0  # marks per 1M packets among peers before silence counts as missing ECN
 
 
@@ -300,7 +301,7 @@ class LinkDetector:
         self._state = LinkState(bits=((), np.uint16), clean=((), np.int32), active=((), np.bool_),
                                 flaps=((self.rules.flap_window,), np.float32), settle=((), np.int8),
                                 bounce=((), np.int8), evidence=((), np.bool_), down=((), np.int32),
-                                outlier=((len(GROUPED),), np.uint8))
+                                outlier=((len(GROUPED),), np.uint8), saturated_for=((), np.int32))
         self._windows = EvidenceWindows()
         self.trends = TrendWatch()
 
@@ -421,11 +422,17 @@ class LinkDetector:
         optic = self.optics.flagged
         optic_rows = np.fromiter(((li.device, li.port) in optic for li in links), dtype=bool, count=n) \
             if optic else np.zeros(n, dtype=bool)
+        # a counter stuck at its ceiling is a burst that filled it (evidence, for a while) and then a blind
+        # spot until someone clears it: the finding says so when it fills, not for as long as it stays full
+        saturated = np.fromiter((bool(li.saturated) for li in links), dtype=bool, count=n)
+        sat_for = np.where(saturated, st["saturated_for"][rows] + 1, 0)
+        st["saturated_for"][rows] = np.minimum(sat_for, SATURATED_HOLD + 1)
+        fresh_saturation = saturated & (sat_for <= SATURATED_HOLD)
         maybe_rule = optic_rows | (
             (recent_flaps > 0) | (own[:, LINK_RECOVERY] > 0)
             | (own[:, PFC_TX] >= self.rules.pause_storm_per_s) | (own[:, PFC_RX] >= self.rules.pause_storm_per_s)
             | evidence_rows
-            | np.fromiter((bool(li.saturated) for li in links), dtype=bool, count=n)
+            | fresh_saturation
             | (frame.rate("excessive_buffer_overrun_errors") > 0) | speed_degraded_rows(frame)
         )
         left_down = self._left_down(frame, rows, settle > 0)
@@ -452,6 +459,8 @@ class LinkDetector:
             if i in standing_out:
                 hits.append(standing_out[i])
             hits += trending.get((li.device, li.port), [])
+            if not fresh_saturation[i]:
+                hits = [h for h in hits if h.condition != "saturated"]
             if self.switched_off:
                 hits = [h for h in hits if h.condition not in self.switched_off]
             if not model_active and not hits:

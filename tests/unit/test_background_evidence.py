@@ -249,3 +249,20 @@ def test_a_rack_of_hosts_restarting_together_is_one_cause_not_a_flap_each(detect
     assert not [f for fs in rack for f in fs if "flap" in f.conditions]
     one = _run(detector, 10, 10, bounce(1))
     assert [f for fs in one for f in fs if "flap" in f.conditions]
+
+
+def test_a_counter_stuck_at_its_ceiling_is_a_finding_when_it_fills_not_for_ever(detector: LinkDetector) -> None:
+    """A 16-bit IB error counter that fills up is a burst worth a finding; once full it is a blind spot that
+    stays until someone clears it, and a cable replaced since must not page for as long as it stays full."""
+    target: list[tuple[str, str]] = []
+
+    def full(i: int, links: list[LinkInterval]) -> None:
+        li = _host_ports(links)[2]
+        if not target:
+            target.append((li.device, li.port))
+        if i >= 2:
+            li.saturated = frozenset({"symbol_errors"})
+
+    found = _run(detector, 14, 11, full)
+    when = [n for n, fs in enumerate(found) for f in fs if "saturated" in f.conditions]
+    assert when and when[0] <= 3 and max(when) < 2 + 6
