@@ -331,7 +331,8 @@ def add_storage_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--vm-url", help="or: VictoriaMetrics' URL (its own query API; the `query` commands)")
     p.add_argument("--vm-user")
     p.add_argument("--vm-password-env", help="environment variable holding the VictoriaMetrics password")
-    p.add_argument("--timeout", type=float, default=120.0, help="seconds per query")
+    p.add_argument("--timeout", type=float, default=120.0,
+                   help="seconds per query, for its whole answer however slowly it comes")
 
 
 def _window_arguments(p: argparse.ArgumentParser) -> None:

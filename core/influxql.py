@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import base64
 import json
-import urllib.error
 import urllib.parse
 import urllib.request
 from typing import Any
+
+from fabricwatch.core.deadline import FetchError, fetch
 
 
 class InfluxQLError(ValueError):
@@ -21,7 +22,7 @@ class InfluxQLError(ValueError):
 class InfluxQL:
     def __init__(self, url: str, database: str, *, auth: tuple[str, str] | None = None, token: str | None = None,
                  timeout: float = 60.0) -> None:
-        """`auth` is (user, password) for 1.x; `token` an InfluxDB 2.x/3.x API token."""
+        """`auth` is (user, password) for 1.x; `token` a 2.x/3.x API token; `timeout` (s) bounds a query whole."""
         self.url, self.database = url.rstrip("/"), database
         self.auth, self.token, self.timeout = auth, token, timeout
 
@@ -38,13 +39,9 @@ class InfluxQL:
         data = urllib.parse.urlencode({"db": self.database, "q": q, "epoch": "ns"}).encode()
         req = urllib.request.Request(f"{self.url}/query", data=data, headers=self._headers())
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                body = json.loads(resp.read())
-        except urllib.error.HTTPError as exc:
-            detail = exc.read(300).decode("utf-8", "replace").strip()
-            raise InfluxQLError(f"InfluxDB {self.url}: HTTP {exc.code}: {detail}") from None
-        except (urllib.error.URLError, OSError) as exc:
-            raise InfluxQLError(f"InfluxDB {self.url}: {getattr(exc, 'reason', exc)}") from None
+            body = json.loads(fetch(req, self.timeout))
+        except FetchError as exc:
+            raise InfluxQLError(f"InfluxDB {self.url}: {exc}") from None
         except (ValueError, RecursionError) as exc:  # not JSON, not text, or nested beyond reason
             raise InfluxQLError(f"InfluxDB {self.url}: not a JSON answer: {exc}") from None
         return _series(body, self.url)

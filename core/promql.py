@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import base64
 import json
-import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
+
+from fabricwatch.core.deadline import FetchError, fetch
 
 
 class PromQLError(ValueError):
@@ -20,7 +21,7 @@ class PromQLError(ValueError):
 class PromQL:
     def __init__(self, url: str, *, auth: tuple[str, str] | None = None, token: str | None = None,
                  timeout: float = 60.0) -> None:
-        """`auth` is (user, password) for basic auth; `token` a bearer token."""
+        """`auth` is (user, password) for basic auth; `token` a bearer token; `timeout` (s) bounds a request whole."""
         self.url = url.rstrip("/")
         self.auth, self.token, self.timeout = auth, token, timeout
 
@@ -36,14 +37,9 @@ class PromQL:
         data = urllib.parse.urlencode(params).encode()
         req = urllib.request.Request(f"{self.url}{path}", data=data, headers=self._headers())
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                body: bytes = resp.read()
-                return body
-        except urllib.error.HTTPError as exc:
-            detail = exc.read(300).decode("utf-8", "replace").strip()
-            raise PromQLError(f"{self.url}: HTTP {exc.code}: {detail}") from None
-        except (urllib.error.URLError, OSError) as exc:
-            raise PromQLError(f"{self.url}: {getattr(exc, 'reason', exc)}") from None
+            return fetch(req, self.timeout)
+        except FetchError as exc:
+            raise PromQLError(f"{self.url}: {exc}") from None
 
     def _json(self, path: str, params: list[tuple[str, str]]) -> Any:
         doc = _decode(self._get(path, params), self.url, "")
