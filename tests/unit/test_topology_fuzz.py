@@ -48,7 +48,7 @@ def test_any_text_as_a_plan_is_read_or_refused_with_value_error(tmp_path: Path, 
 def test_incidents_cover_every_flagged_point_once(points: list[tuple[str, str, int, str]]) -> None:
     rows = [Row(t * 30_000_000_000, {"device": d, "port": p, "severity": s}, {"explanation": "x"})
             for d, p, t, s in points]
-    found = incidents(Flagged.from_rows(rows), end_ns=51 * 30_000_000_000)
+    found = incidents(Flagged.from_rows(rows), as_of_ns=51 * 30_000_000_000)
     distinct = {(d, p, t) for d, p, t, _ in points}
     assert sum(i.intervals for i in found) == len(rows)
     assert {(i.device, i.port) for i in found} == {(d, p) for d, p, _ in distinct}
