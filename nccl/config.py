@@ -40,6 +40,10 @@ class NcclSection(StrictModel):
     max_upload_bytes: int = Field(16 << 20, ge=1024)
     # uploads read at once (each holds up to max_upload_bytes until parsed); beyond it a 429 at once
     max_concurrent_uploads: int = Field(4, ge=1, le=256)
+    # an upload's body must average this many bytes/s once its grace is over, or it is answered 408 and its
+    # slot freed: a few clients dripping a byte at a time held every slot until the listener's body timeout
+    upload_min_rate: int = Field(16 << 10, ge=0)  # 0: no minimum (the listener's http_body_timeout still holds)
+    upload_rate_grace: Duration = 10.0
     watch_dir: Path | None = None  # new files here are ingested, then moved to processed/ or failed/
     poll_interval: Duration = 5.0
     mqtt: MqttSource | None = None

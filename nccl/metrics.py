@@ -22,7 +22,8 @@ class NcclMetrics(Collector):
         runs.add_metric([], svc.ingested_runs)
         rejected = CounterMetricFamily("fabricwatch_nccl_rejected",
                                        "NCCL inputs refused, by source (upload, mqtt, watch) and reason "
-                                       "(parse, empty, too_large, auth, cross_site, busy, incomplete, read, internal)",
+                                       "(parse, empty, too_large, auth, cross_site, busy, slow_body, incomplete, read, "
+                                       "internal)",
                                        labels=["source", "reason"])
         for (source, reason), n in sorted(svc.rejected_by.items()):
             rejected.add_metric([source, reason], n)

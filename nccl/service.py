@@ -208,8 +208,24 @@ class NcclService:
 
     async def _read_and_ingest(self, request: web.Request, name: str, limit: int) -> web.Response:
         body = bytearray()
+        rate, grace = self.cfg.upload_min_rate, self.cfg.upload_rate_grace
+        start = asyncio.get_running_loop().time()
         try:
-            async for chunk in request.content.iter_chunked(1 << 16):  # the whole body, not what is buffered
+            while True:
+                # the next bytes are due by when the body so far, at the minimum rate, would have arrived
+                due = start + grace + len(body) / rate if rate else None
+                try:
+                    async with asyncio.timeout_at(due):
+                        chunk = await request.content.readany()  # the whole body, not what is buffered
+                except TimeoutError:
+                    took = asyncio.get_running_loop().time() - start
+                    self.refuse("upload", "slow_body", name, f"{len(body)} bytes in {took:.1f} s")
+                    resp = web.json_response({"error": f"the body came slower than {rate} bytes/s "
+                                                       "(upload_min_rate)"}, status=408)
+                    resp.force_close()
+                    return resp
+                if not chunk:
+                    break
                 body += chunk
                 if len(body) > limit:
                     self.refuse("upload", "too_large", name, f"more than {limit} bytes")
