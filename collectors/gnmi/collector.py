@@ -33,6 +33,31 @@ LINGER_S = 0.005
 # what a device answers a Subscribe with paths it does not know
 REFUSED_PATHS = frozenset({grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND,
                            grpc.StatusCode.UNIMPLEMENTED})
+# the largest response accepted (grpc's own default is 4 MiB): a big device's whole-tree ONCE answer fits;
+# a larger one ends the session as a `too_large` error of that target
+MAX_MESSAGE_BYTES = 64 << 20
+_DENIED = (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED)
+
+
+def _rpc_kind(exc: grpc.aio.AioRpcError) -> str:
+    """The error kind a failed call counts as: a hostile or broken answer told apart from the network."""
+    code, details = exc.code(), (exc.details() or "").lower()
+    if code in _DENIED:
+        return "auth"
+    if code == grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in details:
+        return "too_large"
+    if code == grpc.StatusCode.INTERNAL and "deserializ" in details:  # protobuf refused it (nested too deep...)
+        return "decode"
+    return "rpc"
+
+
+def _checked(resp: Any) -> Any:
+    """A response read from a call, or the TargetError its end or its failed decoding is."""
+    if resp is grpc.aio.EOF:
+        raise TargetError("closed", "target closed the stream")
+    if resp is None:  # grpc.aio logs the protobuf error and hands on None (a message nested past upb's limit)
+        raise TargetError("decode", "a response the protobuf decoder refused (malformed, or nested too deep)")
+    return resp
 
 
 def parse_path(text: str) -> Any:
@@ -110,7 +135,7 @@ class GnmiCollector:
         return md
 
     async def __aenter__(self) -> GnmiCollector:
-        self._channel = channel(self.address, self.cfg.tls, [("grpc.max_receive_message_length", 64 * 1024 * 1024)])
+        self._channel = channel(self.address, self.cfg.tls, [("grpc.max_receive_message_length", MAX_MESSAGE_BYTES)])
         try:
             # asyncio.timeout, not wait_for: 3.11's wait_for drops a cancellation that meets the
             # channel becoming ready (a daemon stopping then never stopped this target's loop)
@@ -192,7 +217,7 @@ class GnmiCollector:
                     elif resp.sync_response:
                         return out
             except grpc.aio.AioRpcError as exc:
-                raise TargetError("rpc", f"{exc.code().name}: {exc.details()}") from None
+                raise TargetError(_rpc_kind(exc), f"{exc.code().name}: {exc.details()}") from None
             finally:
                 call.cancel()
 
@@ -229,8 +254,7 @@ class GnmiCollector:
                         await asyncio.sleep(max(0.0, self.cfg.sample_interval - (time.monotonic() - started)))
                         await call.write(gnmi_pb2.SubscribeRequest(poll=gnmi_pb2.Poll()))
         except grpc.aio.AioRpcError as exc:
-            denied = (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED)
-            kind = "auth" if exc.code() in denied else "rpc"
+            kind = _rpc_kind(exc)
             if exc.code() in REFUSED_PATHS and self._optics_on() and not self.synced:
                 # a device that does not know the transceiver paths may refuse the whole Subscribe:
                 # its counters matter more; the next session goes without DOM, and says so
@@ -267,7 +291,7 @@ class GnmiCollector:
                     batch.modules += [ModuleInfo(self.device, port, resp.update.timestamp, f)
                                       for port, f in inventory.items()]
         except grpc.aio.AioRpcError as exc:
-            batch.problems.append(("rpc", f"{self.device}: {self.table.optics_target} optics: "
+            batch.problems.append((_rpc_kind(exc), f"{self.device}: {self.table.optics_target} optics: "
                                           f"{exc.code().name}: {exc.details()}"))
         except TargetError as exc:
             batch.problems.append((exc.kind, f"{self.device}: {self.table.optics_target} optics: {exc}"))
@@ -298,9 +322,7 @@ class GnmiCollector:
                 while True:
                     resp = await call.read()
                     heard[0] = loop.time()
-                    if resp is grpc.aio.EOF:
-                        raise TargetError("closed", "target closed the stream")
-                    batch = self._handle(resp)
+                    batch = self._handle(_checked(resp))
                     if batch is not None:
                         pending.append(batch)
                         held[0] += len(batch.samples) + 1
@@ -383,9 +405,7 @@ class GnmiCollector:
                 resp = await call.read()
         except TimeoutError:
             raise TargetError("stale", silence) from None
-        if resp is grpc.aio.EOF:
-            raise TargetError("closed", "target closed the stream")
-        return resp
+        return _checked(resp)
 
     def _handle(self, resp: Any) -> SampleBatch | None:
         if resp.HasField("update"):
