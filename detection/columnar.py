@@ -216,24 +216,27 @@ class ColumnarIntervals:
             at = RATE_INDEX.get(name)
             if at is not None:
                 R[:, at] = means[:, j]
-        by_bucket: dict[int, list[LinkInterval]] = {}
         out_bucket = g_bucket[out_groups]
-        empty: frozenset[str] = frozenset()
-        # tag sets are shared between a link's intervals (nothing downstream changes a link's tags)
-        for i, (g, b, lk, tg) in enumerate(zip(out_groups.tolist(), out_bucket.tolist(), g_link[out_groups].tolist(),
-                                               g_tagset[out_groups].tolist(), strict=True)):
-            device, port = links[lk]
-            o = optics.get(g) if optics else None
-            by_bucket.setdefault(b, []).append(LinkInterval(
-                b * interval, device, port, tagsets[tg], RowRates(means, i, index),
-                frozenset(sat_names[g]) if g in sat_names else empty,
-                o[0] if o else {}, o[1] if o else 0))
+        # one record per link-interval, its rates a row of `means`; tag sets are shared between a link's
+        # intervals (nothing downstream changes a link's tags)
+        made = [LinkInterval(b * interval, device, port, tagsets[tg], RowRates(means, i, index))
+                for i, (b, (device, port), tg) in enumerate(zip(
+                    out_bucket.tolist(), map(links.__getitem__, g_link[out_groups].tolist()),
+                    g_tagset[out_groups].tolist(), strict=True))]
+        if sat_names or optics:  # the few that saturated a counter or carry the module's readings
+            place = {g: i for i, g in enumerate(out_groups.tolist())}
+            for g, sat in sat_names.items():
+                if g in place:
+                    made[place[g]].saturated = frozenset(sat)
+            for g, (readings, ns) in optics.items():
+                if g in place:
+                    made[place[g]].optics, made[place[g]].optics_ns = readings, ns
         self._done_bucket = max(self._done_bucket, int(bucket.max()))
         # groups are in (link, interval) order: a stable sort by interval keeps each one's links in order
         by_interval = np.argsort(out_bucket, kind="stable")
         bounds = np.flatnonzero(np.diff(out_bucket[by_interval])) + 1
-        return [Window(b * interval, by_bucket[b], R[rows])
-                for b, rows in zip(sorted(by_bucket), np.split(by_interval, bounds), strict=True)]
+        return [Window(int(out_bucket[rows[0]]) * interval, [made[j] for j in rows.tolist()], R[rows])
+                for rows in np.split(by_interval, bounds)]
 
     def _first_in(self, rows: Columns, L: np.ndarray, bucket: np.ndarray, n_links: int) -> dict[str, np.ndarray]:
         """Per folded counter sent in these rows, per link, the first interval it was sent in (or never)."""

@@ -13,7 +13,7 @@ import re
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import pairwise, repeat
 from typing import IO, Any
 
 import numpy as np
@@ -163,17 +163,25 @@ def _plain_ints(text: str, n: int, suffix: str) -> str | None:
 
 def _decode_ints(values: list[str], rows: int, k: int) -> np.ndarray | None:
     """A (rows, k) int64 block when every value is a plain signed integer (`5i`), else None."""
-    digits = _plain_ints(",".join(values), rows * k, "i")
+    return _decode_ints_text(",".join(values), rows, k)
+
+
+def _decode_ints_text(text: str, rows: int, k: int) -> np.ndarray | None:
+    """`_decode_ints` of the values joined by commas."""
+    digits = _plain_ints(text, rows * k, "i")
     block = _fromstring(digits, np.int64, rows * k) if digits is not None else None
     return block.reshape(rows, k) if block is not None else None
 
 
 def _decode(col: list[str]) -> np.ndarray | None:
     """One field's values (text as in line protocol) as int64 or float64; None if any is not a
-    plain number (then `parse_line` judges the lines). Checked by the characters of the whole
-    column and by numpy reading exactly one number per value."""
-    n = len(col)
-    text = ",".join(col)
+    plain number (then `parse_line` judges the lines)."""
+    return _decode_text(",".join(col), len(col))
+
+
+def _decode_text(text: str, n: int) -> np.ndarray | None:
+    """`_decode` of n values joined by commas. Checked by the characters of the whole column and by
+    numpy reading exactly one number per value."""
     suffix = text[-1:]
     if suffix in ("i", "u"):
         digits = _plain_ints(text, n, suffix)
@@ -188,6 +196,55 @@ def _decode(col: list[str]) -> np.ndarray | None:
     if set(text) <= _FLOAT_CHARS:
         return _fromstring(text, np.float64, n)
     return None
+
+
+def _one_layout(fields: list[str], k: int) -> tuple[list[str], list[np.ndarray | None]] | None:
+    """When each of these field sections has k fields, named as the first one's in the same order:
+    the names, and per field its decoded values (None where `_decode` refuses them). None otherwise
+    (non-ASCII text, a field without or with two '=', another layout), for the per-field path to judge.
+    Found on the bytes with numpy, not by splitting each field into strings: the values' text handed to
+    the decoders is the same as that path joins."""
+    text = "\n".join(fields) + "\n"
+    if not text.isascii():
+        return None
+    b = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    n = len(fields)
+    eq = np.flatnonzero(b == 61)  # '='
+    ends = np.flatnonzero((b == 44) | (b == 10))  # ',' or the line's end
+    if len(eq) != n * k or len(ends) != n * k:
+        return None
+    starts = np.empty_like(ends)
+    starts[0] = 0
+    starts[1:] = ends[:-1] + 1
+    # one '=' in each field, after a name of at least one character
+    if not ((starts < eq) & (eq < ends)).all():
+        return None
+    name_len = (eq - starts).reshape(n, k)
+    if not (name_len == name_len[0]).all():
+        return None
+    # the text is name, '=', value, separator, over and over: a mask of either is runs of those lengths
+    runs = np.empty(2 * len(eq), dtype=np.int64)
+    runs[0::2] = eq - starts
+    runs[1::2] = ends - eq + 1
+    in_name = np.repeat(np.tile(np.array([True, False]), len(eq)), runs)
+    names_bytes = b[in_name]
+    if not (names_bytes.reshape(n, -1) == names_bytes[:int(name_len[0].sum())]).all():
+        return None
+    names = [f.split("=", 1)[0] for f in fields[0].split(",")]
+    # each value with the separator after it, which becomes a comma: "v,v,...,v,"
+    runs[0::2] += 1
+    runs[1::2] -= 1
+    values = b[np.repeat(np.tile(np.array([False, True]), len(eq)), runs)]
+    values[values == 10] = 44
+    block = _decode_ints_text(values[:-1].tobytes().decode("ascii"), n, k)
+    if block is not None:
+        return names, list(block.T)
+    # some field is not an integer: one text per field, its values in row order
+    lengths = ends - eq
+    field_of = np.repeat(np.tile(np.arange(k, dtype=np.int16), n), lengths)
+    by_field = values[np.argsort(field_of, kind="stable")].tobytes().decode("ascii")
+    bounds = np.concatenate([[0], np.cumsum(lengths.reshape(n, k).sum(axis=0))]).tolist()
+    return names, [_decode_text(by_field[lo:hi - 1], n) for lo, hi in pairwise(bounds)]
 
 
 def decode_lines(lines: list[str], catalog: Catalog, report: ColumnsReport, *, where: str = "",
@@ -286,6 +343,13 @@ def _decode_fast(codes: list[int], fields: list[str], times: list[str]) -> tuple
     present: dict[str, np.ndarray] = {}
     for n_commas, rows in by_count.items():
         k = n_commas + 1
+        got = _one_layout(fields if len(rows) == n else [fields[r] for r in rows], k)
+        if got is not None:
+            if len(set(got[0])) != k or any(c is None for c in got[1]):
+                fell.update(rows)
+                continue
+            _put(values, present, n, got[0], got[1], np.asarray(rows, dtype=np.int64))
+            continue
         text = ",".join(fields if len(rows) == n else [fields[r] for r in rows])
         flat = text.replace("=", ",").split(",")
         del text
@@ -315,21 +379,26 @@ def _decode_fast(codes: list[int], fields: list[str], times: list[str]) -> tuple
             if any(c is None for c in cols):
                 fell.update(grows)
                 continue
-            idx = np.asarray(grows, dtype=np.int64)
-            for name, col in zip(names, cols, strict=True):
-                assert col is not None
-                have = values.get(name)
-                if have is None:
-                    values[name] = have = np.zeros(n, dtype=col.dtype)
-                    present[name] = np.zeros(n, dtype=bool)
-                elif have.dtype != col.dtype:
-                    dtype = common_dtype(have[present[name]], col)
-                    values[name] = have = have.astype(dtype)
-                    col = col.astype(dtype)
-                have[idx] = col
-                present[name][idx] = True
+            _put(values, present, n, names, cols, np.asarray(grows, dtype=np.int64))
     out = Columns(code_arr >> 32, code_arr & 0xFFFFFFFF, ts, values, present)
     return out, sorted(fell)
+
+
+def _put(values: dict[str, np.ndarray], present: dict[str, np.ndarray], n: int, names: list[str],
+         cols: list[np.ndarray | None], idx: np.ndarray) -> None:
+    """Write a group's decoded fields into the chunk's columns at rows `idx`."""
+    for name, col in zip(names, cols, strict=True):
+        assert col is not None
+        have = values.get(name)
+        if have is None:
+            values[name] = have = np.zeros(n, dtype=col.dtype)
+            present[name] = np.zeros(n, dtype=bool)
+        elif have.dtype != col.dtype:
+            dtype = common_dtype(have[present[name]], col)
+            values[name] = have = have.astype(dtype)
+            col = col.astype(dtype)
+        have[idx] = col
+        present[name][idx] = True
 
 
 def _decode_slow(lines: list[str], positions: list[int], catalog: Catalog, report: ColumnsReport,

@@ -183,6 +183,38 @@ def test_scenario_bank_recordings_give_the_scalar_intervals(tmp_path: Path, scen
     assert report.late == 0 and report.skipped == 0
 
 
+@pytest.mark.parametrize("odd", [
+    "in_octets={v}i,pause_rx={v}i",  # another layout with as many fields: the other order
+    "pause_ry={v}i,in_octets={v}i",  # a name as long as the others', one character apart
+    "pause_rx={v},in_octets={v}i",  # a float among integers
+    "pause_rx=={v}i,in_octets={v}i",  # a field with two '='
+    "={v}i,in_octets={v}i",  # a field without a name
+    "pause_rx=,in_octets={v}i",  # a field without a value
+    "pause_rx,in_octets={v}i",  # a field without '='
+    "in_octets={v}i,in_octets={v}i",  # a name twice
+    "pause_tx={v}i,in_octets={v}i",  # a name of the same length, same place
+    "paüse_rx={v}i,in_octets={v}i",  # a name not in ASCII
+])
+def test_lines_of_another_layout_among_plain_ones_are_read_as_read_samples_reads_them(
+        tmp_path: Path, odd: str) -> None:
+    """The chunk's layout (the names of its fields, in order) is checked on the bytes of every line:
+    a line that differs in any way is read by its own names, or by the full parser, as read_samples reads it."""
+    path = tmp_path / "mixed.lp"
+    lines = []
+    for t in range(0, 240, 10):
+        for p in range(3):
+            fields = odd.format(v=t * p + 7) if (t, p) in ((60, 1), (130, 2)) else f"pause_rx={t}i,in_octets={t * p}i"
+            lines.append(f"port_counters,device=sw,port=p{p},role=leaf_down {fields} {t * 10**9}")
+    path.write_text("\n".join(lines) + "\n")
+    rr = ReadReport()
+    scalar = intervals_from_lp([path], 30.0, report=rr)
+    for chunk in (1 << 20, 700):
+        columnar, report = _columnar([path], 30.0, chunk)
+        _same(scalar, columnar)
+        assert (report.lines, report.samples, report.skipped) == (rr.lines, rr.samples, rr.skipped)
+        assert [e.split(":", 2)[2] for e in report.errors] == [e.split(":", 2)[2] for e in rr.errors]
+
+
 @pytest.mark.parametrize("value", ["+5i", "9223372036854775808i", "-9223372036854775809i", "18446744073709551616u",
                                    "5\ti", "1e3i", "٣i", "0x10i", "5", "-0.5", "1.5e-3", "18446744073709551615u"])
 def test_a_value_numpy_would_read_otherwise_goes_to_the_full_parser(tmp_path: Path, value: str) -> None:
