@@ -58,7 +58,8 @@ def _ours(fit: list[tuple[int, list[LinkInterval]]], rest: list[tuple[int, list[
     builder = FeatureBuilder(INTERVAL)
     for start, links in rest:
         for f in det.detect(builder.build(start, links)):
-            yield start, f.device, f.port  # a device finding keeps port "*": the scorer credits it so
+            for line in f.per_link():  # as `replay --json` prints it: a device finding, each port it lists
+                yield start, f.device, line["port"]
 
 
 def _baseline(make: Callable[[], Callable[[int, list[LinkInterval]], set[tuple[str, str]]]]):  # type: ignore[no-untyped-def]

@@ -269,7 +269,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
             for finding in findings:
                 rows.append(finding)
                 if args.json:
-                    print(json.dumps(finding.to_json(), allow_nan=False), flush=True)
+                    for line in finding.per_link():
+                        print(json.dumps(line, allow_nan=False), flush=True)
     if not args.influx_url:
         _say_read(report, windows, err)
         if not report.samples:

@@ -47,6 +47,7 @@ from fabricwatch.detection.findings import (
     _peer,
 )
 from fabricwatch.detection.model_file import ModelError, read_model, write_model
+from fabricwatch.detection.stalls import StallWatch, fold_stalls
 from fabricwatch.models.background import EVIDENCE_NAMES, BackgroundRates, EvidenceWindows, Verdict
 from fabricwatch.models.class_model import (
     MIN_CLASS_ROWS,
@@ -68,7 +69,7 @@ from fabricwatch.models.features import (
     LinkState,
     evidence_counts,
 )
-from fabricwatch.models.groups import G_INDEX, GROUPED, SiblingRatios, group_view
+from fabricwatch.models.groups import G_INDEX, GROUPED, GroupView, SiblingRatios, group_view
 from fabricwatch.models.optics import OpticsWatch
 from fabricwatch.models.rules import RuleConfig, RuleHit, evaluate, speed_degraded_rows, worst
 from fabricwatch.models.trends import TrendWatch
@@ -229,14 +230,40 @@ class LinkDetector:
                 out[i] = verdicts
         return out
 
-    def _standing_out(self, frame: FeatureFrame, rows: np.ndarray, quiet: np.ndarray) -> dict[int, RuleHit]:
+    def _operated(self, frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
+        """Links whose administrative state changed, at either end of the cable, within the flap window
+        and the settle after it: an operator shut or enabled the port, and the transitions are that act."""
+        st = self._state
+        admin = frame.reading("admin_status")
+        now = np.where(np.isnan(admin), 0, np.where(admin >= 0.5, 2, 1)).astype(np.int8)  # 0: not reported
+        was = st["admin_was"][rows]
+        changed = (now > 0) & (was > 0) & (now != was)
+        st["admin_was"][rows] = np.where(now > 0, now, was)
+        if changed.any():
+            at = {(li.device, li.port): j for j, li in enumerate(frame.links)}
+            for i in np.nonzero(changed)[0].tolist():
+                far = at.get(_peer(frame.links[i]) or ("", ""))
+                if far is not None:
+                    changed[far] = True
+        hold = self.rules.flap_window + SETTLE_INTERVALS
+        left = np.where(changed, hold, np.maximum(st["operated"][rows] - 1, 0))
+        st["operated"][rows] = left
+        return left > 0
+
+    def _beyond_usual(self, frame: FeatureFrame, view: GroupView) -> np.ndarray:
+        """log10 of each link's grouped signals per unit of load over its group's median now, less its
+        usual ratio to that group (NaN: no group)."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lr = np.log10(view.ratio)
+            if self.sibling_ratios.usual_:
+                lr = lr - self.sibling_ratios.usual([(li.device, li.port) for li in frame.links])
+        return lr
+
+    def _standing_out(self, frame: FeatureFrame, rows: np.ndarray, quiet: np.ndarray, view: GroupView,
+                      lr: np.ndarray) -> dict[int, RuleHit]:
         """Links whose credit waits (or, on a host link, pauses received) per unit of load stand OUTLIER_RATIO
         times over the median of the links sharing their situation now, beyond their usual ratio to them,
         in OUTLIER_K of the last OUTLIER_N intervals: the link, not the load everyone shares."""
-        view = group_view(frame)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lr = np.log10(view.ratio) - self.sibling_ratios.usual([(li.device, li.port) for li in frame.links]) \
-                if self.sibling_ratios.usual_ else np.log10(view.ratio)
         own = np.nan_to_num(frame.own_raw[:, G_INDEX])
         # material: above what its class shows at this moment, not a ratio of two near-zeros
         material = own > 2 * np.nan_to_num(frame.class_median_raw[:, G_INDEX])
@@ -265,16 +292,20 @@ class LinkDetector:
     def _left_down(self, frame: FeatureFrame, rows: np.ndarray, settling: np.ndarray) -> dict[int, RuleHit]:
         """Links operationally down for DOWN_INTERVALS in a row while administratively up, or while the
         far end of their cable says it is up: a port left down after a replacement, a one-way optic, a
-        cable pulled. Down at both ends with no administrative state is left alone: a planned shutdown
-        looks the same."""
+        cable pulled. A cable is one link: shut at either end, it is planned. Towards a switch that is
+        itself down or unheard (a reboot, a replacement), it is that switch's event, not the link's. Down
+        at both ends with no administrative state is left alone: a planned shutdown looks the same."""
         oper = frame.reading("oper_status")
         down = np.nan_to_num(oper, nan=1.0) < 0.5
         st = self._state
-        count = np.where(down & ~settling, st["down"][rows] + 1, 0)
+        # a device coming back settles (its links train), and the time down counts on meanwhile
+        count = np.where(down, st["down"][rows] + 1, 0)
         st["down"][rows] = count
-        long = np.nonzero(count >= DOWN_INTERVALS)[0]
+        self._heard |= {li.device for li in frame.links}
+        long = np.nonzero((count >= DOWN_INTERVALS) & ~settling)[0]
         if not len(long):
             return {}
+        alive = {li.device for li, up in zip(frame.links, ~down, strict=True) if up}
         admin = frame.reading("admin_status")
         at = {(li.device, li.port): j for j, li in enumerate(frame.links)}
         out = {}
@@ -283,12 +314,15 @@ class LinkDetector:
             if admin[i] == 0:
                 continue  # shut by an operator
             far = at.get(_peer(li) or ("", ""))
+            if far is not None and admin[far] == 0:
+                continue  # shut by an operator at the far end
             far_up = far is not None and oper[far] >= 0.5
-            if not far_up and admin[i] != 1:
+            far_device = li.tags.get("peer_device", "")
+            if not far_up and (admin[i] != 1 or (far_device in self._heard and far_device not in alive)):
                 continue
             since = frame.start_ns - (int(count[i]) - 1) * int(self.interval_s * 1e9)
             why = (f"its far end {li.tags['peer_device']}:{li.tags['peer_port']} reports up" if far_up
-                   else "administratively up")
+                   else "administratively up" + (f", {far_device} up" if far_device in alive else ""))
             out[i] = RuleHit("critical", f"link down since {_utc(since)} ({count[i] * self.interval_s / 60:,.0f} min) "
                                          f"while {why}: a port left down after a replacement, a one-way optic "
                                          "or a pulled cable?", "link_left_down")
@@ -301,9 +335,12 @@ class LinkDetector:
         self._state = LinkState(bits=((), np.uint16), clean=((), np.int32), active=((), np.bool_),
                                 flaps=((self.rules.flap_window,), np.float32), settle=((), np.int8),
                                 bounce=((), np.int8), evidence=((), np.bool_), down=((), np.int32),
-                                outlier=((len(GROUPED),), np.uint8), saturated_for=((), np.int32))
+                                outlier=((len(GROUPED),), np.uint8), saturated_for=((), np.int32),
+                                heard=((), np.bool_), admin_was=((), np.int8), operated=((), np.int8))
         self._windows = EvidenceWindows()
         self.trends = TrendWatch()
+        self._heard: set[str] = set()  # devices that have reported: one gone quiet is down, not unmonitored
+        self.stalls = StallWatch()
 
     def forget(self, keys: Iterable[tuple[str, str]]) -> None:
         """Forget these links' hysteresis state (their target was removed)."""
@@ -388,11 +425,13 @@ class LinkDetector:
         # transitions over the last few intervals: a link that keeps flapping, not one that bounced once
         flap_hist = np.concatenate([st["flaps"][rows][:, 1:], np.nan_to_num(own[:, FLAPS:FLAPS + 1])], axis=1)
         flap_hist[settle > 0] = 0.0  # a device's reboot is not its links flapping
+        operated = self._operated(frame, rows)
+        flap_hist[operated] = 0.0  # nor an operator shutting or enabling its port
         st["flaps"][rows] = flap_hist
         recent_flaps = flap_hist.sum(axis=1)
         # every error, discard and integrity counter against the link's own background: a stray error
         # now and then is what healthy links do; more often than its history and class explain is not
-        evidence = self._evidence(frame, rows, recent > 0, settle > 0)
+        evidence = self._evidence(frame, rows, recent > 0, (settle > 0) | operated)
         # drops that the links sharing a situation show at once (one host's NICs on every rail in an
         # incast, a class in an all-to-all) are that load; errors are the link's own whatever others do
         # drops follow load: more than the background is a finding only beyond what healthy links of
@@ -425,7 +464,10 @@ class LinkDetector:
         # a counter stuck at its ceiling is a burst that filled it (evidence, for a while) and then a blind
         # spot until someone clears it: the finding says so when it fills, not for as long as it stays full
         saturated = np.fromiter((bool(li.saturated) for li in links), dtype=bool, count=n)
-        sat_for = np.where(saturated, st["saturated_for"][rows] + 1, 0)
+        # full when first heard: it filled before anyone looked, nothing new to say
+        heard = st["heard"][rows]
+        st["heard"][rows] = True
+        sat_for = np.where(saturated, np.where(heard, st["saturated_for"][rows] + 1, SATURATED_HOLD + 1), 0)
         st["saturated_for"][rows] = np.minimum(sat_for, SATURATED_HOLD + 1)
         fresh_saturation = saturated & (sat_for <= SATURATED_HOLD)
         maybe_rule = optic_rows | (
@@ -437,7 +479,9 @@ class LinkDetector:
         )
         left_down = self._left_down(frame, rows, settle > 0)
         maybe_rule[list(left_down)] = True
-        standing_out = self._standing_out(frame, rows, (settle > 0) | (recent > 0))
+        view = group_view(frame)
+        beyond = self._beyond_usual(frame, view)
+        standing_out = self._standing_out(frame, rows, (settle > 0) | (recent > 0), view, beyond)
         maybe_rule[list(standing_out)] = True
         trending = self.trends.observe(links, frame.start_ns)
         if trending:
@@ -449,7 +493,7 @@ class LinkDetector:
             # a bounce while siblings bounce too waits an interval: it may be the device's maintenance
             only_now = float(own[i, FLAPS]) >= recent_flaps[i]
             hold = bool(forming[i]) and only_now and recent_flaps[i] < self.rules.flaps_critical
-            hits = evaluate(li, self.interval_s, self.rules, device_event=bool(settle[i] > 0) or hold,
+            hits = evaluate(li, self.interval_s, self.rules, device_event=bool(settle[i] > 0) or hold or bool(operated[i]),
                             recent_flaps=float(recent_flaps[i]))
             if optic_rows[i]:
                 hits += self.optics.hits((li.device, li.port))
@@ -471,7 +515,7 @@ class LinkDetector:
                 severities.append("critical" if scores[i] > 2 * thr else "warning")
             model = self.models.get(frame.classes[i])
             words, feats = explain(frame, i, model=model, just_bounced=bool(recent[i] > 0),
-                                   siblings=siblings) if model_active else ("", [])
+                                   siblings=siblings, group_excess=beyond[i]) if model_active else ("", [])
             if model_active and not words and not ecn_missing[i]:
                 # over the forest's threshold without one feature worse than expected: quieter or
                 # differently busy, not degraded; no page
@@ -492,6 +536,8 @@ class LinkDetector:
                                True, worst(severities), source, "; ".join(reasons), feats, conditions,
                                peer=_peer(li)))
         out = _devices_counting(frame.start_ns, _device_findings(frame, out))
+        if "stalled_switch" not in self.switched_off:
+            out = fold_stalls(frame, out, *self.stalls.observe(frame))
         return _one_per_cable(_hot_switches(frame.start_ns, out, self.optics))
 
     # -- persistence -------------------------------------------------------------------

@@ -16,6 +16,7 @@ from fabricwatch.models.features import (
     FeatureFrame,
     LinkInterval,
 )
+from fabricwatch.models.groups import G_INDEX
 
 ECN = OWN_NAMES.index("ecn_per_mpkt")
 FLAPS = OWN_NAMES.index("flaps")
@@ -36,6 +37,10 @@ def _packets(li: LinkInterval) -> float:
 
 
 SIBLING_MARGIN = 2.0  # within this factor of its siblings' median, a link does what they do
+# a congestion signal is the link's own only this far over the links sharing its situation per unit of
+# load, beyond its usual: waits grow faster than load, so a link carrying twice its share waits more
+GROUP_MARGIN = 4.0
+GROUPED_AT = {k: j for j, k in enumerate(G_INDEX)}
 MIN_SIBLINGS = 4
 
 
@@ -82,10 +87,13 @@ class Siblings:
 
 
 def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None = None,
-            just_bounced: bool = False, siblings: Siblings | None = None) -> tuple[str, list[dict[str, Any]]]:
+            just_bounced: bool = False, siblings: Siblings | None = None,
+            group_excess: np.ndarray | None = None) -> tuple[str, list[dict[str, Any]]]:
     """The features that make row i *worse* than expected, in words and numbers: above its
     load-matched class peers, or above its own history. Empty when nothing is worse (a link that
-    only stands out by being quieter than its peers is not degraded)."""
+    only stands out by being quieter than its peers is not degraded). `group_excess` holds, per grouped
+    congestion signal, log10 of how far the link stands over the links sharing its situation now per
+    unit of load, beyond its usual (NaN: no group): within GROUP_MARGIN of them, it carries their load."""
     X = frame.X
     cls = frame.classes[i]
     rows = [j for j, c in enumerate(frame.classes) if c == cls]
@@ -109,7 +117,11 @@ def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None 
         if just_bounced and (k in _LOAD_FREE or k == DISCARDS):
             continue  # a link coming up counts a few errors while it trains, and one going down drops
             # what was queued for it: the flap rule judges bounces
-        if siblings is not None and k not in _LOAD_FREE and siblings.like(i, k, value) is not None:
+        excess = np.nan if group_excess is None or k not in GROUPED_AT else float(group_excess[GROUPED_AT[k]])
+        if not np.isnan(excess):
+            if excess < np.log10(GROUP_MARGIN):
+                continue  # the links sharing its situation wait as much per unit of load: their load
+        elif siblings is not None and k not in _LOAD_FREE and siblings.like(i, k, value) is not None:
             continue  # its rail or its switch does the same: their load, not this link
         # what healthy links of the class did at this load in training: a busy link pausing as
         # busy links do is not worse than expected, however far it stands from an idle median

@@ -65,6 +65,15 @@ class Finding:
             out["ports"] = self.ports
         return out
 
+    def per_link(self) -> list[dict[str, Any]]:
+        """One JSON object per flagged link-interval: a device finding flags each port it lists (each
+        object keeps the device finding's level and its whole list), or the switch (port "*") when it
+        lists none."""
+        out = self.to_json()
+        if self.level != "device" or not self.ports:
+            return [out]
+        return [{**out, "port": port} for port in self.ports]
+
 
 def _peer(li: LinkInterval) -> tuple[str, str] | None:
     device, port = li.tags.get("peer_device"), li.tags.get("peer_port")

@@ -173,3 +173,53 @@ class SiblingRatios:
                     row[GROUPED.index(name)] = float(v)
             out.usual_[(str(d), str(p))] = row
         return out
+
+
+@dataclass
+class DeviceView:
+    """Each switch's spread ports (uplinks, spine ports) against the switches of the same role now: the
+    median of their grouped signals per unit of load over the role's median of those medians, the share
+    of its spread ports showing each signal, and its median load against the role's."""
+
+    devices: list[str]
+    role: list[str]
+    ratio: np.ndarray  # (d, len(GROUPED)); NaN where the role has fewer than MIN_GROUP switches
+    share: np.ndarray  # (d, len(GROUPED)) share of its spread ports with the signal above its class median
+    util: np.ndarray  # (d,) the median load of its spread ports, %
+    role_util: np.ndarray  # (d,) the median of that over the switches of its role
+    peers: np.ndarray  # (d,) switches of its role
+
+
+def device_view(frame: FeatureFrame) -> DeviceView:
+    """A switch whose every spread port waits, per unit of what it carries, far more than the other
+    switches of its tier is stuck as a whole (a credit loop, a PFC deadlock, a wedged ASIC)."""
+    roles = [li.tags.get("role", "") for li in frame.links]
+    spread = np.fromiter((r in SPREAD_ROLES for r in roles), dtype=bool, count=len(roles))
+    rows = np.nonzero(spread)[0]
+    if not len(rows):
+        return DeviceView([], [], np.zeros((0, len(GROUPED))), np.zeros((0, len(GROUPED))), np.zeros(0),
+                          np.zeros(0), np.zeros(0, dtype=int))
+    own = np.nan_to_num(frame.own_raw[rows])
+    util = own[:, UTIL]
+    values = own[:, G_INDEX]
+    per_load = values / np.maximum(util, MIN_UTIL)[:, None]
+    keys = np.array([f"{frame.links[i].device}\0{roles[i]}" for i in rows.tolist()], dtype=object)
+    names, gid = np.unique(keys, return_inverse=True)
+    d = len(names)
+    med = _medians(gid, np.hstack([per_load, util[:, None]]), d)
+    devices, role = zip(*(str(k).split("\0") for k in names), strict=True)
+    rnames, rid = np.unique(np.array(role, dtype=object), return_inverse=True)
+    role_med = _medians(rid, med, len(rnames))[rid]
+    peers = np.bincount(rid, minlength=len(rnames))[rid]
+    # a port of it shows the signal when it waits per unit of load more than twice the tier's median switch
+    showing = (values > 0) & (per_load > 2 * role_med[gid, : len(GROUPED)])
+    counts = np.bincount(gid, minlength=d)
+    share = np.stack([np.bincount(gid, weights=showing[:, j], minlength=d) for j in range(len(GROUPED))],
+                     axis=1).astype(np.float64)
+    share /= np.maximum(counts, 1)[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # a tier where the median switch waits nothing gives no scale to stand out of
+        ratio = np.where(role_med[:, : len(GROUPED)] > 0, med[:, : len(GROUPED)] / role_med[:, : len(GROUPED)],
+                         np.nan)
+    ratio[peers < MIN_GROUP] = np.nan
+    return DeviceView(list(devices), list(role), ratio, share, med[:, len(GROUPED)], role_med[:, len(GROUPED)], peers)

@@ -266,3 +266,110 @@ def test_a_counter_stuck_at_its_ceiling_is_a_finding_when_it_fills_not_for_ever(
     found = _run(detector, 14, 11, full)
     when = [n for n, fs in enumerate(found) for f in fs if "saturated" in f.conditions]
     assert when and when[0] <= 3 and max(when) < 2 + 6
+
+
+@pytest.mark.parametrize("why", ["far_end_shut", "far_switch_down"])
+def test_a_link_towards_a_planned_or_dead_far_end_is_not_left_down(detector: LinkDetector, why: str) -> None:
+    """Principle 5 (state is a signal), with a cable being one link: a port down while its far end is shut
+    by an operator is planned, and ports down towards a switch that is itself down or unheard (a reboot,
+    a replacement) are that switch's event; once the far switch is back and its end is up, the port left
+    down is a finding."""
+    pair: list[tuple[str, str]] = []
+
+    def down(i: int, links: list[LinkInterval]) -> None:
+        a, b = _uplink_pair(links)
+        if not pair:
+            pair.extend([(a.device, a.port), (b.device, b.port)])
+        for li in links:
+            li.rates["oper_status"] = 1.0
+        if i < 3:
+            return
+        for li in (a, b):
+            li.rates["oper_status"] = 0.0
+            for k in ("in_octets", "out_octets", "in_pkts", "out_pkts"):
+                li.rates[k] = 0.0
+        a.rates["admin_status"] = 1.0
+        if why == "far_end_shut":
+            b.rates["admin_status"] = 0.0
+        elif i < 10:  # the far switch unheard for seven intervals, then back with its end up
+            links[:] = [li for li in links if li.device != b.device]
+        else:
+            b.rates["oper_status"] = 1.0
+
+    found = _run(detector, 14, 8, down)
+    left = [n for n, fs in enumerate(found) for f in fs if "link_left_down" in f.conditions]
+    if why == "far_end_shut":
+        assert not left
+    else:
+        assert left and left[0] >= 10, left  # not while its far switch was gone; at once when it is back
+
+
+def test_ports_an_operator_enables_train_without_being_a_flap(detector: LinkDetector) -> None:
+    """Principle 5: transitions a port counts when an operator enables it (admin down -> up) are that act,
+    at both ends of the cable, not a flapping link; the same transitions on a port nobody touched are."""
+    for enable in (True, False):
+        pair: list[tuple[str, str]] = []
+
+        def bring_up(i: int, links: list[LinkInterval], enable: bool = enable) -> None:
+            a, b = _uplink_pair(links)
+            if not pair:
+                pair.extend([(a.device, a.port), (b.device, b.port)])
+            for li in links:
+                li.rates["oper_status"] = 1.0
+                li.rates["admin_status"] = 1.0
+            if enable and i < 6:
+                for li in (a, b):
+                    li.rates["oper_status"] = 0.0
+                a.rates["admin_status"] = 0.0
+            if i == 6:
+                for li in (a, b):
+                    li.rates["link_transitions"] = 2 / INTERVAL
+
+        found = _run(detector, 10, 9, bring_up)
+        flaps = {(f.device, f.port) for fs in found for f in fs if "flap" in f.conditions}
+        assert bool(flaps & set(pair)) == (not enable), flaps
+
+
+def test_a_counter_already_full_when_first_heard_is_no_news(detector: LinkDetector) -> None:
+    """A counter that filled before anyone looked (at the daemon's start, or a replay's) says nothing new:
+    not a finding, where one that fills while watched is (test above)."""
+
+    def full(i: int, links: list[LinkInterval]) -> None:
+        _host_ports(links)[2].saturated = frozenset({"symbol_errors"})
+
+    found = _run(detector, 8, 11, full)
+    assert not [f for fs in found for f in fs if "saturated" in f.conditions]
+
+
+def test_a_switch_stuck_as_a_whole_is_one_device_finding_with_the_links_waiting_on_it(
+        detector: LinkDetector) -> None:
+    """Principle 4 (findings at the right level): a spine whose every port waits for credits, per unit of
+    what it carries, hundreds of times more than the other spines while its throughput collapses (a credit
+    loop, a PFC deadlock) is one device finding; the leaf uplinks waiting on it are listed in it, not
+    paged one by one; the other spines raise nothing."""
+    stuck = "spine-0"
+
+    def loop(i: int, links: list[LinkInterval]) -> None:
+        for li in links:
+            if li.tags.get("role") in ("spine", "leaf_up"):
+                li.rates["xmit_wait"] = 1e6
+        if i < 3:
+            return
+        for li in links:
+            if li.device == stuck or li.tags.get("peer_device") == stuck:
+                li.rates["xmit_wait"] = 5e9
+                for k in ("in_octets", "out_octets"):
+                    li.rates[k] = li.rates.get(k, 0.0) * 0.02
+                for k in ("in_pkts", "out_pkts"):
+                    li.rates[k] = li.rates.get(k, 0.0) * 0.02
+
+    found = _run(detector, 10, 12, loop)
+    device = [(n, f) for n, fs in enumerate(found) for f in fs if "stalled_switch" in f.conditions]
+    assert device and device[0][0] <= 3 + 3 and {f.device for _, f in device} == {stuck}
+    n, f = device[-1]
+    assert f.port == "*" and "stuck as a whole" in f.explanation and "wait on it" in f.explanation
+    waiting = [g for fs in found[n:] for g in fs if g.level == "link" and stuck in (g.device, (g.peer or ("",))[0])
+               and set(g.conditions) <= {"anomaly", "outlier_in_group"}]
+    assert not waiting, [(g.device, g.port, g.explanation) for g in waiting]
+    lines = f.per_link()  # replay --json: one object per port it lists, each keeping the device finding
+    assert all(line["level"] == "device" and line["device"] == stuck for line in lines)
