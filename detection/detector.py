@@ -493,8 +493,8 @@ class LinkDetector:
             # a bounce while siblings bounce too waits an interval: it may be the device's maintenance
             only_now = float(own[i, FLAPS]) >= recent_flaps[i]
             hold = bool(forming[i]) and only_now and recent_flaps[i] < self.rules.flaps_critical
-            hits = evaluate(li, self.interval_s, self.rules, device_event=bool(settle[i] > 0) or hold or bool(operated[i]),
-                            recent_flaps=float(recent_flaps[i]))
+            quiet = bool(settle[i] > 0) or hold or bool(operated[i])
+            hits = evaluate(li, self.interval_s, self.rules, device_event=quiet, recent_flaps=float(recent_flaps[i]))
             if optic_rows[i]:
                 hits += self.optics.hits((li.device, li.port))
             hits += [_evidence_hit(v, self.interval_s) for v in evidence.get(i, ())]

@@ -310,7 +310,8 @@ def test_ports_an_operator_enables_train_without_being_a_flap(detector: LinkDete
     for enable in (True, False):
         pair: list[tuple[str, str]] = []
 
-        def bring_up(i: int, links: list[LinkInterval], enable: bool = enable) -> None:
+        def bring_up(i: int, links: list[LinkInterval], enable: bool = enable,
+                     pair: list[tuple[str, str]] = pair) -> None:
             a, b = _uplink_pair(links)
             if not pair:
                 pair.extend([(a.device, a.port), (b.device, b.port)])
