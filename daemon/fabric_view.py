@@ -13,6 +13,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from fabricwatch.core.batch import INVENTORY_FIELDS
+from fabricwatch.core.counters import LANES, PER_LANE, THRESHOLD_LEVELS, lane, threshold
 from fabricwatch.core.digits import parse_uint
 from fabricwatch.daemon.http_sources import Findings, Links, Storage
 from fabricwatch.daemon.status import TargetStatus
@@ -109,8 +111,10 @@ def fabric_document(*, site: str, findings: Findings | None, links: Links, targe
     }
 
 
-def link_document(links: Links, findings: Findings | None, device: str, port: str) -> dict[str, Any] | None:
-    """One link: its latest rates, tags, finding, last hour and events, and its far end's."""
+def link_document(links: Links, findings: Findings | None, device: str, port: str,
+                  targets: Mapping[str, TargetStatus] | None = None) -> dict[str, Any] | None:
+    """One link: its latest rates, tags, finding, last hour and events, its optics, the sources
+    that report it, and its far end's."""
     view = links.latest.get((device, port))
     if view is None:
         return None
@@ -120,19 +124,75 @@ def link_document(links: Links, findings: Findings | None, device: str, port: st
     peer_view = links.latest.get(peer)
     history = links.history
     now = time.time_ns()
+    sources = sorted({f"{t.collector} {t.name}" for t in (targets or {}).values() if t.device == device})
+    if not sources and targets:
+        # a manager (UFM) is one target for many switches: the targets that are no device of the fabric
+        devices = {d for d, _ in links.latest}
+        sources = sorted({f"{t.collector} {t.name}" for t in targets.values() if t.device not in devices})
     return {
         "device": device, "port": port, "tags": view.tags, "rates": view.rates, "time_ns": view.ts_ns,
+        "now_ns": now, "fabric": fabric_of(view.tags, view.rates), "sources": sources,
+        "speed_gbps": _speed_gbps(links, (device, port), view.tags),
         "oper": links.rates.last_value((device, port), "oper_status"),
         "admin": links.rates.last_value((device, port), "admin_status"),
         "aggregate": bool(view.tags.get("if_type")) or is_aggregate(port),
-        "finding": None if finding is None else finding.to_json(),
-        "device_finding": None if (device, "*") not in active else active[(device, "*")].to_json(),
+        # with when it was raised (raised_ns): the page shades the finding's time
+        "finding": None if finding is None or findings is None else findings.finding_json(finding),
+        "device_finding": None if (device, "*") not in active or findings is None
+        else findings.finding_json(active[(device, "*")]),
         "history": None if history is None else history.of((device, port), now),
+        "optics": optics_of(links, (device, port), view.rates),
         "peer": {"device": peer[0], "port": peer[1],
                  "rates": None if peer_view is None else peer_view.rates,
                  "history": None if history is None or peer_view is None else history.of(peer, now),
                  "finding": None if peer not in active else active[peer].to_json()} if peer[0] else None,
     }
+
+
+def _speed_gbps(links: Links, key: tuple[str, str], tags: Mapping[str, str]) -> float | None:
+    """The negotiated speed, else the topology's nominal one; None (no utilisation plotted) when neither is known."""
+    bps = links.rates.last_value(key, "speed_bps")
+    if not bps and tags.get("speed"):
+        bps = parse_speed(tags["speed"], 0.0)
+    return bps / 1e9 if bps else None
+
+
+_IB = ("xmit_wait", "symbol_errors", "link_downed", "rcv_errors", "link_error_recovery")
+
+
+def fabric_of(tags: Mapping[str, str], rates: Mapping[str, float]) -> str:
+    """'ib' or 'roce': the collector's fabric tag, else what the port counts (IB's own counters)."""
+    tagged = tags.get("fabric", "").lower()
+    if tagged in ("ib", "infiniband"):
+        return "ib"
+    if tagged in ("roce", "ethernet", "eth"):
+        return "roce"
+    return "ib" if any(k in rates for k in _IB) else "roce"
+
+
+def optics_of(links: Links, key: tuple[str, str], rates: Mapping[str, float]) -> dict[str, Any]:
+    """The module's latest readings (per lane, against its own thresholds where it gives them), its
+    FEC rates and what it is (vendor, part, serial); absent values are left out, not zero."""
+    last = links.rates.last_value
+    lanes = []
+    for n in LANES:
+        values = {q: v for q in PER_LANE if (v := last(key, lane(q, n))) is not None}
+        if (errors := rates.get(lane("lane_errors", n))) is not None:
+            values["lane_errors"] = errors  # bits the FEC corrected on the lane, per second
+        if values:
+            lanes.append({"lane": n, **values})
+    limits: dict[str, dict[str, float]] = {}
+    for q in (*PER_LANE, "temperature_c", "voltage_v"):
+        known = {lvl: v for lvl in THRESHOLD_LEVELS if (v := last(key, threshold(q, lvl))) is not None}
+        if known:
+            limits[q] = known
+    gauges = {name: v for name in ("temperature_c", "voltage_v", "pre_fec_ber", "post_fec_ber", "ib_raw_ber",
+                                   "ib_effective_ber", "ib_symbol_ber") if (v := last(key, name)) is not None}
+    fec = {name: rates[name] for name in ("fec_corrected", "fec_uncorrectable", "fec_corrected_bits",
+                                          "fec_corrected_symbols") if name in rates}
+    module = links.modules.get(key)
+    fields = {k: v for k, v in module.fields.items() if k in INVENTORY_FIELDS and v} if module is not None else {}
+    return {"lanes": lanes, "thresholds": limits, "gauges": gauges, "fec": fec, "module": fields}
 
 
 @functools.lru_cache(maxsize=65536)  # port names repeat on every switch

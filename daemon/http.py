@@ -252,7 +252,8 @@ class HttpServer:
         return web.json_response(doc, dumps=_compact)
 
     async def api_link(self, request: web.Request) -> web.Response:
-        doc = link_document(self.links, self.findings, request.query.get("device", ""), request.query.get("port", ""))
+        doc = link_document(self.links, self.findings, request.query.get("device", ""), request.query.get("port", ""),
+                            self.targets)
         if doc is None:
             return web.json_response({"error": "no such port (or no data for it yet)"}, status=404)
         return web.json_response(doc, dumps=_compact)

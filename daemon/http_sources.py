@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
+from fabricwatch.core.batch import ModuleInfo
 from fabricwatch.daemon.config import DaemonSection
 from fabricwatch.detection.detector import Finding
 from fabricwatch.pipeline.history import LinkHistory
@@ -48,6 +49,9 @@ class Links(Protocol):
 
     @property
     def history(self) -> LinkHistory | None: ...
+
+    @property
+    def modules(self) -> Mapping[Port, ModuleInfo]: ...
 
 
 class Findings(Protocol):

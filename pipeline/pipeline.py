@@ -234,16 +234,20 @@ class Pipeline:
                         s.ts_ns, tags, dict(result.rates), dict.fromkeys(result.rates, s.ts_ns))
                 else:
                     view.merge(s.ts_ns, tags, result.rates, self.rates.max_gap_ns)
-                if self.history is not None:
-                    self.history.add((s.device, s.port), s.ts_ns, view.rates)  # merged: all of the port
+                if self.history is not None:  # merged: all of the port
+                    self.history.add((s.device, s.port), s.ts_ns, view.rates, optic_gauges(s))
                 if self.on_rates is not None:
                     self.on_rates(s.device, s.port, s.ts_ns, detector_view(s, result), tags, result.saturated,
                                   span_ns=result.span_ns, spans_ns=result.spans_ns, new_names=result.new_names)
-            elif self.on_rates is not None and ((gauges := optic_gauges(s)) or result.new_names):
+            else:
                 # a reading of the module alone (DOM comes every few minutes, apart from the counters),
                 # or counters sent for the first time
-                self.on_rates(s.device, s.port, s.ts_ns, gauges, tags, result.saturated,
-                              new_names=result.new_names)
+                gauges = optic_gauges(s)
+                if gauges and self.history is not None:
+                    self.history.add_gauges((s.device, s.port), s.ts_ns, gauges)
+                if self.on_rates is not None and (gauges or result.new_names):
+                    self.on_rates(s.device, s.port, s.ts_ns, gauges, tags, result.saturated,
+                                  new_names=result.new_names)
             self._events(s, result, tags, out)
         for dev_event in batch.events:
             self._device_event(dev_event, out)

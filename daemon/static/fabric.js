@@ -3,7 +3,6 @@
 // value from the daemon is put in the page as text, never as markup.
 "use strict";
 const REFRESH_MS = 5000;
-const SERIES = {in_gbps: "Gb/s in", out_gbps: "Gb/s out", pauses: "pause frames/s", ecn: "ECN marks/s", errors: "errors/s"};
 let doc = null;
 
 function el(tag, attrs = {}, ...children) {
@@ -114,40 +113,204 @@ function drawSide() {
       el("td", {class: s.dropped ? "bad" : "", text: String(s.dropped)}), el("td", {text: s.last_error || ""}))));
 }
 
-function spark(title, mine, far) {
-  // this end solid, the far end dashed; a gap where nothing was heard in a step
-  const w = 260, h = 48;
-  const known = [...mine, ...(far || [])].filter(v => v !== null);
-  const max = Math.max(...known, 1e-9);
-  const ns = "http://www.w3.org/2000/svg";
-  const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("class", "spark"); svg.setAttribute("width", w); svg.setAttribute("height", h);
-  for (const [vals, cls] of [[far, "far"], [mine, "mine"]]) {
-    if (!vals) continue;
+// what the link page plots: key in the history -> [title, unit, log scale]; the first five every
+// port has, the fabric's own signals only when the port reports them
+const SERIES = {in_gbps: ["received", "Gb/s"], out_gbps: ["sent", "Gb/s"], pauses: ["pause frames, all priorities", "frames/s"],
+  ecn: ["ECN-marked packets", "packets/s"], errors: ["errors and discards", "per s"]};
+const EXTRA = {discards: ["discards", "packets/s"], xmit_wait: ["xmit wait (data queued, no credit)", "ticks/s"],
+  symbol_errors: ["symbol errors", "per s"], link_downed: ["link downed", "downs/s"],
+  fec_corrected: ["FEC corrected", "codewords/s"], fec_corrected_bits: ["FEC-corrected bits", "bits/s"], fec_uncorrectable: ["FEC uncorrectable", "codewords/s"],
+  ber: ["pre-FEC BER", "ratio", true], temperature: ["module temperature", "°C"]};
+for (let p = 0; p < 8; p++) EXTRA[`pfc_p${p}`] = [`PFC priority ${p}, rx + tx`, "frames/s"];
+const FABRIC_CHARTS = {
+  roce: ["in_gbps", "out_gbps", "util", "pauses", "pfc_p0", "pfc_p1", "pfc_p2", "pfc_p3", "pfc_p4", "pfc_p5", "pfc_p6", "pfc_p7",
+         "ecn", "discards", "errors", "fec_corrected", "fec_corrected_bits", "fec_uncorrectable"],
+  ib: ["in_gbps", "out_gbps", "util", "xmit_wait", "symbol_errors", "link_downed", "errors", "ber"],
+};
+const NS = "http://www.w3.org/2000/svg";
+
+function svgEl(tag, attrs = {}, text) {
+  const e = document.createElementNS(NS, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function iso(ns) { return new Date(ns / 1e6).toISOString().replace(/\.\d+Z$/, "Z"); }
+function hhmm(ns) { return new Date(ns / 1e6).toISOString().slice(11, 16) + "Z"; }
+function when(ns) { return iso(ns); }
+
+function fmt(v) {
+  if (v === null || v === undefined) return "-";
+  if (v === 0) return "0";
+  const a = Math.abs(v);
+  if (a >= 1e9 || a < 1e-3) return v.toExponential(2);
+  for (const [d, s] of [[1e6, "M"], [1e3, "k"]]) if (a >= d) return `${+(v / d).toPrecision(3)}${s}`;
+  return `${+v.toPrecision(3)}`;
+}
+
+function niceMax(m) {
+  if (!(m > 0)) return 1;
+  const e = Math.pow(10, Math.floor(Math.log10(m)));
+  for (const k of [1, 1.2, 1.6, 2, 3, 4, 6, 8, 10]) if (m <= k * e) return k * e;  // a quarter of each is round
+  return 10 * e;
+}
+
+// a plot with axes: y in the series' unit (linear from 0, or log by decades), x in UTC; this end
+// solid, the far end dashed, the finding's time shaded
+function chart(key, title, unit, log, mine, far, t0, stepNs, shade) {
+  const W = 420, H = 160, L = 54, R = 12, T = 18, B = 30, w = W - L - R, h = H - T - B;
+  const n = mine.length;
+  const vals = [...mine, ...(far || [])].filter(v => v !== null && (!log || v > 0));
+  let lo = 0, hi = niceMax(Math.max(...vals, 0));
+  if (log) {
+    lo = Math.floor(Math.log10(Math.min(...vals, 1e-9))); hi = Math.ceil(Math.log10(Math.max(...vals, 1e-15)));
+    if (hi <= lo) hi = lo + 1;
+  }
+  const y = v => T + h - ((log ? Math.log10(v) : v) - lo) / (hi - lo) * h;
+  const x = i => L + (i / Math.max(n - 1, 1)) * w;
+  const svg = svgEl("svg", {class: "plot", width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img",
+                            "aria-label": `${title} (${unit})`});
+  if (shade) {
+    const a = Math.max(0, (shade[0] - t0) / stepNs), b = Math.min(n - 1, (shade[1] - t0) / stepNs);
+    if (b >= a - 0.5) svg.append(svgEl("rect", {class: `finding-span ${shade[2] || ""}`, x: x(Math.max(a - 0.5, 0)), y: T,
+                                               width: Math.max(x(Math.min(b + 0.5, n - 1)) - x(Math.max(a - 0.5, 0)), 3), height: h}));
+  }
+  const yAxis = svgEl("g", {class: "axis y"});
+  const ticks = log ? Array.from({length: hi - lo + 1}, (_, i) => lo + i) : [0, 0.25, 0.5, 0.75, 1].map(f => f * hi);
+  for (const t of ticks) {
+    const py = log ? T + h - (t - lo) / (hi - lo) * h : y(t);
+    yAxis.append(svgEl("line", {class: "grid", x1: L, x2: L + w, y1: py, y2: py}),
+                 svgEl("text", {class: "tick", x: L - 4, y: py + 4, "text-anchor": "end"}, log ? `1e${t}` : fmt(t)));
+  }
+  yAxis.append(svgEl("text", {class: "unit", x: 2, y: 11}, unit));
+  const xAxis = svgEl("g", {class: "axis x"});
+  xAxis.append(svgEl("line", {class: "base", x1: L, x2: L + w, y1: T + h, y2: T + h}));
+  // time marks on round UTC times, at most six of them
+  const spanNs = Math.max(n - 1, 1) * stepNs;
+  const every = [10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400]
+    .map(sec => sec * 1e9).find(c => spanNs / c <= 6) || 86400e9;
+  for (let t = Math.ceil(t0 / every) * every; t <= t0 + spanNs; t += every) {
+    const px = L + (t - t0) / spanNs * w;
+    xAxis.append(svgEl("line", {class: "grid", x1: px, x2: px, y1: T, y2: T + h + 4}),
+                 svgEl("text", {class: "tick", x: px, y: T + h + 16, "text-anchor": px > L + w - 24 ? "end" : "middle", "data-time": iso(t)},
+                       every < 60e9 ? iso(t).slice(11) : hhmm(t)));
+  }
+  xAxis.append(svgEl("text", {class: "unit", x: L + w, y: H - 2, "text-anchor": "end"}, "time (UTC)"));
+  svg.append(yAxis, xAxis);
+  for (const [series, cls] of [[far, "far"], [mine, "mine"]]) {
+    if (!series) continue;
     let run = [];
-    const flush = () => {
-      if (run.length) {
-        const line = document.createElementNS(ns, "polyline");
-        line.setAttribute("class", cls); line.setAttribute("points", run.join(" "));
-        svg.append(line);
-      }
-      run = [];
-    };
-    vals.forEach((v, i) => {
-      if (v === null) { flush(); return; }
-      run.push(`${(i / Math.max(vals.length - 1, 1)) * w},${h - 2 - (v / max) * (h - 4)}`);
-      if (run.length === 1 && (i === vals.length - 1 || vals[i + 1] === null)) run.push(`${(i / Math.max(vals.length - 1, 1)) * w + 2},${h - 2 - (v / max) * (h - 4)}`);
+    const flush = () => { if (run.length) svg.append(svgEl("polyline", {class: cls, points: run.join(" ")})); run = []; };
+    series.forEach((v, i) => {
+      if (v === null || (log && !(v > 0))) { flush(); return; }
+      run.push(`${x(i).toFixed(1)},${y(v).toFixed(1)}`);
+      if (run.length === 1 && (i === n - 1 || series[i + 1] === null)) run.push(`${(x(i) + 2).toFixed(1)},${y(v).toFixed(1)}`);
     });
     flush();
   }
   const last = [...mine].reverse().find(v => v !== null);
-  return el("div", {class: "chart", "data-series": title},
-    el("div", {text: `${SERIES[title]}  latest step ${last === undefined ? "-" : fmt(last)}  max ${known.length ? fmt(Math.max(...known)) : "-"}`}), svg);
+  const known = mine.filter(v => v !== null);
+  return el("figure", {class: "chart", "data-series": key, "data-unit": unit},
+    el("figcaption", {}, el("span", {class: "chart-title", text: `${title}`}), el("span", {class: "chart-unit", text: ` (${unit}${log ? ", log scale" : ""})`}),
+       el("div", {class: "chart-values", text: `this end: latest ${fmt(last)}, max ${known.length ? fmt(Math.max(...known)) : "-"}` +
+                                               (far ? `; far end: latest ${fmt([...far].reverse().find(v => v !== null))}` : "")})),
+    svg);
 }
 
-function fmt(v) { return v === 0 ? "0" : v.toPrecision(3); }
+function linkCharts(l, hist, farHist) {
+  const series = {...hist.series};
+  const farSeries = farHist ? {...farHist.series} : null;
+  const speed = l.speed_gbps;
+  const util = s => s.in_gbps.map((v, i) => v === null && s.out_gbps[i] === null ? null : Math.max(v || 0, s.out_gbps[i] || 0) * 100 / speed);
+  if (speed) { series.util = util(series); if (farSeries) farSeries.util = util(farSeries); }
+  const t0 = hist.start_ns, stepNs = hist.step_s * 1e9;
+  const f = l.finding || l.device_finding;
+  const shade = f ? [f.raised_ns || f.time_ns, Math.max(f.time_ns, l.now_ns), `sev-${f.severity}`] : null;
+  const out = [], missing = [];
+  for (const key of FABRIC_CHARTS[l.fabric] || FABRIC_CHARTS.roce) {
+    const [title, unit, log] = key === "util" ? ["utilisation of the line rate", "%"] : SERIES[key] || EXTRA[key];
+    // FEC corrections come counted in codewords or in bits, as the source counts them: either will do
+    const counted = key === "fec_corrected" ? series.fec_corrected_bits : key === "fec_corrected_bits" ? series.fec_corrected : null;
+    if (!series[key]) { if (!key.startsWith("pfc_p") && key !== "util" && !counted) missing.push(title); continue; }
+    // a priority nobody pauses on is one line in the note, not a flat chart
+    if (key.startsWith("pfc_p") && !series[key].some(v => v) && !(farSeries && farSeries[key] && farSeries[key].some(v => v))) continue;
+    out.push(chart(key, title, unit, log, series[key], farSeries && farSeries[key], t0, stepNs, shade));
+  }
+  const quiet = Object.keys(EXTRA).filter(k => k.startsWith("pfc_p") && series[k] && !out.some(c => c.dataset.series === k));
+  return [out, missing, quiet.map(k => k.slice(5))];
+}
 
-function when(ns) { return new Date(ns / 1e6).toLocaleTimeString(); }
+function optics(l, hist) {
+  const o = l.optics, src = sourceName(l);
+  const box = [];
+  const mod = o.module;
+  box.push(el("table", {class: "module"}, ...["vendor", "part_number", "serial", "revision", "media", "length_m"].map(k =>
+    el("tr", {}, el("th", {text: k.replace("_", " ")}),
+       el("td", {class: mod[k] ? "" : "dim", "data-field": k, text: mod[k] || `not reported by ${src}`})))));
+  const lim = o.thresholds;
+  const cell = (q, v) => {
+    if (v === undefined) return el("td", {class: "dim", text: "-"});
+    if (q === "lane_errors") return el("td", {class: "lane-value", text: fmt(v)});
+    const t = lim[q] || {};
+    const cls = (v <= t.low_alarm || v >= t.high_alarm) ? "alarm" : (v <= t.low_warn || v >= t.high_warn) ? "warn" : "";
+    const td = el("td", {class: `lane-value ${cls}`, text: v.toFixed(2)});
+    if (t.low_alarm !== undefined && t.high_alarm !== undefined) {
+      const bar = el("span", {class: "gauge", title: `module thresholds: warn ${t.low_warn} … ${t.high_warn}, alarm ${t.low_alarm} … ${t.high_alarm}`});
+      const mark = el("i"), pct = u => Math.min(100, Math.max(0, (u - t.low_alarm) / (t.high_alarm - t.low_alarm) * 100));
+      if (t.low_warn !== undefined && t.high_warn !== undefined) {
+        const a = pct(t.low_warn), b = pct(t.high_warn);
+        bar.style.background = `linear-gradient(90deg, var(--warn) 0 ${a}%, #2f6f4f ${a}% ${b}%, var(--warn) ${b}%)`;
+      }
+      mark.style.left = `${Math.min(100, Math.max(0, (v - t.low_alarm) / (t.high_alarm - t.low_alarm) * 100))}%`;
+      bar.append(mark); td.append(bar);
+    }
+    return td;
+  };
+  const qs = [["rx_power_dbm", "receive power (dBm)"], ["tx_power_dbm", "transmit power (dBm)"], ["tx_bias_ma", "laser bias (mA)"]];
+  if (o.lanes.some(x => x.lane_errors !== undefined)) qs.push(["lane_errors", "FEC-corrected bits/s"]);
+  if (o.lanes.length) {
+    box.push(el("table", {class: "lanes"},
+      el("tr", {}, el("th", {text: "lane"}), ...qs.map(([, t]) => el("th", {text: t}))),
+      ...o.lanes.map(x => el("tr", {class: "lane", "data-lane": String(x.lane)}, el("td", {text: String(x.lane)}),
+                              ...qs.map(([q]) => cell(q, x[q])))),
+      el("tr", {class: "limits"}, el("td", {text: "module thresholds (warn / alarm)"}), ...qs.map(([q]) => {
+        const t = lim[q];
+        if (q === "lane_errors") return el("td", {class: "dim", text: "(no thresholds)"});
+        return el("td", {class: "dim", text: t ? `warn ${fmt(t.low_warn)} … ${fmt(t.high_warn)}, alarm ${fmt(t.low_alarm)} … ${fmt(t.high_alarm)}`
+                                                : `not reported by ${src}`});
+      }))));
+  } else {
+    box.push(el("p", {class: "dim", text: `per-lane power and bias: not reported by ${src}`}));
+  }
+  const g = o.gauges, tl = lim.temperature_c;
+  const ber = g.pre_fec_ber ?? g.ib_raw_ber;
+  box.push(el("table", {class: "optics-gauges"},
+    el("tr", {}, el("th", {text: "temperature"}), el("td", {"data-field": "temperature", text: g.temperature_c !== undefined
+      ? `${g.temperature_c.toFixed(1)} °C` + (tl ? ` (warn at ${fmt(tl.high_warn)} °C, alarm at ${fmt(tl.high_alarm)} °C)` : "") : `not reported by ${src}`})),
+    el("tr", {}, el("th", {text: "pre-FEC BER"}), el("td", {"data-field": "ber", text: ber !== undefined ? ber.toExponential(2) : `not reported by ${src}`})),
+    el("tr", {}, el("th", {text: "post-FEC BER"}), el("td", {text: (g.post_fec_ber ?? g.ib_effective_ber) !== undefined ? (g.post_fec_ber ?? g.ib_effective_ber).toExponential(2) : `not reported by ${src}`})),
+    el("tr", {}, el("th", {text: "FEC corrected"}), el("td", {"data-field": "fec_corrected", text:
+      o.fec.fec_corrected !== undefined ? `${fmt(o.fec.fec_corrected)} codewords/s`
+      : o.fec.fec_corrected_bits !== undefined ? `${fmt(o.fec.fec_corrected_bits)} bits/s`
+      : o.fec.fec_corrected_symbols !== undefined ? `${fmt(o.fec.fec_corrected_symbols)} symbols/s`
+      : o.lanes.some(x => x.lane_errors !== undefined) ? `${fmt(o.lanes.reduce((a, x) => a + (x.lane_errors || 0), 0))} bits/s (the lanes' sum)`
+      : `not reported by ${src}`})),
+    el("tr", {}, el("th", {text: "FEC uncorrectable"}), el("td", {"data-field": "fec_uncorrectable", text: o.fec.fec_uncorrectable !== undefined ? `${fmt(o.fec.fec_uncorrectable)} codewords/s` : `not reported by ${src}`}))));
+  const plots = [];
+  if (hist) {
+    const f = l.finding || l.device_finding;
+    const shade = f ? [f.raised_ns || f.time_ns, Math.max(f.time_ns, l.now_ns), `sev-${f.severity}`] : null;
+    for (const key of ["ber", "temperature", "fec_corrected", "fec_uncorrectable"]) {
+      if (!hist.series[key] || (l.fabric === "roce" && key.startsWith("fec_")) || (l.fabric === "ib" && key === "ber")) continue;
+      const [title, unit, log] = EXTRA[key];
+      plots.push(chart(key, title, unit, log, hist.series[key], null, hist.start_ns, hist.step_s * 1e9, shade));
+    }
+  }
+  return [el("div", {class: "optics-tables"}, ...box), el("div", {class: "charts"}, ...plots)];
+}
+
+function sourceName(l) { return l.sources.length ? l.sources.join(", ") : `its collector (${l.tags.fabric || "?"} fabric)`; }
 
 async function drawLink(device, port) {
   const r = await fetch(`api/link?device=${encodeURIComponent(device)}&port=${encodeURIComponent(port)}`);
@@ -155,12 +318,19 @@ async function drawLink(device, port) {
   document.getElementById("link-title").textContent = `${device} ${port}`;
   if (!r.ok) { document.getElementById("link-finding").textContent = "no data for this port"; return; }
   const l = await r.json();
-  const state = l.admin === 0 ? "shut by an operator (admin down)" : l.oper === 0 ? "DOWN" : l.oper === 1 ? "up" : "state unknown";
-  document.getElementById("link-title").textContent = `${device} ${port} · ${l.aggregate ? "aggregate, " : ""}${state}`;
-  view.dataset.device = device; view.dataset.port = port;
+  const src = sourceName(l);
+  const state = l.admin === 0 ? "shut by an operator (admin down)" : l.oper === 0 ? "DOWN" : l.oper === 1 ? "up"
+    : `link state not reported by ${src}`;
+  document.getElementById("link-title").textContent = `${device} ${port}`;
+  document.getElementById("link-state").replaceChildren(
+    el("span", {class: `state ${l.oper === 0 ? "dn" : l.oper === 1 ? "up" : "dim"}`, "data-state": l.admin === 0 ? "admin_down" : l.oper === 0 ? "down" : l.oper === 1 ? "up" : "not_reported", text: state}),
+    el("span", {text: ` · ${l.fabric === "ib" ? "InfiniBand" : "RoCE (Ethernet)"}${l.aggregate ? " aggregate" : ""}` +
+                      `${l.tags.speed ? ` · ${l.tags.speed}` : ""} · via ${src} · last sample ${iso(l.time_ns)}`}));
+  view.dataset.device = device; view.dataset.port = port; view.dataset.fabric = l.fabric;
   const f = l.finding || l.device_finding;
   document.getElementById("link-finding").replaceChildren(f
-    ? el("p", {class: `sev-${f.severity}`, text: `${f.severity}: ${f.explanation}`})
+    ? el("p", {class: `sev-${f.severity}`}, el("b", {text: `${f.severity}: `}), f.explanation,
+         el("small", {text: ` (raised ${f.raised || f.time}, last seen ${f.time}; shaded on the plots)`}))
     : el("p", {text: "no finding on this link"}));
   document.getElementById("link-peer").replaceChildren(l.peer
     ? el("p", {}, "far end: ", el("a", {href: `#link/${encodeURIComponent(l.peer.device)}/${encodeURIComponent(l.peer.port)}`, text: `${l.peer.device} ${l.peer.port}`}),
@@ -168,23 +338,28 @@ async function drawLink(device, port) {
     : el("p", {text: "far end unknown (no topology for this port)"}));
   const hist = l.history;
   const charts = document.getElementById("link-charts");
+  const farHist = l.peer && l.peer.history;
   if (!hist) {
     charts.replaceChildren(el("p", {class: "tier-title", text: "no history kept ([pipeline] history = 0)"}));
   } else {
     const span = Math.round(hist.step_s * hist.series.in_gbps.length / 60);
-    const farSeries = l.peer && l.peer.history ? l.peer.history.series : null;
+    const [plots, missing, quiet] = linkCharts(l, hist, farHist);
+    const endN = hist.start_ns + (hist.series.in_gbps.length - 1) * hist.step_s * 1e9;
     charts.replaceChildren(
-      el("p", {class: "tier-title", text: `the last ${span} min, one point per ${hist.step_s} s (the highest in it); ` +
-                                          (farSeries ? "dashed: the far end" : "far end not watched")}),
-      ...Object.keys(SERIES).map(n => spark(n, hist.series[n], farSeries && farSeries[n])));
-    const events = [...hist.events, ...((l.peer && l.peer.history) ? l.peer.history.events.map(e => ({...e, far: true})) : [])]
+      el("p", {class: "tier-title", text: `${iso(hist.start_ns)} to ${iso(endN)} (UTC), one point per ${hist.step_s} s (the highest in it), the last ${span} min. ` +
+                                          "Solid: this end" + (farHist ? "; dashed: the far end" : "; far end not watched") + (f ? "; shaded: the finding" : "")}),
+      el("div", {class: "charts"}, ...plots),
+      ...(quiet.length ? [el("p", {class: "dim", text: `PFC priorities ${quiet.join(", ")}: no pause frames in the hour`})] : []),
+      ...(missing.length ? [el("p", {class: "dim", text: `not reported by ${src}: ${missing.join(", ")}`})] : []));
+    const events = [...hist.events, ...(farHist ? farHist.events.map(e => ({...e, far: true})) : [])]
       .sort((a, b) => b.time_ns - a.time_ns);
     document.getElementById("link-events").replaceChildren(
-      el("tr", {}, ...["time", "end", "event", "detail"].map(x => el("th", {text: x}))),
+      el("tr", {}, ...["time (UTC)", "end", "event", "detail"].map(x => el("th", {text: x}))),
       ...(events.length ? events.map(e => el("tr", {class: "event", "data-kind": e.kind},
         el("td", {text: when(e.time_ns)}), el("td", {text: e.far ? "far" : "this"}),
         el("td", {text: e.kind}), el("td", {text: e.detail}))) : [el("tr", {}, el("td", {text: "no events kept for this link"}))]));
   }
+  document.getElementById("link-optics").replaceChildren(...optics(l, hist));
   document.getElementById("link-rates").replaceChildren(
     el("tr", {}, el("th", {text: "counter"}), el("th", {text: "per second"})),
     ...Object.entries(l.rates).sort().map(([k, v]) => el("tr", {}, el("td", {text: k}), el("td", {text: v.toPrecision(4)}))));
@@ -200,7 +375,7 @@ async function refresh() {
     document.getElementById("link-view").hidden = !m;
     drawSide();
     if (m) await drawLink(decodeURIComponent(m[1]), decodeURIComponent(m[2])); else drawFabric();
-    document.getElementById("status").textContent = `updated ${new Date().toLocaleTimeString()}, every ${REFRESH_MS / 1000} s`;
+    document.getElementById("status").textContent = `updated ${iso(Date.now() * 1e6)} (all times UTC), every ${REFRESH_MS / 1000} s`;
     document.body.dataset.loaded = "1";
   } catch (e) {
     document.getElementById("status").textContent = `cannot reach the daemon (${e.message}); retrying`;

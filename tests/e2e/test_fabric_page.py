@@ -95,15 +95,16 @@ async def test_fabric_page_colours_the_faulted_links_and_opens_a_link(tmp_path: 
     assert "PFC pause storm" in link_dom and "far end:" in link_dom and "pfc_tx_p3" in link_dom
     # its last hour from the daemon's memory: the storm's pauses plotted (its far end, a host, is
     # not watched here)
-    pauses = re.search(r'data-series="pauses"><div>pause frames/s  latest step ([^ ]+) .*?</svg>', link_dom, re.S)
-    assert pauses and float(pauses.group(1)) > 1000 and 'class="mine" points="' in pauses.group(0)
+    pauses = re.search(r'data-series="pauses" data-unit="frames/s">.*?this end: latest ([^,]+),.*?</svg>',
+                       link_dom, re.S)
+    assert pauses and pauses.group(1)[-1] in "kM" and 'class="mine" points="' in pauses.group(0)
     assert "far end not watched" in link_dom
     # the flapping link's events
     assert re.search(r'class="event" data-kind="(oper_down|flap)"', flap_dom), flap_dom[-3000:]
     # a healthy uplink: no finding, no events, its traffic plotted beside its spine's end (dashed)
     assert 'data-loaded="1"' in healthy_dom and "no finding on this link" in healthy_dom
     assert 'class="event"' not in healthy_dom and "no events kept for this link" in healthy_dom
-    traffic = re.search(r'data-series="out_gbps">.*?</svg>', healthy_dom, re.S)
+    traffic = re.search(r'data-series="out_gbps" data-unit="Gb/s">.*?</svg>', healthy_dom, re.S)
     assert traffic and 'class="far"' in traffic.group(0) and 'class="mine"' in traffic.group(0)
     for png in (shot, link_shot):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000

@@ -11,6 +11,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
+from fabricwatch.core.batch import ModuleInfo
 from fabricwatch.daemon.config import DaemonSection
 from fabricwatch.daemon.http import HttpServer
 from fabricwatch.daemon.status import TargetStatus
@@ -44,6 +45,7 @@ class FakeLinks:
         self.latest = latest
         self.rates = FakeRates()
         self.history: LinkHistory | None = None
+        self.modules: dict[Port, ModuleInfo] = {}
 
 
 class FakeFindings:

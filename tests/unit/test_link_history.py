@@ -85,3 +85,44 @@ def test_series_names_are_what_the_page_draws() -> None:
     js = (__import__("pathlib").Path(__file__).resolve().parents[2] / "daemon/static/fabric.js").read_text()
     for name in SERIES:
         assert f"{name}:" in js
+
+
+def test_the_fabrics_own_signals_are_kept_only_for_the_ports_that_report_them() -> None:
+    h = LinkHistory(step_s=60, slots=3)
+    roce, ib = ("leaf-1", "swp1"), ("ib-leaf", "9")
+    h.add(roce, 0, {"in_octets": 1.0, "pfc_rx_p3": 10.0, "pfc_tx_p3": 5.0, "pfc_rx_p0": 0.0, "in_discards": 2.0,
+                    "out_discards": 1.0, "fec_corrected": 7.0}, {"pre_fec_ber": 1e-8, "temperature_c": 40.0})
+    h.add(ib, 0, {"xmit_wait": 3e5, "symbol_errors": 4.0, "link_downed": 0.5}, {"ib_raw_ber": 2e-9})
+    h.add_gauges(ib, 70 * S, {"temperature_c": 41.5})  # the module's readings alone, a step later
+    r, i = h.of(roce, 70 * S)["series"], h.of(ib, 70 * S)["series"]
+    assert r["pfc_p3"] == [None, 15.0, None] and r["pfc_p0"] == [None, 0.0, None] and r["discards"][1] == 3.0
+    assert r["ber"][1] == 1e-8 and r["temperature"][1] == 40.0 and r["fec_corrected"][1] == 7.0
+    assert not {"xmit_wait", "symbol_errors", "link_downed", "pfc_p1"} & set(r)
+    assert i["xmit_wait"][1] == 3e5 and i["symbol_errors"][1] == 4.0 and i["ber"][1] == 2e-9
+    assert i["temperature"] == [None, None, 41.5] and i["in_gbps"][2] is None  # a reading is no traffic
+    assert not any(k.startswith("pfc_p") for k in i)
+    # a silent step is a gap in these too
+    h.add(ib, 250 * S, {"xmit_wait": 1.0})
+    assert h.of(ib, 250 * S)["series"]["temperature"] == [None, None, None]
+
+
+def test_the_pipeline_keeps_the_modules_readings_taken_apart_from_the_counters() -> None:
+    h = LinkHistory(step_s=1, slots=5)
+    pipe = Pipeline(history=h)
+    pipe.process(SampleBatch("gnmi", "leaf-1", [PortSample("leaf-1", "swp1", 0, {"in_octets": 0.0})]))
+    pipe.process(SampleBatch("gnmi", "leaf-1", [PortSample("leaf-1", "swp1", 2 * S, {"in_octets": 2e9}),
+                                                PortSample("leaf-1", "swp1", 3 * S, {"temperature_c": 55.0,
+                                                                                     "pre_fec_ber": 3e-6})]))
+    got = h.of(KEY, 4 * S)["series"]
+    assert got["temperature"][3] == 55.0 and got["ber"][3] == 3e-6 and got["in_gbps"][2] == 8.0
+
+
+def test_a_count_that_first_moves_late_reads_0_before_and_costs_nothing_while_0() -> None:
+    h = LinkHistory(step_s=1, slots=4)
+    for t in range(3):
+        h.add(KEY, t * S, {"in_octets": 1.0, "symbol_errors": 0.0, "pfc_rx_p1": 0.0})
+    assert h._rings[KEY].values.shape == (4, len(SERIES))  # nothing allocated for counts that stayed 0
+    h.add(KEY, 3 * S, {"in_octets": 1.0, "symbol_errors": 6.0, "pfc_rx_p1": 0.0})
+    got = h.of(KEY, 3 * S)["series"]
+    assert got["symbol_errors"] == [0.0, 0.0, 0.0, 6.0] and got["pfc_p1"] == [0.0, 0.0, 0.0, 0.0]
+    assert "pfc_p2" not in got and "xmit_wait" not in got  # never reported: not drawn as 0
