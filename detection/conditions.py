@@ -21,6 +21,7 @@ from fabricwatch.models.rules import RuleHit
 ERRORS = OWN_NAMES.index("errors")
 OUTLIER_RATIO = 8.0  # per unit of load over its group's median, beyond the link's usual ratio to it
 OUTLIER_CRITICAL = 30.0
+OUTLIER_MIN_UTIL = 5.0  # % of line rate: per unit of load, a few waits on an idle link are a ratio of near-zeros
 OUTLIER_K, OUTLIER_N = 3, 4  # intervals of the last N: one interval's spike is what heavy tails do
 DOWN_INTERVALS = 4  # intervals in a row a link stays down before it is a finding (a bounce is the flap rule's)
 

@@ -19,6 +19,7 @@ from fabricwatch.detection.conditions import (
     DOWN_INTERVALS,
     OUTLIER_CRITICAL,
     OUTLIER_K,
+    OUTLIER_MIN_UTIL,
     OUTLIER_N,
     OUTLIER_RATIO,
     _drops_within_load,
@@ -267,6 +268,7 @@ class LinkDetector:
         own = np.nan_to_num(frame.own_raw[:, G_INDEX])
         # material: above what its class shows at this moment, not a ratio of two near-zeros
         material = own > 2 * np.nan_to_num(frame.class_median_raw[:, G_INDEX])
+        material &= (np.nan_to_num(frame.own_raw[:, UTIL]) >= OUTLIER_MIN_UTIL)[:, None]  # and it carries traffic
         strong = np.nan_to_num(lr, nan=-np.inf) >= math.log10(OUTLIER_RATIO)
         strong &= material & ~quiet[:, None]
         st = self._state

@@ -37,9 +37,10 @@ def _packets(li: LinkInterval) -> float:
 
 
 SIBLING_MARGIN = 2.0  # within this factor of its siblings' median, a link does what they do
-# a congestion signal is the link's own only this far over the links sharing its situation per unit of
-# load, beyond its usual: waits grow faster than load, so a link carrying twice its share waits more
-GROUP_MARGIN = 4.0
+# a congestion signal is the link's own only as far over the links sharing its situation per unit of
+# load, beyond its usual, as the group rule asks (conditions.OUTLIER_RATIO: waits grow faster than load,
+# and heavy tails spike)
+GROUP_MARGIN = 8.0
 GROUPED_AT = {k: j for j, k in enumerate(G_INDEX)}
 MIN_SIBLINGS = 4
 

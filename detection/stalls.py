@@ -1,7 +1,7 @@
 """A switch stuck as a whole (a credit loop, a PFC deadlock, a wedged ASIC) is one device finding: its
 spread ports wait, per unit of what they carry, far more than the other switches of its tier at the same
-moment, on most of its ports, for several intervals. The links of other switches that wait on it are its
-symptom and go into its finding, not pages of their own."""
+moment, on most of its ports, while it carries less than they do, for several intervals. The links of
+other switches that wait on it are its symptom and go into its finding, not pages of their own."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from fabricwatch.models.groups import GROUPED, device_view
 from fabricwatch.models.rules import worst
 
 STALL_SHARE = 0.5  # of a switch's spread ports showing the signal: the switch, not a few of its links
+STALL_LOAD = 0.5  # of the median switch of its tier's load, at most
 CONGESTION_ONLY = frozenset({"anomaly", "outlier_in_group"})  # what a waiting link is flagged for
 
 
@@ -44,6 +45,9 @@ class StallWatch:
         view = device_view(frame)
         strong = np.nan_to_num(view.ratio, nan=0.0, posinf=np.inf) >= OUTLIER_RATIO
         strong &= view.share >= STALL_SHARE
+        # and carrying less than its tier: a busy switch waits more per unit of load (waits grow faster
+        # than load), a stuck one waits while its throughput falls
+        strong &= (view.util < STALL_LOAD * view.role_util)[:, None]
         now: dict[str, Stall] = {}
         for d, j in zip(*np.nonzero(strong), strict=True):
             d, j = int(d), int(j)
@@ -116,7 +120,7 @@ def fold_stalls(frame: FeatureFrame, findings: list[Finding], stalls: dict[str, 
         if facing:
             words += f"; {len(facing)} links of other switches wait on it ({', '.join(facing[:6])}" \
                      f"{', ...' if len(facing) > 6 else ''})"
-        severity = worst(["critical" if s.ratio >= 30 or s.util < s.role_util / 2 else "warning",
+        severity = worst(["critical" if s.ratio >= 30 else "warning",
                           *(f.severity for f in absorbed[device])])
         out.append(Finding(frame.start_ns, device, "*", "device", s.ratio, float("inf"), True, severity, "rule",
                            words, [{"feature": s.signal, "value": s.ratio, "expected": 1.0, "against": "tier",

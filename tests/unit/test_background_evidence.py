@@ -342,6 +342,20 @@ def test_a_counter_already_full_when_first_heard_is_no_news(detector: LinkDetect
     assert not [f for fs in found for f in fs if "saturated" in f.conditions]
 
 
+def test_a_busy_switch_waiting_more_is_not_stuck(detector: LinkDetector) -> None:
+    """Principle 2: a spine carrying as much as the others whose ports wait far more per unit of load (a
+    heavier job through it: waits grow faster than load) is busy, not stuck: no device finding."""
+    busy = "spine-0"
+
+    def heavy(i: int, links: list[LinkInterval]) -> None:
+        for li in links:
+            if li.tags.get("role") in ("spine", "leaf_up"):
+                li.rates["xmit_wait"] = 5e9 if i >= 3 and li.device == busy else 1e6
+
+    found = _run(detector, 10, 12, heavy)
+    assert not [f for fs in found for f in fs if "stalled_switch" in f.conditions]
+
+
 def test_a_switch_stuck_as_a_whole_is_one_device_finding_with_the_links_waiting_on_it(
         detector: LinkDetector) -> None:
     """Principle 4 (findings at the right level): a spine whose every port waits for credits, per unit of
