@@ -22,6 +22,18 @@ def _iso(ns: int) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(ns / 1e9))
 
 
+def _peaks(mine: list[float | None], far: list[float | None] | None) -> str:
+    """The label's numbers: the largest value drawn of each end (the scale of an all-0 plot is not one)."""
+    def peak(values: list[float | None] | None) -> float | None:
+        return max((v for v in values or [] if v is not None), default=None)
+
+    m, f = peak(mine), peak(far)
+    said = [f"max {m:.3g}" if m is not None else "no data" if f is None else "this end no data"]
+    if f is not None:
+        said.append(f"far end max {f:.3g}")
+    return "; ".join(said)
+
+
 def _plot(tl: Timeline, series: str) -> str:
     rep = tl.report
     t0, t1 = tl.window.start_ns, tl.window.end_ns
@@ -57,7 +69,7 @@ def _plot(tl: Timeline, series: str) -> str:
                 run_pts = []
             else:
                 run_pts.append(f"{x(t):.1f},{y(v):.1f}")
-    parts.append(f'<text x="4" y="14">{html.escape(TITLES[series])} (max {top:.3g})</text>')
+    parts.append(f'<text x="4" y="14">{html.escape(TITLES[series])} ({_peaks(mine, far)})</text>')
     parts.append(f'<text x="{PAD}" y="{H - 2}" font-size="11">{_iso(t0)}</text>'
                  f'<text x="{W - PAD - 120}" y="{H - 2}" font-size="11">{_iso(t1)}</text></svg>')
     return "".join(parts)
