@@ -124,6 +124,10 @@ DOM_QUANTITIES: dict[str, tuple[str, str]] = {  # quantity -> (unit, what)
     "tx_bias_ma": ("mA", "laser bias current"),
 }
 PER_LANE = ("rx_power_dbm", "tx_power_dbm", "tx_bias_ma")
+# Field names other writers of `port_counters` use for a module gauge whose canonical name carries its
+# unit (a recording made by another tool): read as the canonical one when that one is absent.
+FIELD_ALIASES: dict[str, str] = {"temperature": "temperature_c", "module_temperature": "temperature_c",
+                                 "voltage": "voltage_v"}
 THRESHOLD_LEVELS = ("low_alarm", "low_warn", "high_warn", "high_alarm")
 
 

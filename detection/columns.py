@@ -18,6 +18,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from fabricwatch.core.counters import FIELD_ALIASES
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
 from fabricwatch.detection.replay import ReadReport
 from fabricwatch.pipeline.rate_columns import common_dtype
@@ -464,10 +465,19 @@ def read_chunks(f: IO[str], catalog: Catalog, report: ColumnsReport, *, where: s
         rest = text[cut + 1:]
         text = text[:cut]
         lines = text.split("\n")
-        yield decode_lines(lines, catalog, report, where=where, first_lineno=lineno, text=text)
+        yield _canonical(decode_lines(lines, catalog, report, where=where, first_lineno=lineno, text=text))
         lineno += len(lines)
     if rest:
-        yield decode_lines([rest], catalog, report, where=where, first_lineno=lineno)
+        yield _canonical(decode_lines([rest], catalog, report, where=where, first_lineno=lineno))
+
+
+def _canonical(cols: Columns) -> Columns:
+    """Fields another writer names its own way (`temperature` for `temperature_c`) under the canonical name."""
+    for alias, name in FIELD_ALIASES.items():
+        if alias in cols.values and name not in cols.values:
+            cols.values[name] = cols.values.pop(alias)
+            cols.present[name] = cols.present.pop(alias)
+    return cols
 
 
 def _column(values: list[Any]) -> tuple[np.ndarray, np.ndarray] | None:

@@ -297,3 +297,16 @@ def test_progress_counts_the_bytes_of_every_file(tmp_path: Path) -> None:
     total = sum(p.stat().st_size for p in paths)
     assert len(seen) > 4 and seen[-1] == (total, total)
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+@pytest.mark.parametrize("field", ["temperature", "temperature_c"])
+def test_a_module_temperature_written_without_its_unit_is_read_as_the_canonical_one(
+        tmp_path: Path, field: str) -> None:
+    """A recording made by another tool names the module's temperature `temperature`: it reaches the trend
+    watch as `temperature_c`, as a recording of ours does (an overheating module was otherwise unseen)."""
+    path = tmp_path / "temp.lp"
+    path.write_text("".join(f"port_counters,device=sw,port=p1 in_octets={100 * s}i,{field}={40 + s / 60} "
+                            f"{s * 10**9}\n" for s in range(0, 300, 10)))
+    columnar, _ = _columnar([path], 30.0, 1 << 20)
+    temps = [li.optics.get("temperature_c") for w in columnar for li in w.links]
+    assert temps and all(t is not None and 40 <= t <= 45 for t in temps), temps
