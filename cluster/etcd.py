@@ -32,6 +32,10 @@ class EtcdError(RuntimeError):
     """No endpoint answered, or etcd refused the request (the message says which)."""
 
 
+class EtcdAuthError(EtcdError):
+    """etcd refused this client: a wrong or missing user or password, or a role without the keys."""
+
+
 class LeaseGone(EtcdError):
     """The lease named in a request has expired (or was revoked)."""
 
@@ -56,8 +60,9 @@ def _range_end(prefix: bytes) -> bytes:
 
 class Etcd:
     def __init__(self, endpoints: list[str], *, tls: TlsConfig | None = None, username: str | None = None,
-                 password: str | None = None, timeout: float = 3.0) -> None:
-        """`endpoints`: http://host:port or https://host:port (TLS with `tls`'s CA and client pair)."""
+                 password: str | Callable[[], str | None] | None = None, timeout: float = 3.0) -> None:
+        """`endpoints`: http://host:port or https://host:port (TLS with `tls`'s CA and client pair);
+        `password` may be a function, read at each login (a fixed secret file takes effect then)."""
         if not endpoints:
             raise ValueError("etcd needs at least one endpoint")
         self.addresses: list[tuple[str, bool]] = []
@@ -84,8 +89,13 @@ class Etcd:
                 tls = (tls or TlsConfig()).model_copy(update={"enabled": True})
             self._channel = channel(address, tls)
             if self.username is not None:
+                try:
+                    password = self.password() if callable(self.password) else self.password
+                except ValueError as exc:  # the secret's file or variable is gone
+                    raise EtcdAuthError(f"etcd {self.endpoint}: no password for user {self.username!r}: "
+                                        f"{exc}") from None
                 resp = await stubs.AuthStub(self._channel).Authenticate(
-                    pb.AuthenticateRequest(name=self.username, password=self.password or ""), timeout=self.timeout)
+                    pb.AuthenticateRequest(name=self.username, password=password or ""), timeout=self.timeout)
                 self._token = resp.token
         return self._channel
 
@@ -116,6 +126,10 @@ class Etcd:
                     continue
                 if code == grpc.StatusCode.NOT_FOUND and "lease" in detail:
                     raise LeaseGone(f"etcd {self.endpoint}: {detail}") from None
+                refusal = self._refusal(code, detail)
+                if refusal is not None:
+                    await self._drop()  # log in again next time: a channel kept without its token is refused anew
+                    raise EtcdAuthError(refusal) from None
                 if code in _REFUSED:
                     raise EtcdError(f"etcd {self.endpoint}: {code.name}: {detail}") from None
                 last = exc
@@ -126,6 +140,20 @@ class Etcd:
             self._current = (self._current + 1) % len(self.addresses)
         detail = f"{last.code().name}: {last.details()}" if isinstance(last, grpc.aio.AioRpcError) else repr(last)
         raise EtcdError(f"no etcd endpoint answered ({', '.join(a for a, _ in self.addresses)}): {detail}")
+
+    def _refusal(self, code: grpc.StatusCode, detail: str) -> str | None:
+        """What to tell the operator when etcd refused this client's credentials or permissions."""
+        user = f"user {self.username!r}" if self.username is not None else "no user"
+        if code == grpc.StatusCode.PERMISSION_DENIED:
+            return (f"etcd {self.endpoint}: permission denied to {user}: its role must grant readwrite on the "
+                    f"cluster prefix ({detail})")
+        if code == grpc.StatusCode.UNAUTHENTICATED or (
+                code == grpc.StatusCode.INVALID_ARGUMENT and ("authentication failed" in detail
+                                                              or "user name is empty" in detail)):
+            hint = ("auth is on: set [cluster] username and password" if self.username is None
+                    else "check [cluster] username and password")
+            return f"etcd {self.endpoint}: refused {user}: {detail} ({hint})"
+        return None
 
     async def close(self) -> None:
         await self._drop()

@@ -35,7 +35,7 @@ from typing import Any, Protocol
 
 from fabricwatch.cluster.assign import group_of, owner
 from fabricwatch.cluster.config import MEMBER_NAME, ClusterConfig
-from fabricwatch.cluster.etcd import Etcd, EtcdError, KeyValue, LeaseGone
+from fabricwatch.cluster.etcd import Etcd, EtcdAuthError, EtcdError, KeyValue, LeaseGone
 from fabricwatch.core.secrets import reveal
 
 log = logging.getLogger("fabricwatch.cluster")
@@ -56,7 +56,8 @@ class Targets(Protocol):
 
 
 def etcd_for(cfg: ClusterConfig) -> Etcd:
-    return Etcd(cfg.etcd, tls=cfg.tls, username=cfg.username, password=reveal(cfg.password), timeout=cfg.timeout)
+    password = cfg.password
+    return Etcd(cfg.etcd, tls=cfg.tls, username=cfg.username, password=lambda: reveal(password), timeout=cfg.timeout)
 
 
 def _member_key(prefix: str, name: str) -> str:
@@ -148,6 +149,8 @@ class ClusterMember:
         self.last_ok: float | None = None  # monotonic time of the last tick etcd answered
         self.last_error = ""
         self.ticks = self.failed_ticks = self.takeovers = self.handovers = self.registrations = 0
+        self.auth_failures = 0  # ticks etcd refused this member's credentials or permissions
+        self.refused: str | None = None  # why etcd refuses this member now
         self.unreadable_keys = 0  # in the last view
         self.name_conflict: str | None = None  # why this member is refused: another process has its name
         self.leaving = False
@@ -159,6 +162,11 @@ class ClusterMember:
             try:
                 await self.tick()
                 self.etcd_up, self.last_ok = True, time.monotonic()
+                if self.refused is not None:
+                    log.warning("etcd accepts this member again", extra={"member": self.name})
+                self.refused = None
+            except EtcdAuthError as exc:
+                await self._refused_by_etcd(str(exc))
             except EtcdError as exc:
                 self.failed_ticks += 1
                 if self.etcd_up or not self.last_error:
@@ -166,6 +174,24 @@ class ClusterMember:
                                 extra={"error": str(exc), "polling": len(self.targets.polling())})
                 self.etcd_up, self.last_error = False, str(exc)
             await asyncio.sleep(self.tick_s)
+
+    async def _refused_by_etcd(self, reason: str) -> None:
+        """etcd answers but refuses this member (credentials, role): an operator must act, so it is said
+        once; until then a member that never coordinated polls every target of its config alone (losing
+        data for a config mistake is worse than polling a switch twice), one that did keeps its targets."""
+        self.failed_ticks += 1
+        self.auth_failures += 1
+        self.etcd_up, self.last_error = False, reason
+        if reason != self.refused:
+            alone = self.last_ok is None
+            log.error("etcd refused this member: " + ("polling every target of the config alone" if alone
+                      else "keeping the targets polled now") + ", retrying each tick",
+                      extra={"member": self.name, "error": reason})
+        self.refused = reason
+        if self.last_ok is None:
+            polling = self.targets.polling()
+            for key in sorted(set(self.targets.all_targets()) - polling):
+                await self.targets.start_polling(key)
 
     async def _register(self) -> bool:
         """Put this member's key, by transaction: only where it is absent or already bound to this
@@ -293,6 +319,9 @@ class ClusterMember:
             return self.name_conflict
         if self.etcd_up:
             return None
+        if self.refused is not None:
+            return (f"etcd refused this member: polling {len(self.targets.polling())} targets without it "
+                    f"({self.refused})")
         since = f" for {time.monotonic() - self.last_ok:.0f} s" if self.last_ok is not None else ""
         return (f"etcd unreachable{since}: keeping the {len(self.targets.polling())} targets polled now "
                 f"({self.last_error})")

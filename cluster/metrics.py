@@ -52,7 +52,9 @@ class ClusterMetrics(Collector):
                 ("fabricwatch_cluster_handovers", m.handovers, "Targets given to another member"),
                 ("fabricwatch_cluster_registrations", m.registrations,
                  "Times this member registered (more than 1: its lease expired while etcd was away)"),
-                ("fabricwatch_cluster_etcd_errors", m.etcd.errors, "etcd calls that failed on an endpoint")):
+                ("fabricwatch_cluster_etcd_errors", m.etcd.errors, "etcd calls that failed on an endpoint"),
+                ("fabricwatch_cluster_etcd_auth_failures", m.auth_failures,
+                 "Ticks etcd refused this member's user, password or role permissions")):
             c = CounterMetricFamily(name, text)
             c.add_metric([], value)
             yield c

@@ -329,3 +329,85 @@ async def test_a_second_member_with_the_same_name_is_refused(cluster: Cluster) -
         assert twin.not_ready() is None and twin.name_conflict is None
     finally:
         task.cancel()
+
+
+async def _run_for(member: ClusterMember, seconds: float) -> None:
+    task = asyncio.create_task(member.run())
+    await asyncio.sleep(seconds)
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_etcd_with_auth_on_refuses_wrong_missing_or_narrow_credentials_clearly(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A real 3-member etcd with auth on (root, a user whose role holds the cluster's prefix, one whose
+    role holds another): the password read from a file works; a wrong password, no user, or a user
+    whose role lacks the prefix is said once, in one line naming the endpoint and the refusal (no
+    traceback), counted, retried every tick, and the member polls every target of its config alone
+    meanwhile; once the file holds the right password it joins and gives back the others' share
+    (a wrong password was tried once, then 'user name is empty' forever, and nothing was polled)."""
+    import logging
+
+    from fabricwatch.cluster.metrics import ClusterMetrics
+
+    etcd = EtcdCluster(tmp_path / "etcd")
+    etcd.start()
+    try:
+        for args in (["user", "add", "root:rootpw"], ["user", "add", "fw:fwpw"], ["role", "add", "fw"],
+                     ["role", "grant-permission", "fw", "--prefix=true", "readwrite", "/fw-auth/"],
+                     ["user", "grant-role", "fw", "fw"], ["user", "add", "narrow:narrowpw"], ["role", "add", "narrow"],
+                     ["role", "grant-permission", "narrow", "--prefix=true", "readwrite", "/elsewhere/"],
+                     ["user", "grant-role", "narrow", "narrow"], ["auth", "enable"]):
+            etcd.etcdctl(*args)
+        good, wrong, narrow = tmp_path / "good", tmp_path / "wrong", tmp_path / "narrow"
+        good.write_text("fwpw\n")
+        wrong.write_text("not-the-password\n")
+        narrow.write_text("narrowpw\n")
+        base = {"etcd": etcd.endpoints, "lease": LEASE, "prefix": "/fw-auth/c", "timeout": 1.0}
+        first = ClusterMember(ClusterConfig.model_validate(
+            {**base, "name": "fw-a", "username": "fw", "password": {"file": str(good)}}), Polled(TARGETS))
+        first_task = asyncio.create_task(first.run())
+        try:
+            for name, extra, refusal in (
+                    ("fw-b", {"username": "fw", "password": {"file": str(wrong)}}, "authentication failed"),
+                    ("fw-c", {}, "user name is empty"),
+                    ("fw-d", {"username": "narrow", "password": {"file": str(narrow)}}, "permission denied")):
+                caplog.clear()
+                polled = Polled(TARGETS)
+                member = ClusterMember(ClusterConfig.model_validate({**base, "name": name, **extra}), polled)
+                with caplog.at_level(logging.INFO, logger="fabricwatch.cluster"):
+                    await _run_for(member, LEASE)  # four ticks
+                said = [r for r in caplog.records if r.levelno >= logging.WARNING]
+                assert len(said) == 1, [r.getMessage() for r in said]
+                line = f"{said[0].getMessage()} {said[0].__dict__.get('error')}"
+                assert refusal in line and etcd.endpoints[member.etcd._current].removeprefix("http://") in line
+                assert said[0].exc_info is None and "refused" in said[0].getMessage()
+                assert polled.polled == set(TARGETS), name  # standalone: every target of its config
+                metrics = {m.name: m.samples[0].value for m in ClusterMetrics(member).collect()}
+                assert metrics["fabricwatch_cluster_etcd_auth_failures"] >= 3
+                assert metrics["fabricwatch_cluster_etcd_up"] == 0 and member.registrations == 0
+                assert refusal in (member.not_ready() or "") and "unreachable" not in (member.not_ready() or "")
+                status = await member.status()  # /api/cluster: said, not raised
+                assert not status["etcd_up"] and refusal in status["error"]
+                await member.etcd.close()
+
+            # the secret file fixed: the member that was refused joins at its next tick and hands back
+            polled = Polled(TARGETS)
+            member = ClusterMember(ClusterConfig.model_validate(
+                {**base, "name": "fw-b", "username": "fw", "password": {"file": str(wrong)}}), polled)
+            task = asyncio.create_task(member.run())
+            await asyncio.sleep(LEASE / 2)
+            assert polled.polled == set(TARGETS) and member.registrations == 0
+            wrong.write_text("fwpw\n")
+            share = {k for k, dev in TARGETS.items() if owner(dev, ["fw-a", "fw-b"]) == "fw-b"}
+            deadline = time.monotonic() + LEASE * 4
+            while polled.polled != share and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            assert polled.polled == share and member.registrations == 1 and member.not_ready() is None
+            task.cancel()
+            await member.leave(deadline_s=0)
+        finally:
+            first_task.cancel()
+            await first.leave(deadline_s=0)
+    finally:
+        etcd.stop()
