@@ -165,6 +165,22 @@ def _uplink_pair(links: list[LinkInterval]) -> tuple[LinkInterval, LinkInterval]
     raise AssertionError("no uplink with both ends in the frame")
 
 
+def _cable_up(links: list[LinkInterval], pair: list[tuple[str, str]]) -> tuple[LinkInterval, LinkInterval]:
+    """An uplink and its far end, every link of the frame up; the pair's keys noted on first use."""
+    a, b = _uplink_pair(links)
+    if not pair:
+        pair.extend([(a.device, a.port), (b.device, b.port)])
+    for li in links:
+        li.rates["oper_status"] = 1.0
+    return a, b
+
+
+def _down(li: LinkInterval, state: float = 0.0) -> None:
+    li.rates["oper_status"] = state
+    for k in ("in_octets", "out_octets", "in_pkts", "out_pkts"):
+        li.rates[k] = 0.0
+
+
 @pytest.mark.parametrize(("near", "far", "admin", "expect"), [
     (0.0, 1.0, None, True),  # its far end says up: one-way optic, a port left down after a replacement
     (0.0, 0.0, None, False),  # down at both ends, no administrative state: a planned shutdown looks the same
@@ -179,16 +195,10 @@ def test_a_link_left_down_is_a_finding_a_planned_shutdown_is_not(
     pair: list[tuple[str, str]] = []
 
     def down(i: int, links: list[LinkInterval]) -> None:
-        a, b = _uplink_pair(links)
-        if not pair:
-            pair.extend([(a.device, a.port), (b.device, b.port)])
-        for li in links:
-            li.rates["oper_status"] = 1.0
+        a, b = _cable_up(links, pair)
         if i >= 3:
-            for li, state in ((a, near), (b, far)):
-                li.rates["oper_status"] = state
-                for k in ("in_octets", "out_octets", "in_pkts", "out_pkts"):
-                    li.rates[k] = 0.0
+            _down(a, near)
+            _down(b, far)
             if admin is not None:
                 a.rates["admin_status"] = admin
 
@@ -277,17 +287,11 @@ def test_a_link_towards_a_planned_or_dead_far_end_is_not_left_down(detector: Lin
     pair: list[tuple[str, str]] = []
 
     def down(i: int, links: list[LinkInterval]) -> None:
-        a, b = _uplink_pair(links)
-        if not pair:
-            pair.extend([(a.device, a.port), (b.device, b.port)])
-        for li in links:
-            li.rates["oper_status"] = 1.0
+        a, b = _cable_up(links, pair)
         if i < 3:
             return
-        for li in (a, b):
-            li.rates["oper_status"] = 0.0
-            for k in ("in_octets", "out_octets", "in_pkts", "out_pkts"):
-                li.rates[k] = 0.0
+        _down(a)
+        _down(b)
         a.rates["admin_status"] = 1.0
         if why == "far_end_shut":
             b.rates["admin_status"] = 0.0
