@@ -120,12 +120,19 @@ def cmd_findings(args: argparse.Namespace) -> int:
     history, window = history_from_args(args), window_from_args(args)
     found = queries.findings(history, window, device=args.device)
     emit(args, {"from_ns": window.start_ns, "to_ns": window.end_ns, "incidents": [i.to_json() for i in found]},
-         ["raised", "cleared", "minutes", "severity", "device", "port", "conditions", "explanation"],
+         ["raised", "cleared", "minutes", "severity", "device", "port", "conditions", "slurm jobs", "explanation"],
          ([iso(i.raised_ns), state(i), f"{i.duration_s / 60:.1f}", i.severity,
-           i.device, i.port, "+".join(sorted(i.conditions)), i.explanation] for i in found),
+           i.device, i.port, "+".join(sorted(i.conditions)), stored_jobs(i), i.explanation] for i in found),
          f"{len(found)} incidents, {iso(window.start_ns)} to {iso(window.end_ns)} UTC, "
          "worst (duration x severity) first")
     return 0
+
+
+def stored_jobs(i: Incident) -> str:
+    """'3 (first 41873,41874,41880)'; '-' when no jobs were stored with it (no [slurm], or Slurm not answering)."""
+    if i.jobs_total is None:
+        return "-"
+    return f"{i.jobs_total} (first {','.join(i.jobs)})" if i.jobs else str(i.jobs_total)
 
 
 # -- query top -------------------------------------------------------------------------------------
@@ -286,7 +293,8 @@ def cmd_why(args: argparse.Namespace) -> int:
     if not tl.entries:
         print("  nothing happened on this link in the window: no event, no finding, no NCCL run crossed it")
     if tl.jobs is None:
-        print(f"  {tl.jobs_note}")
+        stored = any(i.jobs_total is not None for i in rep.incidents)
+        print(f"  {tl.jobs_note}" + ("; the findings above say the jobs stored with them" if stored else ""))
     elif not tl.jobs:
         print(f"  no Slurm job ran across this link at {iso(at)} UTC ({tl.jobs_note})")
     peaks = {s: max((v for v in rep.mine[s] if v is not None), default=None) for s in queries.SERIES}

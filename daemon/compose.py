@@ -104,7 +104,8 @@ def compose(config: Config, *, listen: str | None = None) -> Components:
                       [s.build() for s in config.event_sink_configs()])
     emit = outputs.emit
     # Slurm: the jobs a finding hurts (the detector's context), drains after each interval (its observer)
-    slurm = SlurmService(config.slurm, lambda: pipeline.topology, emit=emit) if config.slurm.enabled else None
+    slurm = SlurmService(config.slurm, lambda: pipeline.topology, emit=emit, write=outputs.write) \
+        if config.slurm.enabled else None
     detector: DetectorService | None = None
     if config.detector.enabled:
         detector = DetectorService(config.detector, outputs.write, emit=emit, context=slurm, observer=slurm)

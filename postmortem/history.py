@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Protocol
 
-from fabricwatch.postmortem.incidents import Flagged
+from fabricwatch.postmortem.incidents import Flagged, StoredJobs
 from fabricwatch.postmortem.store import Window
 
 # one stored series over a window: its tags, the mean and the peak of each field it has
@@ -34,6 +34,9 @@ class History(Protocol):
 
     def flagged(self, window: Window, *, device: str | None = None, port: str | None = None) -> list[Flagged]:
         """The detector's flagged `link_anomaly` points, a stored series at a time."""
+
+    def jobs(self, window: Window, *, device: str | None = None, port: str | None = None) -> list[StoredJobs]:
+        """The Slurm jobs stored with the flagged intervals (`link_anomaly_jobs`), in time order."""
 
     def scored(self, window: Window, *, device: str | None = None,
                port: str | None = None) -> dict[tuple[str, str], int]:

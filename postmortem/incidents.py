@@ -43,6 +43,8 @@ class Incident:
     as_of_ns: int | None = None  # with open: the detector's newest stored interval
     tags: dict[str, str] = field(default_factory=dict)
     ports: str = ""
+    jobs_total: int | None = None  # the most Slurm jobs stored on the link in one of its intervals; None: not stored
+    jobs: list[str] = field(default_factory=list)  # the first stored job ids, ascending
 
     @property
     def cleared_ns(self) -> int:
@@ -67,6 +69,7 @@ class Incident:
                "peer": f"{peer}:{self.tags.get('peer_port', '')}" if peer else ""}
         if self.ports:
             out["ports"] = self.ports.split(",")
+        out["jobs_total"], out["jobs"] = self.jobs_total, list(self.jobs)
         return out
 
 
@@ -226,3 +229,27 @@ def incidents(series: Iterable[Flagged], *, as_of_ns: int | None = None,
         if not said_cleared and newest - latest.last_ns <= gap:
             latest.open, latest.as_of_ns = True, newest
     return sorted(done, key=lambda i: (-i.rank, i.raised_ns, i.device, i.port))
+
+
+# one `link_anomaly_jobs` point: device, port, time, how many jobs the link carried, the first ids
+StoredJobs = tuple[str, str, int, int, Sequence[str]]
+JOB_IDS = 5  # ids an incident keeps: what each point stored
+
+
+def _job_order(job: str) -> tuple[int, str]:
+    head = job.split("_", 1)[0]
+    return (int(head), job) if head.isdigit() else (1 << 62, job)
+
+
+def attach_jobs(found: Iterable[Incident], stored: Iterable[StoredJobs]) -> None:
+    """Each incident's Slurm jobs, from the points stored in its flagged intervals on its link: the most
+    in one interval, and the first ids of all of them (ascending). No point: unknown (None), not zero."""
+    by_link: dict[tuple[str, str], list[tuple[int, int, Sequence[str]]]] = defaultdict(list)
+    for device, port, t, total, ids in stored:
+        by_link[(device, port)].append((t, total, ids))
+    for inc in found:
+        points = [(total, ids) for t, total, ids in by_link.get((inc.device, inc.port), ())
+                  if inc.raised_ns <= t <= inc.last_ns]
+        if points:
+            inc.jobs_total = max(total for total, _ in points)
+            inc.jobs = sorted({j for _, ids in points for j in ids}, key=_job_order)[:JOB_IDS]

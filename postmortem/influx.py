@@ -6,7 +6,7 @@ from typing import Any
 
 from fabricwatch.postmortem.counter_rates import rates_from_counters
 from fabricwatch.postmortem.history import Bucket, Measured
-from fabricwatch.postmortem.incidents import Flagged
+from fabricwatch.postmortem.incidents import Flagged, StoredJobs
 from fabricwatch.postmortem.store import Store, Window, literal, quote
 
 
@@ -77,6 +77,13 @@ class InfluxHistory:
         q = (f'SELECT "explanation", "score", "ports", "severity" FROM "link_anomaly" '
              f'WHERE {where(window, device=device, port=port)} AND "flagged" = true GROUP BY *')
         return [Flagged.from_series(*s) for s in self.store.series(q)]
+
+    def jobs(self, window: Window, *, device: str | None = None, port: str | None = None) -> list[StoredJobs]:
+        q = (f'SELECT "jobs_total", "jobs" FROM "link_anomaly_jobs" WHERE {where(window, device=device, port=port)} '
+             'GROUP BY "device", "port"')
+        out = [(r.tags.get("device", ""), r.tags.get("port", ""), r.time_ns, int(r.values.get("jobs_total") or 0),
+                [j for j in str(r.values.get("jobs") or "").split(",") if j]) for r in self.store.rows(q)]
+        return sorted(out, key=lambda p: p[2])
 
     def scored(self, window: Window, *, device: str | None = None,
                port: str | None = None) -> dict[tuple[str, str], int]:

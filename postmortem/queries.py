@@ -11,7 +11,7 @@ from typing import Any
 from fabricwatch.core.topology import job_links
 from fabricwatch.pipeline.totals import ERROR_COUNTERS
 from fabricwatch.postmortem.history import History, Measured
-from fabricwatch.postmortem.incidents import Incident, incidents
+from fabricwatch.postmortem.incidents import Incident, attach_jobs, incidents
 from fabricwatch.postmortem.store import Window
 
 # what `query top` and the tables call a counter: one stored rate, or a sum of several
@@ -60,7 +60,9 @@ def findings(history: History, window: Window, *, device: str | None = None,
     after = Window(min(lasts), window.end_ns)  # only what the detector wrote after the incidents matters
     scored = history.scored(after, device=device, port=port)
     everywhere = scored if device is None and port is None else history.scored(after)
-    return incidents(flagged, as_of_ns=max(everywhere.values(), default=None), scored=scored)
+    found = incidents(flagged, as_of_ns=max(everywhere.values(), default=None), scored=scored)
+    attach_jobs(found, history.jobs(window, device=device, port=port))
+    return found
 
 
 # -- top -------------------------------------------------------------------------------------------

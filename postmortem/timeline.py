@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fabricwatch.core.topology import job_links
+from fabricwatch.postmortem.incidents import Incident
 from fabricwatch.postmortem.influx import InfluxHistory
 from fabricwatch.postmortem.jobs import RanJob, crossed, ran_at, sentence
 from fabricwatch.postmortem.queries import LinkReport, findings, link
@@ -110,6 +111,16 @@ def _iso(ns: int | None) -> str:
     return "-" if ns is None else time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(ns / 1e9))
 
 
+def hurt(inc: Incident) -> str:
+    """What was stored of the Slurm jobs on the link while it was flagged ('' when nothing was)."""
+    if inc.jobs_total is None:
+        return ""
+    if not inc.jobs_total:
+        return "; no Slurm job on the link then"
+    ids = f" (first {', '.join(inc.jobs)})" if inc.jobs else ""
+    return f"; it hurt {inc.jobs_total} Slurm job{'s' if inc.jobs_total != 1 else ''}{ids}, as stored then"
+
+
 def why(store: Store, device: str, port: str, at_ns: int, *, before_s: float = 1800.0,
         after_s: float = 900.0, jobs: list[RanJob] | None = None, jobs_note: str = "") -> Timeline:
     """The link's timeline; `jobs` (None: not known) are the Slurm jobs to join, `jobs_note` says whence."""
@@ -128,7 +139,8 @@ def why(store: Store, device: str, port: str, at_ns: int, *, before_s: float = 1
     for inc in report.incidents:
         target = "the switch" if inc.port == "*" else "the link"
         entries.append({"time_ns": inc.raised_ns, "what": "finding raised", "text":
-                        f"{inc.severity} finding on {target} ({'+'.join(sorted(inc.conditions))}): {inc.explanation}"})
+                        f"{inc.severity} finding on {target} ({'+'.join(sorted(inc.conditions))}): {inc.explanation}"
+                        + hurt(inc)})
         if inc.open:
             entries.append({"time_ns": inc.as_of_ns, "what": "finding ongoing",
                             "text": f"ongoing as of {_iso(inc.as_of_ns)} UTC, the newest stored interval "

@@ -20,7 +20,7 @@ from typing import Any
 from fabricwatch.core.lineprotocol import stored_name
 from fabricwatch.core.promql import PromQL
 from fabricwatch.postmortem.history import Bucket, Measured
-from fabricwatch.postmortem.incidents import Flagged
+from fabricwatch.postmortem.incidents import Flagged, StoredJobs
 from fabricwatch.postmortem.store import Window
 
 _HIDDEN = frozenset({"__name__", "db"})  # the metric name, and the database VictoriaMetrics adds as a label
@@ -113,6 +113,14 @@ class VictoriaHistory:
             flagged[key].update(t for t, v in samples if v)
         return [Flagged(tags_of[key], sorted(times), [""] * len(times), [""] * len(times))
                 for key, times in flagged.items()]
+
+    def jobs(self, window: Window, *, device: str | None = None, port: str | None = None) -> list[StoredJobs]:
+        # VictoriaMetrics keeps numbers only: the count, never the ids
+        out: list[StoredJobs] = [
+            (tags.get("device", ""), tags.get("port", ""), t, int(v), [])
+            for _, tags, samples in self._samples(window, ["link_anomaly_jobs_jobs_total"], device=device, port=port)
+            for t, v in samples]
+        return sorted(out, key=lambda p: p[2])
 
     def scored(self, window: Window, *, device: str | None = None,
                port: str | None = None) -> dict[tuple[str, str], int]:

@@ -78,6 +78,25 @@ function drawFabric() {
     el("span", {text: metric === "severity" ? "outline: the port has a finding" : `colour: ${metric}, outline: finding`}));
 }
 
+// the Slurm jobs a finding's link carries (from [slurm]): absent without Slurm; each job as
+// "id (user, name, N nodes)", the first `full` in full, then the next ids, then how many more
+function jobsOf(x, full) {
+  if (x.jobs_total === undefined) return "";
+  const box = el("div", {class: "jobs", "data-jobs-total": x.jobs_total === null ? "unknown" : String(x.jobs_total)});
+  if (x.jobs_error) box.append(el("span", {class: "bad", text: `Slurm not answering (${x.jobs_error}); `}));
+  if (x.jobs_total === null) { box.append(el("span", {class: "dim", text: "Slurm jobs: not read yet"})); return box; }
+  if (!x.jobs_total) { box.append(el("span", {class: "dim", text: "no Slurm job on this link"})); return box; }
+  const jobs = x.jobs || [];
+  box.append(el("span", {text: `${x.jobs_total} Slurm job${x.jobs_total === 1 ? "" : "s"} on this link: `}));
+  jobs.slice(0, full).forEach((j, i) => box.append(i ? ", " : "", el("span", {class: "job", "data-job-id": j.id,
+    text: `${j.id} (${j.user}, ${j.name}, ${j.nodes_total} node${j.nodes_total === 1 ? "" : "s"})`})));
+  const ids = jobs.slice(full).map(j => j.id);
+  if (ids.length) box.append(el("span", {class: "job-ids", text: `; then ${ids.join(", ")}`}));
+  const more = x.jobs_total - jobs.length;  // the API lists at most [slurm] max_jobs_shown
+  if (more > 0) box.append(el("span", {class: "jobs-more", text: ` and ${more} more`}));
+  return box;
+}
+
 function drawSide() {
   const t = doc.targets;
   const findings = doc.findings;
@@ -96,6 +115,7 @@ function drawSide() {
       el("a", {href: x.port === "*" ? "#" : `#link/${encodeURIComponent(x.device)}/${encodeURIComponent(x.port)}`, text: where}),
       x.peer ? el("span", {text: ` ↔ ${x.peer.device} ${x.peer.port}`}) : "",
       el("div", {text: x.explanation}),
+      jobsOf(x, 3),
       el("small", {text: `raised ${x.raised}, last seen ${x.time}`}));
     return li;
   }) : [el("li", {text: "none: every link is as healthy links are at its load"})]),
@@ -330,7 +350,7 @@ async function drawLink(device, port) {
   const f = l.finding || l.device_finding;
   document.getElementById("link-finding").replaceChildren(f
     ? el("p", {class: `sev-${f.severity}`}, el("b", {text: `${f.severity}: `}), f.explanation,
-         el("small", {text: ` (raised ${f.raised || f.time}, last seen ${f.time}; shaded on the plots)`}))
+         el("small", {text: ` (raised ${f.raised || f.time}, last seen ${f.time}; shaded on the plots)`}), jobsOf(f, 20))
     : el("p", {text: "no finding on this link"}));
   document.getElementById("link-peer").replaceChildren(l.peer
     ? el("p", {}, "far end: ", el("a", {href: `#link/${encodeURIComponent(l.peer.device)}/${encodeURIComponent(l.peer.port)}`, text: `${l.peer.device} ${l.peer.port}`}),

@@ -21,6 +21,7 @@ from fabricwatch.daemon.status import TargetStatus
 from fabricwatch.pipeline.history import LinkHistory
 from fabricwatch.pipeline.pipeline import Pipeline
 from fabricwatch.simulator.faults import Fault
+from fabricwatch.slurm.records import Job, Node
 from tests.e2e.test_fabric_page import chromium
 from tests.integration.helpers import start_runner, start_sim
 from tests.unit.test_http_layer import FakeHealth, FakeMetrics, FakeUploads
@@ -197,3 +198,64 @@ async def test_an_ib_uplink_read_through_ufm(tmp_path: Path) -> None:
     assert "via ufm sim-ufm" in dom and 'data-state="up"' in dom
     assert re.search(r'data-field="serial">SIM', dom)
     assert re.findall(r'<tr class="lane" data-lane="(\d)">', dom)[:4] == ["1", "2", "3", "4"]
+
+
+class ListedJobs:
+    """The `SlurmReader` protocol answered from a list: what slurmrestd and `squeue --json` give is proven
+    against a real Slurm in tests/integration/test_slurm.py (where a real job's hostile name is shown
+    on both pages); a real test cluster cannot hold a user name with markup, nor 25 jobs on one 1-CPU node."""
+
+    def __init__(self, jobs: list[Job]) -> None:
+        self.listed = jobs
+
+    async def jobs(self, *, running: bool = True) -> list[Job]:
+        return list(self.listed)
+
+    async def nodes(self) -> list[Node]:
+        return []
+
+
+async def test_many_jobs_with_hostile_users_beside_a_finding_are_bounded_and_kept_as_text(tmp_path: Path) -> None:
+    sim = await start_sim(fabric={"nodes": 4, "rails": 2, "spines": 2})
+    port = next(p for d in sim.fabric.topology.devices.values() for p in d.ports
+                if p.role == "leaf_down" and p.peer_device == "node000" and p.rail == 0)
+    sim.fabric.inject(Fault.parse(f"pfc_storm:{port.device}:{port.name}"))
+    user, name = "<u onmouseover=x>eve</u>", '"><script>document.body.dataset.pwned=3</script>'
+    cfg = parse({"daemon": {"listen": "127.0.0.1:0"}, "detector": {"interval": "2s", "raise_k": 2, "raise_n": 3},
+                 "collectors": {"gnmi": sim.daemon_collectors(0.5)},
+                 "slurm": {"command": "squeue", "slurm_conf": str(tmp_path / "none.conf"), "every": "0.5s"},
+                 "sinks": {"influxdb": [{"api": "v1", "database": "x", "url": "http://127.0.0.1:9",
+                                         "spool": {"dir": str(tmp_path / "spool")}}]}}, "<test>")
+    runner, task = await start_runner(cfg, sim)
+    assert runner.http is not None and runner.detector is not None and runner.slurm is not None
+    runner.slurm.reader = ListedJobs([Job(str(100 + i), user, name, ("node000",)) for i in range(25)])
+    key = (port.device, port.name)
+    try:
+        for _ in range(120):
+            await asyncio.sleep(0.5)
+            f = runner.detector.active.get(key)
+            if f is not None and runner.detector.finding_json(f).get("jobs_total") == 25:
+                break
+        fabric = (await asyncio.to_thread(chromium, "--dump-dom", f"{runner.http.url}/")).stdout
+        page = (await asyncio.to_thread(chromium, "--dump-dom", link_url(runner.http.url, *key))).stdout
+    finally:
+        runner.stop()
+        assert await task == 0
+        await sim.stop()
+    shown = ("(&lt;u onmouseover=x&gt;eve&lt;/u&gt;, \"&gt;&lt;script&gt;document.body.dataset.pwned=3&lt;/script&gt;, "
+             "1 node)")
+    for dom in (fabric, page):
+        assert 'data-loaded="1"' in dom, dom[:2000]
+        assert "data-pwned" not in dom and "<u " not in dom and "<script>document" not in dom
+        assert '<div class="jobs" data-jobs-total="25"><span>25 Slurm jobs on this link: </span>' in dom, dom[-3000:]
+        assert f'<span class="job" data-job-id="100">100 {shown}</span>' in dom
+    # the fabric page's list: three jobs in full, the next ids, and how many more the API did not list
+    item = re.search(rf'<li class="finding" data-device="{port.device}" data-port="{port.name}">.*?</li>', fabric, re.S)
+    assert item, fabric[-3000:]
+    assert re.findall(r'data-job-id="(\d+)"', item.group(0)) == ["100", "101", "102"]
+    assert f'<span class="job-ids">; then {", ".join(str(i) for i in range(103, 120))}</span>' in item.group(0)
+    assert '<span class="jobs-more"> and 5 more</span>' in item.group(0)
+    # the link page: every job the API lists ([slurm] max_jobs_shown, 20) in full, then the count
+    panel = re.search(r'<div id="link-finding">.*?</div></div>', page, re.S)
+    assert panel and re.findall(r'data-job-id="(\d+)"', panel.group(0)) == [str(i) for i in range(100, 120)]
+    assert '<span class="jobs-more"> and 5 more</span>' in panel.group(0) and "job-ids" not in panel.group(0)

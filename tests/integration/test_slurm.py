@@ -8,8 +8,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,7 @@ from fabricwatch.slurm.commands import SlurmError
 from fabricwatch.slurm.config import ActionsConfig, SlurmConfig
 from fabricwatch.slurm.control import Scontrol
 from fabricwatch.slurm.readers import CommandReader
+from tests.e2e.test_fabric_page import chromium
 from tests.integration.helpers import start_runner, start_sim
 from tests.servers import InfluxDB1, Mosquitto, free_port
 from tests.slurm_cluster import SlurmCluster
@@ -167,6 +170,79 @@ async def test_a_job_is_joined_to_its_host_link_finding_drained_and_resumed_once
         broker.stop()
 
 
+HOSTILE_JOB = '<img src=x onerror="document.body.dataset.pwned=1">train'
+
+
+async def test_the_pages_show_a_findings_jobs_and_storage_keeps_them_after_the_job_ended(
+        clean: SlurmCluster, influx: InfluxDB1, tmp_path: Path) -> None:
+    """A real job under a hostile name beside its finding on the fabric page's list and on the link page
+    (headless Chromium, kept as text); the jobs stored with the finding answer `query findings` and `why`
+    after the job ended and Slurm no longer says where it ran."""
+    slurm = clean
+    job = slurm.sbatch("-N2", "-w", "gpu000,gpu001", "-J", HOSTILE_JOB, "--wrap", "sleep 300")
+    influx.create_db("slurmpages")
+    sim = await start_sim(fabric={"nodes": 4, "rails": 2, "spines": 2})
+    port = next(p for d in sim.fabric.topology.devices.values() for p in d.ports
+                if p.role == "leaf_down" and p.peer_device == "node000" and p.rail == 0)
+    sim.fabric.inject(Fault.parse(f"pfc_storm:{port.device}:{port.name}"))
+    (tmp_path / "jwt").write_text(slurm.token())
+    section = {"rest_url": slurm.rest_url, "user": "root", "token": {"file": str(tmp_path / "jwt")},
+               "node_names": NAMES, "every": "0.5s"}
+    sink = {"api": "v1", "url": influx.url, "database": "slurmpages", "flush_interval": 0.2,
+            "spool": {"dir": str(tmp_path / "spool")}}
+    cfg = parse({"daemon": {"listen": "127.0.0.1:0"}, "detector": {"interval": "2s", "raise_k": 2, "raise_n": 3},
+                 "collectors": {"gnmi": sim.daemon_collectors(0.5)}, "slurm": section, "sinks": {"influxdb": [sink]}},
+                "<test>")
+    runner, task = await start_runner(cfg, sim)
+    assert runner.http is not None and runner.detector is not None
+    key, detector = (port.device, port.name), runner.detector
+
+    async def carried() -> bool:
+        active = detector.active.get(key)
+        return active is not None and bool(detector.finding_json(active).get("jobs"))
+
+    try:
+        await until("the storm flagged with its job", carried)
+        url = runner.http.url
+        fabric = (await asyncio.to_thread(chromium, "--dump-dom", f"{url}/")).stdout
+        page = (await asyncio.to_thread(chromium, "--dump-dom", f"{url}/#link/{port.device}/{port.name}")).stdout
+        # the job ends; the finding goes on a few intervals more, then the fault goes too
+        slurm.run("scancel", job)
+        await until("the job gone", lambda: _async(lambda: not slurm.run("squeue", "-h", "-j", job,
+                                                                         check=False).strip()))
+        sim.fabric.clear_faults()
+        await until("the storm cleared", lambda: _async(lambda: key not in detector.active), timeout=90)
+        await asyncio.sleep(1.0)  # the last points flushed (flush_interval 0.2 s)
+    finally:
+        runner.stop()
+        assert await task == 0
+        await sim.stop()
+    shown = f"{job} (root, &lt;img src=x onerror=\"document.body.dataset.pwned=1\"&gt;train, 2 nodes)"
+    for dom in (fabric, page):
+        assert 'data-loaded="1"' in dom, dom[:2000]
+        # the hostile name stayed text: no element made of it, no handler ran
+        assert "data-pwned" not in dom and "<img" not in dom
+        assert f'<span class="job" data-job-id="{job}">{shown}</span>' in dom, dom[-4000:]
+        assert '<div class="jobs" data-jobs-total="1"><span>1 Slurm job on this link: </span>' in dom
+    # on the fabric page: beside its own finding in the list, and on no other finding
+    item = re.search(rf'<li class="finding" data-device="{port.device}" data-port="{port.name}">.*?</li>', fabric, re.S)
+    assert item and f'data-job-id="{job}"' in item.group(0) and fabric.count(f'data-job-id="{job}"') == 1
+    # the past incident says which job it hurt, though Slurm has let the job go from its running list
+    q = await asyncio.to_thread(cli, "query", "findings", "--influx-url", influx.url, "--influx-db", "slurmpages",
+                                "--from", "-10m", "--json")
+    assert q.returncode == 0, q.stderr
+    incident = next(i for i in json.loads(q.stdout)["incidents"] if (i["device"], i["port"]) == key)
+    assert incident["jobs_total"] == 1 and incident["jobs"] == [job] and not incident["open"], incident
+    table = await asyncio.to_thread(cli, "query", "findings", "--influx-url", influx.url, "--influx-db", "slurmpages",
+                                    "--from", "-10m")
+    assert f"1 (first {job})" in table.stdout, table.stdout
+    at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(incident["raised_ns"] / 1e9))
+    why = await asyncio.to_thread(cli, "why", port.device, port.name, "--at", at, "--influx-url", influx.url,
+                                  "--influx-db", "slurmpages")
+    assert why.returncode == 0, why.stderr
+    assert f"it hurt 1 Slurm job (first {job}), as stored then" in why.stdout, why.stdout
+
+
 async def _has_jobs(found: Any) -> bool:
     f = await found
     return bool(f and f.get("jobs"))
@@ -182,6 +258,7 @@ class Storm:
     def __init__(self, device: str, port: str) -> None:
         self.device, self.port = device, port
         self.severity = "critical"
+        self.time_ns = 0
         self.explanation = "PFC pause storm: 60,000 pause frames/s received; 3 neighbours quiet"
 
 

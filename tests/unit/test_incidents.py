@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fabricwatch.postmortem.incidents import RANK, Flagged, incidents
+from fabricwatch.postmortem.incidents import RANK, Flagged, Incident, attach_jobs, incidents
 from fabricwatch.postmortem.store import Row
 
 STEP = 30_000_000_000
@@ -100,3 +100,22 @@ def test_a_series_as_influxql_answers_it() -> None:
                                                                              (9 * STEP, 10 * STEP, 2, True)]
     assert [i.explanation for i in found] == ["PFC storm", ""]
     assert all(i.severity == "critical" and i.conditions == {"pause_storm"} for i in found)
+
+
+def test_an_incident_keeps_the_jobs_stored_in_its_own_intervals_on_its_own_link() -> None:
+    first = Incident("leaf1", "swp1", raised_ns=10 * STEP, last_ns=12 * STEP, interval_ns=STEP)
+    second = Incident("leaf1", "swp1", raised_ns=20 * STEP, last_ns=20 * STEP, interval_ns=STEP)
+    other = Incident("leaf1", "swp2", raised_ns=10 * STEP, last_ns=12 * STEP, interval_ns=STEP)
+    unstored = Incident("leaf2", "swp1", raised_ns=10 * STEP, last_ns=12 * STEP, interval_ns=STEP)
+    attach_jobs([first, second, other, unstored], [
+        ("leaf1", "swp1", 10 * STEP, 2, ["900", "41873"]),
+        ("leaf1", "swp1", 11 * STEP, 7, ["41873", "1000", "1001", "1002", "1003"]),  # the first 5 of 7 stored
+        ("leaf1", "swp1", 12 * STEP, 0, []),  # the jobs ended before the finding did
+        ("leaf1", "swp1", 20 * STEP, 1, ["5"]),
+        ("leaf1", "swp2", 11 * STEP, 0, []),
+    ])
+    # the most in one interval; the first ids of them all, in Slurm's (numeric) order, as many as a point keeps
+    assert (first.jobs_total, first.jobs) == (7, ["900", "1000", "1001", "1002", "1003"])
+    assert (second.jobs_total, second.jobs) == (1, ["5"])
+    assert (other.jobs_total, other.jobs) == (0, [])  # Slurm was read: no job on it
+    assert unstored.jobs_total is None and unstored.to_json()["jobs_total"] is None  # not known, not zero

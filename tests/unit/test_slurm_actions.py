@@ -61,6 +61,7 @@ def test_an_audit_log_that_cannot_be_written_says_so(tmp_path: Path) -> None:
 class F:
     def __init__(self, device: str, port: str, severity: str = "critical") -> None:
         self.device, self.port, self.severity, self.explanation = device, port, severity, "x"
+        self.time_ns = 0
 
 
 def test_only_persisting_findings_on_host_links_of_enough_severity_are_due(tmp_path: Path) -> None:
