@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 import signal
+import sys
 import time
 import tomllib
 from pathlib import Path
@@ -16,7 +17,7 @@ from pydantic import ValidationError
 
 from fabricwatch.cli.errors import warn
 from fabricwatch.core.config_errors import format_errors
-from fabricwatch.simulator.daemon_config import daemon_config_toml
+from fabricwatch.simulator.daemon_config import daemon_config_toml, sim_database
 from fabricwatch.simulator.host_sysfs import write_host_trees
 from fabricwatch.simulator.service import SimConfig, Simulator
 
@@ -42,17 +43,24 @@ async def run_simulate(args: argparse.Namespace) -> int:
         warn(args, str(exc))
         return 2
     await sim.start()
+    written: dict[str, Any] = {}
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         topo = (args.out / "topology.json").resolve()
         sim.write_topology(topo)
-        (args.out / "fabricwatch.toml").write_text(daemon_config_toml(sim, args.interval, topo))
+        db = sim_database(sim, args.out)
+        conf = args.out.resolve() / "fabricwatch.toml"
+        conf.write_text(daemon_config_toml(sim, args.interval, topo, db))
+        written = {"config": {"path": str(conf), "database": db}}
+        print(f"wrote {conf}: it stores this fabric in database {db!r} (created when missing), "
+              f"not the demo's 'fabricwatch'", file=sys.stderr, flush=True)
     print(json.dumps({
         "control": sim.control_url,
         "ports": len(sim.fabric.ports),
         "targets": [t.__dict__ for t in sim.targets],
         "faults": [f.to_dict() for f in sim.fabric.faults],
         **({"ufm": {"rest": sim.ufm.rest_url, "telemetry": sim.ufm.telemetry_url}} if sim.ufm else {}),
+        **written,
     }, indent=1), flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -60,7 +60,7 @@ async def test_kill_9_while_spooling_then_replay(tmp_path: Path) -> None:
     port = free_port()
     topo = tmp_path / "topology.json"
     sim.write_topology(topo)
-    text = daemon_config_toml(sim, "500ms", topo)
+    text = daemon_config_toml(sim, "500ms", topo, "fabricwatch")
     text = text.replace("http://127.0.0.1:8086", influx.url)
     text = text.replace("[daemon]", f'[daemon]\nlisten = "127.0.0.1:{port}"')
     text = text.replace('spool = { dir', 'flush_interval = "200ms"\nspool = { fsync = "never", dir')

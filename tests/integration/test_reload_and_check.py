@@ -26,7 +26,7 @@ pytestmark = pytest.mark.integration
 def write_config(sim, tmp_path: Path, influx_url: str, drop: str | None = None) -> Path:  # type: ignore[no-untyped-def]
     topo = tmp_path / "topology.json"
     sim.write_topology(topo)
-    text = daemon_config_toml(sim, "500ms", topo).replace("http://127.0.0.1:8086", influx_url)
+    text = daemon_config_toml(sim, "500ms", topo, "fabricwatch").replace("http://127.0.0.1:8086", influx_url)
     text = text.replace("[daemon]", '[daemon]\nlisten = "127.0.0.1:0"')
     if drop:
         text = "\n".join(line for line in text.splitlines() if f'"{drop}"' not in line)
