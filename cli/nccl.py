@@ -119,7 +119,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
 def _drain(args: argparse.Namespace, runs: list[RunRecord], results: list[Any]) -> list[dict[str, Any]]:
     """The hosts of every run that failed a check on its own (not a shortfall of runs or a variation across
     them, which no node is to blame for): all of a run's hosts, as a run cannot say which of them failed."""
-    from fabricwatch.cli.slurm import drain_failed
+    from fabricwatch.cli.slurm import drain_failed, record_passes
 
     by_source = {r.source: r for r in runs}
     failed: dict[str, str] = {}
@@ -129,7 +129,11 @@ def _drain(args: argparse.Namespace, runs: list[RunRecord], results: list[Any]) 
     for source in failed:
         if not by_source[source].hosts:
             warn(args, f"{source} failed but names no hosts: nothing to drain for it")
-    return drain_failed(args, [(s, list(by_source[s].hosts), why) for s, why in failed.items()])
+    drains = drain_failed(args, [(s, list(by_source[s].hosts), why) for s, why in failed.items()])
+    # a run judged by a check and failing none on its own: its hosts passed acceptance (for `actions resume`)
+    judged = {source for res in results for source in res.runs}
+    passed = [(s, list(by_source[s].hosts)) for s in sorted(judged - failed.keys()) if s in by_source]
+    return drains + record_passes(args, passed, {h for s in failed for h in by_source[s].hosts})
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:

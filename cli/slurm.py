@@ -12,7 +12,7 @@ from typing import Any
 
 from fabricwatch.cli.errors import CommandError, load_config
 from fabricwatch.postmortem.jobs import RanJob
-from fabricwatch.slurm.audit import AuditLog, outstanding
+from fabricwatch.slurm.audit import GATE, AuditLog, outstanding
 from fabricwatch.slurm.commands import SlurmError
 from fabricwatch.slurm.config import SlurmConfig
 from fabricwatch.slurm.records import RUNNING, Job
@@ -66,7 +66,6 @@ def jobs_at(args: argparse.Namespace, at_ns: int) -> tuple[list[RanJob] | None, 
     return jobs, f"jobs: as Slurm held them at {time.strftime('%H:%M:%S', time.gmtime())} UTC"
 
 
-GATE = "nccl-gate"  # in the audit and the reason, where a daemon's drain names a link
 
 
 def drain_failed(args: argparse.Namespace, failed: list[tuple[str, list[str], str]]) -> list[dict[str, Any]]:
@@ -94,6 +93,40 @@ def drain_failed(args: argparse.Namespace, failed: list[tuple[str, list[str], st
         raise CommandError(f"slurm: {exc}") from None
 
 
+def record_passes(args: argparse.Namespace, passed: list[tuple[str, list[str]]],
+                  failed_hosts: set[str]) -> list[dict[str, Any]]:
+    """`gate --drain`: for each host the gate drained (and not resumed) whose run, (source, hosts) each, passed
+    its checks and was written after the drain, an `accept` entry in the audit log: what lets `actions resume`
+    let it go. A host that also failed a run here is not accepted; nothing is done to Slurm."""
+    cfg, _ = _slurm(args)
+    audit = AuditLog(cfg.actions.audit_log)
+    held = outstanding(audit.read())
+    out = []
+    for source, hosts in passed:
+        written = _written(source)
+        for host in hosts:
+            node = cfg.node_of(host)
+            drain = held.get(node)
+            if host in failed_hosts or drain is None or drain.get("device") != GATE or written is None \
+                    or written <= float(drain.get("time_unix") or 0):
+                continue
+            out.append(audit.append({
+                "action": "accept", "outcome": "passed", "node": node, "host": host, "device": GATE,
+                "port": Path(source).name, "run_unix": written, "by": "gate", "dry_run": False,
+                "why": f"{Path(source).name} passed (written {time.strftime('%H:%M:%S', time.gmtime(written))} UTC, "
+                       f"after the drain); `fabricwatch actions resume {node}` resumes it"}))
+    return out
+
+
+def _written(source: str) -> float | None:
+    """When a run's output was written (its file's mtime: a log carries no time of its own); None if unknown."""
+    path, _, k = source.rpartition("#")
+    try:
+        return Path(path if path and k.isdigit() else source).stat().st_mtime
+    except OSError:
+        return None
+
+
 def describe(entry: dict[str, Any]) -> str:
     """One audited decision as a line: 'would drain gpu000: ...', 'refused gpu001: cap: ...'."""
     node, outcome = entry.get("node", "?"), entry.get("outcome")
@@ -101,6 +134,8 @@ def describe(entry: dict[str, Any]) -> str:
         return f"dry run: would drain {node}: Reason=\"{entry.get('reason', '')}\""
     if outcome == "done":
         return f"drained {node}: Reason=\"{entry.get('reason', '')}\""
+    if outcome == "passed":
+        return f"accepted {node}: {entry.get('why', '')}"
     return f"{outcome} {node}: {entry.get('why', '')}"
 
 
@@ -145,7 +180,8 @@ def cmd_resume(args: argparse.Namespace) -> int:
     except ResumeRefused as exc:
         raise CommandError(f"refused: {exc}") from None
     forced = " (forced)" if entry.get("forced") else ""
-    print(f"{args.node} resumed{forced}: it was drained for {entry['device']} {entry['port']}")
+    after = f" after acceptance run {entry['acceptance']} passed" if entry.get("acceptance") else ""
+    print(f"{args.node} resumed{forced}{after}: it was drained for {entry['device']} {entry['port']}")
     return 0
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 log = logging.getLogger("fabricwatch.slurm.audit")
+GATE = "nccl-gate"  # the device of a drain by the acceptance gate (`gate --drain`), in the audit and the reason
 
 
 class AuditLog:

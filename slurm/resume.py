@@ -1,4 +1,6 @@
-"""Undoing a drain: only a node fabricwatch drained, and only once its finding has cleared (or forced)."""
+"""Undoing a drain: only a node fabricwatch drained, and only once what drained it is over (or forced): for a
+daemon's drain, its link finding has cleared; for the acceptance gate's, an acceptance run on the node, made
+after the drain, has passed `gate --drain` (which records that in the audit log)."""
 
 from __future__ import annotations
 
@@ -6,9 +8,18 @@ from typing import Any, Protocol
 
 import aiohttp
 
-from fabricwatch.slurm.audit import AuditLog, outstanding
+from fabricwatch.slurm.audit import GATE, AuditLog, outstanding
 from fabricwatch.slurm.commands import SlurmError
 from fabricwatch.slurm.control import NodeControl
+
+
+def passed_since(entries: list[dict[str, Any]], drain: dict[str, Any]) -> dict[str, Any] | None:
+    """The newest recorded pass of an acceptance run on the drained host that was made after the drain."""
+    for e in reversed(entries):
+        if e.get("action") == "accept" and e.get("outcome") == "passed" and e.get("host") == drain.get("host") \
+                and float(e.get("run_unix") or 0) > float(drain.get("time_unix") or 0):
+            return e
+    return None
 
 
 class FindingState(Protocol):
@@ -48,22 +59,34 @@ async def resume(node: str, audit: AuditLog, control: NodeControl, findings: Fin
                  force: bool = False) -> dict[str, Any]:
     """Resume a node fabricwatch drained once the finding that drained it has cleared; the audit
     entry written. `force` resumes while the finding is active, or when that cannot be told."""
-    drain = outstanding(audit.read()).get(node)
+    entries = audit.read()
+    drain = outstanding(entries).get(node)
     if drain is None:
         raise ResumeRefused(f"{node}: fabricwatch holds no drain of it (never drained, or resumed since); "
                             "a drain by someone else is theirs to undo")
     device, port = str(drain.get("device")), str(drain.get("port"))
-    try:
-        still = await findings.active(device, port)
-    except SlurmError as exc:
-        if not force:
-            raise ResumeRefused(f"{node}: {exc} (--force resumes anyway)") from None
-        still = None
-    if still and not force:
-        raise ResumeRefused(f"{node}: the finding on {device} {port} is still active: the node stays drained "
-                            "(--force resumes anyway)")
     base = {"action": "resume", "node": node, "host": drain.get("host"), "device": device, "port": port,
-            "by": "cli", "forced": force and still is not False, "finding_active": still, "dry_run": False}
+            "by": "cli", "dry_run": False}
+    if device == GATE:
+        # no finding to clear: the node failed acceptance, so it comes back once it passes acceptance again
+        passed = passed_since(entries, drain)
+        if passed is None and not force:
+            raise ResumeRefused(
+                f"{node}: drained by the acceptance gate ({port}: {drain.get('why') or drain.get('reason', '')}); "
+                f"no acceptance run on {drain.get('host')} has passed since: run the NCCL tests on it and "
+                "`fabricwatch gate --drain -c CONFIG` over their output (--force resumes anyway)")
+        base |= {"forced": passed is None, "acceptance": None if passed is None else passed.get("port")}
+    else:
+        try:
+            still = await findings.active(device, port)
+        except SlurmError as exc:
+            if not force:
+                raise ResumeRefused(f"{node}: {exc} (--force resumes anyway)") from None
+            still = None
+        if still and not force:
+            raise ResumeRefused(f"{node}: the finding on {device} {port} is still active: the node stays drained "
+                                "(--force resumes anyway)")
+        base |= {"forced": force and still is not False, "finding_active": still}
     try:
         await control.resume(node)
     except SlurmError as exc:

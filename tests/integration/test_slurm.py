@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import re
 import subprocess
 import sys
@@ -481,3 +482,61 @@ async def test_gate_drains_the_nodes_that_failed_acceptance_with_the_same_safety
     audit.unlink()
     r = await asyncio.to_thread(gate, "-c", conf(enabled=True, dry_run=False), "--dry-run")
     assert slurm.drained() == set() and "would drain gpu000" in r.stdout, r.stdout
+
+
+async def test_a_node_the_gate_drained_resumes_only_once_an_acceptance_run_on_it_passed_since(
+        clean: SlurmCluster, tmp_path: Path) -> None:
+    """A gate drain has no link finding to clear: `actions resume` waits for the node's own acceptance run,
+    made after the drain and passed by `gate --drain` (recorded in the audit log), not for the daemon."""
+    from tests.nccl_logs import render
+
+    slurm = clean
+    sizes = [1 << 20, 1 << 24, 1 << 28]
+
+    def log(name: str, host: str, bw: float, written: float) -> str:
+        path = tmp_path / name
+        path.write_text(render("all_reduce", [host], 8, dict.fromkeys(sizes, bw)))
+        os.utime(path, (written, written))  # when the run's output was written: the run's time
+        return str(path)
+
+    (tmp_path / "t.toml").write_text('[[check]]\ncollective = "all_reduce"\nmin_busbw = 100.0\nmin_runs = 1\n')
+    audit = tmp_path / "actions.jsonl"
+    conf = tmp_path / "fw.toml"
+    # no daemon listens here: a gate drain's resume must not need one
+    conf.write_text(tomli_w.dumps({"daemon": {"listen": f"127.0.0.1:{free_port()}"}, "slurm": {
+        "command": "squeue", "slurm_conf": str(slurm.conf), "node_names": NAMES,
+        "actions": {"enabled": True, "dry_run": False, "audit_log": str(audit), "max_partition_share": 1.0}}}))
+
+    def gate(*logs: str) -> subprocess.CompletedProcess[str]:
+        return cli("gate", *logs, "--thresholds", str(tmp_path / "t.toml"), "--drain", "-c", str(conf))
+
+    def resume() -> subprocess.CompletedProcess[str]:
+        return cli("actions", "resume", "gpu000", "-c", str(conf))
+
+    now = time.time()
+    before = log("before.log", "node000", 150.0, now - 3600)  # passed an hour before it failed
+    slow = log("slow.log", "node000", 40.0, now - 60)
+    r = await asyncio.to_thread(gate, before, slow)
+    assert r.returncode == 1 and slurm.drained() == {"gpu000"}, (r.stdout, r.stderr)
+    # no acceptance run since the drain: it stays drained, and says what would let it go
+    r = await asyncio.to_thread(resume)
+    assert r.returncode == 1 and "no acceptance run on node000 has passed since" in r.stderr, (r.stdout, r.stderr)
+    assert slurm.drained() == {"gpu000"}
+    # a pass from before the drain, gated again, is no new evidence
+    r = await asyncio.to_thread(gate, before)
+    assert r.returncode == 0 and "accepted" not in r.stdout, r.stdout
+    r = await asyncio.to_thread(resume)
+    assert r.returncode == 1 and slurm.drained() == {"gpu000"}, r.stderr
+    # a new run that fails again: still drained (no second drain either: it is drained already)
+    r = await asyncio.to_thread(gate, log("slow2.log", "node000", 45.0, time.time() + 1))
+    assert r.returncode == 1 and (await asyncio.to_thread(resume)).returncode == 1
+    # the node fixed, its new acceptance run passes: the gate records it, then resume lets it go
+    r = await asyncio.to_thread(gate, log("fixed.log", "node000", 150.0, time.time() + 2))
+    assert r.returncode == 0 and "accepted gpu000: fixed.log passed" in r.stdout, (r.stdout, r.stderr)
+    assert slurm.drained() == {"gpu000"}  # the gate records the pass; only `actions resume` resumes
+    r = await asyncio.to_thread(resume)
+    assert r.returncode == 0 and "after acceptance run fixed.log passed" in r.stdout, (r.stdout, r.stderr)
+    assert slurm.drained() == set()
+    entries = AuditLog(audit).read()
+    assert [(e["action"], e["outcome"]) for e in entries][-2:] == [("accept", "passed"), ("resume", "done")]
+    assert entries[-1]["acceptance"] == "fixed.log" and entries[-1]["forced"] is False
