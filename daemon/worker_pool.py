@@ -42,6 +42,25 @@ START_GRACE = 30.0
 _STATUS = ("up", "connects", "samples", "unmapped", "errors", "activity", "last_error")
 
 
+def _count(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _counts(value: object) -> bool:
+    return isinstance(value, dict) and all(isinstance(k, str) and _count(v) for k, v in value.items())
+
+
+def _status_values(snap: Any) -> dict[str, Any]:
+    """A worker's target status, checked before it goes onto the daemon's (which /metrics and /api
+    read): values of the wrong type are a malformed message, not a broken scrape later."""
+    values = {name: snap[name] for name in _STATUS}
+    if not (isinstance(values["up"], bool) and isinstance(values["last_error"], str)
+            and all(_count(values[n]) for n in ("connects", "samples", "unmapped"))
+            and _counts(values["errors"]) and _counts(values["activity"])):
+        raise WireError("a 'status' message of the wrong shape: a value of the wrong type")
+    return values
+
+
 def worker_of(key: str, n: int) -> int:
     """The worker that runs a target: stable across restarts and processes (not Python's hash())."""
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big") % n
@@ -248,7 +267,7 @@ class WorkerPool:
                     await self._handled(self.handle(key, batch))
             elif kind == "status":
                 key, snap = args
-                values = {name: snap[name] for name in _STATUS}
+                values = _status_values(snap)
                 polls = [float(s) for s in snap["polls"]]
                 status = self.statuses.get(key)
                 if status is not None:

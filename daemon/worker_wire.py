@@ -3,8 +3,9 @@
 A frame is a 4-byte big-endian length and a msgpack body of at most MAX_FRAME bytes; its message is
 a list whose first item names its kind. msgpack, not pickle: decoding a frame builds plain lists,
 dicts, strings and numbers and runs no code, so a worker that went wrong (or was made to) can send
-garbage but never make the daemon execute anything. A frame cut short is the end of the stream;
-anything else that is not a message is a WireError, and the daemon restarts that worker.
+garbage but never make the daemon execute anything. A frame cut short is the end of the stream
+(a worker that stays alive after one sends nothing more and is killed for silence); anything else
+that is not a message is a WireError, and the daemon restarts that worker.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ an oversized length) is a WireError, which makes the daemon restart that worker,
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import signal
@@ -12,6 +13,7 @@ import socket
 import struct
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -288,3 +290,104 @@ async def test_a_stopped_worker_holds_back_neither_a_reload_nor_a_target_start()
         await pool.stop_target("gnmi:s:leaf1")
     finally:
         await pool.close()
+
+
+# -- two workers: one sends a bad frame, the other goes on delivering ----------------------------------
+_TWO = '''
+import os, socket, struct, sys, time
+from fabricwatch.core.batch import PortSample, SampleBatch
+from fabricwatch.daemon.worker_wire import frame, pack
+runs, mode, key, rest = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+fd, index = int(rest[rest.index("--fd") + 1]), int(rest[rest.index("--index") + 1])
+if index == 0:
+    n = int(open(runs).read() or 0) if os.path.exists(runs) else 0
+    open(runs, "w").write(str(n + 1))
+    if n == 0:
+        bodies = {
+            "oversized": struct.pack("!I", (64 << 20) + 1) + b"x" * 64,  # one over the bound
+            "truncated": struct.pack("!I", 100) + b"\\x92\\xa4beat" ,    # 100 bytes said, 6 sent
+            "truncated_exit": struct.pack("!I", 100) + b"\\x92\\xa4beat",
+            "garbage": struct.pack("!I", 6) + b"\\xc1\\xc1\\xc1\\xc1\\xc1\\xc1",  # 0xc1: never used in msgpack
+            "wrong_shape": frame(["batch", key]),
+            "bad_status": frame(["status", "gnmi:s:w0", {"up": "yes", "connects": "many", "samples": [1],
+                                 "unmapped": {"a": 1}, "errors": [1, 2], "activity": {"polls": "x"},
+                                 "last_error": 5, "polls": []}]),
+        }
+        os.write(fd, bodies[mode])
+        if mode == "truncated_exit":
+            sys.exit(3)
+        time.sleep(60)
+sock = socket.socket(fileno=fd)
+
+
+def listen():  # the daemon's "exit" (or its end of the socket) ends this worker, as it does the real one
+    tail = b""
+    while (data := sock.recv(65536)):
+        tail = (tail + data)[-16:]
+        if b"\\xa4exit" in tail:
+            break
+    os._exit(0)
+
+
+import threading
+threading.Thread(target=listen, daemon=True).start()
+i = 0
+while True:
+    i += 1
+    batch = SampleBatch("gnmi", "leaf", [PortSample("leaf", "swp1", i, {"in_octets": float(i)}, {})])
+    sock.sendall(frame(["many", [["beat"], *([["batch", key, pack(batch)]] if index == 1 else [])]]))
+    time.sleep(0.05)
+'''
+
+
+@pytest.mark.parametrize("mode, bad, hung, reason", [
+    ("oversized", 1, 0, "malformed frame (a frame of 67108865 bytes"),
+    ("truncated", 0, 1, "sent nothing for"),
+    ("truncated_exit", 0, 0, "exited (3)"),
+    ("garbage", 1, 0, "malformed frame (not msgpack"),
+    ("wrong_shape", 1, 0, "malformed frame (a 'batch' message of the wrong shape"),
+    ("bad_status", 1, 0, "malformed frame (a 'status' message of the wrong shape"),
+])
+async def test_a_bad_frame_restarts_its_worker_while_the_other_delivers(
+        tmp_path: Path, mode: str, bad: int, hung: int, reason: str) -> None:
+    """Two workers: the first sends one frame over the bound, one cut short (then silent, or then
+    exiting), one of garbage, one of msgpack of the wrong shape (a 'status' whose values are of the
+    wrong types once went onto the target and broke /metrics); it is counted and restarted, its
+    target says why, and the second worker's batches keep arriving with no gap and no restart."""
+    from fabricwatch.daemon.status import TargetMetrics
+
+    script = tmp_path / "child.py"
+    script.write_text(_TWO)
+    good = next(f"gnmi:s:leaf{i}" for i in range(100) if worker_of(f"gnmi:s:leaf{i}", 2) == 1)
+    mine = next(f"gnmi:s:w{i}" for i in range(100) if worker_of(f"gnmi:s:w{i}", 2) == 0)
+    config = parse({"daemon": {"workers": 2, "worker_heartbeat": "0.1s", "worker_timeout": "1s",
+                               "event_loop": "asyncio"}})
+    statuses = {good: TargetStatus("gnmi", "s", "leaf", "127.0.0.1:1"),
+                mine: TargetStatus("gnmi", "s", "w0", "127.0.0.1:2")}
+    arrived: list[float] = []
+
+    async def handle(key: str, batch: SampleBatch) -> None:
+        if key == good:
+            arrived.append(time.monotonic())
+
+    pool = WorkerPool(config, statuses=statuses, handle=handle, emit=lambda k, p: None, polled=lambda k, s: None,
+                      command=[sys.executable, str(script), str(tmp_path / "runs"), mode, good])
+    await pool.start()
+    await pool.start_target(good)
+    await pool.start_target(mine)
+    w0, w1 = pool.workers
+    try:
+        async with asyncio.timeout(60):
+            while not (w0.restarts == 1 and w0.up and w0.spoken and pool.not_ready() is None):
+                assert w0.restarts < 2
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.3)
+    finally:
+        await pool.close()
+    assert (w0.bad_frames, w0.hangs, w0.restarts) == (bad, hung, 1)
+    assert statuses[mine].errors == {"worker": 1} and reason in statuses[mine].last_error
+    assert (w1.restarts, w1.bad_frames, w1.hangs) == (0, 0, 0) and statuses[good].errors == {}
+    gaps = [b - a for a, b in itertools.pairwise(arrived)]
+    assert len(arrived) > 10 and max(gaps) < 0.75, max(gaps)
+    assert isinstance(statuses[mine].samples, int) and isinstance(statuses[mine].last_error, str)
+    list(TargetMetrics(lambda: statuses.values()).collect())  # /metrics still renders
