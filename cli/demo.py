@@ -8,6 +8,7 @@ import contextlib
 import logging
 import os
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,9 @@ from fabricwatch.daemon.runner import Runner
 from fabricwatch.detection.detector import LinkDetector
 from fabricwatch.lab.evaluation import simulate
 from fabricwatch.models.features import FeatureBuilder
-from fabricwatch.pipeline.ranking import worst_links
+from fabricwatch.pipeline.history import LinkHistory
+from fabricwatch.pipeline.pipeline import PortRateView
+from fabricwatch.pipeline.ranking import recent_totals, worst_links
 from fabricwatch.pipeline.totals import error_rate
 from fabricwatch.simulator.service import SimConfig, Simulator
 from fabricwatch.simulator.topology import FabricSpec
@@ -101,11 +104,10 @@ def _findings(runner: Runner) -> Table:
     return table
 
 
-# the link columns of the live view: what matters on each fabric (RoCE: pauses and marks; IB has
-# neither, its trouble is symbol errors, downed links, credit waits and receive errors)
-ROCE_COLUMNS = (("pfc rx+tx", lambda r: sum(v for k, v in r.items() if k.startswith("pfc_")), ".0f"),
-                ("pause", lambda r: r.get("pause_rx", 0) + r.get("pause_tx", 0), ".0f"),
-                ("errors", error_rate, ".1f"), ("ecn", lambda r: r.get("ecn_marked", 0), ".0f"))
+# the link columns of the live view: what matters on each fabric (RoCE: pauses and marks, the highest
+# of the last minute, as ranked; IB has neither, its trouble is symbol errors, downed links, credit
+# waits and receive errors)
+ROCE_COLUMNS = (("pauses", "pauses", ".0f"), ("errors", "errors", ".1f"), ("ecn", "ecn", ".0f"))
 IB_COLUMNS = (("symbol err", lambda r: r.get("symbol_errors", 0), ".2f"),
               ("link downed", lambda r: r.get("link_downed", 0), ".3f"),
               ("xmit wait", lambda r: r.get("xmit_wait", 0), ".3g"),
@@ -128,6 +130,35 @@ class IngestRate:
         return (total - v0) / (now - t0) if now > t0 else 0.0
 
 
+def top_links_table(latest: Mapping[tuple[str, str], PortRateView], history: LinkHistory | None,
+                    scores: Mapping[tuple[str, str], float], ib: bool) -> Table:
+    """The live view's worst links: on RoCE ranked and shown by the highest pauses and errors of
+    their last minute (a job's compute phases leave every link's last poll at 0 pauses)."""
+    if ib:  # errors first, then credit waits
+        title = "top links by error and credit-wait rate (per second)"
+        order = sorted(latest.items(), key=lambda kv: (error_rate(kv[1].rates),
+                       kv[1].rates.get("xmit_wait", 0.0)), reverse=True)[:10]
+    else:
+        title = ("top links by pause and error rate (per second, the highest of the last minute)"
+                 if history is not None
+                 else "top links by pause and error rate (per second)")
+        order = worst_links(latest, limit=10, history=history)
+    links = Table(title=title, expand=True)
+    for col in ("device", "port", "role", "score", *(c[0] for c in (IB_COLUMNS if ib else ROCE_COLUMNS)), "Gb/s in"):
+        links.add_column(col)
+    for key, view in order:
+        r = view.rates
+        score = scores.get(key)
+        if ib:
+            cells = [format(fn(r), fmt) for _, fn, fmt in IB_COLUMNS]
+        else:
+            totals = recent_totals(key, view, history)
+            cells = [format(totals[name], fmt) for _, name, fmt in ROCE_COLUMNS]
+        links.add_row(key[0], key[1], view.tags.get("role", ""), "" if score is None else f"{score:.2f}",
+                      *cells, f"{r.get('in_octets', 0) * 8 / 1e9:.1f}")
+    return links
+
+
 def _view(runner: Runner, influx_note: str, rates: dict[str, float], ib: bool = False) -> Group:
     targets = Table(title="targets", expand=True)
     for col in ("device", "collector", "up", "samples", "errors", "last error"):
@@ -148,24 +179,8 @@ def _view(runner: Runner, influx_note: str, rates: dict[str, float], ib: bool = 
             str(s.spool.pending_bytes),
             str(s.spool.stats.dropped_points + s.stats.points_rejected), s.stats.last_error[:50],
         )
-    columns = IB_COLUMNS if ib else ROCE_COLUMNS
-    title = "top links by error and credit-wait rate" if ib else "top links by pause and error rate"
-    links = Table(title=f"{title} (per second)", expand=True)
-    for col in ("device", "port", "role", "score", *(c[0] for c in columns), "Gb/s in"):
-        links.add_column(col)
     scores = runner.detector.scores if runner.detector is not None else {}
-    if ib:  # errors first, then credit waits
-        order = sorted(runner.pipeline.latest.items(), key=lambda kv: (error_rate(kv[1].rates),
-                       kv[1].rates.get("xmit_wait", 0.0)), reverse=True)[:10]
-    else:
-        order = worst_links(runner.pipeline.latest, limit=10)
-    for (device, port), view in order:
-        r = view.rates
-        score = scores.get((device, port))
-        links.add_row(
-            device, port, view.tags.get("role", ""), "" if score is None else f"{score:.2f}",
-            *(format(fn(r), fmt) for _, fn, fmt in columns), f"{r.get('in_octets', 0) * 8 / 1e9:.1f}",
-        )
+    links = top_links_table(runner.pipeline.latest, runner.pipeline.history, scores, ib)
     up = sum(t.up for t in runner.targets.values())
     header = Table.grid(expand=True)
     header.add_row(

@@ -151,6 +151,21 @@ class LinkHistory:
             self._rings.pop(key, None)
             self._events.pop(key, None)
 
+    def peaks(self, key: Key, since_ns: int, until_ns: int) -> dict[str, float]:
+        """The highest value of each of SERIES in the steps from since to until ({} if none was heard)."""
+        ring = self._rings.get(key)
+        if ring is None:
+            return {}
+        first = max(since_ns // self.step_ns, ring.newest - self.slots + 1)
+        last = min(until_ns // self.step_ns, ring.newest)
+        if last < first:
+            return {}
+        rows = ring.values[[s % self.slots for s in range(first, last + 1)], :len(SERIES)]
+        heard = rows[~np.isnan(rows[:, 0])]
+        if not len(heard):
+            return {}
+        return {name: float(v) for name, v in zip(SERIES, heard.max(axis=0), strict=True)}
+
     def of(self, key: Key, now_ns: int) -> dict[str, Any]:
         """The port's last `slots` steps up to now, oldest first (None where nothing was heard), and
         its events, newest last."""
