@@ -87,16 +87,23 @@ class Etcd:
             tls = self.tls if secure else None
             if secure and (tls is None or not tls.enabled):
                 tls = (tls or TlsConfig()).model_copy(update={"enabled": True})
-            self._channel = channel(address, tls)
+            password: str | None = None
             if self.username is not None:
                 try:
                     password = self.password() if callable(self.password) else self.password
                 except ValueError as exc:  # the secret's file or variable is gone
                     raise EtcdAuthError(f"etcd {self.endpoint}: no password for user {self.username!r}: "
                                         f"{exc}") from None
-                resp = await stubs.AuthStub(self._channel).Authenticate(
-                    pb.AuthenticateRequest(name=self.username, password=password or ""), timeout=self.timeout)
-                self._token = resp.token
+            ch = channel(address, tls)
+            try:
+                if self.username is not None:
+                    resp = await stubs.AuthStub(ch).Authenticate(
+                        pb.AuthenticateRequest(name=self.username, password=password or ""), timeout=self.timeout)
+                    self._token = resp.token
+            except BaseException:
+                await ch.close()  # kept without its token, the channel's next request would be refused anew
+                raise
+            self._channel = ch
         return self._channel
 
     def _metadata(self) -> tuple[tuple[str, str], ...] | None:
@@ -128,7 +135,7 @@ class Etcd:
                     raise LeaseGone(f"etcd {self.endpoint}: {detail}") from None
                 refusal = self._refusal(code, detail)
                 if refusal is not None:
-                    await self._drop()  # log in again next time: a channel kept without its token is refused anew
+                    await self._drop()  # a token that went bad: log in again next time
                     raise EtcdAuthError(refusal) from None
                 if code in _REFUSED:
                     raise EtcdError(f"etcd {self.endpoint}: {code.name}: {detail}") from None

@@ -341,11 +341,12 @@ async def _run_for(member: ClusterMember, seconds: float) -> None:
 async def test_etcd_with_auth_on_refuses_wrong_missing_or_narrow_credentials_clearly(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """A real 3-member etcd with auth on (root, a user whose role holds the cluster's prefix, one whose
-    role holds another): the password read from a file works; a wrong password, no user, or a user
-    whose role lacks the prefix is said once, in one line naming the endpoint and the refusal (no
-    traceback), counted, retried every tick, and the member polls every target of its config alone
-    meanwhile; once the file holds the right password it joins and gives back the others' share
-    (a wrong password was tried once, then 'user name is empty' forever, and nothing was polled)."""
+    role holds another): the password read from a file works; a wrong password, no user, a user whose
+    role lacks the prefix, or a secret file removed since the config was loaded is said once, in one
+    line naming the endpoint and the refusal (no traceback), counted, retried every tick, and the
+    member polls every target of its config alone meanwhile; once the file holds the right password
+    it joins and gives back the others' share (a wrong password was tried once, then 'user name is
+    empty' forever, also after a tick cancelled mid-login, and nothing was polled)."""
     import logging
 
     from fabricwatch.cluster.metrics import ClusterMetrics
@@ -363,6 +364,8 @@ async def test_etcd_with_auth_on_refuses_wrong_missing_or_narrow_credentials_cle
         good.write_text("fwpw\n")
         wrong.write_text("not-the-password\n")
         narrow.write_text("narrowpw\n")
+        gone = tmp_path / "gone"
+        gone.write_text("fwpw\n")
         base = {"etcd": etcd.endpoints, "lease": LEASE, "prefix": "/fw-auth/c", "timeout": 1.0}
         first = ClusterMember(ClusterConfig.model_validate(
             {**base, "name": "fw-a", "username": "fw", "password": {"file": str(good)}}), Polled(TARGETS))
@@ -371,10 +374,13 @@ async def test_etcd_with_auth_on_refuses_wrong_missing_or_narrow_credentials_cle
             for name, extra, refusal in (
                     ("fw-b", {"username": "fw", "password": {"file": str(wrong)}}, "authentication failed"),
                     ("fw-c", {}, "user name is empty"),
-                    ("fw-d", {"username": "narrow", "password": {"file": str(narrow)}}, "permission denied")):
+                    ("fw-d", {"username": "narrow", "password": {"file": str(narrow)}}, "permission denied"),
+                    ("fw-e", {"username": "fw", "password": {"file": str(gone)}}, "cannot read secret file")):
                 caplog.clear()
                 polled = Polled(TARGETS)
                 member = ClusterMember(ClusterConfig.model_validate({**base, "name": name, **extra}), polled)
+                if name == "fw-e":
+                    gone.unlink()  # removed after the config was loaded
                 with caplog.at_level(logging.INFO, logger="fabricwatch.cluster"):
                     await _run_for(member, LEASE)  # four ticks
                 said = [r for r in caplog.records if r.levelno >= logging.WARNING]
@@ -392,18 +398,21 @@ async def test_etcd_with_auth_on_refuses_wrong_missing_or_narrow_credentials_cle
                 await member.etcd.close()
 
             # the secret file fixed: the member that was refused joins at its next tick and hands back
+            caplog.clear()
             polled = Polled(TARGETS)
             member = ClusterMember(ClusterConfig.model_validate(
                 {**base, "name": "fw-b", "username": "fw", "password": {"file": str(wrong)}}), polled)
             task = asyncio.create_task(member.run())
             await asyncio.sleep(LEASE / 2)
             assert polled.polled == set(TARGETS) and member.registrations == 0
-            wrong.write_text("fwpw\n")
+            (tmp_path / "fixed").write_text("fwpw\n")
+            os.replace(tmp_path / "fixed", wrong)  # as a secret is rotated: never read half-written
             share = {k for k, dev in TARGETS.items() if owner(dev, ["fw-a", "fw-b"]) == "fw-b"}
             deadline = time.monotonic() + LEASE * 4
             while polled.polled != share and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)
-            assert polled.polled == share and member.registrations == 1 and member.not_ready() is None
+            assert polled.polled == share and member.registrations == 1 and member.not_ready() is None, [
+                (r.getMessage(), r.__dict__.get("error"), r.created) for r in caplog.records if r.levelno >= 30]
             task.cancel()
             await member.leave(deadline_s=0)
         finally:
