@@ -40,6 +40,20 @@ def _checks_for(group: GroupReport, checks: list[Check]) -> list[Check]:
             and (c.nranks is None or c.nranks == group.nranks)]
 
 
+ONE_HOST = "one host: busbw over NVLink/PCIe inside it, not the NIC (no line rate to compare)"
+
+
+def one_host(group: GroupReport, runs: list[RunRecord]) -> bool:
+    """Every run of the group listed all its ranks on one host: it crossed NVLink or PCIe, never a NIC."""
+    mine = [r for r in runs if r.source in group.runs]
+    return bool(mine) and all(r.nranks and len(r.hosts) == 1 for r in mine)
+
+
+def _line_gbs(group: GroupReport, runs: list[RunRecord], ctx: Context) -> float | None:
+    """One NIC's line rate in GB/s, for the runs that cross NICs."""
+    return ctx.line_rate_gbps / 8 if ctx.line_rate_gbps and not one_host(group, runs) else None
+
+
 def chart(group: GroupReport, runs: list[RunRecord], ctx: Context | None = None) -> str:
     ctx = ctx or Context()
     curves = {r.source: busbw_curve(r) for r in runs if r.source in group.runs}
@@ -47,7 +61,7 @@ def chart(group: GroupReport, runs: list[RunRecord], ctx: Context | None = None)
     if not sizes:
         return "<p>no data</p>"
     checks = _checks_for(group, ctx.checks)
-    line_gbs = ctx.line_rate_gbps / 8 if ctx.line_rate_gbps else None
+    line_gbs = _line_gbs(group, runs, ctx)
     top = max([v for c in curves.values() for v in c.values()] + [c.min_busbw or 0 for c in checks]
               + [line_gbs or 0], default=1.0) * 1.1 or 1.0
     lo, hi = math.log2(sizes[0]), math.log2(sizes[-1]) if len(sizes) > 1 else math.log2(sizes[0]) + 1
@@ -83,8 +97,15 @@ def chart(group: GroupReport, runs: list[RunRecord], ctx: Context | None = None)
         x0, x1 = x(max(c.min_size, sizes[0])), x(min(c.max_size or sizes[-1], sizes[-1]))
         parts.append(f'<line class="threshold" x1="{x0:.1f}" x2="{x1:.1f}" y1="{y(c.min_busbw):.1f}" '
                      f'y2="{y(c.min_busbw):.1f}" stroke="#cf222e" stroke-dasharray="6 4" stroke-width="1.5"/>')
-        parts.append(f'<text x="{x0 + 4:.1f}" y="{y(c.min_busbw) - 4:.1f}" font-size="10" fill="#cf222e">'
-                     f'threshold {c.min_busbw:g} GB/s</text>')
+        label = f"threshold {c.min_busbw:g} GB/s"
+        # ~6 px a character at 10 px: a label that would run past the plot ends where its line ends
+        at = (f'x="{x0 + 4:.1f}"' if x0 + 4 + 6 * len(label) <= W - 4
+              else f'x="{max(x1 - 4, 6 * len(label)):.1f}" text-anchor="end"')
+        ty = y(c.min_busbw) - 4 if y(c.min_busbw) - 4 >= 12 else y(c.min_busbw) + 12
+        parts.append(f'<text {at} y="{ty:.1f}" font-size="10" fill="#cf222e">{label}</text>')
+    if ctx.line_rate_gbps and not line_gbs:
+        parts.append(f'<text class="one-host" x="{W - PAD - 4}" y="{PAD - 8}" font-size="10" text-anchor="end">'
+                     f'{ONE_HOST}</text>')
     if line_gbs:
         parts.append(f'<line class="line-rate" x1="{PAD}" x2="{W - PAD}" y1="{y(line_gbs):.1f}" '
                      f'y2="{y(line_gbs):.1f}" stroke="#555" stroke-dasharray="2 3"/>')
@@ -106,7 +127,7 @@ def chart(group: GroupReport, runs: list[RunRecord], ctx: Context | None = None)
 def size_table(group: GroupReport, runs: list[RunRecord], ctx: Context) -> str:
     curves = {r.source: busbw_curve(r) for r in runs if r.source in group.runs}
     sizes = sorted({s for c in curves.values() for s in c})
-    line_gbs = ctx.line_rate_gbps / 8 if ctx.line_rate_gbps else None
+    line_gbs = _line_gbs(group, runs, ctx)
     checks = _checks_for(group, ctx.checks)
     head = ["size", "runs", "min busbw", "median", "max", "run-to-run CV %"]
     if line_gbs:
@@ -159,7 +180,10 @@ def render(runs: list[RunRecord], groups: list[GroupReport], verdict: list[Check
         against.append(f"the cabling plan {esc(ctx.cabling_plan or '')} ({ctx.planned_cables:,} cables, "
                        f"{len(ctx.cabling)} differences)")
     if ctx.line_rate_gbps:
-        against.append(f"a NIC line rate of {ctx.line_rate_gbps:g} Gb/s")
+        inside = [g for g in groups if one_host(g, runs)]
+        against.append(f"a NIC line rate of {ctx.line_rate_gbps:g} Gb/s"
+                       + (f" (not for the {sum(len(g.runs) for g in inside)} run(s) on one host: they cross "
+                          "NVLink/PCIe, not the NIC)" if inside else ""))
     out.append(f"<p class='against'>Measured against: {'; '.join(against) or 'nothing (no thresholds given)'}. "
                f"{len(runs)} run(s); generated {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}.</p>")
     hosts = sorted({h for r in runs for h in r.hosts})
