@@ -30,6 +30,7 @@ from fabricwatch.pipeline.ranking import recent_totals, worst_links
 from fabricwatch.pipeline.totals import error_rate
 from fabricwatch.simulator.service import SimConfig, Simulator
 from fabricwatch.simulator.topology import FabricSpec
+from fabricwatch.simulator.topology import Topology as SimTopology
 from fabricwatch.sinks.influxdb.sink import InfluxSink
 
 log = logging.getLogger("fabricwatch.demo")
@@ -43,6 +44,16 @@ DEFAULT_FAULTS = ["flap:leaf-r0-0:{p0},period=20", "pfc_storm:leaf-r1-0:{p1}", "
 DEFAULT_IB_FAULTS = ["flap:leaf-r0-0:{p0},period=20", "ber:leaf-r1-0:{p1},rate=200",
                      "aging_optic:leaf-r0-0:{p2},ramp=1800"]
 DEMO_OPTICS_S = 30.0  # the demo reads modules every 30 s, not 300 s, so that half an hour shows the aging
+
+
+def demo_faults(topology: SimTopology, ib: bool) -> list[str]:
+    """The faults the demo injects, on this simulated fabric's port names (scripts/screenshots.py
+    pictures the same)."""
+    leaf0 = topology.devices.get("leaf-r0-0")
+    leaf1 = topology.devices.get("leaf-r1-0") or leaf0
+    return [f.format(p0=leaf0.ports[0].name if leaf0 else "", p1=leaf1.ports[1].name if leaf1 else "",
+                     p2=leaf0.ports[2].name if leaf0 and len(leaf0.ports) > 2 else "")
+            for f in (DEFAULT_IB_FAULTS if ib else DEFAULT_FAULTS)]
 
 
 def _demo_collectors(sim: Any, interval: float) -> dict[str, list[dict[str, Any]]]:
@@ -216,13 +227,8 @@ async def run_demo(args: argparse.Namespace) -> int:
         **({"ufm": {"enabled": True}} if ib else
            {"snmp": {"devices": ["spine-1", *(f"leaf-r{r}-0" for r in range(2, args.rails, 2))]}}),
     }))
-    leaf0 = sim.fabric.topology.devices.get("leaf-r0-0")
-    leaf1 = sim.fabric.topology.devices.get("leaf-r1-0") or leaf0
-    faults = [] if args.no_faults else args.fault if args.fault is not None else [
-        f.format(p0=leaf0.ports[0].name if leaf0 else "", p1=leaf1.ports[1].name if leaf1 else "",
-                 p2=leaf0.ports[2].name if leaf0 and len(leaf0.ports) > 2 else "")
-        for f in (DEFAULT_IB_FAULTS if ib else DEFAULT_FAULTS)
-    ]
+    faults = [] if args.no_faults else args.fault if args.fault is not None else \
+        demo_faults(sim.fabric.topology, ib)
     from fabricwatch.simulator.faults import Fault
 
     for text in faults:

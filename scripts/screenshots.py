@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import shutil
 import subprocess
 import sys
@@ -19,18 +20,30 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from fabricwatch.cli.demo import demo_faults
 from fabricwatch.core.topology import Topology
 from fabricwatch.daemon.config import parse
 from fabricwatch.daemon.runner import Runner
 from fabricwatch.simulator.faults import Fault
 from fabricwatch.simulator.service import SimConfig, Simulator
+from fabricwatch.simulator.topology import Topology as SimTopology
 
-# {up}: leaf-r0-0's first uplink (both ends watched: the far end is plotted dashed); p1, p2: host ports
-ROCE_FAULTS = {"flap": "flap:leaf-r0-0:{up},period=15", "aging-optic": "aging_optic:leaf-r0-0:{p2},ramp=300"}
+# the fabrics pictured: the demo's RoCE fabric (a spine over SNMP), and a small InfiniBand one under UFM
+ROCE_FABRIC = ({"nodes": 16, "rails": 4, "spines": 2}, {"snmp": {"devices": ["spine-1"]}})
+IB_FABRIC = ({"nodes": 8, "rails": 2, "spines": 2, "fabric": "ib"}, {"ufm": {"enabled": True}})
+# the demo's own faults (fabricwatch demo, scripts/demo.sh), by picture: docs/link-<label>.png
+LABELS = {False: {"flap": "flap", "pfc_storm": "pfc-storm", "aging_optic": "aging-optic"},
+          True: {"ber": "ib", "flap": "ib-flap", "aging_optic": "ib-aging-optic"}}
+# at the pictures' pace: the optic ages in five minutes, not half an hour
+PACE: dict[str, dict[str, Any]] = {"flap": {"period": 15.0}, "aging_optic": {"ramp": 300.0}}
 # injected LATE_S before the pictures: the page shows a storm while it is news
-LATE_FAULTS = {"pfc-storm": "pfc_storm:leaf-r1-0:{p1}"}
+LATE = {"pfc_storm"}
 LATE_S = 30.0
-IB_FAULTS = {"ib-link": "ber:leaf-r0-0:{up},rate=200", "ib-flap": "flap:leaf-r1-0:{p1},period=15"}
+
+
+def faults(topology: SimTopology, ib: bool) -> dict[str, str]:
+    """The faults `fabricwatch demo` injects on this fabric, by picture label."""
+    return {LABELS[ib][Fault.parse(spec).kind]: spec for spec in demo_faults(topology, ib)}
 
 
 def chromium(url: str, png: Path, height: int) -> None:
@@ -45,24 +58,21 @@ def chromium(url: str, png: Path, height: int) -> None:
 
 
 def _faulted(sim: Simulator, faults: dict[str, str]) -> dict[str, tuple[str, str]]:
-    """Inject the faults on real port names; returns each fault's (device, port)."""
-    ports = {d: sim.fabric.topology.devices[d].ports for d in ("leaf-r0-0", "leaf-r1-0")}
-    names = {"up": next(p.name for p in ports["leaf-r0-0"] if p.role == "leaf_up"),
-             "p1": ports["leaf-r1-0"][1].name, "p2": ports["leaf-r0-0"][2].name}
+    """Inject the faults (at the pictures' pace); returns each fault's (device, port)."""
     where = {}
-    for label, text in faults.items():
-        spec = text.format(**names)
-        sim.fabric.inject(Fault.parse(spec))
-        _, device, port = spec.split(",")[0].split(":")
-        where[label] = (device, port)
+    for label, spec in faults.items():
+        fault = Fault.parse(spec)
+        sim.fabric.inject(dataclasses.replace(fault, **PACE.get(fault.kind, {})))
+        where[label] = (fault.device, fault.port or "")
     return where
 
 
-async def _scenario(fabric: dict[str, Any], extra: dict[str, Any], faults: dict[str, str], wait_s: float,
-                    spool: Path, late: dict[str, str] | None = None,
+async def _scenario(fabric: tuple[dict[str, Any], dict[str, Any]], ib: bool, wait_s: float, spool: Path,
                     ) -> tuple[Simulator, Runner, asyncio.Task[int], dict[str, tuple[str, str]]]:
-    sim = Simulator(SimConfig.model_validate({"fabric": fabric, **extra}))
-    where = _faulted(sim, faults)
+    sim = Simulator(SimConfig.model_validate({"fabric": fabric[0], **fabric[1]}))
+    chosen = faults(sim.fabric.topology, ib)
+    late = {label: spec for label, spec in chosen.items() if Fault.parse(spec).kind in LATE}
+    where = _faulted(sim, {label: spec for label, spec in chosen.items() if label not in late})
     await sim.start()
     collectors = sim.collectors_config(1.0)
     for section in collectors.get("gnmi", []) + collectors.get("snmp", []):
@@ -109,9 +119,7 @@ async def main() -> int:
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        sim, runner, task, where = await _scenario(
-            {"nodes": 16, "rails": 4, "spines": 2}, {"snmp": {"devices": ["spine-1"]}}, ROCE_FAULTS, args.wait,
-            Path(tmp) / "roce", LATE_FAULTS)
+        sim, runner, task, where = await _scenario(ROCE_FABRIC, False, args.wait, Path(tmp) / "roce")
         try:
             assert runner.http is not None
             url = runner.http.url
@@ -120,12 +128,10 @@ async def main() -> int:
                 await asyncio.to_thread(chromium, _link(url, where[label]), args.out / f"link-{label}.png", 2000)
         finally:
             await _stop(sim, runner, task)
-        sim, runner, task, where = await _scenario(
-            {"nodes": 8, "rails": 2, "spines": 2, "fabric": "ib"}, {"ufm": {"enabled": True}}, IB_FAULTS,
-            min(args.wait, 90.0), Path(tmp) / "ib")
+        sim, runner, task, where = await _scenario(IB_FABRIC, True, min(args.wait, 90.0), Path(tmp) / "ib")
         try:
             assert runner.http is not None
-            await asyncio.to_thread(chromium, _link(runner.http.url, where["ib-link"]), args.out / "link-ib.png", 1700)
+            await asyncio.to_thread(chromium, _link(runner.http.url, where["ib"]), args.out / "link-ib.png", 1700)
         finally:
             await _stop(sim, runner, task)
     return 0
