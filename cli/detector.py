@@ -8,7 +8,7 @@ import itertools
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -76,7 +76,8 @@ def _batch() -> Iterator[None]:
             gc.enable()
 
 
-def _fit(frames: list[FeatureFrame], interval_s: float, args: argparse.Namespace, err: Console) -> LinkDetector:
+def _fit(frames: list[FeatureFrame] | Callable[[], Iterable[FeatureFrame]], interval_s: float,
+         args: argparse.Namespace, err: Console) -> LinkDetector:
     det = LinkDetector(interval_s=interval_s, false_alarm_rate=args.false_alarm_rate,
                        false_alarms_per_day=args.false_alarms_per_day)
     with Progress(console=err, transient=True) as progress:
@@ -109,37 +110,56 @@ def _read_influx(args: argparse.Namespace, start: str, end: str, interval_s: flo
     return windows
 
 
+def _frame_stream(source: Callable[[], Iterable[tuple[int, list[LinkInterval]] | Window]],
+                  interval_s: float) -> Callable[[], Iterator[FeatureFrame]]:
+    """The intervals' frames, built afresh each time they are asked for (the fit reads its history more
+    than once rather than holding it)."""
+    def frames() -> Iterator[FeatureFrame]:
+        builder = FeatureBuilder(interval_s)
+        for iv in source():
+            yield builder.build(iv[0], iv[1], iv.rates if isinstance(iv, Window) else None)
+    return frames
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     err = Console(stderr=True)
     interval = parse_duration(args.interval)
-    intervals: list[tuple[int, list[LinkInterval]] | Window]
+    report: ReplayReport | None = None
+    source: Callable[[], Iterable[tuple[int, list[LinkInterval]] | Window]]
     if args.influx_url:
         if not (args.influx_db and args.from_):
             warn(args, "--influx-url needs --influx-db and --from (and --to, default now)")
             return 2
         try:
-            intervals = list(_read_influx(args, args.from_, args.to, interval, err))
+            # read once ("now" moves): the windows stay in memory, their frames are built per pass
+            windows = _read_influx(args, args.from_, args.to, interval, err)
         except (OSError, ValueError) as exc:
             warn(args, f"{exc}")
             return 1
+
+        def source() -> Iterable[tuple[int, list[LinkInterval]] | Window]:
+            return windows
     elif args.files:
         _check_files(args.files)
         report = ReplayReport()
-        with _batch():
-            intervals = list(_windows(args.files, interval, report, err))
-        _say_read(report, len(intervals), err)
-        if not report.samples:
-            return _no_samples(args)
+        reports = [report]
+
+        def source() -> Iterable[tuple[int, list[LinkInterval]] | Window]:
+            # the first reading is the one reported; the fit's later passes read the same files again
+            return _windows(args.files, interval, reports.pop() if reports else ReplayReport(), err)
     else:
         warn(args, "give line-protocol FILES or --influx-url")
         return 2
-    with _batch():
-        frames = _frames(intervals, interval)
     try:
-        det = _fit(frames, interval, args, err)
+        det = _fit(_frame_stream(source, interval), interval, args, err)
     except ModelError as exc:
+        if report is not None and not report.samples:
+            _say_read(report, 0, err)
+            return _no_samples(args)
         warn(args, f"{exc}")
         return 1
+    if report is not None:
+        _say_read(report, int(det.training.get("intervals", 0)), err)
     problems = unfit(det)
     for p in problems:
         warn(args, p)

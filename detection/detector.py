@@ -49,17 +49,26 @@ from fabricwatch.detection.findings import (
 )
 from fabricwatch.detection.model_file import ModelError, read_model, write_model
 from fabricwatch.detection.stalls import StallWatch, fold_stalls
-from fabricwatch.models.background import EVIDENCE_NAMES, BackgroundRates, EvidenceWindows, Verdict
+from fabricwatch.models.background import (
+    EVIDENCE_NAMES,
+    BackgroundFit,
+    BackgroundRates,
+    EvidenceWindows,
+    Verdict,
+)
 from fabricwatch.models.class_model import (
     MIN_CLASS_ROWS,
     RATE_GRID,
+    SAMPLE_ROWS,
     TRAIN_NOISE,
     UTIL,
     ClassModel,
+    ClassSample,
+    LinkPeaks,
+    Tail,
     _ceilings,
-    _link_ceilings,
-    _thresholds,
     budget_rate,
+    tail_thresholds,
 )
 from fabricwatch.models.features import (
     FEATURE_NAMES,
@@ -70,7 +79,7 @@ from fabricwatch.models.features import (
     LinkState,
     evidence_counts,
 )
-from fabricwatch.models.groups import G_INDEX, GROUPED, GroupView, SiblingRatios, group_view
+from fabricwatch.models.groups import G_INDEX, GROUPED, GroupView, SiblingFit, SiblingRatios, group_view
 from fabricwatch.models.optics import OpticsWatch
 from fabricwatch.models.rules import RuleConfig, RuleHit, evaluate, speed_degraded_rows, worst
 from fabricwatch.models.trends import TrendWatch
@@ -107,81 +116,156 @@ class LinkDetector:
         self.reset()
 
     # -- training ----------------------------------------------------------------------
-    def fit(self, frames: list[FeatureFrame],
-            progress: Callable[[str, int, int], None] | None = None) -> LinkDetector:
+    def fit(self, frames: Iterable[FeatureFrame] | Callable[[], Iterable[FeatureFrame]],
+            progress: Callable[[str, int, int], None] | None = None, *,
+            sample_rows: int = SAMPLE_ROWS) -> LinkDetector:
         """Fit one forest per class on healthy intervals; the threshold is the score that
-        held-out intervals (the last 20 % in time) exceed at the false-alarm budget."""
-        by_class: dict[str, list[tuple[int, str, str, np.ndarray]]] = {}
-        own_rows: dict[str, list[np.ndarray]] = {}
-        own_keys: dict[str, list[tuple[str, str]]] = {}
-        self.background = BackgroundRates().fit(
-            [(li.device, li.port) for f in frames for li in f.links], [c for f in frames for c in f.classes],
-            np.vstack([evidence_counts(f, EVIDENCE_NAMES, self.interval_s) for f in frames])
-            if frames else np.zeros((0, len(EVIDENCE_NAMES))), self.interval_s)
-        self.sibling_ratios = SiblingRatios().fit(frames)
-        for frame in frames:
-            for i, c in enumerate(frame.classes):
-                li = frame.links[i]
-                by_class.setdefault(c, []).append((frame.start_ns, li.device, li.port, frame.X[i]))
-                own_rows.setdefault(c, []).append(frame.own_raw[i])
-                own_keys.setdefault(c, []).append((li.device, li.port))
-        own_by_class = {c: np.array(rows) for c, rows in own_rows.items()}
-        n_links = len({k for keys in own_keys.values() for k in keys})
+        held-out intervals (the last 20 % in time) exceed at the false-alarm budget.
+
+        `frames`: the intervals, or a function that reads them afresh in time order (called three times:
+        the fit, then the held-out part for the thresholds, then for the expected pages), so that memory
+        follows the links and `sample_rows`, not the history: each class's forest and ceilings learn from a
+        uniform sample of at most `sample_rows` link-intervals (all of them below that), the background
+        rates and link ceilings from sums and peaks per link, and the thresholds from every held-out row."""
+        if callable(frames):
+            again = frames
+        else:
+            ordered = sorted(frames, key=lambda f: f.start_ns)
+
+            def again() -> Iterable[FeatureFrame]:
+                return ordered
+
+        index: dict[tuple[str, str], int] = {}
+        samples: dict[str, ClassSample] = {}
+        peaks: dict[str, LinkPeaks] = {}
+        background, siblings = BackgroundFit(), SiblingFit(seed=self.seed)
+        n_frames, first_ns, last_ns = 0, None, None
+        for frame in again():
+            ids = self._link_ids(frame, index)
+            background.add(ids, frame.classes, evidence_counts(frame, EVIDENCE_NAMES, self.interval_s))
+            siblings.add(frame, ids)
+            cls = np.array(frame.classes)
+            for c in sorted(set(frame.classes)):
+                rows = np.nonzero(cls == c)[0]
+                if c not in samples:
+                    samples[c], peaks[c] = ClassSample(sample_rows, self.seed), LinkPeaks()
+                samples[c].add(frame.start_ns, ids[rows], frame.X[rows], frame.own_raw[rows])
+                peaks[c].add(ids[rows], frame.own_raw[rows])
+            n_frames += 1
+            first_ns = frame.start_ns if first_ns is None else min(first_ns, frame.start_ns)
+            last_ns = frame.start_ns if last_ns is None else max(last_ns, frame.start_ns)
+        keys = list(index)
+        n_links = len(keys)
+        self.background = background.result(keys, self.interval_s)
+        self.sibling_ratios = siblings.result(keys)
+        del background, siblings
         if self.false_alarms_per_day is not None:
             self.false_alarm_rate = budget_rate(self.false_alarms_per_day, n_links, self.interval_s)
+        # (device, port) order of every link: rows sort in time, then by link
+        rank = np.empty(n_links, dtype=np.int64)
+        rank[sorted(range(n_links), key=keys.__getitem__)] = np.arange(n_links)
         self.models.clear()
-        classes = sorted(by_class)
-        for n, c in enumerate(classes):
-            # in time, then by link: the same history gives the same model however it was read
-            rows = sorted(by_class[c], key=lambda r: r[:3])
-            if len(rows) < MIN_CLASS_ROWS:
+        cuts: dict[str, tuple[int, int]] = {}
+        rates = (self.false_alarm_rate, *RATE_GRID)
+        tails: dict[str, Tail] = {}
+        from sklearn.ensemble import IsolationForest
+
+        for c in sorted(samples):
+            sample = samples.pop(c)
+            if sample.seen < MIN_CLASS_ROWS:
                 continue
-            X = np.array([r[3] for r in rows])
-            cut = int(len(X) * 0.8)
-            train, hold = X[:cut], X[cut:]
+            start, ids, X, own = sample.rows()
+            # in time, then by link: the same history gives the same model however it was read
+            order = np.lexsort((rank[ids], start))
+            cut = int(len(order) * 0.8)
+            # the held-out part: every row from the cut on (in time, then by link), scored below
+            cuts[c] = (int(start[order[cut]]), int(rank[ids[order[cut]]]))
+            train = X[order[:cut]]
             # a feature that never moved in healthy data (errors, say) would give the forest
             # nothing to split on, and a link whose errors jump would look normal: a little
             # noise gives every feature a range, so values beyond it are isolated at once
             rng = np.random.default_rng(self.seed)
             train = train + rng.normal(0.0, TRAIN_NOISE, train.shape)
-            from sklearn.ensemble import IsolationForest
-
             forest = IsolationForest(n_estimators=self.n_estimators, random_state=self.seed, n_jobs=1)
             forest.fit(train)
-            hold_scores = -forest.score_samples(hold)
-            peer_hold = np.abs(hold[:, N_OWN : 2 * N_OWN])
-            threshold, limits = _thresholds(hold_scores, peer_hold, self.false_alarm_rate)
-            grid = [(r, *_thresholds(hold_scores, peer_hold, r)) for r in RATE_GRID]
-            self.models[c] = ClassModel(forest, threshold, len(train), len(hold), limits,
-                                        _ceilings(own_by_class[c]),
-                                        _link_ceilings(own_keys[c], own_by_class[c]), grid)
-            if progress:
-                progress(c, n + 1, len(classes))
+            self.models[c] = ClassModel(forest, 0.0, len(train), 0, None, _ceilings(own),
+                                        peaks.pop(c).result(keys), [])
+            tails[c] = Tail(int(sample.seen * max(rates)) + 2, 1 + N_OWN)
+            del sample, start, ids, X, own, train
         if not self.models:
             raise ModelError(f"no port class had {MIN_CLASS_ROWS} healthy intervals to learn from")
-        starts = [f.start_ns for f in frames]
-        self.training = {"from_ns": min(starts), "to_ns": max(starts) + int(self.interval_s * 1e9),
-                         "intervals": len(frames), "links": n_links,
-                         "expected": self._expected_pages(frames, n_links)}
+        self._score_held_out(again(), index, rank, cuts, tails)
+        for n, (c, m) in enumerate(sorted(self.models.items())):
+            tail = tails[c]
+            m.holdout_rows = tail.n
+            m.threshold, m.peer_limits = tail_thresholds(tail, self.false_alarm_rate)
+            m.by_rate = [(r, *tail_thresholds(tail, r)) for r in RATE_GRID]
+            if progress:
+                progress(c, n + 1, len(self.models))
+        assert first_ns is not None and last_ns is not None
+        hold_from = int(n_frames * 0.8)
+        self.training = {"from_ns": first_ns, "to_ns": last_ns + int(self.interval_s * 1e9),
+                         "intervals": n_frames, "links": n_links,
+                         "expected": self._expected_pages(itertools.islice(again(), hold_from, None), n_links)}
         return self
 
-    def _expected_pages(self, frames: list[FeatureFrame], n_links: int) -> dict[str, float]:
+    @staticmethod
+    def _link_ids(frame: FeatureFrame, index: dict[tuple[str, str], int]) -> np.ndarray:
+        """Each row's link id in `index` (a new link gets the next one)."""
+        return np.fromiter((index.setdefault((li.device, li.port), len(index)) for li in frame.links),
+                           dtype=np.int64, count=len(frame.links))
+
+    def _score_held_out(self, frames: Iterable[FeatureFrame], index: dict[tuple[str, str], int],
+                        rank: np.ndarray, cuts: dict[str, tuple[int, int]], tails: dict[str, Tail]) -> None:
+        """Every held-out row of each class (from its cut on) scored by its forest, into its Tail:
+        (forest score, |deviation from peers| of each own feature)."""
+        pending: dict[str, list[np.ndarray]] = {}
+        sizes: dict[str, int] = {}
+
+        def flush(c: str) -> None:
+            X = np.vstack(pending.pop(c))
+            sizes.pop(c, None)
+            tails[c].add(np.column_stack([-self.models[c].forest.score_samples(X), np.abs(X[:, N_OWN:2 * N_OWN])]))
+
+        first_cut = min(s for s, _ in cuts.values())
+        for frame in frames:
+            if frame.start_ns < first_cut:
+                continue
+            ids = self._link_ids(frame, index)
+            cls = np.array(frame.classes)
+            for c in sorted(set(frame.classes) & set(cuts)):
+                at, by = cuts[c]
+                if frame.start_ns < at:
+                    continue
+                held = cls == c
+                if frame.start_ns == at:
+                    held &= rank[ids] >= by
+                if held.any():
+                    pending.setdefault(c, []).append(frame.X[held])
+                    sizes[c] = sizes.get(c, 0) + int(held.sum())
+                    if sizes[c] >= 65_536:
+                        flush(c)
+        for c in list(pending):
+            flush(c)
+
+    def _expected_pages(self, hold_frames: Iterable[FeatureFrame], n_links: int) -> dict[str, float]:
         """Finding events (a link raised after 3 clean intervals) the fitted detector raises on the
-        held-out last 20 % of the healthy history, per day: what the on-call engineer should expect."""
-        ordered = sorted(frames, key=lambda f: f.start_ns)
-        hold = ordered[int(len(ordered) * 0.8):]
+        held-out last 20 % of the healthy history (`hold_frames`, in time order), per day: what the
+        on-call engineer should expect."""
         self.reset()
         last_seen: dict[tuple[str, str], int] = {}
         events = 0
-        for n, frame in enumerate(hold):
+        n_hold = 0
+        for n, frame in enumerate(hold_frames):
+            n_hold += 1
             for f in self.detect(frame):
                 key = (f.device, f.port)
                 if n - last_seen.get(key, -10) > 3:
                     events += 1
                 last_seen[key] = n
         self.reset()
-        days = max(len(hold), 1) * self.interval_s / 86400.0
-        return {"holdout_intervals": len(hold), "events": events, "pages_per_day": events / days,
+        days = max(n_hold, 1) * self.interval_s / 86400.0
+        return {"holdout_intervals": n_hold, "events": events, "pages_per_day": events / days,
                 "pages_per_day_per_10k_links": events / days * 10_000 / max(n_links, 1),
                 "upper_per_day": max(events, 3) / days}  # rule of three: 0 in n days, < 3/n at 95 %
 

@@ -91,35 +91,12 @@ class BackgroundRates:
             interval_s: float) -> BackgroundRates:
         """`counts`: one row per healthy link-interval, one column per EVIDENCE_NAMES, NaN where the link
         does not report the counter."""
-        self.interval_s_ = interval_s
-        E = len(EVIDENCE_NAMES)
-        reported = ~np.isnan(counts)
-        c = np.nan_to_num(np.maximum(counts, 0.0))
-        erred = c >= 0.5
-        cls_arr = np.array(classes)
-        self.classes_ = {}
-        for cls in sorted(set(classes)):
-            rows = cls_arr == cls
-            n = reported[rows].sum(axis=0).astype(float)
-            k = erred[rows].sum(axis=0)
-            total = c[rows].sum(axis=0)
-            # Jeffreys: a class that never counted one in n intervals has a share of about 1/(2n)
-            p = np.where(n > 0, (k + 0.5) / (n + 1.0), NO_HISTORY_P)
-            rate = np.where(n > 0, (total + 0.5) / ((n + 1.0) * interval_s), NO_HISTORY_RATE)
-            # the burstiness of the class: the median over its links that count at all
-            disp = np.ones(E)
-            self.classes_[cls] = Background(p, rate, disp)
-        per_link: dict[tuple[str, str], list[int]] = {}
-        for i, key in enumerate(keys):
-            per_link.setdefault(key, []).append(i)
-        self.links_ = {}
-        for key, idx in per_link.items():
-            rows_c = c[idx]
-            n = float(len(idx))
-            prior = self.classes_[classes[idx[0]]]
-            self.links_[key] = _posterior(n, (rows_c >= 0.5).sum(axis=0), rows_c.sum(axis=0),
-                                          (rows_c * rows_c).sum(axis=0), prior, interval_s)
-        return self
+        index: dict[tuple[str, str], int] = {}
+        ids = np.array([index.setdefault(k, len(index)) for k in keys], dtype=np.int64)
+        acc = BackgroundFit()
+        acc.add(ids, list(classes), counts)
+        return acc.result(list(index), interval_s, self)
+
 
     def background(self, key: tuple[str, str], link_class: str) -> Background:
         """What healthy history says of this link, else of its class, else the no-history default."""
@@ -195,6 +172,68 @@ class BackgroundRates:
 
         return cls({str(c): dec(b) for c, b in data["classes"].items()},
                    {(str(d), str(p)): dec(b) for d, p, b in data["links"]}, float(data["interval_s"]))
+
+
+class BackgroundFit:
+    """`BackgroundRates.fit` over a stream of link-intervals: per class and per link id, the sums it needs
+    (intervals, erred intervals, total, sum of squares): memory follows the links, not the history."""
+
+    def __init__(self) -> None:
+        E = len(EVIDENCE_NAMES)
+        self._cls: dict[str, np.ndarray] = {}  # class -> (3, E): reported intervals, erred, total
+        self._link = np.zeros((0, 4, E))  # link id -> intervals, erred, total, sum of squares
+        self._link_cls: list[str | None] = []  # the class of the link's first row
+
+    def add(self, ids: np.ndarray, classes: Sequence[str], counts: np.ndarray) -> None:
+        """One block of rows: each row's link id, class and evidence counts (as for `fit`)."""
+        reported = ~np.isnan(counts)
+        c = np.nan_to_num(np.maximum(counts, 0.0))
+        erred = c >= 0.5
+        cls_arr = np.array(classes)
+        E = len(EVIDENCE_NAMES)
+        for cls in sorted(set(classes)):
+            rows = cls_arr == cls
+            acc = self._cls.setdefault(cls, np.zeros((3, E)))
+            acc[0] += reported[rows].sum(axis=0)
+            acc[1] += erred[rows].sum(axis=0)
+            acc[2] += c[rows].sum(axis=0)
+        top = int(ids.max()) + 1 if len(ids) else 0
+        if top > len(self._link):
+            grow = max(top, 2 * len(self._link))
+            self._link = np.concatenate([self._link, np.zeros((grow - len(self._link), 4, E))])
+            self._link_cls += [None] * (grow - len(self._link_cls))
+        np.add.at(self._link[:, 0, 0], ids, 1.0)
+        np.add.at(self._link[:, 1], ids, erred.astype(np.float64))
+        np.add.at(self._link[:, 2], ids, c)
+        np.add.at(self._link[:, 3], ids, c * c)
+        uniq, first = np.unique(ids, return_index=True)
+        for i, f in zip(uniq.tolist(), first.tolist(), strict=True):
+            if self._link_cls[i] is None:
+                self._link_cls[i] = classes[f]
+
+    def result(self, keys: Sequence[tuple[str, str]], interval_s: float,
+               into: BackgroundRates | None = None) -> BackgroundRates:
+        """The fitted rates; `keys[i]` names link id i."""
+        out = into if into is not None else BackgroundRates()
+        out.interval_s_ = interval_s
+        E = len(EVIDENCE_NAMES)
+        out.classes_ = {}
+        for cls in sorted(self._cls):
+            n, k, total = self._cls[cls]
+            # Jeffreys: a class that never counted one in n intervals has a share of about 1/(2n)
+            p = np.where(n > 0, (k + 0.5) / (n + 1.0), NO_HISTORY_P)
+            rate = np.where(n > 0, (total + 0.5) / ((n + 1.0) * interval_s), NO_HISTORY_RATE)
+            # the burstiness of the class: the median over its links that count at all
+            disp = np.ones(E)
+            out.classes_[cls] = Background(p, rate, disp)
+        out.links_ = {}
+        for i, key in enumerate(keys):
+            first = self._link_cls[i] if i < len(self._link_cls) else None
+            if first is None:
+                continue
+            n_i, k, total, sumsq = self._link[i]
+            out.links_[key] = _posterior(float(n_i[0]), k, total, sumsq, out.classes_[first], interval_s)
+        return out
 
 
 def _log10_binom_sf(k: int, n: int, p: float) -> float:

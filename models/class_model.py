@@ -156,3 +156,124 @@ def budget_rate(per_day: float, links: int, interval_s: float) -> float:
     the link-intervals of a day, clamped to what a held-out history can resolve."""
     per_day_intervals = max(links, 1) * 86400.0 / interval_s
     return min(max(per_day / per_day_intervals, MIN_RATE), MAX_RATE)
+
+
+SAMPLE_ROWS = 100_000  # link-interval rows a class keeps for its forest and ceilings (a uniform sample beyond)
+
+
+class ClassSample:
+    """A uniform sample of at most `cap` rows of one class (the rows of the smallest random priorities, so
+    the sample of any part of the history is uniform too); every row while the history is under `cap`.
+    Each row: its interval's start, its link's id, its features X and its own raw values."""
+
+    def __init__(self, cap: int, seed: int) -> None:
+        self.cap = cap
+        self.seen = 0
+        self._rng = np.random.default_rng(seed)
+        self._parts: list[tuple[np.ndarray, ...]] = []  # (prio, start, link, X, own) blocks, merged when large
+        self._size = 0
+        self._kth = np.inf  # the largest priority kept once full: rows above it cannot enter
+
+    def add(self, start_ns: int, ids: np.ndarray, X: np.ndarray, own: np.ndarray) -> None:
+        m = len(ids)
+        self.seen += m
+        prio = self._rng.random(m)
+        keep = prio < self._kth
+        if not keep.all():
+            prio, ids, X, own = prio[keep], ids[keep], X[keep], own[keep]
+        if not len(prio):
+            return
+        self._parts.append((prio, np.full(len(prio), start_ns, dtype=np.int64), ids.astype(np.int64),
+                            X.astype(np.float64), own.astype(np.float64)))
+        self._size += len(prio)
+        if self._size > self.cap + max(self.cap // 4, 1):
+            self._merge()
+
+    def _merge(self) -> None:
+        cols = [np.concatenate(c) for c in zip(*self._parts, strict=True)]
+        if len(cols[0]) > self.cap:
+            top = np.argpartition(cols[0], self.cap - 1)[: self.cap]
+            cols = [c[top] for c in cols]
+            self._kth = float(cols[0].max())
+        self._parts = [tuple(cols)]
+        self._size = len(cols[0])
+
+    def rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(start, link id, X, own) of the sampled rows, in no particular order."""
+        if not self._parts:
+            return (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros((0, 0)), np.zeros((0, 0)))
+        self._merge()
+        _, start, ids, X, own = self._parts[0]
+        return start, ids, X, own
+
+
+def higher_index(n: int, q: float) -> int:
+    """The index of np.quantile(a, q, method="higher") in `a` sorted (n values)."""
+    return int(np.ceil((n - 1) * q))
+
+
+class Tail:
+    """The `k` largest values of each column seen, and how many rows: np.quantile(..., method="higher") at
+    any q with (n - 1 - higher_index(n, q)) < k, exactly, without keeping every row."""
+
+    def __init__(self, k: int, columns: int) -> None:
+        self.k = max(k, 1)
+        self.n = 0
+        self._top = np.zeros((0, columns))
+        self._pending: list[np.ndarray] = []
+        self._pending_rows = 0
+
+    def add(self, rows: np.ndarray) -> None:
+        self.n += len(rows)
+        self._pending.append(rows)
+        self._pending_rows += len(rows)
+        if self._pending_rows > self.k + 65_536:
+            self._fold()
+
+    def _fold(self) -> None:
+        a = np.vstack([self._top, *self._pending])
+        if len(a) > self.k:
+            a = -np.partition(-a, self.k - 1, axis=0)[: self.k]
+        self._top = a
+        self._pending, self._pending_rows = [], 0
+
+    def quantile(self, q: float) -> np.ndarray:
+        self._fold()
+        rank = self.n - 1 - higher_index(self.n, q)  # 0: the largest
+        if not 0 <= rank < len(self._top):
+            raise ValueError(f"quantile {q} of {self.n} rows is not among the {len(self._top)} kept")
+        return -np.sort(-self._top, axis=0)[rank]
+
+
+def tail_thresholds(tail: Tail, rate: float) -> tuple[float, np.ndarray]:
+    """`_thresholds` from a Tail of (score, |peer deviation| per own feature) rows of held-out data."""
+    q = tail.quantile(1.0 - rate)
+    return float(q[0]), np.maximum(q[1:] * PEER_MARGIN, MIN_PEER_LIMIT)
+
+
+class LinkPeaks:
+    """`_link_ceilings` over a stream: per link id, the most of each value and per-load value seen."""
+
+    def __init__(self) -> None:
+        self._peaks = np.zeros((0, 2 * N_OWN))
+        self._seen = np.zeros(0, dtype=bool)
+
+    def add(self, ids: np.ndarray, own: np.ndarray) -> None:
+        values = np.nan_to_num(np.maximum(own, 0.0))
+        values[:, _LOAD_FREE] = 0.0
+        util = values[:, [UTIL]]
+        per_load = np.where(util >= PER_LOAD_MIN_UTIL, values / np.maximum(util, 1.0), 0.0)
+        per_load[:, UTIL] = 0.0
+        both = np.hstack([values, per_load])
+        top = int(ids.max()) + 1 if len(ids) else 0
+        if top > len(self._peaks):
+            grow = max(top, 2 * len(self._peaks))
+            self._peaks = np.vstack([self._peaks, np.zeros((grow - len(self._peaks), 2 * N_OWN))])
+            self._seen = np.concatenate([self._seen, np.zeros(grow - len(self._seen), dtype=bool)])
+        # values are >= 0, so a peak starting at 0 is the max over the rows seen
+        np.maximum.at(self._peaks, ids, both)
+        self._seen[ids] = True
+
+    def result(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], np.ndarray]:
+        return {keys[i]: self._peaks[i] * LINK_CEILING_MARGIN for i in np.nonzero(self._seen)[0].tolist()
+                if self._peaks[i].any()}

@@ -127,27 +127,12 @@ class SiblingRatios:
     usual_: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
 
     def fit(self, frames: Iterable[FeatureFrame]) -> SiblingRatios:
-        logs: dict[tuple[str, str], list[np.ndarray]] = {}
+        index: dict[tuple[str, str], int] = {}
+        acc = SiblingFit()
         for frame in frames:
-            view = group_view(frame)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                lr = np.log10(view.ratio)
-            lr[~np.isfinite(lr)] = np.nan
-            for li, row in zip(frame.links, lr, strict=True):
-                if not np.isnan(row).all():
-                    logs.setdefault((li.device, li.port), []).append(row)
-        self.usual_ = {}
-        for key, rows in logs.items():
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                a = np.array(rows)
-                med = np.nan_to_num(np.nanmedian(a, axis=0))
-                high = np.nan_to_num(np.nanquantile(a, USUAL_QUANTILE, axis=0))
-            # a link that usually stands out of its group (a slow HCA, a polarised uplink) is judged from
-            # how far it went in healthy history; one that usually sits with it, from its group alone
-            if med.max() >= 0.1:
-                self.usual_[key] = np.where(med >= 0.1, np.maximum(high, 0.0), 0.0)
-        return self
+            keys = [(li.device, li.port) for li in frame.links]
+            acc.add(frame, np.array([index.setdefault(k, len(index)) for k in keys], dtype=np.int64))
+        return acc.result(list(index), self)
 
     def usual(self, keys: Sequence[tuple[str, str]]) -> np.ndarray:
         out = np.zeros((len(keys), len(GROUPED)))
@@ -172,6 +157,58 @@ class SiblingRatios:
                 if name in GROUPED:
                     row[GROUPED.index(name)] = float(v)
             out.usual_[(str(d), str(p))] = row
+        return out
+
+
+SIBLING_ROWS = 512  # intervals of its history a link keeps for its usual ratio (a uniform sample beyond)
+
+
+class SiblingFit:
+    """`SiblingRatios.fit` over a stream of frames: per link id, its log-ratios to its group in every
+    interval while it has at most `cap` of them, a uniform sample (reservoir) of `cap` beyond."""
+
+    def __init__(self, cap: int = SIBLING_ROWS, seed: int = 7) -> None:
+        self.cap = cap
+        self._rng = np.random.default_rng(seed)
+        self._rows = np.zeros((0, cap, len(GROUPED)))
+        self._seen = np.zeros(0, dtype=np.int64)
+
+    def add(self, frame: FeatureFrame, ids: np.ndarray) -> None:
+        """One interval; `ids[i]` is the link id of `frame.links[i]` (each link once)."""
+        view = group_view(frame)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lr = np.log10(view.ratio)
+        lr[~np.isfinite(lr)] = np.nan
+        some = ~np.isnan(lr).all(axis=1)
+        if not some.any():
+            return
+        ids, lr = ids[some], lr[some]
+        top = int(ids.max()) + 1
+        if top > len(self._seen):
+            grow = max(top, len(self._seen) + len(self._seen) // 4 + 64)
+            self._rows = np.concatenate([self._rows, np.full((grow - len(self._rows), self.cap, len(GROUPED)),
+                                                             np.nan)])
+            self._seen = np.concatenate([self._seen, np.zeros(grow - len(self._seen), dtype=np.int64)])
+        t = self._seen[ids]
+        slot = np.where(t < self.cap, t, self._rng.integers(0, np.maximum(t, 1) + 1))
+        keep = slot < self.cap
+        self._rows[ids[keep], slot[keep]] = lr[keep]
+        self._seen[ids] = t + 1
+
+    def result(self, keys: Sequence[tuple[str, str]], into: SiblingRatios | None = None) -> SiblingRatios:
+        """The fitted ratios; `keys[i]` names link id i."""
+        out = into if into is not None else SiblingRatios()
+        out.usual_ = {}
+        for i in np.nonzero(self._seen)[0].tolist():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                a = self._rows[i, : min(int(self._seen[i]), self.cap)]
+                med = np.nan_to_num(np.nanmedian(a, axis=0))
+                high = np.nan_to_num(np.nanquantile(a, USUAL_QUANTILE, axis=0))
+            # a link that usually stands out of its group (a slow HCA, a polarised uplink) is judged from
+            # how far it went in healthy history; one that usually sits with it, from its group alone
+            if med.max() >= 0.1:
+                out.usual_[keys[i]] = np.where(med >= 0.1, np.maximum(high, 0.0), 0.0)
         return out
 
 
