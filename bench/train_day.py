@@ -11,10 +11,11 @@ directory; recording it alone takes ~35 min here):
     python bench/train_day.py --ports 10000 --hours 24
 
 Below the full size, the figures at the full size are printed as an EXTRAPOLATION (not measured), above
-the start-up's (`replay --help`): train's RSS linear in link-intervals (the fit holds every interval),
-replay's linear in ports through a second replay of a fabric half the size (it streams: a chunk of lines
-and the detector's batch of 64 intervals at a time, so measure at least 64 intervals: 32 min at 30 s),
-CPU linear in lines.
+the start-up's (`replay --help`): both RSSes linear in ports through a second train and replay of a
+fabric half the size, flat in hours (train re-reads its files and keeps a bounded sample per class and
+running sums per link; replay streams a chunk of lines and the detector's batch of 64 intervals at a
+time: measure at least an hour, so that the per-class samples (100k link-intervals) are full), CPU
+linear in lines.
 The last line reads `train_rss_mb=… replay_rss_mb=… replay_lines_per_cpu_s=… rss_ratio=…
 full=measured|extrapolated` (rss_ratio: the larger peak at the full size over 2 GB).
 """
@@ -86,28 +87,18 @@ def measure(ports: int, hours: float, step_s: float, tmp: Path) -> tuple[dict[st
     return r, model
 
 
-def replay_only(ports: int, hours: float, step_s: float, tmp: Path, model: Path) -> dict[str, float]:
-    """Replay of another fabric's history of the same classes with that model: replay's RSS at `ports`."""
-    fabric = fabric_of(ports)
-    path = tmp / "port_counters_replay.lp"
-    with open(path, "w") as out:
-        lines = record(fabric, out, steps=int(hours * 3600 / step_s), step_s=step_s)
-    rss, cpu = run(["replay", str(path), "--model", str(model), "--json"])
-    path.unlink()
-    print(f"{len(fabric.ports):,} ports x {hours:g} h, replay only: peak RSS {rss:8,.0f} MB  CPU {cpu:7.1f} s  "
-          f"({lines / cpu:,.0f} lines/CPU-s)")
-    return {"ports": len(fabric.ports), "replay_rss": rss}
-
-
 def extrapolate(big: dict[str, float], half: dict[str, float], base: dict[str, float],
                 full_li: float) -> dict[str, float]:
-    """The figures at the full size from the measured ones: train holds every link-interval for the fit
-    (linear in link-intervals above the start-up); replay streams a chunk and a batch of intervals at a
-    time (linear in ports through the two fabrics replayed, not in hours); CPU, linear in lines."""
+    """The figures at the full size from the measured ones: train keeps a bounded sample per class and
+    per-link sums, replay streams; both grow with ports (per-link state), through the two fabrics
+    measured, not with hours; CPU linear in link-intervals above the start-up."""
     grow_li = full_li / big["link_intervals"]
-    per_port = (big["replay_rss"] - half["replay_rss"]) / (big["ports"] - half["ports"])
-    return {"train_rss": base["rss"] + (big["train_rss"] - base["rss"]) * grow_li,
-            "replay_rss": big["replay_rss"] + per_port * (FULL_PORTS - big["ports"]),
+    ports = big["ports"] - half["ports"]
+
+    def in_ports(key: str) -> float:
+        return big[key] + (big[key] - half[key]) / ports * (FULL_PORTS - big["ports"])
+
+    return {"train_rss": in_ports("train_rss"), "replay_rss": in_ports("replay_rss"),
             "train_cpu": base["cpu"] + (big["train_cpu"] - base["cpu"]) * grow_li,
             "replay_cpu": base["cpu"] + (big["replay_cpu"] - base["cpu"]) * grow_li}
 
@@ -123,10 +114,10 @@ def main() -> int:
         rss, cpu = run(["replay", "--help"])  # the start-up: the interpreter and every import
         base = {"rss": rss, "cpu": cpu}
         print(f"start-up (replay --help): peak RSS {rss:,.0f} MB, CPU {cpu:.1f} s")
-        big, model = measure(args.ports, args.hours, args.step, Path(tmp))
+        big, _ = measure(args.ports, args.hours, args.step, Path(tmp))
         full = big["link_intervals"] >= 0.99 * full_li
         if not full:
-            half = replay_only(args.ports // 2, args.hours, args.step, Path(tmp), model)
+            half, _ = measure(args.ports // 2, args.hours, args.step, Path(tmp))
     if full:
         at = {k: big[k] for k in ("train_rss", "replay_rss", "train_cpu", "replay_cpu")}
         label = "measured"
@@ -134,8 +125,8 @@ def main() -> int:
         at = extrapolate(big, half, base, full_li)
         label = "extrapolated"
         print(f"EXTRAPOLATED to {FULL_PORTS:,} ports x {FULL_HOURS:g} h ({full_li:,.0f} link-intervals), not measured: "
-              f"above the start-up ({base['rss']:,.0f} MB, {base['cpu']:.1f} CPU-s), train's RSS linear in "
-              f"link-intervals, replay's in ports (through the two replays), CPU in lines:\n"
+              f"both RSSes linear in ports through the two sizes measured (flat in hours), CPU in link-intervals "
+              f"above the start-up ({base['rss']:,.0f} MB, {base['cpu']:.1f} CPU-s):\n"
               f"  train   peak RSS {at['train_rss']:8,.0f} MB  CPU {at['train_cpu']:8,.0f} s\n"
               f"  replay  peak RSS {at['replay_rss']:8,.0f} MB  CPU {at['replay_cpu']:8,.0f} s")
     worst = max(at["train_rss"], at["replay_rss"])
