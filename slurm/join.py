@@ -3,8 +3,9 @@
 A host link (`leaf_down`, the far end is the host; or the host's own `host` port) carries the jobs
 on that host. A leaf uplink (`leaf_up`) or the spine port facing it (`spine`, the far end is the
 leaf) carries the jobs with hosts both under that leaf and elsewhere: traffic between them leaves
-the leaf. A job wholly under one leaf never crosses its uplinks. Device findings (port "*") join
-nothing: a switch-wide condition is not one link's."""
+the leaf. A job wholly under one leaf never crosses its uplinks. A device finding (port "*": a switch
+stuck as a whole, ECN off on it, its ASIC counting errors) hurts every job whose traffic crosses the
+switch: the jobs of each of its links."""
 
 from __future__ import annotations
 
@@ -46,7 +47,12 @@ class JobIndex:
     def __init__(self, jobs: Iterable[Job], topology: Topology, host_of: Callable[[str], str], *,
                  under: dict[str, frozenset[str]] | None = None) -> None:
         self.topology = topology
-        self.under = leaf_hosts(topology.records()) if under is None else under  # `under`: the same topology's
+        records = topology.records()
+        self.under = leaf_hosts(records) if under is None else under  # `under`: the same topology's
+        self.ports_of: dict[str, list[str]] = {}
+        for r in records:
+            if r.get("device") and r.get("port"):
+                self.ports_of.setdefault(r["device"], []).append(r["port"])
         self.hosts_of_job: dict[str, frozenset[str]] = {}
         self.jobs_on: dict[str, list[Job]] = {}
         self.jobs: dict[str, Job] = {}
@@ -60,7 +66,8 @@ class JobIndex:
     def on_link(self, device: str, port: str) -> list[Job]:
         """The jobs whose traffic this link may carry, by job id."""
         if port == "*":
-            return []
+            crossing = {j.id: j for p in self.ports_of.get(device, ()) for j in self.on_link(device, p)}
+            return sorted(crossing.values(), key=_order)
         host = suspect_host(self.topology, device, port)
         if host is not None:
             return sorted(self.jobs_on.get(host, []), key=_order)

@@ -100,10 +100,9 @@ class SlurmService:
         if self.write is not None and self.index is not None and self.last_error is None:
             # jobs as Slurm last answered; none stored (unknown) while it does not answer
             for f in findings:
-                if f.port != "*":
-                    jobs = self.index.on_link(f.device, f.port)
-                    self._stored.append(jobs_line(f.device, f.port, f.time_ns, len(jobs), [j.id for j in jobs]))
-        self.flagged = [(f.device, f.port) for f in findings if f.port != "*"]
+                jobs = self.index.on_link(f.device, f.port)
+                self._stored.append(jobs_line(f.device, f.port, f.time_ns, len(jobs), [j.id for j in jobs]))
+        self.flagged = [(f.device, f.port) for f in findings]
         self._pending = list(findings)
         self._wake.set()
 

@@ -54,10 +54,14 @@ def test_a_host_link_finding_hurts_the_jobs_on_that_host_through_the_name_mappin
     assert ids(JobIndex(JOBS, fabric(), lambda n: n), "leaf-a", "swp1") == []
 
 
-def test_device_findings_and_unknown_ports_hurt_no_job() -> None:
+def test_a_device_finding_hurts_every_job_crossing_the_switch_and_an_unknown_port_none() -> None:
+    """A switch stuck as a whole (or with ECN off) slows every job whose traffic crosses it: the jobs of
+    its host links and of its uplinks; a spine, the jobs that leave a leaf."""
     index = JobIndex(JOBS, fabric(), NAMES.host_of)
-    assert ids(index, "leaf-a", "*") == []
+    assert ids(index, "leaf-a", "*") == ["11", "12"]  # 13 never touches leaf-a
+    assert ids(index, "spine", "*") == ["11"]  # only 11 crosses the spine
     assert ids(index, "leaf-a", "swp7") == []
+    assert ids(index, "nowhere", "*") == []
 
 
 def test_host_lists_expand_as_slurm_writes_them() -> None:
