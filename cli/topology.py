@@ -80,6 +80,8 @@ def cmd_discover(args: argparse.Namespace) -> int:
           f"{kinds.get('host', 0):,} hosts; port roles " + ", ".join(f"{k} {v:,}" for k, v in sorted(roles.items()))
           + ("; roles and rails are guesses where 'guessed' says so" if any("guessed" in r for r in recs) else ""),
           file=sys.stderr)
+    for note in fabric.notes:
+        print(f"{args.prog}: {note}", file=sys.stderr)
     for name, guids in fabric.duplicates.items():
         print(f"{args.prog}: WARN {len(guids)} nodes share the name {name!r} (told apart by GUID)", file=sys.stderr)
     for p in fabric.problems[:20]:

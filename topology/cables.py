@@ -77,6 +77,7 @@ class Fabric:
     problems: list[Problem] = field(default_factory=list)
     duplicates: dict[str, list[str]] = field(default_factory=dict)  # one name on several GUIDs
     modules: dict[End, dict[str, str]] = field(default_factory=dict)  # what a cable end holds (inventory)
+    notes: list[str] = field(default_factory=list)  # how a source's devices were made (shown, not parsed)
     _end_of: dict[End, Cable] = field(default_factory=dict, repr=False)
 
     def add(self, cable: Cable) -> None:
@@ -110,4 +111,5 @@ class Fabric:
         for c in other.cables.values():
             self.add(c)
         self.problems += other.problems
+        self.notes += other.notes
         self.duplicates.update(other.duplicates)

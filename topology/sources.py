@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -37,33 +38,130 @@ def _known(v: object) -> str:
     return "" if text.upper() in ("N/A", "NA", "NONE", "UNKNOWN") else text
 
 
+# the adapter word of a '<host> <adapter>' node description: an RDMA device (mlx5_0, hfi1_0, qib0),
+# an IPoIB interface (ib0, ibp213s0f0, ibs1f1) or the 'HCA-1' that OpenSM/UFM hosts write
+_ADAPTER = re.compile(r"(?:mlx\d+_\d+|hfi\d+_\d+|qib\d+|ib[a-z0-9_.]*\d[a-z0-9_.]*|HCA-?\d+)", re.IGNORECASE)
+_SYSIMG = re.compile(r"^\s*sysimgguid\s*=\s*0x(?P<g>[0-9a-fA-F]{1,16})\s*$")
+_NODE_ID = re.compile(r'^\s*(?:Switch|Ca|Rt)\s*\d+\s+"[SHR]-(?P<g>[0-9a-fA-F]{1,16})"')
+
+
+def host_and_adapter(description: str) -> tuple[str, str] | None:
+    """(host, adapter) of a '<host> <adapter>' node description ('node7 mlx5_0', 'node7 ibp213s0f0',
+    'ufm1 HCA-1'); None for anything else (a default 'MT4123 ConnectX6   Mellanox Technologies')."""
+    words = description.split()
+    if len(words) != 2 or not _ADAPTER.fullmatch(words[1]):
+        return None
+    return words[0], words[1]
+
+
+def _guid(text: str) -> int | None:
+    try:
+        return int(text, 16)
+    except ValueError:
+        return None
+
+
+def _system_guids(text: str) -> dict[int, int]:
+    """Node GUID -> its `sysimgguid` (the topology format writes one above each node block)."""
+    out: dict[int, int] = {}
+    current: int | None = None
+    for line in text.splitlines():
+        if m := _SYSIMG.match(line):
+            current = int(m["g"], 16)
+        elif m := _NODE_ID.match(line):
+            if current is not None:
+                out[int(m["g"], 16)] = current
+            current = None
+    return out
+
+
+def _port_name(adapter: str, port: str) -> str:
+    # an IPoIB interface is one port already; an RDMA device or HCA-n has numbered ports
+    if adapter.lower().startswith("ib") and not adapter.upper().startswith("HCA") and port == "1":
+        return adapter
+    return f"{adapter}/{port}"
+
+
+def _group_hosts(adapters: dict[str, str], shared: set[str], system: dict[int, int],
+                 out: Fabric) -> dict[str, tuple[str, str]]:
+    """Adapter GUID -> (host, adapter name): by node description, else by a system GUID it shares with
+    adapters that name their host. What names no host stays as it was and is reported."""
+    found: dict[str, tuple[str, str]] = {}
+    for guid, name in adapters.items():
+        ha = host_and_adapter(name)
+        if ha is not None and name not in shared:  # one description on two GUIDs names no one server
+            found[guid] = ha
+    by_desc = len(found)
+    members: dict[int, list[str]] = {}
+    for guid in adapters:
+        number = _guid(guid)
+        if number is not None and number in system:
+            members.setdefault(system[number], []).append(guid)
+    by_system = 0
+    for sysguid, guids in sorted(members.items()):
+        if len(guids) < 2:
+            continue
+        named = {found[g][0] for g in guids if g in found}
+        if len(named) > 1:
+            out.problems.append(Problem("ibnetdiscover", f"0x{sysguid:016x}", "conflict",
+                                        f"adapters of one system GUID name different hosts: "
+                                        f"{', '.join(sorted(named))} (kept each description's)"))
+            continue
+        host = named.pop() if named else f"sysimg-0x{sysguid:016x}"
+        for g in guids:
+            if g not in found:
+                found[g] = (host, g)
+                by_system += 1
+    hosts = {h for h, _ in found.values()}
+    left = Counter(name for guid, name in adapters.items() if guid not in found)
+    out.notes.append(f"ibnetdiscover: grouped {len(found):,} adapters into {len(hosts):,} hosts "
+                     f"({by_desc:,} by node description '<host> <adapter>', {by_system:,} by a shared system GUID); "
+                     f"{sum(left.values()):,} adapters not grouped")
+    for name, n in sorted(left.items()):
+        out.problems.append(Problem("ibnetdiscover", "", "unreadable",
+                                    f"{n:,} adapters named {name!r} name no host (not '<host> <adapter>', "
+                                    f"no system GUID shared with one that does): one host each"))
+    return found
+
+
 def from_ibnetdiscover(text: str) -> Fabric:
-    """Either ibnetdiscover format. Devices are node descriptions, ports their numbers: what the
-    ibdiag collector tags its points with."""
+    """Either ibnetdiscover format. Switches are node descriptions, ports their numbers: what the
+    ibdiag collector tags its points with. A server's adapters are one host (`_group_hosts`), each
+    adapter's port a port of it ('mlx5_0/1', 'ibp213s0f0')."""
     topo = parse_topology(text)
     out = Fabric(problems=[Problem("ibnetdiscover", "", "unreadable", p) for p in topo.problems])
     kinds = {"CA": "host", "SW": "switch", "RT": "switch"}
     guids: dict[str, set[str]] = {}
+    adapters: dict[str, str] = {}  # guid -> node description, of every CA
     for p in topo.ports:
         guids.setdefault(p.name, set()).add(p.guid)
+        if p.node_type == "CA":
+            adapters[p.guid] = p.name
         if p.peer_name:
             guids.setdefault(p.peer_name, set()).add(p.peer_guid)
+            if p.peer_type == "CA":
+                adapters[p.peer_guid] = p.peer_name
     shared = {name: g for name, g in guids.items() if len(g) > 1}
     for name, g in sorted(shared.items()):
         out.duplicates[name] = sorted(g)
+    hosts = _group_hosts(adapters, set(shared), _system_guids(text), out) if adapters else {}
 
-    def named(name: str, guid: str) -> str:
+    def end(name: str, guid: str, kind: str, port: str) -> tuple[str, str]:
+        if guid in hosts:
+            host, adapter = hosts[guid]
+            out.node(host, "host")
+            return host, _port_name(adapter, port)
         # one description on several nodes (a default 'MT4123 ConnectX6' left unset): told apart by GUID
-        return f"{name} [{guid}]" if name in shared else name
+        me = f"{name} [{guid}]" if name in shared else name
+        out.node(me, kinds.get(kind, "switch"), _model(name), guid)
+        return me, port
 
     for p in topo.ports:
-        me = named(p.name, p.guid)
-        out.node(me, kinds.get(p.node_type, "switch"), _model(p.name), p.guid)
+        me = end(p.name, p.guid, p.node_type, p.port)
         if not p.peer_name:
             continue
-        far = named(p.peer_name, p.peer_guid)
-        out.node(far, kinds.get(p.peer_type, "switch"), _model(p.peer_name), p.peer_guid)
-        out.add(Cable((me, p.port), (far, p.peer_port), p.speed, p.width, True))
+        far = end(p.peer_name, p.peer_guid, p.peer_type, p.peer_port)
+        out.add(Cable(me, far, p.speed, p.width, True))
     return out
 
 
