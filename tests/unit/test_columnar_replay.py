@@ -249,7 +249,7 @@ def test_replay_command_finds_what_the_streaming_path_finds(tmp_path: Path) -> N
     fb = FeatureBuilder(30.0)
     det = LinkDetector(interval_s=30.0).fit([fb.build(s, links) for s, links in fit])
     fb = FeatureBuilder(30.0)
-    streamed = [f.to_json() for s, links in rest for f in det.detect(fb.build(s, links))]
+    streamed = [line for s, links in rest for f in det.detect(fb.build(s, links)) for line in f.per_link()]
 
     assert len(streamed) >= 10, "the scenario's faults give findings"
 
