@@ -19,6 +19,15 @@ pytestmark = pytest.mark.integration
 DOM = ("temperature_c", "voltage_v", "pre_fec_ber", "rx_power_dbm_l3", "tx_bias_ma_l1", "rx_power_dbm_low_warn")
 
 
+def _readings(influx: InfluxDB1, db: str, ports: set[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    """DOM readings stored so far, per port of `ports`."""
+    out = dict.fromkeys(ports, 0)
+    for (device, port, _ts), fields in influx.series_points(db, "port_counters").items():
+        if "temperature_c" in fields and (device, port) in out:
+            out[(device, port)] += 1
+    return out
+
+
 def _inventory(influx: InfluxDB1, db: str) -> dict[tuple[str, str], list[dict]]:
     out: dict[tuple[str, str], list[dict]] = {}
     for (device, port, _ts), fields in influx.series_points(db, "transceivers").items():
@@ -32,7 +41,13 @@ async def test_gnmi_optics_and_inventory_into_influxdb(influx: InfluxDB1, tmp_pa
     cfg = daemon_config(sim, {"api": "v1", "url": influx.url, "database": "fwopt", "flush_interval": 0.2,
                               "spool": spool_dir(tmp_path)}, interval=0.5, optics_interval=1.0)
     runner, task = await start_runner(cfg, sim)
-    await asyncio.sleep(5)
+    # the optics are read every second: run until every port has three readings stored (about 5 s;
+    # longer on a loaded machine), at most 30 s
+    every = {(p.device, p.name) for p in sim.fabric.ports}
+    for _ in range(30):
+        await asyncio.sleep(1)
+        if all(n >= 3 for n in _readings(influx, "fwopt", every).values()):
+            break
     runner.stop()
     assert await task == 0
     await sim.stop()
