@@ -82,6 +82,7 @@ from fabricwatch.models.features import (
 from fabricwatch.models.groups import G_INDEX, GROUPED, GroupView, SiblingFit, SiblingRatios, group_view
 from fabricwatch.models.optics import OpticsWatch
 from fabricwatch.models.rules import RuleConfig, RuleHit, evaluate, speed_degraded_rows, worst
+from fabricwatch.models.silence import MIN_RUN, SIGNALS, SilenceFit, SilentRuns, describe, silent_now, step
 from fabricwatch.models.trends import TrendWatch
 
 _STATE_COLUMNS = np.array([EVIDENCE[n] is Evidence.STATE for n in EVIDENCE_NAMES])
@@ -111,6 +112,8 @@ class LinkDetector:
         self.background = BackgroundRates()
         # each link's usual ratio to the links sharing its situation (none until fitted)
         self.sibling_ratios = SiblingRatios()
+        # each link's longest healthy run without marks or pauses its peers show (none until fitted)
+        self.silent_runs = SilentRuns()
         # conditions whose rules are switched off: what the generic layer finds without them (ablation)
         self.switched_off: frozenset[str] = frozenset()
         self.reset()
@@ -138,12 +141,13 @@ class LinkDetector:
         index: dict[tuple[str, str], int] = {}
         samples: dict[str, ClassSample] = {}
         peaks: dict[str, LinkPeaks] = {}
-        background, siblings = BackgroundFit(), SiblingFit(seed=self.seed)
+        background, siblings, silence = BackgroundFit(), SiblingFit(seed=self.seed), SilenceFit()
         n_frames, first_ns, last_ns = 0, None, None
         for frame in again():
             ids = self._link_ids(frame, index)
             background.add(ids, frame.classes, evidence_counts(frame, EVIDENCE_NAMES, self.interval_s))
             siblings.add(frame, ids)
+            silence.add(frame, ids)
             cls = np.array(frame.classes)
             for c in sorted(set(frame.classes)):
                 rows = np.nonzero(cls == c)[0]
@@ -158,7 +162,8 @@ class LinkDetector:
         n_links = len(keys)
         self.background = background.result(keys, self.interval_s)
         self.sibling_ratios = siblings.result(keys)
-        del background, siblings
+        self.silent_runs = silence.result(keys)
+        del background, siblings, silence
         if self.false_alarms_per_day is not None:
             self.false_alarm_rate = budget_rate(self.false_alarms_per_day, n_links, self.interval_s)
         # (device, port) order of every link: rows sort in time, then by link
@@ -335,6 +340,32 @@ class LinkDetector:
         st["operated"][rows] = left
         return left > 0
 
+    def _gone_quiet(self, frame: FeatureFrame, rows: np.ndarray, settling: np.ndarray) -> dict[int, RuleHit]:
+        """Links silent on a protective signal (ECN marks, pauses) their load-matched peers show, for more
+        intervals in a row than their healthy record (models/silence.py). A bounce or an operator's act
+        starts the count afresh."""
+        judged, silent = silent_now(frame)
+        st = self._state
+        run = np.where(settling[:, None], 0, step(st["quiet"][rows], judged, silent))
+        st["quiet"][rows] = run
+        maybe = np.nonzero((run >= MIN_RUN).any(axis=1))[0]
+        if not len(maybe):
+            return {}
+        links = frame.links
+        limits = self.silent_runs.limits([(links[i].device, links[i].port) for i in maybe.tolist()])
+        out = {}
+        for i, limit in zip(maybe.tolist(), limits, strict=True):
+            over = np.nonzero(run[i] >= limit)[0]
+            if not len(over):
+                continue
+            j = int(over[np.argmax(run[i, over] / limit[over])])
+            n = int(run[i, j])
+            out[i] = RuleHit("critical" if n >= 2 * limit[j] else "warning",
+                             describe(SIGNALS[j], n, float(limit[j]),
+                                      float(frame.class_median_raw[i, OWN_NAMES.index(SIGNALS[j])]), self.interval_s),
+                             "gone_quiet")
+        return out
+
     def _beyond_usual(self, frame: FeatureFrame, view: GroupView) -> np.ndarray:
         """log10 of each link's grouped signals per unit of load over its group's median now, less its
         usual ratio to that group (NaN: no group)."""
@@ -422,7 +453,8 @@ class LinkDetector:
                                 flaps=((self.rules.flap_window,), np.float32), settle=((), np.int8),
                                 bounce=((), np.int8), evidence=((), np.bool_), down=((), np.int32),
                                 outlier=((len(GROUPED),), np.uint8), saturated_for=((), np.int32),
-                                heard=((), np.bool_), admin_was=((), np.int8), operated=((), np.int8))
+                                heard=((), np.bool_), admin_was=((), np.int8), operated=((), np.int8),
+                                quiet=((len(SIGNALS),), np.int32))
         self._windows = EvidenceWindows()
         self.trends = TrendWatch()
         self._heard: set[str] = set()  # devices that have reported: one gone quiet is down, not unmonitored
@@ -565,6 +597,8 @@ class LinkDetector:
         )
         left_down = self._left_down(frame, rows, settle > 0)
         maybe_rule[list(left_down)] = True
+        gone_quiet = self._gone_quiet(frame, rows, (settle > 0) | (recent > 0) | operated)
+        maybe_rule[list(gone_quiet)] = True
         view = group_view(frame)
         beyond = self._beyond_usual(frame, view)
         standing_out = self._standing_out(frame, rows, (settle > 0) | (recent > 0), view, beyond)
@@ -588,6 +622,8 @@ class LinkDetector:
                 hits.append(left_down[i])
             if i in standing_out:
                 hits.append(standing_out[i])
+            if i in gone_quiet:
+                hits.append(gone_quiet[i])
             hits += trending.get((li.device, li.port), [])
             if not fresh_saturation[i]:
                 hits = [h for h in hits if h.condition != "saturated"]
@@ -637,6 +673,7 @@ class LinkDetector:
             "training": self.training,
             "background": self.background.to_json(),
             "sibling_ratios": self.sibling_ratios.to_json(),
+            "silent_runs": self.silent_runs.to_json(),
         }
         write_model(path, meta, {c: m.forest for c, m in self.models.items()})
 
@@ -652,6 +689,7 @@ class LinkDetector:
             det.training = meta["training"]
             det.background = BackgroundRates.from_json(meta["background"])
             det.sibling_ratios = SiblingRatios.from_json(meta["sibling_ratios"])
+            det.silent_runs = SilentRuns.from_json(meta["silent_runs"])
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelError(f"{path}: the model cannot be read: {exc!r}") from None
         return det

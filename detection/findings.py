@@ -81,6 +81,7 @@ def _peer(li: LinkInterval) -> tuple[str, str] | None:
 
 
 DEVICE_MIN_PORTS = 3  # ports of one switch with ECN missing at once: the switch, not its ports
+SILENT = frozenset({"ecn_missing", "gone_quiet"})  # no marks where peers mark: now, or beyond the link's record
 
 
 def _device_findings(frame: FeatureFrame, findings: list[Finding]) -> list[Finding]:
@@ -88,7 +89,7 @@ def _device_findings(frame: FeatureFrame, findings: list[Finding]) -> list[Findi
     its profile wrong), reported once as a device finding; the ports stay listed in it."""
     ecn_only: dict[str, list[Finding]] = {}
     for f in findings:
-        if "ecn_missing" in f.conditions and set(f.conditions) <= {"ecn_missing", "anomaly"}:
+        if set(f.conditions) & SILENT and set(f.conditions) <= SILENT | {"anomaly"}:
             ecn_only.setdefault(f.device, []).append(f)
     grouped = {d: fs for d, fs in ecn_only.items() if len(fs) >= DEVICE_MIN_PORTS}
     if not grouped:
@@ -110,7 +111,8 @@ def _device_findings(frame: FeatureFrame, findings: list[Finding]) -> list[Findi
                            worst([f.severity for f in fs]), "model", words,
                            [{"feature": "ecn_per_mpkt", "value": 0.0, "expected": marks, "against": "peers",
                              "deviation": 0.0}],
-                           ["ecn_missing"], level="device", ports=sorted(f.port for f in fs)))
+                           sorted({c for f in fs for c in f.conditions} & SILENT), level="device",
+                           ports=sorted(f.port for f in fs)))
     return out
 
 

@@ -24,7 +24,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 def test_promtool_check_rules() -> None:
     res = run(tool("promtool"), "check", "rules", "rules/fabricwatch.yml")
     assert res.returncode == 0, res.stdout + res.stderr
-    assert "SUCCESS: 24 rules found" in res.stdout
+    assert "SUCCESS: 25 rules found" in res.stdout
 
 
 def test_promtool_unit_tests() -> None:
@@ -37,7 +37,7 @@ def test_every_alert_has_a_runbook_and_a_test() -> None:
     readme = (PROM / "README.md").read_text()
     tests = (PROM / "tests" / "fabricwatch_test.yml").read_text()
     names = [line.split(":", 1)[1].strip() for line in rules.splitlines() if line.strip().startswith("- alert:")]
-    assert len(names) == 24
+    assert len(names) == 25
     for name in names:
         assert f"### {name}" in readme, name
         assert f"alertname: {name}" in tests, name
@@ -53,6 +53,6 @@ def test_amtool_check_config() -> None:
 def test_every_link_alert_names_the_slurm_jobs_on_the_link() -> None:
     rules = (PROM / "rules" / "fabricwatch.yml").read_text().split("      - alert:")
     links = [r for r in rules if "fabricwatch_link_condition" in r]
-    assert len(links) == 11
+    assert len(links) == 12
     assert all("jobs: &jobs" in r or "jobs: *jobs" in r for r in links), [r.split()[0] for r in links]
     assert "fabricwatch_link_jobs_info" in links[0]

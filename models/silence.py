@@ -1,0 +1,135 @@
+"""A protective signal gone quiet: congestion marks absent where the link's load-matched peers
+show them, for more intervals in a row than the link ever was in healthy history.
+
+ECN marks and PFC pauses are how a lossless fabric protects itself; a port that stops producing them
+while the ports of its class at the same load do (ECN or PFC off on a switch or a queue, a NIC whose PFC
+was reset) loses that protection without one error counter moving. One interval of silence is nothing:
+a link's own queue may simply not fill. A run of them, longer than any the link showed while healthy, is.
+Only intervals where the link carries traffic and most of its peers show the signal count; the
+others neither lengthen nor break a run. The record is learned per link (a port that never congests has
+long runs and is judged by them). A link never judged in healthy history is not judged now: what its
+queue does when its peers mark is unknown (a polarised uplink that always carries less than its siblings
+never marks with them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from fabricwatch.models.features import LOAD_BINS, OWN_NAMES, UNITS, FeatureFrame
+
+# ECN marks follow the queue's configured thresholds at a given load; pauses follow who sends to whom
+# and stay silent on healthy ports for long stretches (PFC silence judged this way paged 500 healthy
+# link-intervals in 6 h of an independent 3-tier RoCE fabric), so they are not judged by their absence
+SIGNALS = ("ecn_per_mpkt",)
+S_INDEX = [OWN_NAMES.index(n) for n in SIGNALS]
+UTIL = OWN_NAMES.index("util_pct")
+MIN_UTIL = 5.0  # % of line rate: a link carrying less is not expected to mark or pause
+PEERS_SHOWING = 0.75  # share of the load-matched peers on other switches that must show the signal
+MIN_PEERS = 3
+MIN_RUN = 6  # intervals in a row, whatever the record
+RUN_MARGIN = 2.0  # times the link's longest healthy run
+MIN_ELIGIBLE = 20  # intervals a link must have been judged in training for its own record to count
+UNKNOWN = -1.0
+
+
+def silent_now(frame: FeatureFrame) -> tuple[np.ndarray, np.ndarray]:
+    """(judged, silent), each (n, len(SIGNALS)): the link carries traffic and most of its load-matched
+    peers on other switches show the signal (PEERS_SHOWING of them: with half, silence is a coin's
+    throw); of those, the link shows none of it. Its own switch's ports are not its witnesses: a switch
+    with ECN off has every port silent."""
+    n = len(frame.links)
+    own = frame.own_raw[:, S_INDEX]
+    util = np.nan_to_num(frame.own_raw[:, UTIL])
+    reports = ~np.isnan(own)
+    showing = reports & (np.nan_to_num(own) > 0)
+    load_bin = np.digitize(util, LOAD_BINS).astype(str)
+    cls = np.array(frame.classes, dtype=object)
+    _, group = np.unique(cls + "\0" + load_bin, return_inverse=True)
+    devices = np.array([li.device for li in frame.links], dtype=object)
+    _, mine = np.unique(devices + "\0" + cls + "\0" + load_bin, return_inverse=True)
+    judged = np.zeros((n, len(SIGNALS)), dtype=bool)
+    for j in range(len(SIGNALS)):
+        peers = np.bincount(group, weights=reports[:, j])[group] - np.bincount(mine, weights=reports[:, j])[mine]
+        show = np.bincount(group, weights=showing[:, j])[group] - np.bincount(mine, weights=showing[:, j])[mine]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = np.where(peers >= MIN_PEERS, show / np.maximum(peers, 1), 0.0)
+        judged[:, j] = reports[:, j] & (util >= MIN_UTIL) & (share >= PEERS_SHOWING)
+    return judged, judged & ~showing
+
+
+def step(run: np.ndarray, judged: np.ndarray, silent: np.ndarray) -> np.ndarray:
+    """Runs after one interval: a silent judged interval lengthens, a showing one ends, others hold."""
+    return np.where(silent, run + 1, np.where(judged, 0, run))
+
+
+@dataclass
+class SilentRuns:
+    """Fitted attributes: `record_`, per link judged often enough in training, its longest run of silent
+    intervals per signal (UNKNOWN: judged too seldom)."""
+
+    record_: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
+
+    def limits(self, keys: Sequence[tuple[str, str]]) -> np.ndarray:
+        """Per link and signal, the run from which its silence is a finding (inf: no record)."""
+        none = np.full(len(SIGNALS), UNKNOWN)
+        rec = np.array([self.record_.get(k, none) for k in keys]).reshape(len(keys), len(SIGNALS))
+        return np.where(rec == UNKNOWN, np.inf, np.maximum(MIN_RUN, np.ceil(RUN_MARGIN * rec) + 1))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"names": list(SIGNALS),
+                "links": [[d, p, r.astype(int).tolist()] for (d, p), r in sorted(self.record_.items())]}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SilentRuns:
+        names = list(data["names"])
+
+        def row(values: Sequence[int]) -> np.ndarray:
+            out = np.full(len(SIGNALS), UNKNOWN)
+            for name, v in zip(names, values, strict=True):
+                if name in SIGNALS:
+                    out[SIGNALS.index(name)] = float(v)
+            return out
+
+        return cls({(str(d), str(p)): row(v) for d, p, v in data["links"]})
+
+
+class SilenceFit:
+    """`SilentRuns` over a stream of frames in time order; `ids[i]` is the link id of `frame.links[i]`."""
+
+    def __init__(self) -> None:
+        self._run = np.zeros((0, len(SIGNALS)), dtype=np.int64)
+        self._longest = np.zeros((0, len(SIGNALS)), dtype=np.int64)
+        self._judged = np.zeros((0, len(SIGNALS)), dtype=np.int64)
+
+    def add(self, frame: FeatureFrame, ids: np.ndarray) -> None:
+        if not len(ids):
+            return
+        top = int(ids.max()) + 1
+        if top > len(self._run):
+            grow = max(top, 2 * len(self._run)) - len(self._run)
+            self._run, self._longest, self._judged = (
+                np.concatenate([a, np.zeros((grow, len(SIGNALS)), dtype=np.int64)])
+                for a in (self._run, self._longest, self._judged))
+        judged, silent = silent_now(frame)
+        run = step(self._run[ids], judged, silent)
+        self._run[ids] = run
+        self._longest[ids] = np.maximum(self._longest[ids], run)
+        self._judged[ids] += judged
+
+    def result(self, keys: Sequence[tuple[str, str]]) -> SilentRuns:
+        out = SilentRuns()
+        for i in np.nonzero((self._judged >= MIN_ELIGIBLE).any(axis=1))[0].tolist():
+            out.record_[keys[i]] = np.where(self._judged[i] >= MIN_ELIGIBLE, self._longest[i], UNKNOWN).astype(float)
+        return out
+
+
+def describe(signal: str, run: int, limit: float, peer_median: float, interval_s: float) -> str:
+    what = {"ecn_per_mpkt": ("no ECN marks", "ECN off or misconfigured on this queue or switch?")}[signal]
+    return (f"{what[0]} in {run} intervals in a row ({run * interval_s / 60:,.0f} min) of traffic while its "
+            f"load-matched peers show them (median {peer_median:,.3g}{UNITS[signal]}); healthy history: under "
+            f"{limit:.0f} in a row: {what[1]}")
