@@ -406,6 +406,34 @@ class LinkDetector:
                              f"{OUTLIER_N} intervals: this link, not the load they share", "outlier_in_group")
         return out
 
+    def _not_its_own(self, frame: FeatureFrame, i: int, far: int | None, admin: np.ndarray,
+                     alive: set[str]) -> bool:
+        """Link i's being down or idle is not its own: shut by an operator at either end of its cable, or
+        towards a switch that has reported before and now has no port up (a reboot, a replacement)."""
+        if admin[i] == 0 or (far is not None and admin[far] == 0):
+            return True
+        far_device = frame.links[i].tags.get("peer_device", "")
+        return far_device in self._heard and far_device not in alive
+
+    def _idle_not_its_own(self, frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
+        """Per row of `rows` (indices into the frame), whether its carrying nothing is another's event:
+        `_not_its_own`, its far end down, or down at both ends with no administrative state."""
+        out = np.zeros(len(rows), dtype=bool)
+        if not len(rows):
+            return out
+        oper = frame.reading("oper_status")
+        admin = frame.reading("admin_status")
+        alive = {li.device for li, o in zip(frame.links, oper, strict=True) if not o < 0.5}
+        at = {(li.device, li.port): j for j, li in enumerate(frame.links)}
+        for n, i in enumerate(rows.tolist()):
+            far = at.get(_peer(frame.links[i]) or ("", ""))
+            up, far_up = not oper[i] < 0.5, far is not None and not oper[far] < 0.5
+            # a cable is one link, named at the end that is down; down at both ends with no administrative
+            # state is what a planned shutdown looks like (as for `_left_down`)
+            out[n] = (self._not_its_own(frame, i, far, admin, alive) or (up and far is not None and not far_up)
+                      or (not up and not far_up and admin[i] != 1))
+        return out
+
     def _left_down(self, frame: FeatureFrame, rows: np.ndarray, settling: np.ndarray) -> dict[int, RuleHit]:
         """Links operationally down for DOWN_INTERVALS in a row while administratively up, or while the
         far end of their cable says it is up: a port left down after a replacement, a one-way optic, a
@@ -428,14 +456,12 @@ class LinkDetector:
         out = {}
         for i in long.tolist():
             li = frame.links[i]
-            if admin[i] == 0:
-                continue  # shut by an operator
             far = at.get(_peer(li) or ("", ""))
-            if far is not None and admin[far] == 0:
-                continue  # shut by an operator at the far end
+            if self._not_its_own(frame, i, far, admin, alive):
+                continue
             far_up = far is not None and oper[far] >= 0.5
             far_device = li.tags.get("peer_device", "")
-            if not far_up and (admin[i] != 1 or (far_device in self._heard and far_device not in alive)):
+            if not far_up and admin[i] != 1:
                 continue
             since = frame.start_ns - (int(count[i]) - 1) * int(self.interval_s * 1e9)
             why = (f"its far end {li.tags['peer_device']}:{li.tags['peer_port']} reports up" if far_up
@@ -528,6 +554,9 @@ class LinkDetector:
         settle = np.where(device_event, SETTLE_INTERVALS, np.maximum(st["settle"][rows] - 1, 0))
         st["settle"][rows] = settle
         over_score = has_model & (np.nan_to_num(scores) > 1.0) & (settle == 0)
+        # idle because an operator shut its cable or its far switch is down: that act or that switch's event
+        idle = np.nonzero(over_score & (np.nan_to_num(own[:, UTIL]) < 1.0))[0]
+        over_score[idle[self._idle_not_its_own(frame, idle)]] = False
         # no marks on one job's hosts across every rail is that job's traffic (a steady stream marks
         # nothing), not a switch with ECN off: a switch's ports reach as many hosts as it has ports
         if ecn_missing.any():
@@ -689,7 +718,8 @@ class LinkDetector:
             det.training = meta["training"]
             det.background = BackgroundRates.from_json(meta["background"])
             det.sibling_ratios = SiblingRatios.from_json(meta["sibling_ratios"])
-            det.silent_runs = SilentRuns.from_json(meta["silent_runs"])
+            if "silent_runs" in meta:  # absent from models trained before it was learned: no silence judged
+                det.silent_runs = SilentRuns.from_json(meta["silent_runs"])
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelError(f"{path}: the model cannot be read: {exc!r}") from None
         return det

@@ -41,6 +41,8 @@ SIBLING_MARGIN = 2.0  # within this factor of its siblings' median, a link does 
 # load, beyond its usual, as the group rule asks (conditions.OUTLIER_RATIO: waits grow faster than load,
 # and heavy tails spike)
 GROUP_MARGIN = 8.0
+IDLE_UTIL = 1.0  # % of line rate: a link carrying less carries nothing
+MIN_GROUP_UTIL = 5.0  # % the siblings' median must carry for a shortfall to mean anything
 GROUPED_AT = {k: j for j, k in enumerate(G_INDEX)}
 MIN_SIBLINGS = 4
 
@@ -85,6 +87,23 @@ class Siblings:
             if med[k] > 0 and value <= SIBLING_MARGIN * med[k]:
                 return f"{key[1]} {key[2]}", float(med[k])
         return None
+
+
+def _under_group(frame: FeatureFrame, i: int, util: float) -> tuple[str, dict[str, Any]] | None:
+    """Words when row i carries (nearly) nothing while the links the fabric spreads the same traffic over
+    carry MIN_GROUP_UTIL or more now (a leaf's uplinks, a spine's ports): traffic no longer spread onto
+    it. Carrying less than them is hashing (polarised ECMP puts 4 % on one uplink and 37 % on another)."""
+    if frame.group_util is None or frame.group_size is None:
+        return None
+    med = float(frame.group_util[i])
+    if not med >= MIN_GROUP_UTIL or util >= IDLE_UTIL:
+        return None
+    li = frame.links[i]
+    words = (f"util_pct {util:,.2g}% while the {int(frame.group_size[i])} {li.tags.get('role', '')} ports of "
+             f"{li.device} carry {med:,.0f}% (median): the traffic spread over them no longer reaches this "
+             "link (down, withdrawn from routing, or a hashing fault?)")
+    return words, {"feature": "util_vs_group", "value": util, "expected": med, "against": "group",
+                   "deviation": round(float(np.log1p(util) - np.log1p(med)), 2)}
 
 
 def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None = None,
@@ -136,6 +155,10 @@ def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None 
             baseline = float(np.expm1(max(np.log1p(value) - float(X[i, 2 * N_OWN + k]), 0.0)))
             if value > baseline:
                 candidates.append((float(hist_dev[k]) / 2, k, "history", baseline))
+    spread_words = _under_group(frame, i, util)
+    if spread_words:
+        parts.append(spread_words[0])
+        feats.append(spread_words[1])
     for strength, k, against, expected in sorted(candidates, reverse=True)[:top]:
         name = OWN_NAMES[k]
         value = float(frame.own_raw[i, k])

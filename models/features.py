@@ -42,6 +42,10 @@ FEATURE_NAMES: tuple[str, ...] = (
     *(f"{n}_vs_peers" for n in OWN_NAMES),
     *(f"{n}_vs_own" for n in OWN_NAMES),
 )
+# links whose traffic the fabric spreads over the group (ECMP, adaptive routing): a leaf's uplinks, a
+# spine's ports share one situation; a leaf's host ports do not (each host runs its own job)
+SPREAD_ROLES = frozenset({"leaf_up", "spine", "spine_down", "spine_up", "core"})
+MIN_SPREAD = 4  # links of a switch in one spread role before their median load means anything
 N_OWN = len(OWN_NAMES)
 # utilisation % separating idle, light, busy and saturated links
 LOAD_BINS = (5.0, 30.0, 70.0)
@@ -281,6 +285,9 @@ class FeatureFrame:
     class_median_raw: np.ndarray  # (n, N_OWN) the peers' median of each own value
     rates: np.ndarray | None = None  # (n, len(RATE_KEYS)) the links' rates, NaN where not reported
     speeds: np.ndarray | None = None  # (n,) nominal speed in bit/s from the `speed` tag, NaN if none
+    # (n,) the median load of the links of its switch in its spread role, %, and how many (0: none)
+    group_util: np.ndarray | None = None
+    group_size: np.ndarray | None = None
 
     def rate(self, name: str) -> np.ndarray:
         """One rate of every link, 0 where not reported (from the links when built without the matrix)."""
@@ -295,6 +302,41 @@ class FeatureFrame:
             return np.fromiter((li.rates.get(name, math.nan) for li in self.links), dtype=np.float64,
                                count=len(self.links))
         return self.rates[:, RATE_INDEX[name]]
+
+
+def group_medians(gid: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
+    """The median of each column of `values` per group id (0..n_groups-1), all groups at once."""
+    out = np.empty((n_groups, values.shape[1]))
+    counts = np.bincount(gid, minlength=n_groups)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    lo, hi = starts + (counts - 1) // 2, starts + counts // 2
+    for j in range(values.shape[1]):
+        order = np.lexsort((values[:, j], gid))
+        v = values[order, j]
+        out[:, j] = (v[lo] + v[hi]) / 2
+    return out
+
+
+
+
+def spread_groups(links: list[LinkInterval], util: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per link, the median load of the links of its switch in its role where the fabric spreads traffic
+    over them (NaN: not such a role, or fewer than MIN_SPREAD), and their number (0 then)."""
+    n = len(links)
+    keys = np.array([f"{li.device}\0{li.tags.get('role', '')}" if li.tags.get("role") in SPREAD_ROLES else ""
+                     for li in links], dtype=object)
+    med = np.full(n, np.nan)
+    size = np.zeros(n, dtype=np.int64)
+    if not n:
+        return med, size
+    names, gid = np.unique(keys, return_inverse=True)
+    counts = np.bincount(gid, minlength=len(names))
+    usable = (counts[gid] >= MIN_SPREAD) & (keys != "")
+    if usable.any():
+        per = group_medians(gid, util[:, None], len(names))[:, 0]
+        med[usable] = per[gid][usable]
+        size[usable] = counts[gid][usable]
+    return med, size
 
 
 RATE_KEYS = (
@@ -501,5 +543,6 @@ class FeatureBuilder:
         # the baseline follows slow change but is not dragged by an episode: each step is
         # clipped, so a link returning to normal does not look strange against it
         baseline[rows] = base + self.alpha * np.clip(hist, -BASELINE_STEP, BASELINE_STEP)
+        group_util, group_size = spread_groups(links, util)
         X = np.hstack([own, peer, hist])
-        return FeatureFrame(start_ns, links, classes, own_raw, X, median_raw, R, nominal)
+        return FeatureFrame(start_ns, links, classes, own_raw, X, median_raw, R, nominal, group_util, group_size)

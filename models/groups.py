@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from fabricwatch.models.features import OWN_NAMES, FeatureFrame
+from fabricwatch.models.features import OWN_NAMES, SPREAD_ROLES, FeatureFrame, group_medians
 
 # the congestion signals judged this way; pauses a port *sends* are its switch's congestion elsewhere,
 # and pauses received on a switch-to-switch link are the far switch's: only a host's NIC pausing its
@@ -44,9 +44,6 @@ class GroupView:
     size: np.ndarray  # (n,)
 
 
-# links whose traffic the fabric spreads over the group (ECMP, adaptive routing): a leaf's uplinks, a
-# spine's ports share one situation; a leaf's host ports do not (each host runs its own job)
-SPREAD_ROLES = frozenset({"leaf_up", "spine", "spine_down", "spine_up", "core"})
 
 
 _KEYS: dict[tuple[str, str, str, str], str] = {}
@@ -77,19 +74,6 @@ def _group_keys(frame: FeatureFrame) -> list[str]:
     return out
 
 
-def _medians(gid: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
-    """The median of each column of `values` per group id (0..n_groups-1), all groups at once."""
-    out = np.empty((n_groups, values.shape[1]))
-    counts = np.bincount(gid, minlength=n_groups)
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    lo, hi = starts + (counts - 1) // 2, starts + counts // 2
-    for j in range(values.shape[1]):
-        order = np.lexsort((values[:, j], gid))
-        v = values[order, j]
-        out[:, j] = (v[lo] + v[hi]) / 2
-    return out
-
-
 def group_view(frame: FeatureFrame) -> GroupView:
     """Per link and grouped signal, (value / util) over the group's median of (value / util)."""
     n = len(frame.links)
@@ -105,7 +89,7 @@ def group_view(frame: FeatureFrame) -> GroupView:
     size = size_of[gid]
     usable = (size >= MIN_GROUP) & (names[gid] != "")
     if usable.any():
-        med_all = _medians(gid, np.hstack([per_load, values]), len(names))
+        med_all = group_medians(gid, np.hstack([per_load, values]), len(names))
         med_pl, med = med_all[gid, : len(GROUPED)], med_all[gid, len(GROUPED):]
         with np.errstate(divide="ignore", invalid="ignore"):
             r = np.where(med_pl > 0, per_load / np.where(med_pl > 0, med_pl, 1.0), np.nan)
@@ -243,10 +227,10 @@ def device_view(frame: FeatureFrame) -> DeviceView:
     keys = np.array([f"{frame.links[i].device}\0{roles[i]}" for i in rows.tolist()], dtype=object)
     names, gid = np.unique(keys, return_inverse=True)
     d = len(names)
-    med = _medians(gid, np.hstack([per_load, util[:, None]]), d)
+    med = group_medians(gid, np.hstack([per_load, util[:, None]]), d)
     devices, role = zip(*(str(k).split("\0") for k in names), strict=True)
     rnames, rid = np.unique(np.array(role, dtype=object), return_inverse=True)
-    role_med = _medians(rid, med, len(rnames))[rid]
+    role_med = group_medians(rid, med, len(rnames))[rid]
     peers = np.bincount(rid, minlength=len(rnames))[rid]
     # a port of it shows the signal when it waits per unit of load more than twice the tier's median switch
     showing = (values > 0) & (per_load > 2 * role_med[gid, : len(GROUPED)])
