@@ -86,6 +86,7 @@ from fabricwatch.models.silence import MIN_RUN, SIGNALS, SilenceFit, SilentRuns,
 from fabricwatch.models.trends import TrendWatch
 
 _STATE_COLUMNS = np.array([EVIDENCE[n] is Evidence.STATE for n in EVIDENCE_NAMES])
+BATCH_ROWS = 50_000  # link-intervals scored in one forest call: past this, a larger call saves nothing and holds memory
 SATURATED_HOLD = 4  # intervals a counter that filled up stays a finding by that alone (as a bounce settles)
 ECN_PEER_MIN = 100.0  # marks per 1M packets among peers before silence counts as missing ECN
 
@@ -516,10 +517,22 @@ class LinkDetector:
         bounds = np.cumsum([0, *(len(f.links) for f in frames)])
         return [scores[a:b] for a, b in itertools.pairwise(bounds)]
 
-    def detect_many(self, frames: Iterable[FeatureFrame], *, batch: int = 64) -> Iterator[list[Finding]]:
-        """`detect` of each frame in order, scored `batch` frames at a time: the same findings."""
-        it = iter(frames)
-        while chunk := list(itertools.islice(it, batch)):
+    def detect_many(self, frames: Iterable[FeatureFrame], *, batch: int = 64,
+                    batch_rows: int = BATCH_ROWS) -> Iterator[list[Finding]]:
+        """`detect` of each frame in order, scored up to `batch` frames and `batch_rows` link-intervals
+        at a time (at least one frame): the same findings, and memory bounded on a fabric of any size."""
+        chunk: list[FeatureFrame] = []
+        rows = 0
+        for frame in frames:
+            chunk.append(frame)
+            rows += len(frame.links)
+            if len(chunk) >= batch or rows >= batch_rows:
+                yield from self._detect_scored(chunk)
+                chunk, rows = [], 0
+        yield from self._detect_scored(chunk)
+
+    def _detect_scored(self, chunk: list[FeatureFrame]) -> Iterator[list[Finding]]:
+        if chunk:
             for frame, scores in zip(chunk, self.score_many(chunk), strict=True):
                 yield self.detect(frame, scores=scores)
 

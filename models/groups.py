@@ -46,7 +46,7 @@ class GroupView:
 
 
 
-_KEYS: dict[tuple[str, str, str, str], str] = {}
+_KEYS: dict[tuple[str, str, str, str], tuple[str, bool]] = {}
 
 
 def _group_key(device: str, role: str, peer: str) -> str:
@@ -59,8 +59,11 @@ def _group_key(device: str, role: str, peer: str) -> str:
     return ""
 
 
-def _group_keys(frame: FeatureFrame) -> list[str]:
-    out = []
+def _group_keys(frame: FeatureFrame) -> tuple[list[str], np.ndarray, list[str], np.ndarray]:
+    """Per link its group's name, the group's number (into the third value, the names in order of
+    first sight) and whether it is a host link."""
+    keys: list[str] = []
+    host: list[bool] = []
     cache = _KEYS
     if len(cache) > 1_000_000:  # names come and go over months: bounded
         cache.clear()
@@ -69,22 +72,25 @@ def _group_keys(frame: FeatureFrame) -> list[str]:
         k = (li.device, li.port, t.get("role", ""), t.get("peer_device", ""))
         g = cache.get(k)
         if g is None:
-            g = cache[k] = _group_key(li.device, k[2], k[3])
-        out.append(g)
-    return out
+            g = cache[k] = (_group_key(li.device, k[2], k[3]), k[2] in HOST_ROLES)
+        keys.append(g[0])
+        host.append(g[1])
+    number: dict[str, int] = {}
+    gid = np.fromiter((number.setdefault(k, len(number)) for k in keys), dtype=np.int64, count=len(keys))
+    return keys, gid, list(number), np.array(host, dtype=bool)
 
 
 def group_view(frame: FeatureFrame) -> GroupView:
     """Per link and grouped signal, (value / util) over the group's median of (value / util)."""
     n = len(frame.links)
-    keys = _group_keys(frame)
+    keys, gid, group_names, host = _group_keys(frame)
+    names = np.array(group_names, dtype=object)
     own = np.nan_to_num(frame.own_raw)
     util = np.maximum(own[:, UTIL], MIN_UTIL)
     values = own[:, G_INDEX]
     per_load = values / util[:, None]
     ratio = np.full((n, len(GROUPED)), np.nan)
     median = np.zeros((n, len(GROUPED)))
-    names, gid = np.unique(np.array(keys, dtype=object), return_inverse=True)
     size_of = np.bincount(gid, minlength=len(names))
     size = size_of[gid]
     usable = (size >= MIN_GROUP) & (names[gid] != "")
@@ -96,7 +102,6 @@ def group_view(frame: FeatureFrame) -> GroupView:
         ratio[usable] = r[usable]
         median[usable] = med[usable]
     size = np.where(usable, size, 0)
-    host = np.fromiter((li.tags.get("role") in HOST_ROLES for li in frame.links), dtype=bool, count=n)
     for j, name in enumerate(GROUPED):
         if name in ("pfc_rx", "pause"):
             ratio[~host, j] = np.nan

@@ -37,6 +37,12 @@ MIN_ELIGIBLE = 20  # intervals a link must have been judged in training for its 
 UNKNOWN = -1.0
 
 
+def _numbers(names: Sequence[str]) -> np.ndarray:
+    """Each name's number, in order of first sight."""
+    seen: dict[str, int] = {}
+    return np.fromiter((seen.setdefault(x, len(seen)) for x in names), dtype=np.int64, count=len(names))
+
+
 def silent_now(frame: FeatureFrame) -> tuple[np.ndarray, np.ndarray]:
     """(judged, silent), each (n, len(SIGNALS)): the link carries traffic and most of its load-matched
     peers on other switches show the signal (PEERS_SHOWING of them: with half, silence is a coin's
@@ -47,11 +53,10 @@ def silent_now(frame: FeatureFrame) -> tuple[np.ndarray, np.ndarray]:
     util = np.nan_to_num(frame.own_raw[:, UTIL])
     reports = ~np.isnan(own)
     showing = reports & (np.nan_to_num(own) > 0)
-    load_bin = np.digitize(util, LOAD_BINS).astype(str)
-    cls = np.array(frame.classes, dtype=object)
-    _, group = np.unique(cls + "\0" + load_bin, return_inverse=True)
-    devices = np.array([li.device for li in frame.links], dtype=object)
-    _, mine = np.unique(devices + "\0" + cls + "\0" + load_bin, return_inverse=True)
+    bins = len(LOAD_BINS) + 1
+    load_bin = np.digitize(util, LOAD_BINS)
+    group = _numbers(frame.classes) * bins + load_bin
+    mine = (_numbers([li.device for li in frame.links]) * (group.max(initial=0) + 1)) + group
     judged = np.zeros((n, len(SIGNALS)), dtype=bool)
     for j in range(len(SIGNALS)):
         peers = np.bincount(group, weights=reports[:, j])[group] - np.bincount(mine, weights=reports[:, j])[mine]
