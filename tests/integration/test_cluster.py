@@ -115,6 +115,22 @@ class Cluster:
             self.sample()
             await asyncio.sleep(0.05)
 
+    async def settled(self, timeout: float = 10.0) -> None:
+        """Wait until etcd holds one owner key per target, then a moment for the counts to follow."""
+        etcd = etcd_for(self.config("observer"))
+        try:
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                view = await read_view(etcd, self.prefix)
+                if all(len(view.holders.get(k, set())) == 1 for k in TARGETS):
+                    break
+                await self.watch(0.05)
+            else:
+                raise AssertionError(f"owner keys not settled within {timeout} s")
+        finally:
+            await etcd.close()
+        await self.watch(0.3)
+
     def each_once(self) -> bool:
         """Every target polled by exactly one member: the one rendezvous hashing names."""
         names = sorted(self.members)
@@ -160,7 +176,9 @@ async def test_a_joining_member_takes_its_share_and_a_leaving_one_hands_over(clu
         cluster.add(name)
     await cluster.until("shared out", cluster.each_once)
     cluster.reset()
-    # members that came up a tick before the others took everything at first: count from here
+    # members that came up a tick before the others took everything at first: count from here, once
+    # the old holders' keys are gone (a handover is counted after its key is deleted in etcd)
+    await cluster.settled()
     before = sum(m.handovers for m, _, _ in cluster.members.values())
     cluster.add("fw-d")
     await cluster.until("shared with the new member", cluster.each_once)
