@@ -88,7 +88,8 @@ from fabricwatch.models.trends import TrendWatch
 _STATE_COLUMNS = np.array([EVIDENCE[n] is Evidence.STATE for n in EVIDENCE_NAMES])
 BATCH_ROWS = 50_000  # link-intervals scored in one forest call: past this, a larger call saves nothing and holds memory
 SATURATED_HOLD = 4  # intervals a counter that filled up stays a finding by that alone (as a bounce settles)
-ECN_PEER_MIN = 100.0  # marks per 1M packets among peers before silence counts as missing ECN
+UNSEEN_GRACE = 2  # intervals a silence finding outlives the last interval that could judge it
+ECN_PEER_MIN = 200.0  # marks per 1M packets sent among peers (100 per 1M both ways) before silence counts
 
 
 class LinkDetector:
@@ -292,9 +293,8 @@ class LinkDetector:
         """Links that mark nothing while their load-matched peers mark: ECN disabled or
         misconfigured on the switch. A log-scaled feature near zero cannot show this to the
         forest as strongly as the fact itself, so it is tested directly (then hysteresis)."""
-        own, med = frame.own_raw, frame.class_median_raw
-        util = own[:, OWN_NAMES.index("util_pct")]
-        return (own[:, ECN] == 0) & (med[:, ECN] >= ECN_PEER_MIN) & (util >= 5.0)
+        _, silent = silent_now(frame)  # most load-matched peers on other switches mark; this link does not
+        return silent[:, SIGNALS.index("ecn_per_mpkt")] & (frame.class_median_raw[:, ECN] >= ECN_PEER_MIN)
 
     def _evidence(self, frame: FeatureFrame, rows: np.ndarray, bounced: np.ndarray,
                   settling: np.ndarray) -> dict[int, list[Verdict]]:
@@ -347,8 +347,13 @@ class LinkDetector:
         starts the count afresh."""
         judged, silent = silent_now(frame)
         st = self._state
-        run = np.where(settling[:, None], 0, step(st["quiet"][rows], judged, silent))
+        # absence is evidence only while it is seen: a run held through intervals that cannot judge it
+        # (the peers fell silent too) pages for a couple of them, and is forgotten after MIN_RUN
+        unjudged = np.where(judged, 0, st["unjudged"][rows] + 1)
+        st["unjudged"][rows] = unjudged
+        run = np.where(settling[:, None] | (unjudged > MIN_RUN), 0, step(st["quiet"][rows], judged, silent))
         st["quiet"][rows] = run
+        run = np.where(unjudged > UNSEEN_GRACE, 0, run)
         maybe = np.nonzero((run >= MIN_RUN).any(axis=1))[0]
         if not len(maybe):
             return {}
@@ -447,6 +452,10 @@ class LinkDetector:
         # a device coming back settles (its links train), and the time down counts on meanwhile
         count = np.where(down, st["down"][rows] + 1, 0)
         st["down"][rows] = count
+        # a run that began as its device came back from being unreachable (a restart, a replacement: every
+        # port trains again); links bounced by a neighbour's restart are that neighbour's
+        restarted = self._returned(frame)
+        st["from_restart"][rows] = down & np.where(count == 1, restarted, st["from_restart"][rows])
         self._heard |= {li.device for li in frame.links}
         long = np.nonzero((count >= DOWN_INTERVALS) & ~settling)[0]
         if not len(long):
@@ -462,15 +471,29 @@ class LinkDetector:
                 continue
             far_up = far is not None and oper[far] >= 0.5
             far_device = li.tags.get("peer_device", "")
-            if not far_up and admin[i] != 1:
+            # not back with the rest of its switch: a port shut while the switch ran is not this
+            left_behind = bool(st["from_restart"][rows[i]]) and li.device in alive
+            if not far_up and admin[i] != 1 and not left_behind:
                 continue
             since = frame.start_ns - (int(count[i]) - 1) * int(self.interval_s * 1e9)
             why = (f"its far end {li.tags['peer_device']}:{li.tags['peer_port']} reports up" if far_up
-                   else "administratively up" + (f", {far_device} up" if far_device in alive else ""))
+                   else "administratively up" + (f", {far_device} up" if far_device in alive else "")
+                   if admin[i] == 1 else f"the other links of {li.device} came back from its restart")
             out[i] = RuleHit("critical", f"link down since {_utc(since)} ({count[i] * self.interval_s / 60:,.0f} min) "
                                          f"while {why}: a port left down after a replacement, a one-way optic "
                                          "or a pulled cable?", "link_left_down")
         return out
+
+    def _returned(self, frame: FeatureFrame) -> np.ndarray:
+        """Per link, whether its device reports again after at least one interval unheard."""
+        tick = self._tick
+        self._tick += 1
+        devices = {li.device for li in frame.links}
+        back = {d for d in devices if self._last_heard.get(d, tick - 1) < tick - 1}
+        self._last_heard.update(dict.fromkeys(devices, tick))
+        if not back:
+            return np.zeros(len(frame.links), dtype=bool)
+        return np.fromiter((li.device in back for li in frame.links), dtype=bool, count=len(frame.links))
 
     def reset(self) -> None:
         """Forget every link's hysteresis state (a new fabric or a new replay)."""
@@ -481,10 +504,13 @@ class LinkDetector:
                                 bounce=((), np.int8), evidence=((), np.bool_), down=((), np.int32),
                                 outlier=((len(GROUPED),), np.uint8), saturated_for=((), np.int32),
                                 heard=((), np.bool_), admin_was=((), np.int8), operated=((), np.int8),
-                                quiet=((len(SIGNALS),), np.int32))
+                                quiet=((len(SIGNALS),), np.int32), unjudged=((len(SIGNALS),), np.int32),
+                                from_restart=((), np.bool_))
         self._windows = EvidenceWindows()
         self.trends = TrendWatch()
         self._heard: set[str] = set()  # devices that have reported: one gone quiet is down, not unmonitored
+        self._last_heard: dict[str, int] = {}  # per device, the last interval it reported in
+        self._tick = 0
         self.stalls = StallWatch()
 
     def forget(self, keys: Iterable[tuple[str, str]]) -> None:

@@ -12,10 +12,10 @@ from typing import Any
 import numpy as np
 
 from fabricwatch.detection.explain import ECN, PFC_TX
-from fabricwatch.models.class_model import UTIL
 from fabricwatch.models.features import (
     FeatureFrame,
     LinkInterval,
+    marking_load,
 )
 from fabricwatch.models.optics import OpticsWatch
 from fabricwatch.models.rules import worst
@@ -101,8 +101,8 @@ def _device_findings(frame: FeatureFrame, findings: list[Finding]) -> list[Findi
         marks = float(np.median(frame.class_median_raw[rows, ECN]))
         sent = float(np.nansum(frame.own_raw[rows, PFC_TX]))
         usual = float(np.nansum(frame.class_median_raw[rows, PFC_TX]))
-        loaded = sum(1 for li in frame.links if li.device == device
-                     and float(np.nan_to_num(frame.own_raw[row[(li.device, li.port)], UTIL])) >= 5.0)
+        loaded = int(np.count_nonzero((np.array([li.device == device for li in frame.links], dtype=bool))
+                                      & (marking_load(frame) >= 5.0)))
         words = (f"ECN marks nothing on {len(fs)} of its {loaded} ports carrying traffic while ports of their "
                  f"classes mark {marks:,.0f} per 1M pkts: ECN disabled or misconfigured on the switch?")
         if usual > 0 and sent > 2 * usual:

@@ -48,6 +48,8 @@ class StallWatch:
         # and carrying less than its tier: a busy switch waits more per unit of load (waits grow faster
         # than load), a stuck one waits while its throughput falls
         strong &= (view.util < STALL_LOAD * view.role_util)[:, None]
+        # pauses received say a neighbour will not take more; stuck itself, a switch pauses its senders too
+        strong[:, GROUPED.index("pfc_rx")] &= view.pushing >= STALL_SHARE
         now: dict[str, Stall] = {}
         for d, j in zip(*np.nonzero(strong), strict=True):
             d, j = int(d), int(j)

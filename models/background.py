@@ -27,7 +27,9 @@ WINDOWS = (4, 8, 16, 32)  # intervals a test looks back over: a fast fault shows
 RECENT = 2  # intervals: a window whose counts stopped this long ago is a fault that ended (or paused)
 MIN_ERRED = 3  # intervals with counts before anything is judged: one burst, even across two intervals, is not
 MIN_EXCESS = 3.0  # a total must be at least this many times its expectation to count as a rise
-PRIOR_INTERVALS = 100.0  # a link's own history weighs as much as this many intervals of its class's
+PRIOR_INTERVALS = 100.0  # a link's own rate weighs as much as this many intervals of its class's
+MIN_LINK_INTERVALS = 20  # a link's erred share counts towards its class's spread from this many intervals
+MAX_CONCENTRATION = 1e4  # a class whose links all count alike: its share is nearly certain for each
 NO_HISTORY_P = 1e-3  # erred-interval share assumed where nothing was learned (a daemon without a model)
 NO_HISTORY_RATE = 1e-4  # counts per second assumed likewise
 # fewer than one packet in a billion lost or corrupted is within what Ethernet and InfiniBand links are
@@ -44,6 +46,9 @@ class Background:
     p: np.ndarray
     rate: np.ndarray
     dispersion: np.ndarray
+    # how many intervals of evidence p rests on (its Beta posterior's a + b): small where the class's links
+    # differ a lot and the link's own history is short, so an unlucky quiet history is not a certainty
+    weight: np.ndarray = field(default_factory=lambda: np.full(len(EVIDENCE_NAMES), MAX_CONCENTRATION))
 
 
 @dataclass
@@ -66,16 +71,18 @@ class Verdict:
 
 def _posterior(n: float, k: np.ndarray, total: np.ndarray, sumsq: np.ndarray, prior: Background,
                interval_s: float) -> Background:
-    """A link's background: its own counts, shrunk towards its class's by PRIOR_INTERVALS."""
+    """A link's background: its own counts, shrunk towards its class's: the erred share by the class's
+    concentration (a Beta prior fitted to how its links differ), the rate by PRIOR_INTERVALS."""
     m = PRIOR_INTERVALS
-    p = (k + m * prior.p) / (n + m)
+    c = prior.weight
+    p = (k + c * prior.p) / (n + c)
     rate = (total + m * prior.rate * interval_s) / ((n + m) * interval_s)
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = np.where(n > 0, total / max(n, 1.0), 0.0)
         var = np.where(n > 1, sumsq / max(n, 1.0) - mean * mean, 0.0)
         own = np.where(mean > 0, var / np.where(mean > 0, mean, 1.0), 1.0)
     disp = np.maximum((n * np.maximum(own, 1.0) + m * prior.dispersion) / (n + m), 1.0)
-    return Background(p, rate, disp)
+    return Background(p, rate, disp, n + c)
 
 
 @dataclass
@@ -138,7 +145,7 @@ class BackgroundRates:
                 # counts (p0 >= 0.5), only the total can rise
                 lp = _log10_poisson_sf(total / d, mu / d)
                 if p0 < 0.5:
-                    lp = max(lp, _log10_binom_sf(k, w, p0))
+                    lp = max(lp, _log10_betabinom_sf(k, w, p0, float(background.weight[j])))
                 if best is None or lp < best.log10_p:
                     pk = float(packets[-w:].sum())
                     best = Verdict(EVIDENCE_NAMES[j], lp, w, k, total, p0, float(background.rate[j]),
@@ -150,7 +157,7 @@ class BackgroundRates:
 
     def to_json(self) -> dict[str, Any]:
         def enc(b: Background) -> list[list[float]]:
-            return [[float(f"{v:.4g}") for v in a] for a in (b.p, b.rate, b.dispersion)]
+            return [[float(f"{v:.4g}") for v in a] for a in (b.p, b.rate, b.dispersion, b.weight)]
 
         return {"names": list(EVIDENCE_NAMES), "interval_s": self.interval_s_,
                 "classes": {c: enc(b) for c, b in self.classes_.items()},
@@ -162,12 +169,15 @@ class BackgroundRates:
 
         def dec(rows: Iterable[Iterable[float]]) -> Background:
             arrays = []
-            for default, row in zip((NO_HISTORY_P, NO_HISTORY_RATE, 1.0), rows, strict=True):
+            rows = list(rows)  # models trained before the weight was learned hold three rows
+            for default, row in zip((NO_HISTORY_P, NO_HISTORY_RATE, 1.0, MAX_CONCENTRATION), rows, strict=False):
                 a = np.full(len(EVIDENCE_NAMES), default)
                 for name, v in zip(names, row, strict=True):
                     if name in E_INDEX:
                         a[E_INDEX[name]] = float(v)
                 arrays.append(a)
+            while len(arrays) < 4:
+                arrays.append(np.full(len(EVIDENCE_NAMES), MAX_CONCENTRATION))
             return Background(*arrays)
 
         return cls({str(c): dec(b) for c, b in data["classes"].items()},
@@ -211,6 +221,27 @@ class BackgroundFit:
             if self._link_cls[i] is None:
                 self._link_cls[i] = classes[f]
 
+    def _concentration(self, cls: str, p: np.ndarray) -> np.ndarray:
+        """Per counter, the a + b of a Beta prior for the erred share of the class's links, by moments:
+        how much the links' shares differ beyond what their numbers of intervals explain. Links that all
+        count alike (none at all, most often) make it MAX_CONCENTRATION; a few that count now and then
+        among many that never do make it small, and a quiet link's history then says little."""
+        E = len(EVIDENCE_NAMES)
+        mine = [i for i, c in enumerate(self._link_cls) if c == cls]
+        if not mine:
+            return np.full(E, MAX_CONCENTRATION)
+        n = self._link[mine, 0, 0]
+        enough = n >= MIN_LINK_INTERVALS
+        if enough.sum() < 2:
+            return np.full(E, MAX_CONCENTRATION)
+        n = n[enough]
+        share = self._link[mine, 1][enough] / n[:, None]
+        m = share.mean(axis=0)
+        beyond = share.var(axis=0) - (m * (1.0 - m) * (1.0 / n)[:, None]).mean(axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            c = np.where(beyond > 0, np.maximum(p, m) * (1.0 - np.maximum(p, m)) / beyond - 1.0, MAX_CONCENTRATION)
+        return np.clip(np.nan_to_num(c, nan=MAX_CONCENTRATION), 1.0, MAX_CONCENTRATION)
+
     def result(self, keys: Sequence[tuple[str, str]], interval_s: float,
                into: BackgroundRates | None = None) -> BackgroundRates:
         """The fitted rates; `keys[i]` names link id i."""
@@ -223,9 +254,7 @@ class BackgroundFit:
             # Jeffreys: a class that never counted one in n intervals has a share of about 1/(2n)
             p = np.where(n > 0, (k + 0.5) / (n + 1.0), NO_HISTORY_P)
             rate = np.where(n > 0, (total + 0.5) / ((n + 1.0) * interval_s), NO_HISTORY_RATE)
-            # the burstiness of the class: the median over its links that count at all
-            disp = np.ones(E)
-            out.classes_[cls] = Background(p, rate, disp)
+            out.classes_[cls] = Background(p, rate, np.ones(E), self._concentration(cls, p))
         out.links_ = {}
         for i, key in enumerate(keys):
             first = self._link_cls[i] if i < len(self._link_cls) else None
@@ -234,6 +263,21 @@ class BackgroundFit:
             n_i, k, total, sumsq = self._link[i]
             out.links_[key] = _posterior(float(n_i[0]), k, total, sumsq, out.classes_[first], interval_s)
         return out
+
+
+def _log10_betabinom_sf(k: int, n: int, p: float, weight: float) -> float:
+    """log10 P(X >= k), X ~ BetaBinomial(n, a, b) with mean share p and a + b = weight: the binomial tail
+    with p's own uncertainty (it tends to the binomial as the weight grows)."""
+    if k <= 0:
+        return 0.0
+    p = min(max(p, 1e-12), 1.0 - 1e-12)
+    a, b = p * weight, (1.0 - p) * weight
+    lbeta_ab = math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+    terms = [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1)
+             + math.lgamma(i + a) + math.lgamma(n - i + b) - math.lgamma(n + a + b) - lbeta_ab
+             for i in range(k, n + 1)]
+    top = max(terms)
+    return min((top + math.log(sum(math.exp(t - top) for t in terms))) / math.log(10), 0.0)
 
 
 def _log10_binom_sf(k: int, n: int, p: float) -> float:

@@ -404,6 +404,33 @@ def nominal_speeds(links: list[LinkInterval]) -> np.ndarray:
     return out
 
 
+# a NIC (the notification point) counts the CE marks it receives; a switch counts those its queues send
+MARKS_RECEIVED_ROLES = frozenset({"host"})
+
+
+def marked_direction(links: list[LinkInterval], inbound: np.ndarray, outbound: np.ndarray,
+                     fallback: np.ndarray) -> np.ndarray:
+    """Per link, the value of the direction its ECN marks are counted on (`fallback` where that direction
+    is not reported): a port receiving a storage read at line rate and sending nothing marks nothing."""
+    received = np.fromiter((li.tags.get("role") in MARKS_RECEIVED_ROLES for li in links), dtype=bool,
+                           count=len(links))
+    value = np.where(received, inbound, outbound)
+    return np.where(np.isnan(value), fallback, value)
+
+
+def marking_load(frame: FeatureFrame) -> np.ndarray:
+    """Per link, % of line rate in the direction its ECN marks are counted on (its busier direction where
+    that one is not reported): the load a queue's marks are judged against."""
+    util = np.nan_to_num(frame.own_raw[:, OWN_NAMES.index("util_pct")])
+    speeds = frame.speeds if frame.speeds is not None else np.full(len(frame.links), np.nan)
+    speeds = np.where(np.isnan(speeds), parse_speed(None), speeds)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        octets = marked_direction(frame.links, frame.reading("in_octets"), frame.reading("out_octets"),
+                                  np.full(len(frame.links), np.nan))
+        load = np.where(speeds > 0, octets * 8 * 100.0 / speeds, 0.0)
+    return np.where(np.isnan(load), util, load)
+
+
 def own_matrix(links: list[LinkInterval], interval_s: float, R: np.ndarray | None = None,
                nominal: np.ndarray | None = None) -> np.ndarray:
     """The links' own feature values (before log scaling), one row per link. A feature none of
@@ -421,7 +448,8 @@ def own_matrix(links: list[LinkInterval], interval_s: float, R: np.ndarray | Non
         present = ~np.isnan(block).all(axis=1)
         return np.where(present, np.nansum(block, axis=1), nan)
 
-    pkts = np.nan_to_num(col("in_pkts", "out_pkts"))
+    pkts = marked_direction(links, R[:, _K["in_pkts"]], R[:, _K["out_pkts"]], col("in_pkts", "out_pkts"))
+    pkts = np.nan_to_num(pkts)
     marks = R[:, _K["ecn_marked"]]
     with np.errstate(divide="ignore", invalid="ignore"):
         per_mpkt = np.where(pkts > 0, np.nan_to_num(marks) * 1e6 / np.where(pkts > 0, pkts, 1), 0.0)

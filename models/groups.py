@@ -214,6 +214,9 @@ class DeviceView:
     util: np.ndarray  # (d,) the median load of its spread ports, %
     role_util: np.ndarray  # (d,) the median of that over the switches of its role
     peers: np.ndarray  # (d,) switches of its role
+    # (d,) share of its spread ports sending PFC pauses: a switch stuck as a whole holds its senders back,
+    # one whose ports are only paused waits on its neighbours' congestion
+    pushing: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 def device_view(frame: FeatureFrame) -> DeviceView:
@@ -224,7 +227,7 @@ def device_view(frame: FeatureFrame) -> DeviceView:
     rows = np.nonzero(spread)[0]
     if not len(rows):
         return DeviceView([], [], np.zeros((0, len(GROUPED))), np.zeros((0, len(GROUPED))), np.zeros(0),
-                          np.zeros(0), np.zeros(0, dtype=int))
+                          np.zeros(0), np.zeros(0, dtype=int), np.zeros(0))
     own = np.nan_to_num(frame.own_raw[rows])
     util = own[:, UTIL]
     values = own[:, G_INDEX]
@@ -248,4 +251,7 @@ def device_view(frame: FeatureFrame) -> DeviceView:
         ratio = np.where(role_med[:, : len(GROUPED)] > 0, med[:, : len(GROUPED)] / role_med[:, : len(GROUPED)],
                          np.nan)
     ratio[peers < MIN_GROUP] = np.nan
-    return DeviceView(list(devices), list(role), ratio, share, med[:, len(GROUPED)], role_med[:, len(GROUPED)], peers)
+    sending = own[:, OWN_NAMES.index("pfc_tx")] > 0
+    pushing = np.bincount(gid, weights=sending, minlength=d) / np.maximum(counts, 1)
+    return DeviceView(list(devices), list(role), ratio, share, med[:, len(GROUPED)], role_med[:, len(GROUPED)], peers,
+                      pushing)

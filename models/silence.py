@@ -20,14 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from fabricwatch.models.features import LOAD_BINS, OWN_NAMES, UNITS, FeatureFrame
+from fabricwatch.models.features import LOAD_BINS, OWN_NAMES, UNITS, FeatureFrame, marking_load
 
 # ECN marks follow the queue's configured thresholds at a given load; pauses follow who sends to whom
 # and stay silent on healthy ports for long stretches (PFC silence judged this way paged 500 healthy
 # link-intervals in 6 h of an independent 3-tier RoCE fabric), so they are not judged by their absence
 SIGNALS = ("ecn_per_mpkt",)
 S_INDEX = [OWN_NAMES.index(n) for n in SIGNALS]
-UTIL = OWN_NAMES.index("util_pct")
 MIN_UTIL = 5.0  # % of line rate: a link carrying less is not expected to mark or pause
 PEERS_SHOWING = 0.75  # share of the load-matched peers on other switches that must show the signal
 MIN_PEERS = 3
@@ -43,14 +42,14 @@ def _numbers(names: Sequence[str]) -> np.ndarray:
     return np.fromiter((seen.setdefault(x, len(seen)) for x in names), dtype=np.int64, count=len(names))
 
 
-def silent_now(frame: FeatureFrame) -> tuple[np.ndarray, np.ndarray]:
+def silent_now(frame: FeatureFrame, showing_share: float = PEERS_SHOWING) -> tuple[np.ndarray, np.ndarray]:
     """(judged, silent), each (n, len(SIGNALS)): the link carries traffic and most of its load-matched
     peers on other switches show the signal (PEERS_SHOWING of them: with half, silence is a coin's
     throw); of those, the link shows none of it. Its own switch's ports are not its witnesses: a switch
     with ECN off has every port silent."""
     n = len(frame.links)
     own = frame.own_raw[:, S_INDEX]
-    util = np.nan_to_num(frame.own_raw[:, UTIL])
+    util = marking_load(frame)  # every signal here is ECN's: judged by the load of the marked direction
     reports = ~np.isnan(own)
     showing = reports & (np.nan_to_num(own) > 0)
     bins = len(LOAD_BINS) + 1
@@ -63,7 +62,7 @@ def silent_now(frame: FeatureFrame) -> tuple[np.ndarray, np.ndarray]:
         show = np.bincount(group, weights=showing[:, j])[group] - np.bincount(mine, weights=showing[:, j])[mine]
         with np.errstate(divide="ignore", invalid="ignore"):
             share = np.where(peers >= MIN_PEERS, show / np.maximum(peers, 1), 0.0)
-        judged[:, j] = reports[:, j] & (util >= MIN_UTIL) & (share >= PEERS_SHOWING)
+        judged[:, j] = reports[:, j] & (util >= MIN_UTIL) & (share >= showing_share)
     return judged, judged & ~showing
 
 

@@ -122,6 +122,29 @@ def test_a_link_with_a_healthy_background_is_judged_against_its_own_history() ->
     assert v.name == "fcs_errors" and v.erred == 5
 
 
+@pytest.mark.parametrize("sporadic_links", [6, 0])
+def test_a_class_background_is_a_spread_over_its_links_not_one_rate(sporadic_links: int) -> None:
+    """Principle 1 (its class's background): in a class where 3 % of healthy links count a stray error in
+    about 1 of 30 intervals, a link that happened to count none in training and now counts 3 in 16 does
+    what the class's healthy links do: no verdict. Where no link of the class ever counted, the same 3 are
+    a counter moving where it never moved: a verdict. Many more (8 in 16) are a verdict either way."""
+    rng = np.random.default_rng(4)
+    n, links = 100, 200
+    counts = np.full((links * n, len(EVIDENCE_NAMES)), np.nan)
+    fcs = np.zeros((links, n))
+    fcs[:sporadic_links] = rng.random((sporadic_links, n)) < 1 / 30
+    counts[:, FCS] = fcs.ravel()
+    keys = [("sw", f"p{i}") for i in range(links) for _ in range(n)]
+    bg = BackgroundRates().fit(keys, ["c"] * (links * n), counts, INTERVAL)
+    quiet = bg.background(("sw", f"p{links - 1}"), "c")
+    pk = np.full(32, 1e6)
+    window = np.zeros((32, len(EVIDENCE_NAMES)))
+    window[-16:, FCS] = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0]
+    assert bool(bg.score(window, pk, quiet, INTERVAL)) == (sporadic_links == 0)
+    window[-16:, FCS] = [1, 0, 1, 1, 0, 1, 0, 1, 0, 1, 0, 1, 1, 0, 0, 1]
+    assert bg.score(window, pk, quiet, INTERVAL)
+
+
 def test_a_rise_on_a_link_that_always_counts_is_found_by_its_total() -> None:
     """Principle 1 (rate, not presence): a link that counts ~2 drops every interval has no clean
     intervals to lose; ten times its rate is a finding, its usual rate is not."""
@@ -208,6 +231,35 @@ def test_a_link_left_down_is_a_finding_a_planned_shutdown_is_not(
     if expect:
         n, f = left[0]
         assert (f.device, f.port) in pair and n <= 3 + 4 and "link down since" in f.explanation
+
+
+@pytest.mark.parametrize("restarted", [True, False])
+def test_a_link_that_does_not_come_back_with_its_switch_is_a_finding(detector: LinkDetector,
+                                                                    restarted: bool) -> None:
+    """Principle 5 (state is a signal): a leaf is unheard for three intervals (replaced, rebooted) and
+    returns with every link up but one uplink, down at both ends, with no administrative state reported:
+    left behind by the restart, a finding within DOWN_INTERVALS of the return. The same cable going down
+    at both ends on a switch that never left is what an operator's shutdown looks like: not a finding."""
+    from fabricwatch.detection.conditions import DOWN_INTERVALS
+
+    pair: list[tuple[str, str]] = []
+
+    def replaced(i: int, links: list[LinkInterval]) -> None:
+        a, b = _cable_up(links, pair)
+        if restarted and 3 <= i < 6:
+            links[:] = [li for li in links if li.device != a.device]
+        elif i >= 6:
+            _down(a)
+            _down(b)
+
+    found = _run(detector, 16, 8, replaced)
+    left = [(n, f) for n, fs in enumerate(found) for f in fs if "link_left_down" in f.conditions]
+    if not restarted:
+        assert not left
+        return
+    assert left and (left[0][1].device, left[0][1].port) == pair[0]
+    assert left[0][0] <= 6 + DOWN_INTERVALS and "came back" in left[0][1].explanation
+    assert all(n >= 6 + DOWN_INTERVALS - 1 for n, _ in left)
 
 
 def _uplinks_of(links: list[LinkInterval], device: str) -> list[LinkInterval]:
@@ -392,3 +444,32 @@ def test_a_switch_stuck_as_a_whole_is_one_device_finding_with_the_links_waiting_
     assert not waiting, [(g.device, g.port, g.explanation) for g in waiting]
     lines = f.per_link()  # replay --json: one object per port it lists, each keeping the device finding
     assert all(line["level"] == "device" and line["device"] == stuck for line in lines)
+
+
+@pytest.mark.parametrize("pushes_back", [False, True])
+def test_a_switch_only_paused_by_its_neighbours_is_not_stuck(detector: LinkDetector, pushes_back: bool) -> None:
+    """Principle 4 (findings at the right level, for the right device): a leaf whose hosts went quiet (an
+    evaluation pause) carries 2 % while the spines keep pausing its uplinks (their congestion, from other
+    traffic): per unit of load its uplinks receive far more pauses than the other leaves', yet it holds
+    nobody back: not stuck. The same leaf sending pauses on every uplink as well (a pause loop) is."""
+    leaf = "leaf-r0-0"
+
+    def paused(i: int, links: list[LinkInterval]) -> None:
+        for li in links:
+            if li.tags.get("role") in ("spine", "leaf_up"):
+                li.rates["pfc_rx_p3"], li.rates["pfc_tx_p3"] = 200.0, 0.0
+        if i < 3:
+            return
+        for li in links:
+            if li.device != leaf:
+                continue
+            for k in ("in_octets", "out_octets", "in_pkts", "out_pkts", "xmit_wait"):
+                li.rates[k] = li.rates.get(k, 0.0) * 0.02
+            if li.tags.get("role") == "leaf_up":
+                li.rates["pfc_rx_p3"] = 2e4
+                if pushes_back:
+                    li.rates["pfc_tx_p3"] = 2e4
+
+    found = _run(detector, 10, 12, paused)
+    stuck = {f.device for fs in found for f in fs if "stalled_switch" in f.conditions}
+    assert stuck == ({leaf} if pushes_back else set())

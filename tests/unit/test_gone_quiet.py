@@ -137,3 +137,24 @@ def test_runs_hold_through_intervals_that_cannot_judge() -> None:
     runs: SilentRuns = fit.result(list(keys))
     assert runs.record_ == {}  # judged under MIN_ELIGIBLE times: no record of its own yet
     assert int(fit._longest[keys[victim], 0]) == 6
+
+
+def test_a_silence_nobody_can_judge_any_more_ends_its_finding(ports) -> None:  # type: ignore[no-untyped-def]
+    """Principle 1 (evidence is what is seen): the uplink's silence is a finding; then every uplink falls
+    silent (the load that made their queues mark is gone, so nothing judges it). The finding ends within
+    UNSEEN_GRACE intervals instead of holding on an absence no peer can show any more."""
+    from fabricwatch.detection.detector import UNSEEN_GRACE
+
+    victim, other = ports
+    det = _fit(other)
+    det.reset()
+    fb = FeatureBuilder(INTERVAL)
+    found = []
+    for i, (start, links) in enumerate(simulate(SPEC, 40, interval_s=INTERVAL, seed=5).frames):
+        _marking(links, {victim} if i >= 5 else set())
+        if i >= 20:
+            for li in _uplinks(links):
+                li.rates["ecn_marked"] = 0.0
+        found.append(_quiet(det.detect(fb.build(start, links)), victim))
+    assert all(found[15:20])
+    assert not any(found[20 + UNSEEN_GRACE + 1:])

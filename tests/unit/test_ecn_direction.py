@@ -1,0 +1,121 @@
+"""A signal is judged against the load of the direction that makes it: a switch queue marks CE on what it
+sends, so a port that receives at line rate and sends nothing (a storage node's port during a read)
+marks nothing and is not "ECN off"; one that sends as much and marks nothing still is.
+
+The fabric is the project's simulator with ECN marks written onto the uplinks at 40 % load."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fabricwatch.detection.detector import Finding, LinkDetector
+from fabricwatch.lab.evaluation import simulate
+from fabricwatch.models.features import FeatureBuilder, LinkInterval, marking_load
+from fabricwatch.simulator.topology import FabricSpec
+
+SPEC = FabricSpec(nodes=32, rails=4, leaves_per_rail=2, spines=4)
+INTERVAL = 30.0
+LINE = 400e9 / 8  # bytes/s of a 400G uplink
+MARKS_PER_PKT = 4e-4  # of the packets a queue sends at 40 % of line rate
+
+
+def _uplinks(links: list[LinkInterval]) -> list[LinkInterval]:
+    return [li for li in links if li.tags.get("role") == "leaf_up"]
+
+
+def _load(links: list[LinkInterval], receiving_only: str | None, sending_silent: str | None) -> None:
+    """Every uplink sends and receives 40 % and marks what it sends; the uplinks of `receiving_only`
+    receive 40 % and send 0.2 %, the uplinks of `sending_silent` send 40 % and mark nothing."""
+    for li in _uplinks(links):
+        out = 0.002 if li.device == receiving_only else 0.4
+        li.rates["in_octets"], li.rates["out_octets"] = 0.4 * LINE, out * LINE
+        li.rates["in_pkts"], li.rates["out_pkts"] = 0.4 * LINE / 4096, out * LINE / 4096
+        quiet = li.device in (receiving_only, sending_silent)  # a queue sending 0.2 % marks nothing
+        li.rates["ecn_marked"] = 0.0 if quiet else li.rates["out_pkts"] * MARKS_PER_PKT
+
+
+def _run(receiving_only: str | None, sending_silent: str | None) -> list[Finding]:
+    fb = FeatureBuilder(INTERVAL)
+    frames = []
+    for start, links in simulate(SPEC, 60, interval_s=INTERVAL, seed=1).frames:
+        _load(links, None, None)
+        frames.append(fb.build(start, links))
+    det = LinkDetector(interval_s=INTERVAL).fit(frames)
+    fb = FeatureBuilder(INTERVAL)
+    found: list[Finding] = []
+    for i, (start, links) in enumerate(simulate(SPEC, 20, interval_s=INTERVAL, seed=5).frames):
+        _load(links, receiving_only if i >= 3 else None, sending_silent if i >= 3 else None)
+        found += det.detect(fb.build(start, links))
+    return found
+
+
+def _silent(found: list[Finding], device: str) -> list[Finding]:
+    return [f for f in found if f.device == device and {"ecn_missing", "gone_quiet"} & set(f.conditions)]
+
+
+def _two_leaves() -> tuple[str, str]:
+    up = _uplinks(simulate(SPEC, 1, interval_s=INTERVAL, seed=1).frames[0][1])
+    devices = sorted({li.device for li in up})
+    return devices[0], devices[-1]
+
+
+def test_a_switch_that_only_receives_is_not_ecn_off() -> None:
+    """Principle 2 (load judged in its own terms): the uplinks of one leaf receive 40 % and send almost
+    nothing for 17 intervals; they mark nothing, as a queue with nothing to send does. Not a finding;
+    another leaf whose uplinks send 40 % and mark nothing is, as a device finding."""
+    receiving, silent = _two_leaves()
+    found = _run(receiving, silent)
+    assert not _silent(found, receiving)
+    device = [f for f in _silent(found, silent) if f.level == "device"]
+    assert device and "carrying traffic" in device[0].explanation
+
+
+def test_marking_load_is_what_a_switch_sends_and_what_a_nic_receives() -> None:
+    """The load a mark is judged against: out_octets on a switch port, in_octets on a host NIC (it counts
+    the marks it receives); the busier direction where that one is not reported."""
+    fb = FeatureBuilder(INTERVAL)
+    links = [
+        LinkInterval(0, "leaf", "p1", {"role": "leaf_up", "speed": "400G"},
+                     {"in_octets": 0.4 * LINE, "out_octets": 0.0}),
+        LinkInterval(0, "gpu0", "mlx5_0", {"role": "host", "speed": "400G"},
+                     {"in_octets": 0.4 * LINE, "out_octets": 0.0}),
+        LinkInterval(0, "leaf", "p2", {"role": "leaf_up", "speed": "400G"}, {"in_octets": 0.3 * LINE}),
+    ]
+    frame = fb.build(0, links)
+    assert np.allclose(marking_load(frame), [0.0, 40.0, 30.0])
+
+
+def _fabric_marks(links: list[LinkInterval], quiet_towards: str | None, ecn_off: str | None) -> None:
+    """Every uplink and spine port sends 40 % and marks; the ports of every spine towards `quiet_towards`
+    carry traffic that fills no queue (they mark nothing); `ecn_off` marks nothing at all."""
+    for li in links:
+        if li.tags.get("role") not in ("leaf_up", "spine"):
+            continue
+        li.rates["in_octets"] = li.rates["out_octets"] = 0.4 * LINE
+        li.rates["in_pkts"] = li.rates["out_pkts"] = 0.4 * LINE / 4096
+        quiet = li.tags.get("peer_device") == quiet_towards or li.device == ecn_off
+        li.rates["ecn_marked"] = 0.0 if quiet else li.rates["out_pkts"] * MARKS_PER_PKT
+
+
+def test_silence_shared_by_every_path_to_one_device_is_its_traffic() -> None:
+    """Principle 2 (judged against the links carrying the same traffic): the ports of every spine towards
+    one leaf mark nothing (that leaf's job sends smoothly) while the other ports at the same load mark:
+    the silence is on every parallel path, so it is the traffic's: no finding. A spine with ECN off is
+    silent where the other spines' ports towards the same leaves mark: found, as one device finding."""
+    up = simulate(SPEC, 1, interval_s=INTERVAL, seed=1).frames[0][1]
+    spines = sorted({li.device for li in up if li.tags.get("role") == "spine"})
+    leaf = sorted({li.device for li in _uplinks(up)})[1]
+    fb = FeatureBuilder(INTERVAL)
+    frames = []
+    for start, links in simulate(SPEC, 60, interval_s=INTERVAL, seed=1).frames:
+        _fabric_marks(links, None, None)
+        frames.append(fb.build(start, links))
+    det = LinkDetector(interval_s=INTERVAL).fit(frames)
+    fb = FeatureBuilder(INTERVAL)
+    found: list[Finding] = []
+    for i, (start, links) in enumerate(simulate(SPEC, 30, interval_s=INTERVAL, seed=5).frames):
+        _fabric_marks(links, leaf if i >= 3 else None, spines[0] if i >= 3 else None)
+        found += det.detect(fb.build(start, links))
+    paths = [f for f in found if f.device in spines[1:] and {"ecn_missing", "gone_quiet"} & set(f.conditions)]
+    assert not paths, [(f.device, f.port, f.explanation) for f in paths]
+    assert [f for f in _silent(found, spines[0]) if f.level == "device"]
