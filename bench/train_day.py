@@ -14,8 +14,8 @@ Below the full size, the figures at the full size are printed as an EXTRAPOLATIO
 the start-up's (`replay --help`): both RSSes linear in ports through a second train and replay of a
 fabric half the size, flat in hours (train re-reads its files and keeps a bounded sample per class and
 running sums per link; replay streams a chunk of lines and the detector's batch of 64 intervals at a
-time: measure at least an hour, so that the per-class samples (100k link-intervals) are full), CPU
-linear in lines.
+time, at most 50,000 link-intervals: measure at least an hour, so that the per-class samples (100k
+link-intervals) are full), CPU linear in lines.
 The last line reads `train_rss_mb=… replay_rss_mb=… replay_lines_per_cpu_s=… rss_ratio=…
 full=measured|extrapolated` (rss_ratio: the larger peak at the full size over 2 GB).
 """
