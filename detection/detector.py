@@ -88,6 +88,7 @@ from fabricwatch.models.trends import TrendWatch
 _STATE_COLUMNS = np.array([EVIDENCE[n] is Evidence.STATE for n in EVIDENCE_NAMES])
 BATCH_ROWS = 50_000  # link-intervals scored in one forest call: past this, a larger call saves nothing and holds memory
 SATURATED_HOLD = 4  # intervals a counter that filled up stays a finding by that alone (as a bounce settles)
+INSTANT_RECORD = 1  # longest silent run in healthy history (or none known) for which silence is a finding at once
 UNSEEN_GRACE = 2  # intervals a silence finding outlives the last interval that could judge it
 ECN_PEER_MIN = 200.0  # marks per 1M packets sent among peers (100 per 1M both ways) before silence counts
 
@@ -294,7 +295,14 @@ class LinkDetector:
         misconfigured on the switch. A log-scaled feature near zero cannot show this to the
         forest as strongly as the fact itself, so it is tested directly (then hysteresis)."""
         _, silent = silent_now(frame)  # most load-matched peers on other switches mark; this link does not
-        return silent[:, SIGNALS.index("ecn_per_mpkt")] & (frame.class_median_raw[:, ECN] >= ECN_PEER_MIN)
+        out = silent[:, SIGNALS.index("ecn_per_mpkt")] & (frame.class_median_raw[:, ECN] >= ECN_PEER_MIN)
+        rows = np.nonzero(out)[0]
+        if len(rows):
+            # not at once where healthy history saw the link silent for stretches while its peers marked (a
+            # storage leaf's streams fill no queue): that is left to `gone_quiet`, which knows its record
+            rec = self.silent_runs.records([(frame.links[i].device, frame.links[i].port) for i in rows.tolist()])
+            out[rows] = rec[:, SIGNALS.index("ecn_per_mpkt")] <= INSTANT_RECORD
+        return out
 
     def _evidence(self, frame: FeatureFrame, rows: np.ndarray, bounced: np.ndarray,
                   settling: np.ndarray) -> dict[int, list[Verdict]]:

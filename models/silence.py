@@ -80,9 +80,13 @@ class SilentRuns:
 
     def limits(self, keys: Sequence[tuple[str, str]]) -> np.ndarray:
         """Per link and signal, the run from which its silence is a finding (inf: no record)."""
-        none = np.full(len(SIGNALS), UNKNOWN)
-        rec = np.array([self.record_.get(k, none) for k in keys]).reshape(len(keys), len(SIGNALS))
+        rec = self.records(keys)
         return np.where(rec == UNKNOWN, np.inf, np.maximum(MIN_RUN, np.ceil(RUN_MARGIN * rec) + 1))
+
+    def records(self, keys: Sequence[tuple[str, str]]) -> np.ndarray:
+        """Per link and signal, its longest silent run in healthy history (UNKNOWN: judged too seldom)."""
+        none = np.full(len(SIGNALS), UNKNOWN)
+        return np.array([self.record_.get(k, none) for k in keys]).reshape(len(keys), len(SIGNALS))
 
     def to_json(self) -> dict[str, Any]:
         return {"names": list(SIGNALS),

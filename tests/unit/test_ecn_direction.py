@@ -119,3 +119,29 @@ def test_silence_shared_by_every_path_to_one_device_is_its_traffic() -> None:
     paths = [f for f in found if f.device in spines[1:] and {"ecn_missing", "gone_quiet"} & set(f.conditions)]
     assert not paths, [(f.device, f.port, f.explanation) for f in paths]
     assert [f for f in _silent(found, spines[0]) if f.level == "device"]
+
+
+def test_a_switch_whose_uplinks_never_marked_in_healthy_history_is_not_ecn_off_now() -> None:
+    """Principle 1 (against its own background): a leaf whose uplinks send 40 % and mark nothing all
+    through training, as now (a storage leaf, 1:1, its streams never fill a queue), while the other
+    leaves' uplinks mark: its silence is its normal, not ECN switched off. A leaf whose uplinks marked
+    with their peers all through training and stop is found within 2 intervals, as one device finding."""
+    quiet_leaf, victim = _two_leaves()
+    fb = FeatureBuilder(INTERVAL)
+    frames = []
+    for start, links in simulate(SPEC, 60, interval_s=INTERVAL, seed=1).frames:
+        _load(links, None, quiet_leaf)
+        frames.append(fb.build(start, links))
+    det = LinkDetector(interval_s=INTERVAL).fit(frames)
+    fb = FeatureBuilder(INTERVAL)
+    found: list[list[Finding]] = []
+    for i, (start, links) in enumerate(simulate(SPEC, 20, interval_s=INTERVAL, seed=5).frames):
+        _load(links, None, quiet_leaf)
+        if i >= 3:
+            for li in _uplinks(links):
+                if li.device == victim:
+                    li.rates["ecn_marked"] = 0.0
+        found.append(det.detect(fb.build(start, links)))
+    assert not _silent([f for fs in found for f in fs], quiet_leaf)
+    first = next(i for i, fs in enumerate(found) if [f for f in _silent(fs, victim) if f.level == "device"])
+    assert first <= 3 + 2
