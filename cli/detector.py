@@ -61,6 +61,9 @@ def _say_read(report: ReplayReport, windows: int, err: Console) -> None:
               f"{report.skipped:,} skipped{late}, {windows:,} intervals")
     for e in report.errors:
         print(f"  {e}", file=sys.stderr)
+    if report.unread_fields:
+        names = ", ".join(f"{k} ({v:,} samples)" for k, v in sorted(report.unread_fields.items()))
+        err.print(f"not read, no counter of fabricwatch's vocabulary: {names}", markup=False, soft_wrap=True)
 
 
 @contextmanager

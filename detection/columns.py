@@ -18,7 +18,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from fabricwatch.core.counters import FIELD_ALIASES
+from fabricwatch.core.counters import COUNTERS, FIELD_ALIASES
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
 from fabricwatch.detection.replay import ReadReport
 from fabricwatch.pipeline.rate_columns import common_dtype
@@ -465,18 +465,23 @@ def read_chunks(f: IO[str], catalog: Catalog, report: ColumnsReport, *, where: s
         rest = text[cut + 1:]
         text = text[:cut]
         lines = text.split("\n")
-        yield _canonical(decode_lines(lines, catalog, report, where=where, first_lineno=lineno, text=text))
+        yield _canonical(decode_lines(lines, catalog, report, where=where, first_lineno=lineno, text=text), report)
         lineno += len(lines)
     if rest:
-        yield _canonical(decode_lines([rest], catalog, report, where=where, first_lineno=lineno))
+        yield _canonical(decode_lines([rest], catalog, report, where=where, first_lineno=lineno), report)
 
 
-def _canonical(cols: Columns) -> Columns:
-    """Fields another writer names its own way (`temperature` for `temperature_c`) under the canonical name."""
+def _canonical(cols: Columns, report: ColumnsReport | None = None) -> Columns:
+    """Fields another writer names its own way (`temperature` for `temperature_c`) under the canonical name;
+    the fields that are no counter of the vocabulary counted in `report`."""
     for alias, name in FIELD_ALIASES.items():
         if alias in cols.values and name not in cols.values:
             cols.values[name] = cols.values.pop(alias)
             cols.present[name] = cols.present.pop(alias)
+    if report is not None:
+        for name, present in cols.present.items():
+            if name not in COUNTERS and name not in FIELD_ALIASES:
+                report.unread_fields[name] = report.unread_fields.get(name, 0) + int(present.sum())
     return cols
 
 

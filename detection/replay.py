@@ -23,6 +23,9 @@ class ReadReport:
     samples: int = 0
     skipped: int = 0
     errors: list[str] = field(default_factory=list)
+    # fields of the samples that are no counter of the vocabulary (core/counters.py), with how many samples
+    # carried each: read past, and named so that what was left out is known
+    unread_fields: dict[str, int] = field(default_factory=dict)
 
 
 def read_samples(paths: Iterable[Path], report: ReadReport) -> Iterator[PortSample]:

@@ -310,3 +310,17 @@ def test_a_module_temperature_written_without_its_unit_is_read_as_the_canonical_
     columnar, _ = _columnar([path], 30.0, 1 << 20)
     temps = [li.optics.get("temperature_c") for w in columnar for li in w.links]
     assert temps and all(t is not None and 40 <= t <= 45 for t in temps), temps
+
+
+def test_fields_outside_the_vocabulary_are_named_not_silently_dropped(tmp_path: Path) -> None:
+    """Bad input gets a clear answer: a field fabricwatch has no counter for (a vendor's own name for a
+    module's temperature) is not read, and the report names it, so an operator knows what was left out;
+    a field under one of the vocabulary's aliases is read and not named."""
+    lines = [f"port_counters,device=sw1,port=p1 in_octets={1000 * i}i,module_temp_c=45.5,module_temperature=41.0,"
+             f"vendor_widgets={i}i {i * 30_000_000_000}" for i in range(1, 6)]
+    path = tmp_path / "x.lp"
+    path.write_text("\n".join(lines) + "\n")
+    report = ReplayReport()
+    list(intervals_from_files([path], 30.0, report=report))
+    assert report.samples == 5
+    assert report.unread_fields == {"module_temp_c": 5, "vendor_widgets": 5}
