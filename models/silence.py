@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from fabricwatch.models.features import LOAD_BINS, OWN_NAMES, UNITS, FeatureFrame, marking_load
+from fabricwatch.models.features import LOAD_BINS, OWN_NAMES, UNITS, FeatureFrame, group_medians, marking_load
 
 # ECN marks follow the queue's configured thresholds at a given load; pauses follow who sends to whom
 # and stay silent on healthy ports for long stretches (PFC silence judged this way paged 500 healthy
@@ -30,6 +30,8 @@ S_INDEX = [OWN_NAMES.index(n) for n in SIGNALS]
 MIN_UTIL = 5.0  # % of line rate: a link carrying less is not expected to mark or pause
 PEERS_SHOWING = 0.75  # share of the load-matched peers on other switches that must show the signal
 MIN_PEERS = 3
+MIN_PARALLEL = 2  # parallel paths on other switches carrying traffic before their silence speaks for the traffic
+TRICKLE = 0.01  # of the load-matched peers' marking: paths marking less than this mark next to nothing
 MIN_RUN = 6  # intervals in a row, whatever the record
 RUN_MARGIN = 2.0  # times the link's longest healthy run
 MIN_ELIGIBLE = 20  # intervals a link must have been judged in training for its own record to count
@@ -63,7 +65,33 @@ def silent_now(frame: FeatureFrame, showing_share: float = PEERS_SHOWING) -> tup
         with np.errstate(divide="ignore", invalid="ignore"):
             share = np.where(peers >= MIN_PEERS, show / np.maximum(peers, 1), 0.0)
         judged[:, j] = reports[:, j] & (util >= MIN_UTIL) & (share >= showing_share)
+    if judged.any():
+        judged &= ~_quiet_paths(frame, own, util >= MIN_UTIL, reports)
     return judged, judged & ~showing
+
+
+def _quiet_paths(frame: FeatureFrame, own: np.ndarray, busy: np.ndarray, reports: np.ndarray) -> np.ndarray:
+    """(n, len(SIGNALS)): the links whose parallel paths (same role, same far device, on other switches:
+    the links the traffic towards that device is spread over) carrying traffic show next to none of the
+    signal (their median under TRICKLE of the load-matched peers'): silence there is the traffic's."""
+    out = np.zeros(own.shape, dtype=bool)
+    keys = [f"{li.tags.get('role', '')}\0{li.tags['peer_device']}" if li.tags.get("peer_device") else f"\0{i}"
+            for i, li in enumerate(frame.links)]
+    pid = _numbers(keys)
+    mine = _numbers([li.device for li in frame.links]) * (int(pid.max(initial=0)) + 1) + pid
+    peers_med = frame.class_median_raw[:, S_INDEX]
+    for j in range(len(SIGNALS)):
+        carrying = busy & reports[:, j]
+        others = np.bincount(pid, weights=carrying)[pid] - np.bincount(mine, weights=carrying)[mine]
+        rows = np.nonzero(carrying)[0]
+        if not len(rows):
+            continue
+        gid = np.unique(pid[rows], return_inverse=True)[1]
+        med = group_medians(gid, np.nan_to_num(own[rows, j:j + 1]), int(gid.max()) + 1)[gid, 0]
+        par = np.full(len(own), np.inf)
+        par[rows] = med
+        out[:, j] = (others >= MIN_PARALLEL) & (par < TRICKLE * peers_med[:, j])
+    return out
 
 
 def step(run: np.ndarray, judged: np.ndarray, silent: np.ndarray) -> np.ndarray:

@@ -85,9 +85,11 @@ def test_marking_load_is_what_a_switch_sends_and_what_a_nic_receives() -> None:
     assert np.allclose(marking_load(frame), [0.0, 40.0, 30.0])
 
 
-def _fabric_marks(links: list[LinkInterval], quiet_towards: str | None, ecn_off: str | None) -> None:
+def _fabric_marks(links: list[LinkInterval], quiet_towards: str | None, ecn_off: str | None,
+                  first_spine: str = "") -> None:
     """Every uplink and spine port sends 40 % and marks; the ports of every spine towards `quiet_towards`
-    carry traffic that fills no queue (they mark nothing); `ecn_off` marks nothing at all."""
+    carry traffic that fills no queue (`first_spine`'s mark nothing, the others' a mark now and then);
+    `ecn_off` marks nothing at all."""
     for li in links:
         if li.tags.get("role") not in ("leaf_up", "spine"):
             continue
@@ -95,13 +97,16 @@ def _fabric_marks(links: list[LinkInterval], quiet_towards: str | None, ecn_off:
         li.rates["in_pkts"] = li.rates["out_pkts"] = 0.4 * LINE / 4096
         quiet = li.tags.get("peer_device") == quiet_towards or li.device == ecn_off
         li.rates["ecn_marked"] = 0.0 if quiet else li.rates["out_pkts"] * MARKS_PER_PKT
+        if quiet and li.device != ecn_off and li.device != first_spine:
+            li.rates["ecn_marked"] = li.rates["out_pkts"] * 1e-6  # a mark now and then: a trickle, not a queue
 
 
 def test_silence_shared_by_every_path_to_one_device_is_its_traffic() -> None:
     """Principle 2 (judged against the links carrying the same traffic): the ports of every spine towards
-    one leaf mark nothing (that leaf's job sends smoothly) while the other ports at the same load mark:
-    the silence is on every parallel path, so it is the traffic's: no finding. A spine with ECN off is
-    silent where the other spines' ports towards the same leaves mark: found, as one device finding."""
+    one leaf mark nothing or next to nothing (that leaf's job sends smoothly) while the other ports at the
+    same load mark: the silence is on every parallel path, so it is the traffic's: no finding. A spine
+    with ECN off is silent where the other spines' ports towards the same leaves mark: found, as one
+    device finding."""
     up = simulate(SPEC, 1, interval_s=INTERVAL, seed=1).frames[0][1]
     spines = sorted({li.device for li in up if li.tags.get("role") == "spine"})
     leaf = sorted({li.device for li in _uplinks(up)})[1]
@@ -111,14 +116,20 @@ def test_silence_shared_by_every_path_to_one_device_is_its_traffic() -> None:
         _fabric_marks(links, None, None)
         frames.append(fb.build(start, links))
     det = LinkDetector(interval_s=INTERVAL).fit(frames)
-    fb = FeatureBuilder(INTERVAL)
-    found: list[Finding] = []
-    for i, (start, links) in enumerate(simulate(SPEC, 30, interval_s=INTERVAL, seed=5).frames):
-        _fabric_marks(links, leaf if i >= 3 else None, spines[0] if i >= 3 else None)
-        found += det.detect(fb.build(start, links))
-    paths = [f for f in found if f.device in spines[1:] and {"ecn_missing", "gone_quiet"} & set(f.conditions)]
+
+    def live(quiet_towards: str | None, ecn_off: str | None) -> list[Finding]:
+        det.reset()
+        fb = FeatureBuilder(INTERVAL)
+        found: list[Finding] = []
+        for i, (start, links) in enumerate(simulate(SPEC, 30, interval_s=INTERVAL, seed=5).frames):
+            _fabric_marks(links, quiet_towards if i >= 3 else None, ecn_off if i >= 3 else None, spines[0])
+            found += det.detect(fb.build(start, links))
+        return found
+
+    found = live(leaf, None)
+    paths = [f for f in found if {"ecn_missing", "gone_quiet"} & set(f.conditions)]
     assert not paths, [(f.device, f.port, f.explanation) for f in paths]
-    assert [f for f in _silent(found, spines[0]) if f.level == "device"]
+    assert [f for f in _silent(live(None, spines[2]), spines[2]) if f.level == "device"]
 
 
 def test_a_switch_whose_uplinks_never_marked_in_healthy_history_is_not_ecn_off_now() -> None:
