@@ -6,6 +6,8 @@ The fabric is the project's simulator with ECN marks written onto the uplinks at
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from fabricwatch.detection.detector import Finding, LinkDetector
@@ -34,19 +36,35 @@ def _load(links: list[LinkInterval], receiving_only: str | None, sending_silent:
         li.rates["ecn_marked"] = 0.0 if quiet else li.rates["out_pkts"] * MARKS_PER_PKT
 
 
-def _run(receiving_only: str | None, sending_silent: str | None) -> list[Finding]:
+Marking = Callable[[int, list[LinkInterval]], None]  # writes one interval's rates (its number, its links)
+
+
+def _fitted(mark: Marking) -> LinkDetector:
+    """A detector trained on 60 intervals of the simulator with `mark` written onto them."""
     fb = FeatureBuilder(INTERVAL)
     frames = []
-    for start, links in simulate(SPEC, 60, interval_s=INTERVAL, seed=1).frames:
-        _load(links, None, None)
+    for i, (start, links) in enumerate(simulate(SPEC, 60, interval_s=INTERVAL, seed=1).frames):
+        mark(i, links)
         frames.append(fb.build(start, links))
-    det = LinkDetector(interval_s=INTERVAL).fit(frames)
+    return LinkDetector(interval_s=INTERVAL).fit(frames)
+
+
+def _live(det: LinkDetector, n: int, mark: Marking) -> list[list[Finding]]:
+    """Each interval's findings over `n` intervals of another simulated run with `mark` written on."""
+    det.reset()
     fb = FeatureBuilder(INTERVAL)
-    found: list[Finding] = []
-    for i, (start, links) in enumerate(simulate(SPEC, 20, interval_s=INTERVAL, seed=5).frames):
-        _load(links, receiving_only if i >= 3 else None, sending_silent if i >= 3 else None)
-        found += det.detect(fb.build(start, links))
-    return found
+    out = []
+    for i, (start, links) in enumerate(simulate(SPEC, n, interval_s=INTERVAL, seed=5).frames):
+        mark(i, links)
+        out.append(det.detect(fb.build(start, links)))
+    return out
+
+
+def _run(receiving_only: str | None, sending_silent: str | None) -> list[Finding]:
+    det = _fitted(lambda i, links: _load(links, None, None))
+    found = _live(det, 20, lambda i, links: _load(links, receiving_only if i >= 3 else None,
+                                                   sending_silent if i >= 3 else None))
+    return [f for fs in found for f in fs]
 
 
 def _silent(found: list[Finding], device: str) -> list[Finding]:
@@ -110,21 +128,12 @@ def test_silence_shared_by_every_path_to_one_device_is_its_traffic() -> None:
     up = simulate(SPEC, 1, interval_s=INTERVAL, seed=1).frames[0][1]
     spines = sorted({li.device for li in up if li.tags.get("role") == "spine"})
     leaf = sorted({li.device for li in _uplinks(up)})[1]
-    fb = FeatureBuilder(INTERVAL)
-    frames = []
-    for start, links in simulate(SPEC, 60, interval_s=INTERVAL, seed=1).frames:
-        _fabric_marks(links, None, None)
-        frames.append(fb.build(start, links))
-    det = LinkDetector(interval_s=INTERVAL).fit(frames)
+    det = _fitted(lambda i, links: _fabric_marks(links, None, None))
 
     def live(quiet_towards: str | None, ecn_off: str | None) -> list[Finding]:
-        det.reset()
-        fb = FeatureBuilder(INTERVAL)
-        found: list[Finding] = []
-        for i, (start, links) in enumerate(simulate(SPEC, 30, interval_s=INTERVAL, seed=5).frames):
-            _fabric_marks(links, quiet_towards if i >= 3 else None, ecn_off if i >= 3 else None, spines[0])
-            found += det.detect(fb.build(start, links))
-        return found
+        found = _live(det, 30, lambda i, links: _fabric_marks(links, quiet_towards if i >= 3 else None,
+                                                              ecn_off if i >= 3 else None, spines[0]))
+        return [f for fs in found for f in fs]
 
     found = live(leaf, None)
     paths = [f for f in found if {"ecn_missing", "gone_quiet"} & set(f.conditions)]
@@ -138,21 +147,15 @@ def test_a_switch_whose_uplinks_never_marked_in_healthy_history_is_not_ecn_off_n
     leaves' uplinks mark: its silence is its normal, not ECN switched off. A leaf whose uplinks marked
     with their peers all through training and stop is found within 2 intervals, as one device finding."""
     quiet_leaf, victim = _two_leaves()
-    fb = FeatureBuilder(INTERVAL)
-    frames = []
-    for start, links in simulate(SPEC, 60, interval_s=INTERVAL, seed=1).frames:
+    det = _fitted(lambda i, links: _load(links, None, quiet_leaf))
+
+    def stops(i: int, links: list[LinkInterval]) -> None:
         _load(links, None, quiet_leaf)
-        frames.append(fb.build(start, links))
-    det = LinkDetector(interval_s=INTERVAL).fit(frames)
-    fb = FeatureBuilder(INTERVAL)
-    found: list[list[Finding]] = []
-    for i, (start, links) in enumerate(simulate(SPEC, 20, interval_s=INTERVAL, seed=5).frames):
-        _load(links, None, quiet_leaf)
-        if i >= 3:
-            for li in _uplinks(links):
-                if li.device == victim:
-                    li.rates["ecn_marked"] = 0.0
-        found.append(det.detect(fb.build(start, links)))
+        for li in _uplinks(links):
+            if i >= 3 and li.device == victim:
+                li.rates["ecn_marked"] = 0.0
+
+    found = _live(det, 20, stops)
     assert not _silent([f for fs in found for f in fs], quiet_leaf)
     first = next(i for i, fs in enumerate(found) if [f for f in _silent(fs, victim) if f.level == "device"])
     assert first <= 3 + 2
