@@ -89,6 +89,7 @@ _STATE_COLUMNS = np.array([EVIDENCE[n] is Evidence.STATE for n in EVIDENCE_NAMES
 BATCH_ROWS = 50_000  # link-intervals scored in one forest call: past this, a larger call saves nothing and holds memory
 SATURATED_HOLD = 4  # intervals a counter that filled up stays a finding by that alone (as a bounce settles)
 INSTANT_RECORD = 1  # longest silent run in healthy history (or none known) for which silence is a finding at once
+RETURN_GAP = 3  # intervals since a device last reported before its reporting again is a return
 UNSEEN_GRACE = 2  # intervals a silence finding outlives the last interval that could judge it
 ECN_PEER_MIN = 200.0  # marks per 1M packets sent among peers (100 per 1M both ways) before silence counts
 
@@ -290,11 +291,11 @@ class LinkDetector:
         self.false_alarms_per_day = per_day
         return rate
 
-    def _ecn_missing(self, frame: FeatureFrame) -> np.ndarray:
+    def _ecn_missing(self, frame: FeatureFrame, silent: np.ndarray) -> np.ndarray:
         """Links that mark nothing while their load-matched peers mark: ECN disabled or
         misconfigured on the switch. A log-scaled feature near zero cannot show this to the
         forest as strongly as the fact itself, so it is tested directly (then hysteresis)."""
-        _, silent = silent_now(frame)  # most load-matched peers on other switches mark; this link does not
+        # `silent` (silent_now): most load-matched peers on other switches mark; this link does not
         out = silent[:, SIGNALS.index("ecn_per_mpkt")] & (frame.class_median_raw[:, ECN] >= ECN_PEER_MIN)
         rows = np.nonzero(out)[0]
         if len(rows):
@@ -349,11 +350,11 @@ class LinkDetector:
         st["operated"][rows] = left
         return left > 0
 
-    def _gone_quiet(self, frame: FeatureFrame, rows: np.ndarray, settling: np.ndarray) -> dict[int, RuleHit]:
+    def _gone_quiet(self, frame: FeatureFrame, rows: np.ndarray, settling: np.ndarray,
+                    judged: np.ndarray, silent: np.ndarray) -> dict[int, RuleHit]:
         """Links silent on a protective signal (ECN marks, pauses) their load-matched peers show, for more
         intervals in a row than their healthy record (models/silence.py). A bounce or an operator's act
         starts the count afresh."""
-        judged, silent = silent_now(frame)
         st = self._state
         # absence is evidence only while it is seen: a run held through intervals that cannot judge it
         # (the peers fell silent too) pages for a couple of them, and is forgotten after MIN_RUN
@@ -497,7 +498,8 @@ class LinkDetector:
         tick = self._tick
         self._tick += 1
         devices = {li.device for li in frame.links}
-        back = {d for d in devices if self._last_heard.get(d, tick - 1) < tick - 1}
+        # unheard for RETURN_GAP intervals or more: one late or missed poll is not a restart
+        back = {d for d in devices if self._last_heard.get(d, tick - 1) < tick - RETURN_GAP}
         self._last_heard.update(dict.fromkeys(devices, tick))
         if not back:
             return np.zeros(len(frame.links), dtype=bool)
@@ -528,6 +530,8 @@ class LinkDetector:
         self.optics.forget(keys)
         self._windows.forget(keys)
         self.trends.forget(keys)
+        for device in {d for d, _ in keys}:  # heard again later, it is new, not back from a restart
+            self._last_heard.pop(device, None)
 
     # -- scoring -----------------------------------------------------------------------
     def score(self, frame: FeatureFrame) -> np.ndarray:
@@ -579,7 +583,8 @@ class LinkDetector:
         n = len(links)
         if scores is None:
             scores = self.score(frame)
-        ecn_missing = self._ecn_missing(frame)
+        judged_quiet, silent = silent_now(frame)
+        ecn_missing = self._ecn_missing(frame, silent)
         if "ecn_missing" in self.switched_off:
             ecn_missing[:] = False
         has_model = np.array([c in self.models for c in frame.classes], dtype=bool)
@@ -673,7 +678,7 @@ class LinkDetector:
         )
         left_down = self._left_down(frame, rows, settle > 0)
         maybe_rule[list(left_down)] = True
-        gone_quiet = self._gone_quiet(frame, rows, (settle > 0) | (recent > 0) | operated)
+        gone_quiet = self._gone_quiet(frame, rows, (settle > 0) | (recent > 0) | operated, judged_quiet, silent)
         maybe_rule[list(gone_quiet)] = True
         view = group_view(frame)
         beyond = self._beyond_usual(frame, view)

@@ -12,7 +12,7 @@ from typing import Any
 
 from fabricwatch.models.features import FEATURE_NAMES
 
-MODEL_VERSION = 3  # the version of the file layout below; another is refused with the way to retrain
+MODEL_VERSION = 4  # the version of the file layout below; another is refused with the way to retrain
 
 
 FORESTS = "forests.skops"

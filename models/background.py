@@ -270,6 +270,10 @@ def _log10_betabinom_sf(k: int, n: int, p: float, weight: float) -> float:
     with p's own uncertainty (it tends to the binomial as the weight grows)."""
     if k <= 0:
         return 0.0
+    if k > n:
+        return -math.inf
+    if not weight > 0:
+        return _log10_binom_sf(k, n, p)
     p = min(max(p, 1e-12), 1.0 - 1e-12)
     a, b = p * weight, (1.0 - p) * weight
     lbeta_ab = math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)

@@ -44,6 +44,12 @@ def _numbers(names: Sequence[str]) -> np.ndarray:
     return np.fromiter((seen.setdefault(x, len(seen)) for x in names), dtype=np.int64, count=len(names))
 
 
+def _pairs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Each (a, b) pair's number among the pairs that occur (not among all a x b: a fabric's devices times
+    its far devices would not fit in memory)."""
+    return np.unique(a * (int(b.max(initial=0)) + 1) + b, return_inverse=True)[1].reshape(-1)
+
+
 def silent_now(frame: FeatureFrame, showing_share: float = PEERS_SHOWING) -> tuple[np.ndarray, np.ndarray]:
     """(judged, silent), each (n, len(SIGNALS)): the link carries traffic and most of its load-matched
     peers on other switches show the signal (PEERS_SHOWING of them: with half, silence is a coin's
@@ -57,7 +63,8 @@ def silent_now(frame: FeatureFrame, showing_share: float = PEERS_SHOWING) -> tup
     bins = len(LOAD_BINS) + 1
     load_bin = np.digitize(util, LOAD_BINS)
     group = _numbers(frame.classes) * bins + load_bin
-    mine = (_numbers([li.device for li in frame.links]) * (group.max(initial=0) + 1)) + group
+    device = _numbers([li.device for li in frame.links])
+    mine = _pairs(device, group)
     judged = np.zeros((n, len(SIGNALS)), dtype=bool)
     for j in range(len(SIGNALS)):
         peers = np.bincount(group, weights=reports[:, j])[group] - np.bincount(mine, weights=reports[:, j])[mine]
@@ -66,31 +73,42 @@ def silent_now(frame: FeatureFrame, showing_share: float = PEERS_SHOWING) -> tup
             share = np.where(peers >= MIN_PEERS, show / np.maximum(peers, 1), 0.0)
         judged[:, j] = reports[:, j] & (util >= MIN_UTIL) & (share >= showing_share)
     if judged.any():
-        judged &= ~_quiet_paths(frame, own, util >= MIN_UTIL, reports)
+        judged &= ~_quiet_paths(frame, own, util >= MIN_UTIL, reports, device)
     return judged, judged & ~showing
 
 
-def _quiet_paths(frame: FeatureFrame, own: np.ndarray, busy: np.ndarray, reports: np.ndarray) -> np.ndarray:
-    """(n, len(SIGNALS)): the links whose parallel paths (same role, same far device, on other switches:
-    the links the traffic towards that device is spread over) carrying traffic show next to none of the
-    signal (their median under TRICKLE of the load-matched peers'): silence there is the traffic's."""
+def _quiet_paths(frame: FeatureFrame, own: np.ndarray, busy: np.ndarray, reports: np.ndarray,
+                 device: np.ndarray) -> np.ndarray:
+    """(n, len(SIGNALS)): the links whose parallel paths (same role, same far device: the links the traffic
+    towards that device is spread over) show next to none of the signal: the median over the switches
+    carrying traffic on that path (each switch one vote, its most marking link; at least MIN_PARALLEL
+    switches besides the link's own) under TRICKLE of the load-matched peers'. Silence there is the
+    traffic's."""
     out = np.zeros(own.shape, dtype=bool)
     keys = [f"{li.tags.get('role', '')}\0{li.tags['peer_device']}" if li.tags.get("peer_device") else f"\0{i}"
             for i, li in enumerate(frame.links)]
     pid = _numbers(keys)
-    mine = _numbers([li.device for li in frame.links]) * (int(pid.max(initial=0)) + 1) + pid
     peers_med = frame.class_median_raw[:, S_INDEX]
     for j in range(len(SIGNALS)):
-        carrying = busy & reports[:, j]
-        others = np.bincount(pid, weights=carrying)[pid] - np.bincount(mine, weights=carrying)[mine]
-        rows = np.nonzero(carrying)[0]
+        rows = np.nonzero(busy & reports[:, j])[0]
         if not len(rows):
             continue
-        gid = np.unique(pid[rows], return_inverse=True)[1]
-        med = group_medians(gid, np.nan_to_num(own[rows, j:j + 1]), int(gid.max()) + 1)[gid, 0]
-        par = np.full(len(own), np.inf)
-        par[rows] = med
-        out[:, j] = (others >= MIN_PARALLEL) & (par < TRICKLE * peers_med[:, j])
+        pair = _pairs(device[rows], pid[rows])  # (switch, path) pairs carrying traffic
+        n_pairs = int(pair.max()) + 1
+        vote = np.full(n_pairs, -np.inf)
+        np.maximum.at(vote, pair, np.nan_to_num(own[rows, j]))
+        path_of_pair = np.zeros(n_pairs, dtype=np.int64)
+        path_of_pair[pair] = pid[rows]
+        path_no, path_of_pair = np.unique(path_of_pair, return_inverse=True)
+        med = group_medians(path_of_pair, vote[:, None], len(path_no))[:, 0]
+        switches = np.bincount(path_of_pair, minlength=len(path_no))
+        at = np.searchsorted(path_no, pid)
+        known = (at < len(path_no)) & (path_no[np.minimum(at, len(path_no) - 1)] == pid)
+        at = np.minimum(at, len(path_no) - 1)
+        own_counts = np.zeros(len(own), dtype=bool)
+        own_counts[rows] = True  # the link's own switch is one of the path's switches only if it carries
+        others = np.where(known, switches[at] - own_counts, 0)
+        out[:, j] = known & (others >= MIN_PARALLEL) & (med[at] < TRICKLE * peers_med[:, j])
     return out
 
 
@@ -141,6 +159,7 @@ class SilenceFit:
         self._run = np.zeros((0, len(SIGNALS)), dtype=np.int64)
         self._longest = np.zeros((0, len(SIGNALS)), dtype=np.int64)
         self._judged = np.zeros((0, len(SIGNALS)), dtype=np.int64)
+        self._unjudged = np.zeros((0, len(SIGNALS)), dtype=np.int64)
 
     def add(self, frame: FeatureFrame, ids: np.ndarray) -> None:
         if not len(ids):
@@ -148,11 +167,14 @@ class SilenceFit:
         top = int(ids.max()) + 1
         if top > len(self._run):
             grow = max(top, 2 * len(self._run)) - len(self._run)
-            self._run, self._longest, self._judged = (
+            self._run, self._longest, self._judged, self._unjudged = (
                 np.concatenate([a, np.zeros((grow, len(SIGNALS)), dtype=np.int64)])
-                for a in (self._run, self._longest, self._judged))
+                for a in (self._run, self._longest, self._judged, self._unjudged))
         judged, silent = silent_now(frame)
-        run = step(self._run[ids], judged, silent)
+        # as in detection: a run held through more than MIN_RUN intervals that cannot judge it is forgotten
+        unjudged = np.where(judged, 0, self._unjudged[ids] + 1)
+        self._unjudged[ids] = unjudged
+        run = np.where(unjudged > MIN_RUN, 0, step(self._run[ids], judged, silent))
         self._run[ids] = run
         self._longest[ids] = np.maximum(self._longest[ids], run)
         self._judged[ids] += judged

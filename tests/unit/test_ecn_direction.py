@@ -6,6 +6,7 @@ The fabric is the project's simulator with ECN marks written onto the uplinks at
 
 from __future__ import annotations
 
+import tracemalloc
 from collections.abc import Callable
 
 import numpy as np
@@ -13,6 +14,7 @@ import numpy as np
 from fabricwatch.detection.detector import Finding, LinkDetector
 from fabricwatch.lab.evaluation import simulate
 from fabricwatch.models.features import FeatureBuilder, LinkInterval, marking_load
+from fabricwatch.models.silence import silent_now
 from fabricwatch.simulator.topology import FabricSpec
 
 SPEC = FabricSpec(nodes=32, rails=4, leaves_per_rail=2, spines=4)
@@ -159,3 +161,39 @@ def test_a_switch_whose_uplinks_never_marked_in_healthy_history_is_not_ecn_off_n
     assert not _silent([f for fs in found for f in fs], quiet_leaf)
     first = next(i for i, fs in enumerate(found) if [f for f in _silent(fs, victim) if f.level == "device"])
     assert first <= 3 + 2
+
+
+def _uplink(device: str, port: str, far: str, marks_per_pkt: float) -> LinkInterval:
+    pkts = 0.4 * LINE / 4096
+    return LinkInterval(0, device, port, {"role": "leaf_up", "speed": "400G", "peer_device": far},
+                        {"in_octets": 0.4 * LINE, "out_octets": 0.4 * LINE, "in_pkts": pkts, "out_pkts": pkts,
+                         "ecn_marked": pkts * marks_per_pkt})
+
+
+def test_a_switch_with_many_links_on_one_path_is_one_vote_on_it() -> None:
+    """Principle 2 (the parallel paths are the other switches' links): leaf A has ECN off and 4 uplinks to
+    spine S0; leaves B and C have one each, marking. The path's silence is A's alone, so A's links are
+    judged silent, not excused as the traffic's (a median over links would be A's zeros)."""
+    links = [_uplink("A", f"p{k}", "S0", 0.0) for k in range(4)]
+    links += [_uplink(leaf, "p0", "S0", MARKS_PER_PKT) for leaf in ("B", "C")]
+    links += [_uplink(f"L{i}", "p1", "S1", MARKS_PER_PKT) for i in range(8)]
+    _, silent = silent_now(FeatureBuilder(INTERVAL).build(0, links))
+    assert silent[:4, 0].all() and not silent[4:, 0].any()
+
+
+def test_silence_is_judged_in_memory_that_follows_the_links() -> None:
+    """20,000 links on 5,000 switches, half of them without a far-end tag (each its own path): judging
+    silence holds memory for the links, not for every switch times every path (that was 0.5 GB here)."""
+    links = []
+    for d in range(5000):
+        for k in range(4):
+            li = _uplink(f"sw{d}", f"p{k}", f"far{k}", MARKS_PER_PKT * (d % 7 != 0))
+            if k % 2:
+                li.tags.pop("peer_device")
+            links.append(li)
+    frame = FeatureBuilder(INTERVAL).build(0, links)
+    tracemalloc.start()
+    silent_now(frame)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 50e6, peak

@@ -14,6 +14,7 @@ import pytest
 
 from fabricwatch.core.lineprotocol import parse_line
 from fabricwatch.detection.detector import Finding, Hysteresis, LinkDetector, ModelError
+from fabricwatch.detection.model_file import MODEL_VERSION
 from fabricwatch.lab.evaluation import Injection, simulate
 from fabricwatch.models.features import FeatureBuilder, LinkInterval
 from fabricwatch.models.rules import evaluate
@@ -153,12 +154,12 @@ def test_model_roundtrip_and_refusals(detector: LinkDetector, tmp_path: Path) ->
     with zipfile.ZipFile(path) as z:
         meta = json.loads(z.read("model.json"))
         blob = z.read("forests.skops")
-    assert meta["version"] == 3 and meta["training"]["intervals"] == 160
+    assert meta["version"] == MODEL_VERSION == 4 and meta["training"]["intervals"] == 160
     old = tmp_path / "old.fwm"
     with zipfile.ZipFile(old, "w") as z:
         z.writestr("model.json", json.dumps({**meta, "version": 1}))
         z.writestr("forests.pkl", b"a pickle")
-    with pytest.raises(ModelError, match="model version 1 but this fabricwatch reads version 3"):
+    with pytest.raises(ModelError, match="model version 1 but this fabricwatch reads version 4"):
         LinkDetector.load(old)
     damaged = tmp_path / "bad.fwm"
     with zipfile.ZipFile(damaged, "w") as z:
