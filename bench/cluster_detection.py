@@ -32,7 +32,8 @@ from fabricwatch.cluster.assign import group_of, owner
 from fabricwatch.core.config_types import parse_duration
 from fabricwatch.detection.detector import LinkDetector
 from fabricwatch.detection.replay import intervals_from_lp
-from fabricwatch.models.features import FeatureBuilder, LinkInterval
+from fabricwatch.models.features import FeatureBuilder
+from fabricwatch.models.intervals import LinkInterval
 
 INTERVAL = 30.0
 Intervals = list[tuple[int, list[LinkInterval]]]

@@ -27,7 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.scenario_bank import print_bank, score_bank
 from fabricwatch.detection.detector import LinkDetector
 from fabricwatch.lab.evaluation import EwmaZ, Injection, Run, Score, StaticThresholds, evaluate_many, simulate
-from fabricwatch.models.features import FeatureBuilder, LinkInterval
+from fabricwatch.models.features import FeatureBuilder
+from fabricwatch.models.intervals import LinkInterval
 from fabricwatch.simulator.fabric import Fabric
 from fabricwatch.simulator.faults import Fault
 from fabricwatch.simulator.topology import FabricSpec

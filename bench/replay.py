@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from fabricwatch.detection.columnar import ReplayReport, intervals_from_files  # noqa: E402
 from fabricwatch.detection.detector import LinkDetector  # noqa: E402
+from fabricwatch.detection.interval_fold import ReplayReport, intervals_from_files  # noqa: E402
 from fabricwatch.detection.replay import ReadReport, intervals_from_samples, read_samples  # noqa: E402
 from fabricwatch.models.features import FeatureBuilder  # noqa: E402
 from fabricwatch.simulator.fabric import Fabric  # noqa: E402

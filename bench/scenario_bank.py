@@ -32,7 +32,8 @@ from fabricwatch.core.config_types import parse_duration
 from fabricwatch.detection.detector import LinkDetector
 from fabricwatch.detection.replay import intervals_from_lp
 from fabricwatch.lab.evaluation import EwmaZ, StaticThresholds
-from fabricwatch.models.features import FeatureBuilder, LinkInterval
+from fabricwatch.models.features import FeatureBuilder
+from fabricwatch.models.intervals import LinkInterval
 
 INTERVAL = 30.0
 NAMES = ("fabricwatch", "static rules", "EWMA z-score", "no forest")  # the last: ours without its forest

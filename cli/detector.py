@@ -19,10 +19,11 @@ from rich.table import Table
 from fabricwatch.cli.errors import CommandError, warn
 from fabricwatch.core.config_types import parse_duration
 from fabricwatch.core.influxql import InfluxQL
-from fabricwatch.detection.columnar import ReplayReport, Window, intervals_from_files, windows_from_influx
 from fabricwatch.detection.detector import LinkDetector, ModelError
+from fabricwatch.detection.interval_fold import ReplayReport, Window, intervals_from_files, windows_from_influx
 from fabricwatch.detection.replay import why_not_a_sample
-from fabricwatch.models.features import FeatureBuilder, FeatureFrame, LinkInterval
+from fabricwatch.models.features import FeatureBuilder, FeatureFrame
+from fabricwatch.models.intervals import LinkInterval
 
 
 def _frames(intervals: Iterable[tuple[int, list[LinkInterval]] | Window], interval_s: float) -> list[FeatureFrame]:

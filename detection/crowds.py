@@ -6,10 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from fabricwatch.models.class_model import _LOAD_FREE
-from fabricwatch.models.features import (
-    FeatureFrame,
-    LinkInterval,
-)
+from fabricwatch.models.features import FeatureFrame
+from fabricwatch.models.intervals import LinkInterval
 
 SETTLE_INTERVALS = 4  # after a device-wide bounce (reboot, firmware update): at least the flap window
 CROWD_CLASS = 0.15  # share of a class over its threshold at once: load, not that many faults

@@ -9,14 +9,9 @@ from typing import Any
 import numpy as np
 
 from fabricwatch.models.class_model import _LOAD_FREE, ClassModel
-from fabricwatch.models.features import (
-    N_OWN,
-    OWN_NAMES,
-    UNITS,
-    FeatureFrame,
-    LinkInterval,
-)
+from fabricwatch.models.features import N_OWN, OWN_NAMES, UNITS, FeatureFrame
 from fabricwatch.models.groups import G_INDEX
+from fabricwatch.models.intervals import LinkInterval
 
 ECN = OWN_NAMES.index("ecn_per_mpkt")
 FLAPS = OWN_NAMES.index("flaps")

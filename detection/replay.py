@@ -10,7 +10,7 @@ from typing import cast
 
 from fabricwatch.core.batch import PortSample
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
-from fabricwatch.models.features import IntervalAggregator, LinkInterval
+from fabricwatch.models.intervals import IntervalAggregator, LinkInterval
 from fabricwatch.pipeline.rates import RateEngine, detector_view
 
 log = logging.getLogger("fabricwatch.replay")

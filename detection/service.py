@@ -15,7 +15,8 @@ from fabricwatch.core.lineprotocol import line, tag_prefix
 from fabricwatch.detection.clocks import DeviceClocks
 from fabricwatch.detection.config import DetectorConfig
 from fabricwatch.detection.detector import Finding, Hysteresis, LinkDetector
-from fabricwatch.models.features import FeatureBuilder, IntervalAggregator, LinkInterval
+from fabricwatch.models.features import FeatureBuilder
+from fabricwatch.models.intervals import IntervalAggregator, LinkInterval
 from fabricwatch.models.rules import RuleConfig
 
 log = logging.getLogger("fabricwatch.detector")

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from fabricwatch.models.features import LinkInterval, own_matrix
+from fabricwatch.models.features import own_matrix
+from fabricwatch.models.intervals import LinkInterval
 from fabricwatch.simulator.fabric import COUNTER_NAMES, Fabric
 from fabricwatch.simulator.faults import Fault
 from fabricwatch.simulator.flavours import served

@@ -22,7 +22,8 @@ from fabricwatch.collectors.ufm.config import UfmConfig
 from fabricwatch.core.batch import ModuleInfo, SampleBatch, coalesce
 from fabricwatch.core.topology import Topology
 from fabricwatch.detection.detector import LinkDetector
-from fabricwatch.models.features import FeatureBuilder, IntervalAggregator
+from fabricwatch.models.features import FeatureBuilder
+from fabricwatch.models.intervals import IntervalAggregator
 from fabricwatch.models.optics import CONDITIONS
 from fabricwatch.pipeline.pipeline import Pipeline
 from fabricwatch.simulator.fabric import Fabric

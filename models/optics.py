@@ -17,7 +17,8 @@ import numpy as np
 
 from fabricwatch.core.counters import LANES
 from fabricwatch.core.optics import NO_LIGHT_DBM
-from fabricwatch.models.features import LinkInterval, parse_speed
+from fabricwatch.models.features import parse_speed
+from fabricwatch.models.intervals import LinkInterval
 from fabricwatch.models.rules import RuleHit
 
 DARK = NO_LIGHT_DBM + 0.1  # a lane at or under this has no light at all (unused, or the fibre is out)

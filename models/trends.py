@@ -14,7 +14,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from fabricwatch.models.features import LinkInterval
+from fabricwatch.models.intervals import LinkInterval
 from fabricwatch.models.rules import RuleHit
 
 

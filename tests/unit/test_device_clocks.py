@@ -15,7 +15,7 @@ from fabricwatch.detection.clocks import DeviceClocks
 from fabricwatch.detection.config import DetectorConfig
 from fabricwatch.detection.metrics import DetectorMetrics
 from fabricwatch.detection.service import DetectorService
-from fabricwatch.models.features import LinkInterval
+from fabricwatch.models.intervals import LinkInterval
 
 S = 1_000_000_000
 T0 = 1_700_000_000 * S

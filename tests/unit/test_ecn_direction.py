@@ -13,7 +13,8 @@ import numpy as np
 
 from fabricwatch.detection.detector import Finding, LinkDetector
 from fabricwatch.lab.evaluation import simulate
-from fabricwatch.models.features import FeatureBuilder, LinkInterval, marking_load
+from fabricwatch.models.features import FeatureBuilder, marking_load
+from fabricwatch.models.intervals import LinkInterval
 from fabricwatch.models.silence import silent_now
 from fabricwatch.simulator.topology import FabricSpec
 

@@ -10,7 +10,8 @@ import pytest
 
 from fabricwatch.detection.detector import Finding, LinkDetector
 from fabricwatch.lab.evaluation import simulate
-from fabricwatch.models.features import FeatureBuilder, LinkInterval
+from fabricwatch.models.features import FeatureBuilder
+from fabricwatch.models.intervals import LinkInterval
 from fabricwatch.models.silence import MIN_RUN, SilenceFit, SilentRuns
 from fabricwatch.simulator.topology import FabricSpec
 

@@ -11,7 +11,8 @@ import pytest
 
 from fabricwatch.detection.detector import Finding, LinkDetector
 from fabricwatch.lab.evaluation import simulate
-from fabricwatch.models.features import FeatureBuilder, LinkInterval
+from fabricwatch.models.features import FeatureBuilder
+from fabricwatch.models.intervals import LinkInterval
 from fabricwatch.simulator.topology import FabricSpec
 
 SPEC = FabricSpec(nodes=32, rails=4, leaves_per_rail=2, spines=4)

@@ -9,7 +9,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fabricwatch.models.features import IntervalAggregator
+from fabricwatch.models.intervals import IntervalAggregator
 
 S = 1_000_000_000
 NAMES = ("in_octets", "out_octets", "link_transitions", "pfc_tx_p3", "symbol_errors")

@@ -4,7 +4,8 @@ one device finding."""
 from __future__ import annotations
 
 from fabricwatch.detection.detector import LinkDetector
-from fabricwatch.models.features import FeatureBuilder, LinkInterval
+from fabricwatch.models.features import FeatureBuilder
+from fabricwatch.models.intervals import LinkInterval
 
 S = 1_000_000_000
 TAGS = {"fabric": "roce", "role": "leaf_down", "speed": "400G"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fabricwatch.models.features import LinkInterval
+from fabricwatch.models.intervals import LinkInterval
 from fabricwatch.models.trends import TrendWatch
 
 STEP_NS = 30 * 10**9

@@ -1,4 +1,4 @@
-"""Replay at batch speed: line protocol -> columns -> rates -> per-link intervals, a window at a time.
+"""Replay at batch speed: columns of samples (read by `line_reader.py`) -> rates -> per-link intervals.
 
 The same intervals as `intervals_from_samples` (the scalar rate engine and `IntervalAggregator`)
 for samples in time order, computed with numpy over every sample of a chunk at once: rates per
@@ -21,8 +21,9 @@ import numpy as np
 from fabricwatch.core.counters import COUNTERS, OPTICS, PORT_STATES, Kind
 from fabricwatch.core.influxql import InfluxQL
 from fabricwatch.core.timeparse import parse_time_ns
-from fabricwatch.detection.columns import Catalog, Columns, ColumnsReport, columns_from_series, concat, read_chunks
-from fabricwatch.models.features import FOLDED, RATE_INDEX, RATE_KEYS, READINGS, LinkInterval, RowRates
+from fabricwatch.detection.line_reader import Catalog, Columns, ColumnsReport, columns_from_series, concat, read_chunks
+from fabricwatch.models.features import RATE_INDEX, RATE_KEYS
+from fabricwatch.models.intervals import FOLDED, READINGS, LinkInterval, RowRates
 from fabricwatch.pipeline.rate_columns import ColumnRates
 
 _NEVER = np.iinfo(np.int64).max

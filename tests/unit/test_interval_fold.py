@@ -1,7 +1,7 @@
-"""The columnar replay gives the intervals the scalar rate engine and aggregator give, whatever the
-counters do: wraps (32 and 64 bits), clears, saturation of IB error counters, gaps, repeated
-instants, module readings every few minutes, negotiated speed, counters sent in a notification of
-their own time or only now and then, lines it must hand to the full parser."""
+"""The batch replay (`line_reader` -> `interval_fold`) gives the intervals the scalar rate engine and
+aggregator give, whatever the counters do: wraps (32 and 64 bits), clears, saturation of IB error
+counters, gaps, repeated instants, module readings every few minutes, negotiated speed, counters sent
+in a notification of their own time or only now and then, lines it must hand to the full parser."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fabricwatch.core.lineprotocol import parse_line
-from fabricwatch.detection.columnar import ColumnarIntervals, ReplayReport, intervals_from_files
-from fabricwatch.detection.columns import columns_from_series
 from fabricwatch.detection.detector import LinkDetector
+from fabricwatch.detection.interval_fold import ColumnarIntervals, ReplayReport, intervals_from_files
+from fabricwatch.detection.line_reader import columns_from_series
 from fabricwatch.detection.replay import ReadReport, intervals_from_lp
 from fabricwatch.models.features import FeatureBuilder, rate_matrix
 
