@@ -81,8 +81,17 @@ from fabricwatch.models.features import (
 )
 from fabricwatch.models.groups import G_INDEX, GROUPED, GroupView, SiblingFit, SiblingRatios, group_view
 from fabricwatch.models.optics import OpticsWatch
-from fabricwatch.models.rules import RuleConfig, RuleHit, evaluate, speed_degraded_rows, worst
-from fabricwatch.models.silence import MIN_RUN, SIGNALS, SilenceFit, SilentRuns, describe, silent_now, step
+from fabricwatch.models.rules import RuleConfig, RuleHit, evaluate, shared_pausing, speed_degraded_rows, worst
+from fabricwatch.models.silence import (
+    MIN_RUN,
+    SIGNALS,
+    SilenceFit,
+    SilentRuns,
+    describe,
+    pausing_less,
+    silent_now,
+    step,
+)
 from fabricwatch.models.trends import TrendWatch
 
 _STATE_COLUMNS = np.array([EVIDENCE[n] is Evidence.STATE for n in EVIDENCE_NAMES])
@@ -303,6 +312,9 @@ class LinkDetector:
             # storage leaf's streams fill no queue): that is left to `gone_quiet`, which knows its record
             rec = self.silent_runs.records([(frame.links[i].device, frame.links[i].port) for i in rows.tolist()])
             out[rows] = rec[:, SIGNALS.index("ecn_per_mpkt")] <= INSTANT_RECORD
+            # nor where its switch pauses less than its peers: a queue ECN does not mark fills to the pause
+            # threshold, so a switch with ECN off pauses at least as they do; this traffic fills no queue now
+            out[rows] &= ~pausing_less(frame, rows)
         return out
 
     def _evidence(self, frame: FeatureFrame, rows: np.ndarray, bounced: np.ndarray,
@@ -685,6 +697,8 @@ class LinkDetector:
         standing_out = self._standing_out(frame, rows, (settle > 0) | (recent > 0), view, beyond)
         maybe_rule[list(standing_out)] = True
         trending = self.trends.observe(links, frame.start_ns)
+        storming = (own[:, PFC_TX] >= self.rules.pause_storm_per_s) | (own[:, PFC_RX] >= self.rules.pause_storm_per_s)
+        shared_pauses = shared_pausing(frame) if storming.any() else np.zeros((n, 2), dtype=bool)
         if trending:
             maybe_rule |= np.fromiter(((li.device, li.port) in trending for li in links), dtype=bool, count=n)
         out = []
@@ -695,7 +709,8 @@ class LinkDetector:
             only_now = float(own[i, FLAPS]) >= recent_flaps[i]
             hold = bool(forming[i]) and only_now and recent_flaps[i] < self.rules.flaps_critical
             quiet = bool(settle[i] > 0) or hold or bool(operated[i])
-            hits = evaluate(li, self.interval_s, self.rules, device_event=quiet, recent_flaps=float(recent_flaps[i]))
+            hits = evaluate(li, self.interval_s, self.rules, device_event=quiet, recent_flaps=float(recent_flaps[i]),
+                            shared_pauses=(bool(shared_pauses[i, 0]), bool(shared_pauses[i, 1])))
             if optic_rows[i]:
                 hits += self.optics.hits((li.device, li.port))
             hits += [_evidence_hit(v, self.interval_s) for v in evidence.get(i, ())]

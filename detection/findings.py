@@ -12,11 +12,8 @@ from typing import Any
 import numpy as np
 
 from fabricwatch.detection.explain import ECN, PFC_TX
-from fabricwatch.models.features import (
-    FeatureFrame,
-    LinkInterval,
-    marking_load,
-)
+from fabricwatch.models.features import FeatureFrame, marking_load
+from fabricwatch.models.intervals import LinkInterval
 from fabricwatch.models.optics import OpticsWatch
 from fabricwatch.models.rules import worst
 

@@ -6,10 +6,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fabricwatch.models.features import FeatureFrame, LinkInterval, nominal_speeds, parse_speed
+from fabricwatch.models.features import OWN_NAMES, FeatureFrame, group_medians, nominal_speeds, parse_speed
+from fabricwatch.models.intervals import LinkInterval
 
 SPEED_SHORTFALL = 0.95  # negotiated speed under this share of the nominal one: the link trained down
 STALLED = 0.02  # of the link's speed: the paused direction has (nearly) stopped
+# a port pausing this many times the median port of its switch in its role now pauses on its own; under
+# it, the switch pauses its senders alike (its buffers fill because something past it is congested)
+STORM_APART = 4.0
+MIN_PAUSE_GROUP = 4  # ports of a switch in one role before their median says what the switch does
+PAUSE_COLUMNS = [OWN_NAMES.index("pfc_tx"), OWN_NAMES.index("pfc_rx")]
 
 SEVERITIES = ("ok", "warning", "critical")
 
@@ -47,11 +53,28 @@ def speed_degraded_rows(frame: FeatureFrame) -> np.ndarray:
         return ~np.isnan(nominal) & (negotiated > 0) & (negotiated < SPEED_SHORTFALL * nominal)
 
 
+def shared_pausing(frame: FeatureFrame) -> np.ndarray:
+    """(n, 2): whether the PFC pauses a link sends / receives are within STORM_APART of the median port
+    of its device in its role at this moment: what its switch does to all of them, not a storm of its own."""
+    n = len(frame.links)
+    number: dict[tuple[str, str], int] = {}
+    gid = np.fromiter((number.setdefault((li.device, li.tags.get("role", "")), len(number)) for li in frame.links),
+                      dtype=np.int64, count=n)
+    if not n:
+        return np.zeros((0, 2), dtype=bool)
+    values = np.nan_to_num(frame.own_raw[:, PAUSE_COLUMNS])
+    median = group_medians(gid, values, len(number))[gid]
+    size = np.bincount(gid, minlength=len(number))[gid]
+    return (size >= MIN_PAUSE_GROUP)[:, None] & (values < STORM_APART * median)
+
+
 def evaluate(li: LinkInterval, interval_s: float, cfg: RuleConfig = RuleConfig(), *,
-             device_event: bool = False, recent_flaps: float = 0.0) -> list[RuleHit]:
+             device_event: bool = False, recent_flaps: float = 0.0,
+             shared_pauses: tuple[bool, bool] = (False, False)) -> list[RuleHit]:
     """`recent_flaps`: link transitions over the last `flap_window` intervals. `device_event`: most
     links of this link's device (or of the host at its far end) went down together: a reboot or
-    maintenance, which is not N link faults."""
+    maintenance, which is not N link faults. `shared_pauses`: the pauses it sends / receives are what
+    the ports of its switch in its role show alike now (`shared_pausing`): no storm of its own."""
     r = li.rates
     hits: list[RuleHit] = []
     downs = r.get("link_downed", 0.0) * interval_s
@@ -81,7 +104,10 @@ def evaluate(li: LinkInterval, interval_s: float, cfg: RuleConfig = RuleConfig()
     # would send it (a busy port that pauses hard but keeps moving data is congestion, not a storm)
     speed = parse_speed(li.tags.get("speed")) / 8
     for p in range(8):
-        for sent, direction, frozen in (("tx", "sent", "in_octets"), ("rx", "received", "out_octets")):
+        for sent, direction, frozen, shared in (("tx", "sent", "in_octets", shared_pauses[0]),
+                                                ("rx", "received", "out_octets", shared_pauses[1])):
+            if shared:
+                continue
             rate = r.get(f"pfc_{sent}_p{p}", 0.0)
             if rate >= cfg.pause_storm_per_s and r.get(frozen, 0.0) < STALLED * speed:
                 hits.append(RuleHit("critical", f"PFC pause storm: {rate:,.0f} pause frames/s {direction} on "

@@ -77,6 +77,38 @@ def silent_now(frame: FeatureFrame, showing_share: float = PEERS_SHOWING) -> tup
     return judged, judged & ~showing
 
 
+PFC_TX = OWN_NAMES.index("pfc_tx")
+UTIL = OWN_NAMES.index("util_pct")
+
+
+def pausing_less(frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
+    """Per row of `rows`: its switch pauses its senders less, per unit of what it carries, than the median
+    switch with links of the same role now. A queue that ECN does not mark fills to the pause threshold, so
+    a switch with ECN off pauses at least as its peers do; one pausing less carries traffic that fills no
+    queue. False where the switch reports no pauses or has fewer than MIN_PEERS peers."""
+    links = frame.links
+    own = frame.own_raw
+    number: dict[str, int] = {}
+    dev = np.fromiter((number.setdefault(li.device, len(number)) for li in links), dtype=np.int64, count=len(links))
+    pfc = own[:, PFC_TX]
+    reports = np.bincount(dev, weights=~np.isnan(pfc), minlength=len(number)) > 0
+    per_load = np.bincount(dev, weights=np.nan_to_num(pfc), minlength=len(number)) / np.maximum(
+        np.bincount(dev, weights=np.nan_to_num(own[:, UTIL]), minlength=len(number)), 1.0)
+    roles = [li.tags.get("role", "") for li in links]
+    row_roles = [roles[i] for i in rows.tolist()]
+    out = np.zeros(len(rows), dtype=bool)
+    for role in set(row_roles):
+        peers = np.unique(dev[[k for k, r in enumerate(roles) if r == role]])
+        peers = peers[reports[peers]]
+        if len(peers) < MIN_PEERS:
+            continue
+        median = float(np.median(per_load[peers]))
+        mine = np.array([r == role for r in row_roles], dtype=bool)
+        d = dev[rows]
+        out |= mine & reports[d] & (per_load[d] < median)
+    return out
+
+
 def _quiet_paths(frame: FeatureFrame, own: np.ndarray, busy: np.ndarray, reports: np.ndarray,
                  device: np.ndarray) -> np.ndarray:
     """(n, len(SIGNALS)): the links whose parallel paths (same role, same far device: the links the traffic
