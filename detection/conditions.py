@@ -9,6 +9,7 @@ import time
 import numpy as np
 
 from fabricwatch.core.counters import Evidence
+from fabricwatch.core.hits import RuleHit
 from fabricwatch.detection.explain import DISCARDS, Siblings
 from fabricwatch.models.background import Verdict
 from fabricwatch.models.class_model import UTIL, ClassModel
@@ -16,7 +17,6 @@ from fabricwatch.models.features import (
     OWN_NAMES,
     FeatureFrame,
 )
-from fabricwatch.models.rules import RuleHit
 
 ERRORS = OWN_NAMES.index("errors")
 OUTLIER_RATIO = 8.0  # per unit of load over its group's median, beyond the link's usual ratio to it

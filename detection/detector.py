@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from fabricwatch.core.counters import EVIDENCE, Evidence
+from fabricwatch.core.hits import RuleHit, worst
 from fabricwatch.detection.conditions import (
     DOWN_INTERVALS,
     OUTLIER_CRITICAL,
@@ -48,6 +49,8 @@ from fabricwatch.detection.findings import (
     _peer,
 )
 from fabricwatch.detection.model_file import ModelError, read_model, write_model
+from fabricwatch.detection.optics import OpticsWatch
+from fabricwatch.detection.rules import RuleConfig, evaluate, shared_pausing, speed_degraded_rows
 from fabricwatch.detection.stalls import StallWatch, fold_stalls
 from fabricwatch.models.background import (
     EVIDENCE_NAMES,
@@ -80,8 +83,6 @@ from fabricwatch.models.features import (
     evidence_counts,
 )
 from fabricwatch.models.groups import G_INDEX, GROUPED, GroupView, SiblingFit, SiblingRatios, group_view
-from fabricwatch.models.optics import OpticsWatch
-from fabricwatch.models.rules import RuleConfig, RuleHit, evaluate, shared_pausing, speed_degraded_rows, worst
 from fabricwatch.models.silence import (
     MIN_RUN,
     SIGNALS,

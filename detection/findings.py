@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
+from fabricwatch.core.hits import worst
 from fabricwatch.detection.explain import ECN, PFC_TX
+from fabricwatch.detection.optics import OpticsWatch
 from fabricwatch.models.features import FeatureFrame, marking_load
 from fabricwatch.models.intervals import LinkInterval
-from fabricwatch.models.optics import OpticsWatch
-from fabricwatch.models.rules import worst
 
 
 @dataclass(frozen=True)

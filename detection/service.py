@@ -15,9 +15,9 @@ from fabricwatch.core.lineprotocol import line, tag_prefix
 from fabricwatch.detection.clocks import DeviceClocks
 from fabricwatch.detection.config import DetectorConfig
 from fabricwatch.detection.detector import Finding, Hysteresis, LinkDetector
+from fabricwatch.detection.rules import RuleConfig
 from fabricwatch.models.features import FeatureBuilder
 from fabricwatch.models.intervals import IntervalAggregator, LinkInterval
-from fabricwatch.models.rules import RuleConfig
 
 log = logging.getLogger("fabricwatch.detector")
 

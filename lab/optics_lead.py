@@ -22,9 +22,9 @@ from fabricwatch.collectors.ufm.config import UfmConfig
 from fabricwatch.core.batch import ModuleInfo, SampleBatch, coalesce
 from fabricwatch.core.topology import Topology
 from fabricwatch.detection.detector import LinkDetector
+from fabricwatch.detection.optics import CONDITIONS
 from fabricwatch.models.features import FeatureBuilder
 from fabricwatch.models.intervals import IntervalAggregator
-from fabricwatch.models.optics import CONDITIONS
 from fabricwatch.pipeline.pipeline import Pipeline
 from fabricwatch.simulator.fabric import Fabric
 from fabricwatch.simulator.faults import Fault

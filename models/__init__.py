@@ -1,1 +1,2 @@
-"""Detection models, ML only (numpy, scikit-learn): the link detector and its rules, optics, NCCL variance."""
+"""Estimators only (numpy, scikit-learn), each fitted on healthy history; the rules that turn their scores
+into findings (link rules, optics) are in detection/."""

@@ -14,8 +14,8 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from fabricwatch.core.hits import RuleHit
 from fabricwatch.models.intervals import LinkInterval
-from fabricwatch.models.rules import RuleHit
 
 
 @dataclass(frozen=True)

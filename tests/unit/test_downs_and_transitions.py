@@ -8,8 +8,8 @@ from pathlib import Path
 from fabricwatch.collectors.ibdiag.config import IbDiagConfig
 from fabricwatch.collectors.ibnames import with_transitions
 from fabricwatch.core.batch import PortSample, SampleBatch
+from fabricwatch.detection.rules import evaluate
 from fabricwatch.models.intervals import LinkInterval
-from fabricwatch.models.rules import evaluate
 from fabricwatch.pipeline.pipeline import Pipeline
 from tests.ibtools import ib_stand_ins
 

@@ -15,10 +15,10 @@ import pytest
 from fabricwatch.core.lineprotocol import parse_line
 from fabricwatch.detection.detector import Finding, Hysteresis, LinkDetector, ModelError
 from fabricwatch.detection.model_file import MODEL_VERSION
+from fabricwatch.detection.rules import evaluate
 from fabricwatch.lab.evaluation import Injection, simulate
 from fabricwatch.models.features import FeatureBuilder
 from fabricwatch.models.intervals import LinkInterval
-from fabricwatch.models.rules import evaluate
 from fabricwatch.simulator.fabric import Fabric
 from fabricwatch.simulator.faults import Fault
 from fabricwatch.simulator.record import record

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fabricwatch.core.hits import RuleHit
 from fabricwatch.models.features import OWN_NAMES, FeatureFrame, group_medians, nominal_speeds, parse_speed
 from fabricwatch.models.intervals import LinkInterval
 
@@ -17,8 +18,6 @@ STORM_APART = 4.0
 MIN_PAUSE_GROUP = 4  # ports of a switch in one role before their median says what the switch does
 PAUSE_COLUMNS = [OWN_NAMES.index("pfc_tx"), OWN_NAMES.index("pfc_rx")]
 
-SEVERITIES = ("ok", "warning", "critical")
-
 
 @dataclass(frozen=True)
 class RuleConfig:
@@ -28,14 +27,6 @@ class RuleConfig:
     flaps_warning: float = 2.0
     flaps_critical: float = 4.0
     flap_window: int = 4
-
-
-@dataclass(frozen=True)
-class RuleHit:
-    severity: str
-    reason: str
-    # a stable name for alerting: link_down, flap, saturated, buffer_overrun, pause_storm, speed_degraded
-    condition: str = ""
 
 
 def speed_degraded(li: LinkInterval) -> bool:
@@ -115,7 +106,3 @@ def evaluate(li: LinkInterval, interval_s: float, cfg: RuleConfig = RuleConfig()
                                                 f"{r.get(frozen, 0.0) * 8 / 1e9:,.2f} Gb/s", "pause_storm"))
                 break
     return hits
-
-
-def worst(severities: list[str]) -> str:
-    return max(severities, key=SEVERITIES.index, default="ok")

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fabricwatch.core.counters import LANES
+from fabricwatch.core.hits import RuleHit
 from fabricwatch.core.optics import NO_LIGHT_DBM
 from fabricwatch.models.features import parse_speed
 from fabricwatch.models.intervals import LinkInterval
-from fabricwatch.models.rules import RuleHit
 
 DARK = NO_LIGHT_DBM + 0.1  # a lane at or under this has no light at all (unused, or the fibre is out)
 CONDITIONS = ("fec_uncorrectable", "ber_high", "ber_rising", "rx_power_low", "module_hot", "lane_outlier")
