@@ -40,6 +40,7 @@ from fabricwatch.detection.explain import (
     explain,
 )
 from fabricwatch.detection.findings import (
+    DEVICE_MIN_PORTS,
     Finding,
     Hysteresis,
     _device_findings,
@@ -85,13 +86,15 @@ from fabricwatch.models.features import (
 from fabricwatch.models.groups import G_INDEX, GROUPED, GroupView, SiblingFit, SiblingRatios, group_view
 from fabricwatch.models.silence import (
     MIN_RUN,
+    PAUSING_MORE,
     SIGNALS,
     SilenceFit,
     SilentRuns,
     describe,
-    pausing_less,
+    pausing_ratio,
     silent_now,
     step,
+    weak_now,
 )
 from fabricwatch.models.trends import TrendWatch
 
@@ -301,21 +304,38 @@ class LinkDetector:
         self.false_alarms_per_day = per_day
         return rate
 
-    def _ecn_missing(self, frame: FeatureFrame, silent: np.ndarray) -> np.ndarray:
+    def _ecn_missing(self, frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray) -> np.ndarray:
         """Links that mark nothing while their load-matched peers mark: ECN disabled or
         misconfigured on the switch. A log-scaled feature near zero cannot show this to the
         forest as strongly as the fact itself, so it is tested directly (then hysteresis)."""
         # `silent` (silent_now): most load-matched peers on other switches mark; this link does not
-        out = silent[:, SIGNALS.index("ecn_per_mpkt")] & (frame.class_median_raw[:, ECN] >= ECN_PEER_MIN)
-        rows = np.nonzero(out)[0]
+        j = SIGNALS.index("ecn_per_mpkt")
+        enough = frame.class_median_raw[:, ECN] >= ECN_PEER_MIN
+        out = silent[:, j] & enough
+        # marking next to nothing is ECN set too high where the switch's queues reach the pause threshold
+        weak = weak_now(frame, judged)[:, j] & enough
+        rows = np.nonzero(out | weak)[0]
         if len(rows):
             # not at once where healthy history saw the link silent for stretches while its peers marked (a
             # storage leaf's streams fill no queue): that is left to `gone_quiet`, which knows its record
             rec = self.silent_runs.records([(frame.links[i].device, frame.links[i].port) for i in rows.tolist()])
-            out[rows] = rec[:, SIGNALS.index("ecn_per_mpkt")] <= INSTANT_RECORD
             # nor where its switch pauses less than its peers: a queue ECN does not mark fills to the pause
             # threshold, so a switch with ECN off pauses at least as they do; this traffic fills no queue now
-            out[rows] &= ~pausing_less(frame, rows)
+            pausing = pausing_ratio(frame, rows)
+            out[rows] &= (rec[:, j] <= INSTANT_RECORD) & ~(pausing < 1.0)
+            # a profile is set per switch: weak marking is its finding where most of its ports that can be judged
+            # show it together (one port marking little while its switch pauses is as often that port's traffic
+            # mix; a few beside an incast that lifts their class's marking, that incast)
+            weak_rows = rows[weak[rows] & (pausing >= PAUSING_MORE)]
+            if len(weak_rows):
+                devices = [frame.links[i].device for i in weak_rows.tolist()]
+                counts = {d: devices.count(d) for d in set(devices)}
+                judged_on = dict.fromkeys(counts, 0)
+                for i in np.nonzero(judged[:, j])[0].tolist():
+                    if frame.links[i].device in judged_on:
+                        judged_on[frame.links[i].device] += 1
+                switch_wide = {d for d, c in counts.items() if c >= max(DEVICE_MIN_PORTS, judged_on[d] / 2)}
+                out[[i for i, d in zip(weak_rows.tolist(), devices, strict=True) if d in switch_wide]] = True
         return out
 
     def _evidence(self, frame: FeatureFrame, rows: np.ndarray, bounced: np.ndarray,
@@ -597,7 +617,7 @@ class LinkDetector:
         if scores is None:
             scores = self.score(frame)
         judged_quiet, silent = silent_now(frame)
-        ecn_missing = self._ecn_missing(frame, silent)
+        ecn_missing = self._ecn_missing(frame, judged_quiet, silent)
         if "ecn_missing" in self.switched_off:
             ecn_missing[:] = False
         has_model = np.array([c in self.models for c in frame.classes], dtype=bool)
@@ -744,7 +764,10 @@ class LinkDetector:
                     continue
             if model_active and ecn_missing[i]:
                 med = frame.class_median_raw[i, ECN]
-                words = f"no ECN marks while its peers mark {med:,.0f} per 1M pkts (ECN off?); " + words
+                mine = float(np.nan_to_num(own[i, ECN]))
+                words = (f"no ECN marks while its peers mark {med:,.0f} per 1M pkts (ECN off?); " if mine <= 0 else
+                         f"ECN marks next to nothing ({mine:,.0f} per 1M pkts) while its peers mark {med:,.0f} and its "
+                         "switch pauses more than theirs (ECN set too high?); ") + words
             reasons = [hit.reason for hit in hits] + ([words] if words else [])
             source = "+".join(s for s, on in (("model", model_active), ("rule", bool(hits))) if on)
             conditions = sorted({h.condition for h in hits if h.condition}

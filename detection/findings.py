@@ -100,13 +100,19 @@ def _device_findings(frame: FeatureFrame, findings: list[Finding]) -> list[Findi
         usual = float(np.nansum(frame.class_median_raw[rows, PFC_TX]))
         loaded = int(np.count_nonzero((np.array([li.device == device for li in frame.links], dtype=bool))
                                       & (marking_load(frame) >= 5.0)))
-        words = (f"ECN marks nothing on {len(fs)} of its {loaded} ports carrying traffic while ports of their "
-                 f"classes mark {marks:,.0f} per 1M pkts: ECN disabled or misconfigured on the switch?")
+        own = float(np.nanmedian(frame.own_raw[rows, ECN])) if rows else 0.0
+        own = own if own == own else 0.0
+        if own > 0:
+            words = (f"ECN marks next to nothing ({own:,.0f} per 1M pkts) on {len(fs)} of its {loaded} ports carrying "
+                     f"traffic while ports of their classes mark {marks:,.0f}: ECN set too high on the switch?")
+        else:
+            words = (f"ECN marks nothing on {len(fs)} of its {loaded} ports carrying traffic while ports of their "
+                     f"classes mark {marks:,.0f} per 1M pkts: ECN disabled or misconfigured on the switch?")
         if usual > 0 and sent > 2 * usual:
             words += f"; it sends {sent / usual:,.1f}x the pauses its peers do ({sent:,.3g}/s on those ports)"
         out.append(Finding(frame.start_ns, device, "*", "device", max(f.score for f in fs), 1.0, True,
                            worst([f.severity for f in fs]), "model", words,
-                           [{"feature": "ecn_per_mpkt", "value": 0.0, "expected": marks, "against": "peers",
+                           [{"feature": "ecn_per_mpkt", "value": own, "expected": marks, "against": "peers",
                              "deviation": 0.0}],
                            sorted({c for f in fs for c in f.conditions} & SILENT), level="device",
                            ports=sorted(f.port for f in fs)))

@@ -81,11 +81,15 @@ PFC_TX = OWN_NAMES.index("pfc_tx")
 UTIL = OWN_NAMES.index("util_pct")
 
 
-def pausing_less(frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
-    """Per row of `rows`: its switch pauses its senders less, per unit of what it carries, than the median
-    switch with links of the same role now. A queue that ECN does not mark fills to the pause threshold, so
-    a switch with ECN off pauses at least as its peers do; one pausing less carries traffic that fills no
-    queue. False where the switch reports no pauses or has fewer than MIN_PEERS peers."""
+WEAK = 0.1  # of the load-matched peers' marking: a link marking less marks next to nothing
+PAUSING_MORE = 2.0  # times the median switch's pausing per unit of load: its queues reach the pause threshold
+
+
+def pausing_ratio(frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
+    """Per row of `rows`: how much its switch pauses its senders, per unit of what it carries, over the median
+    switch with links of the same role now. A queue that ECN does not mark (or marks late) fills to the pause
+    threshold, so a switch with ECN off or set too high pauses more than its peers; one pausing less carries
+    traffic that fills no queue. NaN where the switch reports no pauses or has fewer than MIN_PEERS peers."""
     links = frame.links
     own = frame.own_raw
     number: dict[str, int] = {}
@@ -96,17 +100,25 @@ def pausing_less(frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
         np.bincount(dev, weights=np.nan_to_num(own[:, UTIL]), minlength=len(number)), 1.0)
     roles = [li.tags.get("role", "") for li in links]
     row_roles = [roles[i] for i in rows.tolist()]
-    out = np.zeros(len(rows), dtype=bool)
+    out = np.full(len(rows), np.nan)
+    d = dev[rows]
     for role in set(row_roles):
         peers = np.unique(dev[[k for k, r in enumerate(roles) if r == role]])
         peers = peers[reports[peers]]
         if len(peers) < MIN_PEERS:
             continue
         median = float(np.median(per_load[peers]))
-        mine = np.array([r == role for r in row_roles], dtype=bool)
-        d = dev[rows]
-        out |= mine & reports[d] & (per_load[d] < median)
+        mine = np.array([r == role for r in row_roles], dtype=bool) & reports[d]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[mine] = np.where(median > 0, per_load[d[mine]] / median, np.where(per_load[d[mine]] > 0, np.inf, 1.0))
     return out
+
+
+def weak_now(frame: FeatureFrame, judged: np.ndarray) -> np.ndarray:
+    """(n, len(SIGNALS)): of the links `judged` (silent_now), those showing the signal at under WEAK of
+    their load-matched peers' median."""
+    own = np.nan_to_num(frame.own_raw[:, S_INDEX])
+    return judged & (own > 0) & (own < WEAK * frame.class_median_raw[:, S_INDEX])
 
 
 def _quiet_paths(frame: FeatureFrame, own: np.ndarray, busy: np.ndarray, reports: np.ndarray,

@@ -223,3 +223,30 @@ def test_silence_is_judged_at_once_only_where_the_switch_pauses_as_its_peers_do(
     assert [f for fs in calm for f in _silent(fs, victim)]  # a silence longer than its record still is
     pausing = silent(5.0)
     assert [f for fs in pausing[:5] for f in _silent(fs, victim) if f.level == "device"]
+
+
+def test_marking_far_under_its_peers_while_pausing_more_is_ecn_mis_set() -> None:
+    """Principle 2 (a protective signal judged by its amount, against the same load now): a leaf whose
+    ports still mark, but 1/20 of what the other leaves' ports mark at the same load, while it pauses
+    its senders 4x as much, has ECN set too high (its queues reach the pause threshold first): found as one
+    device finding within 2 intervals. Marking as little while pausing no more than the others is a calmer
+    queue, not a fault."""
+    _, victim = _two_leaves()
+    det = _fitted(lambda i, links: _load(links, None, None))
+
+    def weak(pause_factor: float) -> list[list[Finding]]:
+        def mark(i: int, links: list[LinkInterval]) -> None:
+            _load(links, None, None)
+            if i >= 3:
+                for li in links:
+                    if li.device == victim:
+                        li.rates["pfc_tx_p3"] = li.rates.get("pfc_tx_p3", 0.0) * pause_factor
+                        li.rates["ecn_marked"] = li.rates.get("ecn_marked", 0.0) / 20  # the switch's profile
+        return _live(det, 10, mark)
+
+    assert not [f for fs in weak(1.0) for f in _silent(fs, victim)]
+    found = weak(4.0)
+    first = next(i for i, fs in enumerate(found) if [f for f in _silent(fs, victim) if f.level == "device"])
+    assert first <= 3 + 2
+    device = next(f for fs in found for f in _silent(fs, victim) if f.level == "device")
+    assert "next to nothing" in device.explanation and "paus" in device.explanation
