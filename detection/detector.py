@@ -103,6 +103,9 @@ BATCH_ROWS = 50_000  # link-intervals scored in one forest call: past this, a la
 SATURATED_HOLD = 4  # intervals a counter that filled up stays a finding by that alone (as a bounce settles)
 INSTANT_RECORD = 1  # longest silent run in healthy history (or none known) for which silence is a finding at once
 RETURN_GAP = 3  # intervals since a device last reported before its reporting again is a return
+RETURN_TRAIN = 2  # intervals a switch back from a restart has to train its links before one still down is left down
+DRAINED_PCT = 1.0  # utilisation % under which a link carried nothing before it bounced: its traffic was moved off
+DRAIN_SHARE = 2 / 3  # of its load the interval before: a link whose traffic clearly fell before it bounced was drained
 UNSEEN_GRACE = 2  # intervals a silence finding outlives the last interval that could judge it
 ECN_PEER_MIN = 200.0  # marks per 1M packets sent among peers (100 per 1M both ways) before silence counts
 
@@ -506,11 +509,14 @@ class LinkDetector:
         admin = frame.reading("admin_status")
         at = {(li.device, li.port): j for j, li in enumerate(frame.links)}
         out = {}
+        training = {d for d, t in self._back_at.items() if self._tick - 1 - t < RETURN_TRAIN}
         for i in long.tolist():
             li = frame.links[i]
             far = at.get(_peer(li) or ("", ""))
             if self._not_its_own(frame, i, far, admin, alive):
                 continue
+            if li.device in training or li.tags.get("peer_device", "") in training:
+                continue  # a switch just back from a restart still trains its links
             far_up = far is not None and oper[far] >= 0.5
             far_device = li.tags.get("peer_device", "")
             # not back with the rest of its switch: a port shut while the switch ran is not this
@@ -528,12 +534,15 @@ class LinkDetector:
 
     def _returned(self, frame: FeatureFrame) -> np.ndarray:
         """Per link, whether its device reports again after at least one interval unheard."""
-        tick = self._tick
+        tick: int = self._tick
         self._tick += 1
         devices = {li.device for li in frame.links}
         # unheard for RETURN_GAP intervals or more: one late or missed poll is not a restart
         back = {d for d in devices if self._last_heard.get(d, tick - 1) < tick - RETURN_GAP}
         self._last_heard.update(dict.fromkeys(devices, tick))
+        for d in [d for d, t in self._back_at.items() if tick - t >= RETURN_TRAIN]:
+            del self._back_at[d]
+        self._back_at.update(dict.fromkeys(back, tick))
         if not back:
             return np.zeros(len(frame.links), dtype=bool)
         return np.fromiter((li.device in back for li in frame.links), dtype=bool, count=len(frame.links))
@@ -548,11 +557,12 @@ class LinkDetector:
                                 outlier=((len(GROUPED),), np.uint8), saturated_for=((), np.int32),
                                 heard=((), np.bool_), admin_was=((), np.int8), operated=((), np.int8),
                                 quiet=((len(SIGNALS),), np.int32), unjudged=((len(SIGNALS),), np.int32),
-                                from_restart=((), np.bool_))
+                                from_restart=((), np.bool_), util_before=((2,), np.float32))
         self._windows = EvidenceWindows()
         self.trends = TrendWatch()
         self._heard: set[str] = set()  # devices that have reported: one gone quiet is down, not unmonitored
         self._last_heard: dict[str, int] = {}  # per device, the last interval it reported in
+        self._back_at: dict[str, int] = {}  # per device back from a restart, the interval it came back in
         self._tick = 0
         self.stalls = StallWatch()
 
@@ -565,6 +575,7 @@ class LinkDetector:
         self.trends.forget(keys)
         for device in {d for d, _ in keys}:  # heard again later, it is new, not back from a restart
             self._last_heard.pop(device, None)
+            self._back_at.pop(device, None)
 
     # -- scoring -----------------------------------------------------------------------
     def score(self, frame: FeatureFrame) -> np.ndarray:
@@ -661,6 +672,13 @@ class LinkDetector:
         flap_hist[operated] = 0.0  # nor an operator shutting or enabling its port
         st["flaps"][rows] = flap_hist
         recent_flaps = flap_hist.sum(axis=1)
+        # what the link carried in the two intervals before the transitions now in its flap window: traffic moved
+        # off first (nothing left, or under half of what it carried the interval before) is maintenance's drain
+        calm = recent_flaps == 0
+        before = st["util_before"][rows]
+        before[calm] = np.column_stack([np.nan_to_num(own[calm, UTIL]), before[calm, 0]])
+        st["util_before"][rows] = before
+        drained = (before[:, 0] < DRAINED_PCT) | (before[:, 0] < DRAIN_SHARE * before[:, 1])
         # every error, discard and integrity counter against the link's own background: a stray error
         # now and then is what healthy links do; more often than its history and class explain is not
         evidence = self._evidence(frame, rows, recent > 0, (settle > 0) | operated)
@@ -731,6 +749,7 @@ class LinkDetector:
             hold = bool(forming[i]) and only_now and recent_flaps[i] < self.rules.flaps_critical
             quiet = bool(settle[i] > 0) or hold or bool(operated[i])
             hits = evaluate(li, self.interval_s, self.rules, device_event=quiet, recent_flaps=float(recent_flaps[i]),
+                            drained=bool(drained[i]),
                             shared_pauses=(bool(shared_pauses[i, 0]), bool(shared_pauses[i, 1])))
             if optic_rows[i]:
                 hits += self.optics.hits((li.device, li.port))

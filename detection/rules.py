@@ -61,11 +61,13 @@ def shared_pausing(frame: FeatureFrame) -> np.ndarray:
 
 def evaluate(li: LinkInterval, interval_s: float, cfg: RuleConfig = RuleConfig(), *,
              device_event: bool = False, recent_flaps: float = 0.0,
-             shared_pauses: tuple[bool, bool] = (False, False)) -> list[RuleHit]:
+             shared_pauses: tuple[bool, bool] = (False, False), drained: bool = False) -> list[RuleHit]:
     """`recent_flaps`: link transitions over the last `flap_window` intervals. `device_event`: most
     links of this link's device (or of the host at its far end) went down together: a reboot or
     maintenance, which is not N link faults. `shared_pauses`: the pauses it sends / receives are what
-    the ports of its switch in its role show alike now (`shared_pausing`): no storm of its own."""
+    the ports of its switch in its role show alike now (`shared_pausing`): no storm of its own. `drained`: the
+    link carried nothing before the transitions of its flap window (its traffic moved off for maintenance):
+    one down and up is that act; again and again is still a flap."""
     r = li.rates
     hits: list[RuleHit] = []
     downs = r.get("link_downed", 0.0) * interval_s
@@ -79,7 +81,7 @@ def evaluate(li: LinkInterval, interval_s: float, cfg: RuleConfig = RuleConfig()
             hits.append(RuleHit("critical", f"link_downed rose by {downs:.0f}: the link went down", "link_down"))
         if flaps >= cfg.flaps_critical:
             hits.append(RuleHit("critical", f"link flapped: {flaps} transitions in the last {window}", "flap"))
-        elif flaps >= cfg.flaps_warning:
+        elif flaps >= cfg.flaps_warning and not drained:
             hits.append(RuleHit("warning", f"link flapped: {flaps} transitions in the last {window}", "flap"))
     if speed_degraded(li):
         nominal, negotiated = li.tags.get("speed"), r["speed_bps"]

@@ -1,0 +1,95 @@
+"""Principle 5 (state is a signal, and an operator's act is not a fault):
+- a link whose traffic was moved off before it went down once and came back is maintenance (a drained
+  host's NIC firmware update), not a flap; the same single bounce under traffic is a warning, and a
+  drained link that goes down again and again is still a flap;
+- a cable is one link: a port down towards a switch that restarted is that switch's event until the
+  switch has been back long enough to train its links; one still down after that is left down."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fabricwatch.detection.detector import Finding, LinkDetector
+from fabricwatch.lab.evaluation import simulate
+from fabricwatch.models.features import FeatureBuilder
+from fabricwatch.models.intervals import LinkInterval
+from fabricwatch.simulator.topology import FabricSpec
+
+SPEC = FabricSpec(nodes=32, rails=4, leaves_per_rail=2, spines=4)
+INTERVAL = 30.0
+LINE = 400e9 / 8
+
+Script = Callable[[int, LinkInterval], LinkInterval | None]  # interval number, link -> what is reported
+
+
+def _run(script: Script, n: int = 16) -> list[list[Finding]]:
+    det = LinkDetector(interval_s=INTERVAL)  # rules and state need no model
+    fb = FeatureBuilder(INTERVAL)
+    out = []
+    for i, (start, links) in enumerate(simulate(SPEC, n, interval_s=INTERVAL, seed=2).frames):
+        reported = []
+        for li in links:
+            li.rates.setdefault("oper_status", 1.0)
+            li.rates.setdefault("admin_status", 1.0)
+            kept = script(i, li)
+            if kept is not None:
+                reported.append(kept)
+        out.append(det.detect(fb.build(start, reported)))
+    return out
+
+
+def _host_port() -> tuple[str, str]:
+    li = next(li for li in simulate(SPEC, 1, interval_s=INTERVAL, seed=2).frames[0][1]
+              if li.tags.get("role") == "leaf_down")
+    return li.device, li.port
+
+
+def _bounces(drained: bool, at: tuple[int, ...], drained_from: int = 2, left: float = 0.0) -> set[str]:
+    victim = _host_port()
+
+    def script(i: int, li: LinkInterval) -> LinkInterval:
+        if (li.device, li.port) == victim:
+            if drained and drained_from <= i <= max(at) + 1:
+                for k in ("in_octets", "out_octets", "in_pkts", "out_pkts"):
+                    li.rates[k] *= left
+            if i in at:
+                li.rates["link_transitions"] = 2 / INTERVAL
+        return li
+
+    return {c for fs in _run(script) for f in fs if (f.device, f.port) == victim for c in f.conditions}
+
+
+def test_a_drained_link_that_bounces_once_is_maintenance() -> None:
+    assert "flap" not in _bounces(drained=True, at=(5,))
+    # moved off in the interval before it went down, a third of its traffic still on it then
+    assert "flap" not in _bounces(drained=True, at=(5,), drained_from=4, left=0.3)
+    assert "flap" in _bounces(drained=False, at=(5,))
+    assert "flap" in _bounces(drained=True, at=(5, 6, 7))
+
+
+def test_a_port_towards_a_restarting_switch_waits_for_it_to_train_its_links() -> None:
+    up = [li for li in simulate(SPEC, 1, interval_s=INTERVAL, seed=2).frames[0][1] if li.tags.get("role") == "leaf_up"]
+    leaf_port = up[0]
+    spine = leaf_port.tags["peer_device"]
+
+    def restart(trains_until: int) -> Script:
+        def script(i: int, li: LinkInterval) -> LinkInterval | None:
+            if li.device == spine and 3 <= i <= 6:
+                return None  # unreachable while it reboots
+            towards = (li.device, li.port) == (leaf_port.device, leaf_port.port) or (
+                li.device == spine and li.port == leaf_port.tags["peer_port"])
+            if 3 <= i < trains_until and towards:
+                li.rates["oper_status"] = 0.0  # down with the switch; back with it, this one trains a little later
+                for k in ("in_octets", "out_octets", "in_pkts", "out_pkts"):
+                    li.rates[k] = 0.0
+            return li
+        return script
+
+    def left_down(found: list[list[Finding]]) -> list[int]:
+        return [i for i, fs in enumerate(found) for f in fs
+                if f.device == leaf_port.device and f.port == leaf_port.port and "link_left_down" in f.conditions]
+
+    # back at interval 7 with its other ports up, the one towards the leaf up one interval later: nothing
+    assert left_down(_run(restart(trains_until=8))) == []
+    # back at 7 with its other ports, this one never again: left down, once the switch had time to train it
+    assert left_down(_run(restart(trains_until=99), n=18))
