@@ -86,6 +86,7 @@ from fabricwatch.models.features import (
 from fabricwatch.models.groups import G_INDEX, GROUPED, GroupView, SiblingFit, SiblingRatios, group_view
 from fabricwatch.models.silence import (
     MIN_RUN,
+    PAUSING_LESS,
     PAUSING_MORE,
     SIGNALS,
     SilenceFit,
@@ -322,10 +323,11 @@ class LinkDetector:
             # not at once where healthy history saw the link silent for stretches while its peers marked (a
             # storage leaf's streams fill no queue): that is left to `gone_quiet`, which knows its record
             rec = self.silent_runs.records([(frame.links[i].device, frame.links[i].port) for i in rows.tolist()])
-            # nor where its switch pauses less than its peers: a queue ECN does not mark fills to the pause
-            # threshold, so a switch with ECN off pauses at least as they do; this traffic fills no queue now
+            # nor where its switch pauses clearly less than its peers (under half the median switch, which a storm
+            # elsewhere can lift among few): a queue ECN does not mark fills to the pause threshold, so a switch
+            # with ECN off pauses at least as they do; this traffic fills no queue now
             pausing = pausing_ratio(frame, rows)
-            out[rows] &= (rec[:, j] <= INSTANT_RECORD) & ~(pausing < 1.0)
+            out[rows] &= (rec[:, j] <= INSTANT_RECORD) & ~(pausing < PAUSING_LESS)
             # a profile is set per switch: weak marking is its finding where most of its ports that can be judged
             # show it together (one port marking little while its switch pauses is as often that port's traffic
             # mix; a few beside an incast that lifts their class's marking, that incast)

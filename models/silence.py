@@ -82,6 +82,7 @@ UTIL = OWN_NAMES.index("util_pct")
 
 
 WEAK = 0.1  # of the load-matched peers' marking: a link marking less marks next to nothing
+PAUSING_LESS = 0.5  # of the median switch's pausing per unit of load: a switch pausing less fills no queue now
 PAUSING_MORE = 2.0  # times the median switch's pausing per unit of load: its queues reach the pause threshold
 
 
