@@ -487,7 +487,8 @@ class LinkDetector:
                       or (not up and not far_up and admin[i] != 1))
         return out
 
-    def _left_down(self, frame: FeatureFrame, rows: np.ndarray, settling: np.ndarray) -> dict[int, RuleHit]:
+    def _left_down(self, frame: FeatureFrame, rows: np.ndarray, settling: np.ndarray,
+                   restarted: np.ndarray) -> dict[int, RuleHit]:
         """Links operationally down for DOWN_INTERVALS in a row while administratively up, or while the
         far end of their cable says it is up: a port left down after a replacement, a one-way optic, a
         cable pulled. A cable is one link: shut at either end, it is planned. Towards a switch that is
@@ -501,7 +502,6 @@ class LinkDetector:
         st["down"][rows] = count
         # a run that began as its device came back from being unreachable (a restart, a replacement: every
         # port trains again); links bounced by a neighbour's restart are that neighbour's
-        restarted = self._returned(frame)
         st["from_restart"][rows] = down & np.where(count == 1, restarted, st["from_restart"][rows])
         self._heard |= {li.device for li in frame.links}
         long = np.nonzero((count >= DOWN_INTERVALS) & ~settling)[0]
@@ -649,7 +649,9 @@ class LinkDetector:
             device_event = forming = np.zeros(n, dtype=bool)
         # a link of a device that just rebooted settles for a few intervals (link training errors,
         # traffic coming back): what it shows then is the reboot, not the link
-        settle = np.where(device_event, SETTLE_INTERVALS, np.maximum(st["settle"][rows] - 1, 0))
+        # so does one back from being unreachable (a restart whose bounces nobody saw: its counters start over)
+        back = self._returned(frame)
+        settle = np.where(device_event | back, SETTLE_INTERVALS, np.maximum(st["settle"][rows] - 1, 0))
         st["settle"][rows] = settle
         over_score = has_model & (np.nan_to_num(scores) > 1.0) & (settle == 0)
         # idle because an operator shut its cable or its far switch is down: that act or that switch's event
@@ -729,7 +731,7 @@ class LinkDetector:
             | fresh_saturation
             | (frame.rate("excessive_buffer_overrun_errors") > 0) | speed_degraded_rows(frame)
         )
-        left_down = self._left_down(frame, rows, settle > 0)
+        left_down = self._left_down(frame, rows, settle > 0, back)
         maybe_rule[list(left_down)] = True
         gone_quiet = self._gone_quiet(frame, rows, (settle > 0) | (recent > 0) | operated, judged_quiet, silent)
         maybe_rule[list(gone_quiet)] = True

@@ -93,3 +93,30 @@ def test_a_port_towards_a_restarting_switch_waits_for_it_to_train_its_links() ->
     assert left_down(_run(restart(trains_until=8))) == []
     # back at 7 with its other ports, this one never again: left down, once the switch had time to train it
     assert left_down(_run(restart(trains_until=99), n=18))
+
+
+def test_a_switch_back_from_a_restart_settles_before_its_links_are_judged() -> None:
+    """Principle 5 (a restart is an act): a spine back from being unreachable brings its traffic back over a
+    few intervals; one of its ports still carrying next to nothing while its others carry again is the
+    restart settling (as after a reboot whose bounces were seen), not a link the traffic no longer reaches."""
+    fb = FeatureBuilder(INTERVAL)
+    det = LinkDetector(interval_s=INTERVAL).fit(
+        [fb.build(start, links) for start, links in simulate(SPEC, 60, interval_s=INTERVAL, seed=1).frames])
+    det.reset()
+    spine_port = next(li for li in simulate(SPEC, 1, interval_s=INTERVAL, seed=2).frames[0][1]
+                      if li.tags.get("role") == "spine")
+
+    def script(i: int, li: LinkInterval) -> LinkInterval | None:
+        if li.device == spine_port.device and 3 <= i <= 6:
+            return None  # unreachable while it reboots
+        if (li.device, li.port) == (spine_port.device, spine_port.port) and 7 <= i <= 9:
+            for k in ("in_octets", "out_octets", "in_pkts", "out_pkts"):
+                li.rates[k] *= 1e-4  # its share of the traffic not back yet
+        return li
+
+    fb = FeatureBuilder(INTERVAL)
+    found = []
+    for i, (start, links) in enumerate(simulate(SPEC, 12, interval_s=INTERVAL, seed=2).frames):
+        reported = [kept for li in links if (kept := script(i, li)) is not None]
+        found += [f for f in det.detect(fb.build(start, reported)) if f.device == spine_port.device]
+    assert not found, [(f.port, f.explanation) for f in found]
