@@ -669,6 +669,11 @@ class LinkDetector:
         active = st["active"][rows]
         active = (active | (over & (np.bitwise_count(bits) >= h.raise_k))) & ~(active & (clean >= h.clear_m))
         st["active"][rows] = active
+        # raised earlier, a link has nothing of its own to say while its device settles or while it is idle by
+        # another's act (its far switch down, its cable shut): hysteresis holds it, no model finding now
+        excused = active & (settle > 0) & ~ecn_missing
+        held_idle = np.nonzero(active & ~excused & (np.nan_to_num(own[:, UTIL]) < 1.0))[0]
+        excused[held_idle[self._idle_not_its_own(frame, held_idle)]] = True
         # transitions over the last few intervals: a link that keeps flapping, not one that bounced once
         flap_hist = np.concatenate([st["flaps"][rows][:, 1:], np.nan_to_num(own[:, FLAPS:FLAPS + 1])], axis=1)
         flap_hist[settle > 0] = 0.0  # a device's reboot is not its links flapping
@@ -747,7 +752,7 @@ class LinkDetector:
         out = []
         for i in np.nonzero(active | maybe_rule)[0].tolist():
             li = links[i]
-            model_active = bool(active[i])
+            model_active = bool(active[i]) and not excused[i]
             # a bounce while siblings bounce too waits an interval: it may be the device's maintenance
             only_now = float(own[i, FLAPS]) >= recent_flaps[i]
             hold = bool(forming[i]) and only_now and recent_flaps[i] < self.rules.flaps_critical

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
 from fabricwatch.detection.detector import Finding, LinkDetector
 from fabricwatch.lab.evaluation import simulate
 from fabricwatch.models.features import FeatureBuilder
@@ -120,3 +122,49 @@ def test_a_switch_back_from_a_restart_settles_before_its_links_are_judged() -> N
         reported = [kept for li in links if (kept := script(i, li)) is not None]
         found += [f for f in det.detect(fb.build(start, reported)) if f.device == spine_port.device]
     assert not found, [(f.port, f.explanation) for f in found]
+
+
+def test_a_link_raised_before_its_far_switch_went_down_says_nothing_of_that_switch_s_event(
+        monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Principle 5 (a cable is one link): a link whose score kept it raised (hysteresis) has, once its far
+    switch is unreachable and the link idle with it, nothing of its own to say: what it shows then is that
+    switch's event, and hysteresis must not carry it into a finding."""
+    import fabricwatch.detection.detector as ld
+
+    monkeypatch.setattr(ld, "explain", lambda frame, i, **kw: ("util_pct 0% while its group carries 20%", []))
+    fb = FeatureBuilder(INTERVAL)
+    fitted = LinkDetector(interval_s=INTERVAL).fit(
+        [fb.build(start, links) for start, links in simulate(SPEC, 60, interval_s=INTERVAL, seed=1).frames])
+    uplink = next(li for li in simulate(SPEC, 1, interval_s=INTERVAL, seed=2).frames[0][1]
+                  if li.tags.get("role") == "leaf_up")
+    far = uplink.tags["peer_device"]
+    pattern = {2: 3.0, 3: 3.0}  # over the threshold twice (raised), then quiet
+
+    class Scripted(LinkDetector):
+        tick = 0
+
+        def score(self, frame):  # type: ignore[no-untyped-def]
+            scores = np.zeros(len(frame.links))
+            for k, li in enumerate(frame.links):
+                if (li.device, li.port) == (uplink.device, uplink.port):
+                    scores[k] = pattern.get(self.tick, 0.0)
+            self.tick += 1
+            return scores
+
+    det = Scripted(interval_s=INTERVAL)
+    det.models = fitted.models
+    found = {}
+    for i, (start, links) in enumerate(simulate(SPEC, 8, interval_s=INTERVAL, seed=2).frames):
+        reported = []
+        for li in links:
+            if li.device == far and i >= 4:
+                continue  # the far switch is unreachable from interval 4
+            if (li.device, li.port) == (uplink.device, uplink.port) and i >= 4:
+                li.rates["oper_status"] = 0.0
+                for k in ("in_octets", "out_octets", "in_pkts", "out_pkts"):
+                    li.rates[k] = 0.0
+            reported.append(li)
+        found[i] = [f for f in det.detect(fb.build(start, reported))
+                    if (f.device, f.port) == (uplink.device, uplink.port)]
+    assert found[3]  # raised on its own scores
+    assert not any(found[i] for i in range(4, 8)), found
