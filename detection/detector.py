@@ -82,6 +82,7 @@ from fabricwatch.models.features import (
     FeatureFrame,
     LinkState,
     evidence_counts,
+    group_medians,
 )
 from fabricwatch.models.groups import G_INDEX, GROUPED, GroupView, SiblingFit, SiblingRatios, group_view
 from fabricwatch.models.silence import (
@@ -104,9 +105,11 @@ BATCH_ROWS = 50_000  # link-intervals scored in one forest call: past this, a la
 SATURATED_HOLD = 4  # intervals a counter that filled up stays a finding by that alone (as a bounce settles)
 INSTANT_RECORD = 1  # longest silent run in healthy history (or none known) for which silence is a finding at once
 RETURN_GAP = 3  # intervals since a device last reported before its reporting again is a return
+RETURN_FACTOR = 3.0  # times a device's usual gap between reports: a longer silence is a return
 RETURN_TRAIN = 2  # intervals a switch back from a restart has to train its links before one still down is left down
 DRAINED_PCT = 1.0  # utilisation % under which a link carried nothing before it bounced: its traffic was moved off
 DRAIN_SHARE = 2 / 3  # of its load the interval before: a link whose traffic clearly fell before it bounced was drained
+DRAIN_QUIET = 8  # intervals without a transition before a bounce can be a drain's (twice the flap window)
 UNSEEN_GRACE = 2  # intervals a silence finding outlives the last interval that could judge it
 ECN_PEER_MIN = 200.0  # marks per 1M packets sent among peers (100 per 1M both ways) before silence counts
 
@@ -327,7 +330,8 @@ class LinkDetector:
             # elsewhere can lift among few): a queue ECN does not mark fills to the pause threshold, so a switch
             # with ECN off pauses at least as they do; this traffic fills no queue now
             pausing = pausing_ratio(frame, rows)
-            out[rows] &= (rec[:, j] <= INSTANT_RECORD) & ~(pausing < PAUSING_LESS)
+            # (one that pauses nothing at all while its peers pause has PFC off too: judged at once)
+            out[rows] &= (rec[:, j] <= INSTANT_RECORD) & ~((pausing > 0) & (pausing < PAUSING_LESS))
             # a profile is set per switch: weak marking is its finding where most of its ports that can be judged
             # show it together (one port marking little while its switch pauses is as often that port's traffic
             # mix; a few beside an incast that lifts their class's marking, that incast)
@@ -487,6 +491,49 @@ class LinkDetector:
                       or (not up and not far_up and admin[i] != 1))
         return out
 
+    def _drained(self, frame: FeatureFrame, rows: np.ndarray, recent_flaps: np.ndarray) -> np.ndarray:
+        """Per link, whether its traffic was moved off before the transitions now in its flap window (a drained
+        host's firmware update): nothing left the interval before, or under DRAIN_SHARE of the interval before
+        that while the links to the same far device fell with it; and only after DRAIN_QUIET intervals without
+        a transition (a link that keeps bouncing, its routes withdrawn after each, is not drained)."""
+        st = self._state
+        own = frame.own_raw
+        hist = st["util_hist"][rows]  # the last three intervals' load, newest first
+        hist = np.column_stack([np.nan_to_num(own[:, UTIL]), hist[:, :2]])
+        st["util_hist"][rows] = hist
+        quiet_for = np.where(np.nan_to_num(own[:, FLAPS]) > 0, 0, np.minimum(st["quiet_for"][rows] + 1, 1 << 30))
+        st["quiet_for"][rows] = quiet_for
+        calm = recent_flaps == 0
+        before = st["util_before"][rows]
+        before[calm] = np.column_stack([np.nan_to_num(own[calm, UTIL]), before[calm, 0]])
+        st["util_before"][rows] = before
+        quiet_before = st["quiet_before"][rows]
+        quiet_before[calm] = quiet_for[calm]
+        st["quiet_before"][rows] = quiet_before
+        candidate = (recent_flaps > 0) & (quiet_before >= DRAIN_QUIET)
+        drained = candidate & (before[:, 0] < DRAINED_PCT)
+        fell = candidate & ~drained & (before[:, 0] < DRAIN_SHARE * before[:, 1])
+        if fell.any():
+            number: dict[str, int] = {}
+            far = np.fromiter((number.setdefault(li.tags.get("peer_device", "") or f"\0{k}", len(number))
+                               for k, li in enumerate(frame.links)), dtype=np.int64, count=len(frame.links))
+            with np.errstate(divide="ignore", invalid="ignore"):  # what each carries now against two intervals ago
+                ratio = np.where(hist[:, 2] > 0, hist[:, :2].min(axis=1) / hist[:, 2], 1.0)
+            median = group_medians(far, ratio[:, None], len(number))[far, 0]
+            size = np.bincount(far, minlength=len(number))[far]
+            drained |= fell & (size >= 2) & (median < DRAIN_SHARE)
+        # decided as the window opens, held while it lasts (its siblings' loads move on meanwhile); another
+        # bounce while it is open is down and up again: no drain
+        was_open = st["in_window"][rows]
+        now = np.nan_to_num(own[:, FLAPS])
+        since_open = np.where(calm, 0.0, np.where(was_open, st["window_flaps"][rows], 0.0) + now)
+        st["window_flaps"][rows] = since_open
+        again = since_open > 2.5  # more than one down and one up since the window opened
+        held = np.where(was_open, st["drain_held"][rows], drained) & ~calm & ~again
+        st["drain_held"][rows] = held
+        st["in_window"][rows] = ~calm
+        return held
+
     def _left_down(self, frame: FeatureFrame, rows: np.ndarray, settling: np.ndarray,
                    restarted: np.ndarray) -> dict[int, RuleHit]:
         """Links operationally down for DOWN_INTERVALS in a row while administratively up, or while the
@@ -540,7 +587,12 @@ class LinkDetector:
         self._tick += 1
         devices = {li.device for li in frame.links}
         # unheard for RETURN_GAP intervals or more: one late or missed poll is not a restart
-        back = {d for d in devices if self._last_heard.get(d, tick - 1) < tick - RETURN_GAP}
+        gaps = {d: tick - self._last_heard.get(d, tick - 1) for d in devices}
+        # unheard for RETURN_GAP intervals and 3x its usual gap: a device polled slower than the detector's
+        # interval comes back every poll, which is its cadence, not a restart
+        back = {d for d, g in gaps.items() if g > RETURN_GAP and g > RETURN_FACTOR * self._usual_gap.get(d, 1.0)}
+        for d, g in gaps.items():
+            self._usual_gap[d] = 0.8 * self._usual_gap.get(d, 1.0) + 0.2 * g
         self._last_heard.update(dict.fromkeys(devices, tick))
         for d in [d for d, t in self._back_at.items() if tick - t >= RETURN_TRAIN]:
             del self._back_at[d]
@@ -559,12 +611,16 @@ class LinkDetector:
                                 outlier=((len(GROUPED),), np.uint8), saturated_for=((), np.int32),
                                 heard=((), np.bool_), admin_was=((), np.int8), operated=((), np.int8),
                                 quiet=((len(SIGNALS),), np.int32), unjudged=((len(SIGNALS),), np.int32),
-                                from_restart=((), np.bool_), util_before=((2,), np.float32))
+                                from_restart=((), np.bool_), util_before=((2,), np.float32),
+                                quiet_for=((), np.int32), quiet_before=((), np.int32),
+                                util_hist=((3,), np.float32), in_window=((), np.bool_), drain_held=((), np.bool_),
+                                window_flaps=((), np.float32))
         self._windows = EvidenceWindows()
         self.trends = TrendWatch()
         self._heard: set[str] = set()  # devices that have reported: one gone quiet is down, not unmonitored
         self._last_heard: dict[str, int] = {}  # per device, the last interval it reported in
         self._back_at: dict[str, int] = {}  # per device back from a restart, the interval it came back in
+        self._usual_gap: dict[str, float] = {}  # per device, the intervals between its reports (its poll cadence)
         self._tick = 0
         self.stalls = StallWatch()
 
@@ -578,6 +634,7 @@ class LinkDetector:
         for device in {d for d, _ in keys}:  # heard again later, it is new, not back from a restart
             self._last_heard.pop(device, None)
             self._back_at.pop(device, None)
+            self._usual_gap.pop(device, None)
 
     # -- scoring -----------------------------------------------------------------------
     def score(self, frame: FeatureFrame) -> np.ndarray:
@@ -681,13 +738,7 @@ class LinkDetector:
         flap_hist[operated] = 0.0  # nor an operator shutting or enabling its port
         st["flaps"][rows] = flap_hist
         recent_flaps = flap_hist.sum(axis=1)
-        # what the link carried in the two intervals before the transitions now in its flap window: traffic moved
-        # off first (nothing left, or under half of what it carried the interval before) is maintenance's drain
-        calm = recent_flaps == 0
-        before = st["util_before"][rows]
-        before[calm] = np.column_stack([np.nan_to_num(own[calm, UTIL]), before[calm, 0]])
-        st["util_before"][rows] = before
-        drained = (before[:, 0] < DRAINED_PCT) | (before[:, 0] < DRAIN_SHARE * before[:, 1])
+        drained = self._drained(frame, rows, recent_flaps)
         # every error, discard and integrity counter against the link's own background: a stray error
         # now and then is what healthy links do; more often than its history and class explain is not
         evidence = self._evidence(frame, rows, recent > 0, (settle > 0) | operated)

@@ -46,7 +46,8 @@ def speed_degraded_rows(frame: FeatureFrame) -> np.ndarray:
 
 def shared_pausing(frame: FeatureFrame) -> np.ndarray:
     """(n, 2): whether the PFC pauses a link sends / receives are within STORM_APART of the median port
-    of its device in its role at this moment: what its switch does to all of them, not a storm of its own."""
+    of its device in its role at this moment, while that median port's paused direction still moves: what
+    its switch does to all of them, not a storm of its own."""
     n = len(frame.links)
     number: dict[tuple[str, str], int] = {}
     gid = np.fromiter((number.setdefault((li.device, li.tags.get("role", "")), len(number)) for li in frame.links),
@@ -54,9 +55,16 @@ def shared_pausing(frame: FeatureFrame) -> np.ndarray:
     if not n:
         return np.zeros((0, 2), dtype=bool)
     values = np.nan_to_num(frame.own_raw[:, PAUSE_COLUMNS])
-    median = group_medians(gid, values, len(number))[gid]
+    # the direction each pauses holds back still moving at the median port: congestion passed back; where
+    # the median port's is frozen too, the switch has stopped its senders (a stuck switch): a storm on each
+    line = nominal_speeds(frame.links) / 8 if frame.speeds is None else frame.speeds / 8
+    line = np.where(np.isnan(line) | (line <= 0), 400e9 / 8, line)
+    moving = np.column_stack([np.nan_to_num(frame.rate("in_octets")), np.nan_to_num(frame.rate("out_octets"))])
+    moving = moving / line[:, None]
+    median = group_medians(gid, np.hstack([values, moving]), len(number))[gid]
     size = np.bincount(gid, minlength=len(number))[gid]
-    return (size >= MIN_PAUSE_GROUP)[:, None] & (values < STORM_APART * median)
+    flowing = median[:, 2:] >= STALLED
+    return (size >= MIN_PAUSE_GROUP)[:, None] & flowing & (values < STORM_APART * median[:, :2])
 
 
 def evaluate(li: LinkInterval, interval_s: float, cfg: RuleConfig = RuleConfig(), *,

@@ -90,7 +90,8 @@ def pausing_ratio(frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
     """Per row of `rows`: how much its switch pauses its senders, per unit of what it carries, over the median
     switch with links of the same role now. A queue that ECN does not mark (or marks late) fills to the pause
     threshold, so a switch with ECN off or set too high pauses more than its peers; one pausing less carries
-    traffic that fills no queue. NaN where the switch reports no pauses or has fewer than MIN_PEERS peers."""
+    traffic that fills no queue. NaN where the switch has fewer than MIN_PEERS peers (a switch that reports no
+    pauses reads as its class's median, so as one of them)."""
     links = frame.links
     own = frame.own_raw
     number: dict[str, int] = {}

@@ -203,9 +203,10 @@ def test_silence_is_judged_in_memory_that_follows_the_links() -> None:
 def test_silence_is_judged_at_once_only_where_the_switch_pauses_as_its_peers_do() -> None:
     """Principle 2 (ECN off shows as pauses): a queue that is not marked fills to the pause threshold, so a
     switch with ECN off pauses its senders at least as much as the switches of its role at the same load.
-    A leaf whose uplinks stop marking while it pauses nothing carries traffic that fills no queue at that
-    moment: not an instant finding (its run is still judged against its own record, later); the same
-    silence while it pauses 5x the other leaves is found at once, as ECN off."""
+    A leaf whose uplinks stop marking while it pauses a tenth of what the others do carries traffic that
+    fills no queue at that moment: not an instant finding (its run is still judged against its own record,
+    later); the same silence while it pauses 5x the other leaves is found at once, as ECN off, and so is
+    one while it pauses nothing at all (PFC off as well)."""
     _, victim = _two_leaves()
     det = _fitted(lambda i, links: _load(links, None, None))
 
@@ -218,9 +219,11 @@ def test_silence_is_judged_at_once_only_where_the_switch_pauses_as_its_peers_do(
                         li.rates["pfc_tx_p3"] = li.rates.get("pfc_tx_p3", 0.0) * pause_factor
         return _live(det, 12, mark)
 
-    calm = silent(0.0)
+    calm = silent(0.1)
     assert not [f for fs in calm[:5] for f in _silent(fs, victim)]
     assert [f for fs in calm for f in _silent(fs, victim)]  # a silence longer than its record still is
+    # pausing nothing at all while its peers pause: PFC is off too (a switch left at factory defaults), at once
+    assert [f for fs in silent(0.0)[:5] for f in _silent(fs, victim) if f.level == "device"]
     pausing = silent(5.0)
     assert [f for fs in pausing[:5] for f in _silent(fs, victim) if f.level == "device"]
 

@@ -40,33 +40,46 @@ def _run(script: Script, n: int = 16) -> list[list[Finding]]:
     return out
 
 
-def _host_port() -> tuple[str, str]:
+def _host_port() -> tuple[str, str, str]:
     li = next(li for li in simulate(SPEC, 1, interval_s=INTERVAL, seed=2).frames[0][1]
               if li.tags.get("role") == "leaf_down")
-    return li.device, li.port
+    return li.device, li.port, li.tags["peer_device"]
 
 
-def _bounces(drained: bool, at: tuple[int, ...], drained_from: int = 2, left: float = 0.0) -> set[str]:
-    victim = _host_port()
+def _bounces(drained: bool, at: tuple[int, ...], drained_from: int = 8, left: float = 0.0,
+             until: int | None = None) -> dict[int, set[str]]:
+    """Per interval, the conditions on a host's link that bounces at `at`; with `drained`, the host's links on
+    every rail carry `left` of their traffic from `drained_from` to `until` (default: one after the last bounce)."""
+    device, port, host = _host_port()
+    end = max(at) + 1 if until is None else until
 
     def script(i: int, li: LinkInterval) -> LinkInterval:
-        if (li.device, li.port) == victim:
-            if drained and drained_from <= i <= max(at) + 1:
-                for k in ("in_octets", "out_octets", "in_pkts", "out_pkts"):
-                    li.rates[k] *= left
-            if i in at:
-                li.rates["link_transitions"] = 2 / INTERVAL
+        if li.tags.get("peer_device") == host and drained and drained_from <= i <= end:
+            for k in ("in_octets", "out_octets", "in_pkts", "out_pkts"):
+                li.rates[k] *= left
+        if (li.device, li.port) == (device, port) and i in at:
+            li.rates["link_transitions"] = 2 / INTERVAL
         return li
 
-    return {c for fs in _run(script) for f in fs if (f.device, f.port) == victim for c in f.conditions}
+    return {i: {c for f in fs if (f.device, f.port) == (device, port) for c in f.conditions}
+            for i, fs in enumerate(_run(script, n=18))}
+
+
+def _flapped(found: dict[int, set[str]]) -> list[int]:
+    return [i for i, cs in found.items() if "flap" in cs]
 
 
 def test_a_drained_link_that_bounces_once_is_maintenance() -> None:
-    assert "flap" not in _bounces(drained=True, at=(5,))
-    # moved off in the interval before it went down, a third of its traffic still on it then
-    assert "flap" not in _bounces(drained=True, at=(5,), drained_from=4, left=0.3)
-    assert "flap" in _bounces(drained=False, at=(5,))
-    assert "flap" in _bounces(drained=True, at=(5, 6, 7))
+    assert _flapped(_bounces(drained=True, at=(10,))) == []
+    # its host drained in the interval before it went down, a third of the traffic still on its links then
+    assert _flapped(_bounces(drained=True, at=(10,), drained_from=9, left=0.3)) == []
+    assert _flapped(_bounces(drained=False, at=(10,)))
+    # down and up again and again is a flap, however idle the link is between its bounces
+    assert _flapped(_bounces(drained=True, at=(10, 11, 12)))
+    # a link that bounced a few minutes ago and bounces again, its routes withdrawn since, is not drained
+    assert [i for i in _flapped(_bounces(drained=True, at=(10, 14), until=17)) if i >= 14]
+    # nothing known of a link before its first bounce: not a drain
+    assert _flapped(_bounces(drained=True, at=(2,), drained_from=0))
 
 
 def test_a_port_towards_a_restarting_switch_waits_for_it_to_train_its_links() -> None:
@@ -168,3 +181,24 @@ def test_a_link_raised_before_its_far_switch_went_down_says_nothing_of_that_swit
                     if (f.device, f.port) == (uplink.device, uplink.port)]
     assert found[3]  # raised on its own scores
     assert not any(found[i] for i in range(4, 8)), found
+
+
+def test_a_switch_polled_slower_than_the_interval_is_not_back_from_a_restart_at_each_poll() -> None:
+    """A restart is a silence longer than the device's own cadence: a switch whose collector polls it every
+    4th interval comes back at each poll by its cadence; taking that for a restart would settle its links
+    for good. Its flapping link is found."""
+    up = next(li for li in simulate(SPEC, 1, interval_s=INTERVAL, seed=2).frames[0][1]
+              if li.tags.get("role") == "spine")
+
+    def script(i: int, li: LinkInterval) -> LinkInterval | None:
+        if li.device != up.device:
+            return li
+        if i % 4:
+            return None  # polled every 4th interval
+        if li.port == up.port and i >= 24:
+            li.rates["link_transitions"] = 4 / INTERVAL  # down and up twice between polls, poll after poll
+        return li
+
+    found = _run(script, n=40)
+    assert [i for i, fs in enumerate(found) for f in fs if (f.device, f.port) == (up.device, up.port)
+            and "flap" in f.conditions]

@@ -61,3 +61,12 @@ def test_one_port_pausing_far_beyond_its_siblings_is_a_storm_either_way() -> Non
     pausing[ports[2]] = 30_000.0
     assert _storms(pausing, idle={ports[2]}) == {ports[2]}
     assert _storms(pausing, idle={ports[2]}, direction="rx") == {ports[2]}
+
+
+def test_a_switch_pausing_every_host_while_none_of_them_moves_is_a_storm_on_each() -> None:
+    """The other side of the same principle: pauses shared by the ports of a switch are congestion passed
+    back only while the direction they hold back still moves at the median port; a leaf pausing all its
+    hosts at 30k/s while none of them sends anything has stopped them (a stuck switch): a storm on each."""
+    ports = _host_ports()
+    pausing = {p: 30_000.0 for p in ports}
+    assert _storms(pausing, idle=set(ports)) == set(ports)
