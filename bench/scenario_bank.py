@@ -41,11 +41,13 @@ NAMES = ("fabricwatch", "static rules", "EWMA z-score", "no forest")  # the last
 # authors' labels use); kinds found by the generic layer alone have none
 OWN_RULES: dict[str, frozenset[str]] = {
     **dict.fromkeys(("flapping_link", "link_flap"), frozenset({"flap", "link_down"})),
-    "pfc_storm": frozenset({"pause_storm"}),
-    **dict.fromkeys(("ecn_disabled_switch", "ecn_disabled_port"), frozenset({"ecn_missing"})),
+    **dict.fromkeys(("pfc_storm", "pause_storm_no_watchdog"), frozenset({"pause_storm"})),
+    **dict.fromkeys(("ecn_disabled_switch", "ecn_disabled_port", "ecn_misconfigured_switch"),
+                    frozenset({"ecn_missing"})),
     "half_speed_link": frozenset({"speed_degraded"}),
     "symbol_errors_saturating": frozenset({"saturated"}),
-    "link_down_after_replacement": frozenset({"link_left_down"}),
+    **dict.fromkeys(("link_down_after_replacement", "link_down_after_maintenance", "uplink_left_down"),
+                    frozenset({"link_left_down"})),
 }
 Flagged = Iterator[tuple[int, str, str]]  # (time_ns, device, port) of each flagged link-interval
 
