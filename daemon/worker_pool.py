@@ -89,7 +89,7 @@ class Worker:
     bad_frames: int = 0  # times it was killed for a malformed frame
     started_monotonic: float = 0.0
     heard_monotonic: float = 0.0  # when the daemon last got a frame from it (or finished handling one)
-    spoken: bool = False  # it has sent a frame since it started
+    spoken: bool = False  # it has sent (begun) a frame since it started
     fatal: str = ""  # what it said before exiting on a failure
     killed: bool = False  # this process was killed by the daemon, which said why
     problem: str = ""  # why it is down or restarting; "" once it has run well again
@@ -184,8 +184,11 @@ class WorkerPool:
             await asyncio.sleep(delay)
 
     async def _read(self, w: Worker, reader: asyncio.StreamReader) -> None:
+        def begun() -> None:  # a frame under way is hearing from it: past its start, on worker_timeout
+            w.heard_monotonic, w.spoken = time.monotonic(), True
+
         try:
-            while (message := await receive_message(reader)) is not None and not w.killed:
+            while (message := await receive_message(reader, begun)) is not None and not w.killed:
                 w.heard_monotonic, w.spoken = time.monotonic(), True
                 await self._dispatch(w, message)
                 w.heard_monotonic = time.monotonic()  # silence is counted while waiting, not while handling

@@ -77,13 +77,16 @@ async def send(writer: Writer, message: Sequence[Any]) -> None:
     await writer.drain()
 
 
-async def receive(reader: asyncio.StreamReader) -> Message | None:
-    """The next message, or None at the end of the stream (a frame cut short ends it too)."""
+async def receive(reader: asyncio.StreamReader, begun: Callable[[], None] | None = None) -> Message | None:
+    """The next message, or None at the end of the stream (a frame cut short ends it too). `begun` is
+    called once a frame's length has arrived: the sender is talking, its body may still be on the way."""
     try:
         head = await reader.readexactly(_HEADER.size)
         (size,) = _HEADER.unpack(head)
         if size > MAX_FRAME:
             raise WireError(f"a frame of {size} bytes (at most {MAX_FRAME})")
+        if begun is not None:
+            begun()
         body = await reader.readexactly(size)
     except asyncio.IncompleteReadError:
         return None

@@ -8,6 +8,7 @@ import asyncio
 import itertools
 import json
 import os
+import re
 import signal
 import socket
 import struct
@@ -23,7 +24,7 @@ from hypothesis import strategies as st
 from fabricwatch.core.batch import DeviceEvent, ModuleInfo, PortSample, SampleBatch
 from fabricwatch.daemon.config import ConfigError, parse
 from fabricwatch.daemon.status import TargetStatus
-from fabricwatch.daemon.worker_pool import WorkerPool, worker_of
+from fabricwatch.daemon.worker_pool import START_GRACE, WorkerPool, worker_of
 from fabricwatch.daemon.worker_wire import MAX_FRAME, WireError, frame, frames, pack, receive, send, unpack
 
 
@@ -350,10 +351,11 @@ while True:
 ])
 async def test_a_bad_frame_restarts_its_worker_while_the_other_delivers(
         tmp_path: Path, mode: str, bad: int, hung: int, reason: str) -> None:
-    """Two workers: the first sends one frame over the bound, one cut short (then silent, or then
-    exiting), one of garbage, one of msgpack of the wrong shape (a 'status' whose values are of the
-    wrong types once went onto the target and broke /metrics); it is counted and restarted, its
-    target says why, and the second worker's batches keep arriving with no gap and no restart."""
+    """Two workers: the first sends one frame over the bound, one cut short (then silent: killed after
+    worker_timeout, not the start's grace; or then exiting), one of garbage, one of msgpack of the wrong
+    shape (a 'status' whose values are of the wrong types once went onto the target and broke /metrics);
+    it is counted and restarted, its target says why, and the second worker's batches keep arriving with
+    no gap and no restart."""
     from fabricwatch.daemon.status import TargetMetrics
 
     script = tmp_path / "child.py"
@@ -386,6 +388,10 @@ async def test_a_bad_frame_restarts_its_worker_while_the_other_delivers(
         await pool.close()
     assert (w0.bad_frames, w0.hangs, w0.restarts) == (bad, hung, 1)
     assert statuses[mine].errors == {"worker": 1} and reason in statuses[mine].last_error
+    if mode == "truncated":  # a frame begun is hearing from it: the rest is waited for worker_timeout, not
+        # the grace a worker still importing has before its first frame
+        silent = re.search(r"sent nothing for ([0-9.]+) s", statuses[mine].last_error)
+        assert silent and float(silent[1]) < START_GRACE, statuses[mine].last_error
     assert (w1.restarts, w1.bad_frames, w1.hangs) == (0, 0, 0) and statuses[good].errors == {}
     gaps = [b - a for a, b in itertools.pairwise(arrived)]
     assert len(arrived) > 10 and max(gaps) < 0.75, max(gaps)
