@@ -2,7 +2,8 @@
 with hysteresis, rules, groups and an explanation each.
 
 The per-interval decision (`detect`) reads every principle in one pass over array state, so that a
-100k-link interval costs a few vector operations; it is long for that reason."""
+100k-link interval costs a few vector operations; it is long for that reason. The decisions it reads
+live beside it, one idea each (conditions, crowds, maintenance, ecn_missing, stalls)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ import numpy as np
 from fabricwatch.core.counters import EVIDENCE, Evidence
 from fabricwatch.core.hits import RuleHit, worst
 from fabricwatch.detection.conditions import (
-    DOWN_INTERVALS,
     OUTLIER_CRITICAL,
     OUTLIER_K,
     OUTLIER_MIN_UTIL,
@@ -25,9 +25,9 @@ from fabricwatch.detection.conditions import (
     OUTLIER_RATIO,
     _drops_within_load,
     _evidence_hit,
-    _utc,
 )
 from fabricwatch.detection.crowds import SETTLE_INTERVALS, _crowd, _device_events
+from fabricwatch.detection.ecn_missing import missing_marks
 from fabricwatch.detection.explain import (
     DISCARDS,
     ECN,
@@ -40,7 +40,6 @@ from fabricwatch.detection.explain import (
     explain,
 )
 from fabricwatch.detection.findings import (
-    DEVICE_MIN_PORTS,
     Finding,
     Hysteresis,
     _device_findings,
@@ -48,6 +47,14 @@ from fabricwatch.detection.findings import (
     _hot_switches,
     _one_per_cable,
     _peer,
+)
+from fabricwatch.detection.maintenance import (
+    Cables,
+    Restarts,
+    drained_links,
+    idle_not_its_own,
+    links_left_down,
+    operated_links,
 )
 from fabricwatch.detection.model_file import ModelError, read_model, write_model
 from fabricwatch.detection.optics import OpticsWatch
@@ -82,36 +89,23 @@ from fabricwatch.models.features import (
     FeatureFrame,
     LinkState,
     evidence_counts,
-    group_medians,
 )
 from fabricwatch.models.groups import G_INDEX, GROUPED, GroupView, SiblingFit, SiblingRatios, group_view
 from fabricwatch.models.silence import (
     MIN_RUN,
-    PAUSING_LESS,
-    PAUSING_MORE,
     SIGNALS,
     SilenceFit,
     SilentRuns,
     describe,
-    pausing_ratio,
     silent_now,
     step,
-    weak_now,
 )
 from fabricwatch.models.trends import TrendWatch
 
 _STATE_COLUMNS = np.array([EVIDENCE[n] is Evidence.STATE for n in EVIDENCE_NAMES])
 BATCH_ROWS = 50_000  # link-intervals scored in one forest call: past this, a larger call saves nothing and holds memory
 SATURATED_HOLD = 4  # intervals a counter that filled up stays a finding by that alone (as a bounce settles)
-INSTANT_RECORD = 1  # longest silent run in healthy history (or none known) for which silence is a finding at once
-RETURN_GAP = 3  # intervals since a device last reported before its reporting again is a return
-RETURN_FACTOR = 3.0  # times a device's usual gap between reports: a longer silence is a return
-RETURN_TRAIN = 2  # intervals a switch back from a restart has to train its links before one still down is left down
-DRAINED_PCT = 1.0  # utilisation % under which a link carried nothing before it bounced: its traffic was moved off
-DRAIN_SHARE = 2 / 3  # of its load the interval before: a link whose traffic clearly fell before it bounced was drained
-DRAIN_QUIET = 8  # intervals without a transition before a bounce can be a drain's (twice the flap window)
 UNSEEN_GRACE = 2  # intervals a silence finding outlives the last interval that could judge it
-ECN_PEER_MIN = 200.0  # marks per 1M packets sent among peers (100 per 1M both ways) before silence counts
 
 
 class LinkDetector:
@@ -311,42 +305,6 @@ class LinkDetector:
         self.false_alarms_per_day = per_day
         return rate
 
-    def _ecn_missing(self, frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray) -> np.ndarray:
-        """Links that mark nothing while their load-matched peers mark: ECN disabled or
-        misconfigured on the switch. A log-scaled feature near zero cannot show this to the
-        forest as strongly as the fact itself, so it is tested directly (then hysteresis)."""
-        # `silent` (silent_now): most load-matched peers on other switches mark; this link does not
-        j = SIGNALS.index("ecn_per_mpkt")
-        enough = frame.class_median_raw[:, ECN] >= ECN_PEER_MIN
-        out = silent[:, j] & enough
-        # marking next to nothing is ECN set too high where the switch's queues reach the pause threshold
-        weak = weak_now(frame, judged)[:, j] & enough
-        rows = np.nonzero(out | weak)[0]
-        if len(rows):
-            # not at once where healthy history saw the link silent for stretches while its peers marked (a
-            # storage leaf's streams fill no queue): that is left to `gone_quiet`, which knows its record
-            rec = self.silent_runs.records([(frame.links[i].device, frame.links[i].port) for i in rows.tolist()])
-            # nor where its switch pauses clearly less than its peers (under half the median switch, which a storm
-            # elsewhere can lift among few): a queue ECN does not mark fills to the pause threshold, so a switch
-            # with ECN off pauses at least as they do; this traffic fills no queue now
-            pausing = pausing_ratio(frame, rows)
-            # (one that pauses nothing at all while its peers pause has PFC off too: judged at once)
-            out[rows] &= (rec[:, j] <= INSTANT_RECORD) & ~((pausing > 0) & (pausing < PAUSING_LESS))
-            # a profile is set per switch: weak marking is its finding where most of its ports that can be judged
-            # show it together (one port marking little while its switch pauses is as often that port's traffic
-            # mix; a few beside an incast that lifts their class's marking, that incast)
-            weak_rows = rows[weak[rows] & (pausing >= PAUSING_MORE)]
-            if len(weak_rows):
-                devices = [frame.links[i].device for i in weak_rows.tolist()]
-                counts = {d: devices.count(d) for d in set(devices)}
-                judged_on = dict.fromkeys(counts, 0)
-                for i in np.nonzero(judged[:, j])[0].tolist():
-                    if frame.links[i].device in judged_on:
-                        judged_on[frame.links[i].device] += 1
-                switch_wide = {d for d, c in counts.items() if c >= max(DEVICE_MIN_PORTS, judged_on[d] / 2)}
-                out[[i for i, d in zip(weak_rows.tolist(), devices, strict=True) if d in switch_wide]] = True
-        return out
-
     def _evidence(self, frame: FeatureFrame, rows: np.ndarray, bounced: np.ndarray,
                   settling: np.ndarray) -> dict[int, list[Verdict]]:
         """Per row, the evidence counters standing above the link's background. A link that just bounced
@@ -371,26 +329,6 @@ class LinkDetector:
             if verdicts:
                 out[i] = verdicts
         return out
-
-    def _operated(self, frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
-        """Links whose administrative state changed, at either end of the cable, within the flap window
-        and the settle after it: an operator shut or enabled the port, and the transitions are that act."""
-        st = self._state
-        admin = frame.reading("admin_status")
-        now = np.where(np.isnan(admin), 0, np.where(admin >= 0.5, 2, 1)).astype(np.int8)  # 0: not reported
-        was = st["admin_was"][rows]
-        changed = (now > 0) & (was > 0) & (now != was)
-        st["admin_was"][rows] = np.where(now > 0, now, was)
-        if changed.any():
-            at = {(li.device, li.port): j for j, li in enumerate(frame.links)}
-            for i in np.nonzero(changed)[0].tolist():
-                far = at.get(_peer(frame.links[i]) or ("", ""))
-                if far is not None:
-                    changed[far] = True
-        hold = self.rules.flap_window + SETTLE_INTERVALS
-        left = np.where(changed, hold, np.maximum(st["operated"][rows] - 1, 0))
-        st["operated"][rows] = left
-        return left > 0
 
     def _gone_quiet(self, frame: FeatureFrame, rows: np.ndarray, settling: np.ndarray,
                     judged: np.ndarray, silent: np.ndarray) -> dict[int, RuleHit]:
@@ -463,144 +401,6 @@ class LinkDetector:
                              f"{OUTLIER_N} intervals: this link, not the load they share", "outlier_in_group")
         return out
 
-    def _not_its_own(self, frame: FeatureFrame, i: int, far: int | None, admin: np.ndarray,
-                     alive: set[str]) -> bool:
-        """Link i's being down or idle is not its own: shut by an operator at either end of its cable, or
-        towards a switch that has reported before and now has no port up (a reboot, a replacement)."""
-        if admin[i] == 0 or (far is not None and admin[far] == 0):
-            return True
-        far_device = frame.links[i].tags.get("peer_device", "")
-        return far_device in self._heard and far_device not in alive
-
-    def _idle_not_its_own(self, frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
-        """Per row of `rows` (indices into the frame), whether its carrying nothing is another's event:
-        `_not_its_own`, its far end down, or down at both ends with no administrative state."""
-        out = np.zeros(len(rows), dtype=bool)
-        if not len(rows):
-            return out
-        oper = frame.reading("oper_status")
-        admin = frame.reading("admin_status")
-        alive = {li.device for li, o in zip(frame.links, oper, strict=True) if not o < 0.5}
-        at = {(li.device, li.port): j for j, li in enumerate(frame.links)}
-        for n, i in enumerate(rows.tolist()):
-            far = at.get(_peer(frame.links[i]) or ("", ""))
-            up, far_up = not oper[i] < 0.5, far is not None and not oper[far] < 0.5
-            # a cable is one link, named at the end that is down; down at both ends with no administrative
-            # state is what a planned shutdown looks like (as for `_left_down`)
-            out[n] = (self._not_its_own(frame, i, far, admin, alive) or (up and far is not None and not far_up)
-                      or (not up and not far_up and admin[i] != 1))
-        return out
-
-    def _drained(self, frame: FeatureFrame, rows: np.ndarray, recent_flaps: np.ndarray) -> np.ndarray:
-        """Per link, whether its traffic was moved off before the transitions now in its flap window (a drained
-        host's firmware update): nothing left the interval before, or under DRAIN_SHARE of the interval before
-        that while the links to the same far device fell with it; and only after DRAIN_QUIET intervals without
-        a transition (a link that keeps bouncing, its routes withdrawn after each, is not drained)."""
-        st = self._state
-        own = frame.own_raw
-        hist = st["util_hist"][rows]  # the last three intervals' load, newest first
-        hist = np.column_stack([np.nan_to_num(own[:, UTIL]), hist[:, :2]])
-        st["util_hist"][rows] = hist
-        quiet_for = np.where(np.nan_to_num(own[:, FLAPS]) > 0, 0, np.minimum(st["quiet_for"][rows] + 1, 1 << 30))
-        st["quiet_for"][rows] = quiet_for
-        calm = recent_flaps == 0
-        before = st["util_before"][rows]
-        before[calm] = np.column_stack([np.nan_to_num(own[calm, UTIL]), before[calm, 0]])
-        st["util_before"][rows] = before
-        quiet_before = st["quiet_before"][rows]
-        quiet_before[calm] = quiet_for[calm]
-        st["quiet_before"][rows] = quiet_before
-        candidate = (recent_flaps > 0) & (quiet_before >= DRAIN_QUIET)
-        drained = candidate & (before[:, 0] < DRAINED_PCT)
-        fell = candidate & ~drained & (before[:, 0] < DRAIN_SHARE * before[:, 1])
-        if fell.any():
-            number: dict[str, int] = {}
-            far = np.fromiter((number.setdefault(li.tags.get("peer_device", "") or f"\0{k}", len(number))
-                               for k, li in enumerate(frame.links)), dtype=np.int64, count=len(frame.links))
-            with np.errstate(divide="ignore", invalid="ignore"):  # what each carries now against two intervals ago
-                ratio = np.where(hist[:, 2] > 0, hist[:, :2].min(axis=1) / hist[:, 2], 1.0)
-            median = group_medians(far, ratio[:, None], len(number))[far, 0]
-            size = np.bincount(far, minlength=len(number))[far]
-            drained |= fell & (size >= 2) & (median < DRAIN_SHARE)
-        # decided as the window opens, held while it lasts (its siblings' loads move on meanwhile); another
-        # bounce while it is open is down and up again: no drain
-        was_open = st["in_window"][rows]
-        now = np.nan_to_num(own[:, FLAPS])
-        since_open = np.where(calm, 0.0, np.where(was_open, st["window_flaps"][rows], 0.0) + now)
-        st["window_flaps"][rows] = since_open
-        again = since_open > 2.5  # more than one down and one up since the window opened
-        held = np.where(was_open, st["drain_held"][rows], drained) & ~calm & ~again
-        st["drain_held"][rows] = held
-        st["in_window"][rows] = ~calm
-        return held
-
-    def _left_down(self, frame: FeatureFrame, rows: np.ndarray, settling: np.ndarray,
-                   restarted: np.ndarray) -> dict[int, RuleHit]:
-        """Links operationally down for DOWN_INTERVALS in a row while administratively up, or while the
-        far end of their cable says it is up: a port left down after a replacement, a one-way optic, a
-        cable pulled. A cable is one link: shut at either end, it is planned. Towards a switch that is
-        itself down or unheard (a reboot, a replacement), it is that switch's event, not the link's. Down
-        at both ends with no administrative state is left alone: a planned shutdown looks the same."""
-        oper = frame.reading("oper_status")
-        down = np.nan_to_num(oper, nan=1.0) < 0.5
-        st = self._state
-        # a device coming back settles (its links train), and the time down counts on meanwhile
-        count = np.where(down, st["down"][rows] + 1, 0)
-        st["down"][rows] = count
-        # a run that began as its device came back from being unreachable (a restart, a replacement: every
-        # port trains again); links bounced by a neighbour's restart are that neighbour's
-        st["from_restart"][rows] = down & np.where(count == 1, restarted, st["from_restart"][rows])
-        self._heard |= {li.device for li in frame.links}
-        long = np.nonzero((count >= DOWN_INTERVALS) & ~settling)[0]
-        if not len(long):
-            return {}
-        alive = {li.device for li, up in zip(frame.links, ~down, strict=True) if up}
-        admin = frame.reading("admin_status")
-        at = {(li.device, li.port): j for j, li in enumerate(frame.links)}
-        out = {}
-        training = {d for d, t in self._back_at.items() if self._tick - 1 - t < RETURN_TRAIN}
-        for i in long.tolist():
-            li = frame.links[i]
-            far = at.get(_peer(li) or ("", ""))
-            if self._not_its_own(frame, i, far, admin, alive):
-                continue
-            if li.device in training or li.tags.get("peer_device", "") in training:
-                continue  # a switch just back from a restart still trains its links
-            far_up = far is not None and oper[far] >= 0.5
-            far_device = li.tags.get("peer_device", "")
-            # not back with the rest of its switch: a port shut while the switch ran is not this
-            left_behind = bool(st["from_restart"][rows[i]]) and li.device in alive
-            if not far_up and admin[i] != 1 and not left_behind:
-                continue
-            since = frame.start_ns - (int(count[i]) - 1) * int(self.interval_s * 1e9)
-            why = (f"its far end {li.tags['peer_device']}:{li.tags['peer_port']} reports up" if far_up
-                   else "administratively up" + (f", {far_device} up" if far_device in alive else "")
-                   if admin[i] == 1 else f"the other links of {li.device} came back from its restart")
-            out[i] = RuleHit("critical", f"link down since {_utc(since)} ({count[i] * self.interval_s / 60:,.0f} min) "
-                                         f"while {why}: a port left down after a replacement, a one-way optic "
-                                         "or a pulled cable?", "link_left_down")
-        return out
-
-    def _returned(self, frame: FeatureFrame) -> np.ndarray:
-        """Per link, whether its device reports again after at least one interval unheard."""
-        tick: int = self._tick
-        self._tick += 1
-        devices = {li.device for li in frame.links}
-        # unheard for RETURN_GAP intervals or more: one late or missed poll is not a restart
-        gaps = {d: tick - self._last_heard.get(d, tick - 1) for d in devices}
-        # unheard for RETURN_GAP intervals and 3x its usual gap: a device polled slower than the detector's
-        # interval comes back every poll, which is its cadence, not a restart
-        back = {d for d, g in gaps.items() if g > RETURN_GAP and g > RETURN_FACTOR * self._usual_gap.get(d, 1.0)}
-        for d, g in gaps.items():
-            self._usual_gap[d] = 0.8 * self._usual_gap.get(d, 1.0) + 0.2 * g
-        self._last_heard.update(dict.fromkeys(devices, tick))
-        for d in [d for d, t in self._back_at.items() if tick - t >= RETURN_TRAIN]:
-            del self._back_at[d]
-        self._back_at.update(dict.fromkeys(back, tick))
-        if not back:
-            return np.zeros(len(frame.links), dtype=bool)
-        return np.fromiter((li.device in back for li in frame.links), dtype=bool, count=len(frame.links))
-
     def reset(self) -> None:
         """Forget every link's hysteresis state (a new fabric or a new replay)."""
         self.optics = OpticsWatch(self.optics.cfg)
@@ -617,11 +417,7 @@ class LinkDetector:
                                 window_flaps=((), np.float32))
         self._windows = EvidenceWindows()
         self.trends = TrendWatch()
-        self._heard: set[str] = set()  # devices that have reported: one gone quiet is down, not unmonitored
-        self._last_heard: dict[str, int] = {}  # per device, the last interval it reported in
-        self._back_at: dict[str, int] = {}  # per device back from a restart, the interval it came back in
-        self._usual_gap: dict[str, float] = {}  # per device, the intervals between its reports (its poll cadence)
-        self._tick = 0
+        self._restarts = Restarts()
         self.stalls = StallWatch()
 
     def forget(self, keys: Iterable[tuple[str, str]]) -> None:
@@ -631,10 +427,7 @@ class LinkDetector:
         self.optics.forget(keys)
         self._windows.forget(keys)
         self.trends.forget(keys)
-        for device in {d for d, _ in keys}:  # heard again later, it is new, not back from a restart
-            self._last_heard.pop(device, None)
-            self._back_at.pop(device, None)
-            self._usual_gap.pop(device, None)
+        self._restarts.forget({d for d, _ in keys})
 
     # -- scoring -----------------------------------------------------------------------
     def score(self, frame: FeatureFrame) -> np.ndarray:
@@ -687,7 +480,7 @@ class LinkDetector:
         if scores is None:
             scores = self.score(frame)
         judged_quiet, silent = silent_now(frame)
-        ecn_missing = self._ecn_missing(frame, judged_quiet, silent)
+        ecn_missing = missing_marks(frame, judged_quiet, silent, self.silent_runs)
         if "ecn_missing" in self.switched_off:
             ecn_missing[:] = False
         has_model = np.array([c in self.models for c in frame.classes], dtype=bool)
@@ -707,13 +500,14 @@ class LinkDetector:
         # a link of a device that just rebooted settles for a few intervals (link training errors,
         # traffic coming back): what it shows then is the reboot, not the link
         # so does one back from being unreachable (a restart whose bounces nobody saw: its counters start over)
-        back = self._returned(frame)
+        back = self._restarts.returned(frame)
         settle = np.where(device_event | back, SETTLE_INTERVALS, np.maximum(st["settle"][rows] - 1, 0))
         st["settle"][rows] = settle
         over_score = has_model & (np.nan_to_num(scores) > 1.0) & (settle == 0)
         # idle because an operator shut its cable or its far switch is down: that act or that switch's event
         idle = np.nonzero(over_score & (np.nan_to_num(own[:, UTIL]) < 1.0))[0]
-        over_score[idle[self._idle_not_its_own(frame, idle)]] = False
+        cables = Cables(frame)  # built once, when a decision below first needs it
+        over_score[idle[idle_not_its_own(frame, idle, self._restarts.heard, cables)]] = False
         # no marks on one job's hosts across every rail is that job's traffic (a steady stream marks
         # nothing), not a switch with ECN off: a switch's ports reach as many hosts as it has ports
         if ecn_missing.any():
@@ -730,15 +524,15 @@ class LinkDetector:
         # another's act (its far switch down, its cable shut): hysteresis holds it, no model finding now
         excused = active & (settle > 0) & ~ecn_missing
         held_idle = np.nonzero(active & ~excused & (np.nan_to_num(own[:, UTIL]) < 1.0))[0]
-        excused[held_idle[self._idle_not_its_own(frame, held_idle)]] = True
+        excused[held_idle[idle_not_its_own(frame, held_idle, self._restarts.heard, cables)]] = True
         # transitions over the last few intervals: a link that keeps flapping, not one that bounced once
         flap_hist = np.concatenate([st["flaps"][rows][:, 1:], np.nan_to_num(own[:, FLAPS:FLAPS + 1])], axis=1)
         flap_hist[settle > 0] = 0.0  # a device's reboot is not its links flapping
-        operated = self._operated(frame, rows)
+        operated = operated_links(frame, rows, st, self.rules.flap_window, cables)
         flap_hist[operated] = 0.0  # nor an operator shutting or enabling its port
         st["flaps"][rows] = flap_hist
         recent_flaps = flap_hist.sum(axis=1)
-        drained = self._drained(frame, rows, recent_flaps)
+        drained = drained_links(frame, rows, recent_flaps, st)
         # every error, discard and integrity counter against the link's own background: a stray error
         # now and then is what healthy links do; more often than its history and class explain is not
         evidence = self._evidence(frame, rows, recent > 0, (settle > 0) | operated)
@@ -787,7 +581,7 @@ class LinkDetector:
             | fresh_saturation
             | (frame.rate("excessive_buffer_overrun_errors") > 0) | speed_degraded_rows(frame)
         )
-        left_down = self._left_down(frame, rows, settle > 0, back)
+        left_down = links_left_down(frame, rows, st, settle > 0, back, self._restarts, cables, self.interval_s)
         maybe_rule[list(left_down)] = True
         gone_quiet = self._gone_quiet(frame, rows, (settle > 0) | (recent > 0) | operated, judged_quiet, silent)
         maybe_rule[list(gone_quiet)] = True

@@ -1,0 +1,51 @@
+"""ECN off or set too high on a switch: a link that marks nothing, or next to nothing, while its
+load-matched peers mark. A log-scaled feature near zero cannot show this to the forest as strongly as
+the fact itself, so it is tested directly, at once (then hysteresis)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fabricwatch.detection.explain import ECN
+from fabricwatch.detection.findings import DEVICE_MIN_PORTS
+from fabricwatch.models.features import FeatureFrame
+from fabricwatch.models.silence import PAUSING_LESS, PAUSING_MORE, SIGNALS, SilentRuns, pausing_ratio, weak_now
+
+INSTANT_RECORD = 1  # longest silent run in healthy history (or none known) for which silence is a finding at once
+ECN_PEER_MIN = 200.0  # marks per 1M packets sent among peers (100 per 1M both ways) before silence counts
+
+
+def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, silent_runs: SilentRuns) -> np.ndarray:
+    """Links that mark nothing while their load-matched peers mark (ECN disabled or misconfigured on the
+    switch), or mark next to nothing where most of their switch's ports do the same while it pauses."""
+    # `silent` (silent_now): most load-matched peers on other switches mark; this link does not
+    j = SIGNALS.index("ecn_per_mpkt")
+    enough = frame.class_median_raw[:, ECN] >= ECN_PEER_MIN
+    out = silent[:, j] & enough
+    # marking next to nothing is ECN set too high where the switch's queues reach the pause threshold
+    weak = weak_now(frame, judged)[:, j] & enough
+    rows = np.nonzero(out | weak)[0]
+    if len(rows):
+        # not at once where healthy history saw the link silent for stretches while its peers marked (a
+        # storage leaf's streams fill no queue): that is left to `gone_quiet`, which knows its record
+        rec = silent_runs.records([(frame.links[i].device, frame.links[i].port) for i in rows.tolist()])
+        # nor where its switch pauses clearly less than its peers (under half the median switch, which a storm
+        # elsewhere can lift among few): a queue ECN does not mark fills to the pause threshold, so a switch
+        # with ECN off pauses at least as they do; this traffic fills no queue now
+        pausing = pausing_ratio(frame, rows)
+        # (one that pauses nothing at all while its peers pause has PFC off too: judged at once)
+        out[rows] &= (rec[:, j] <= INSTANT_RECORD) & ~((pausing > 0) & (pausing < PAUSING_LESS))
+        # a profile is set per switch: weak marking is its finding where most of its ports that can be judged
+        # show it together (one port marking little while its switch pauses is as often that port's traffic
+        # mix; a few beside an incast that lifts their class's marking, that incast)
+        weak_rows = rows[weak[rows] & (pausing >= PAUSING_MORE)]
+        if len(weak_rows):
+            devices = [frame.links[i].device for i in weak_rows.tolist()]
+            counts = {d: devices.count(d) for d in set(devices)}
+            judged_on = dict.fromkeys(counts, 0)
+            for i in np.nonzero(judged[:, j])[0].tolist():
+                if frame.links[i].device in judged_on:
+                    judged_on[frame.links[i].device] += 1
+            switch_wide = {d for d, c in counts.items() if c >= max(DEVICE_MIN_PORTS, judged_on[d] / 2)}
+            out[[i for i, d in zip(weak_rows.tolist(), devices, strict=True) if d in switch_wide]] = True
+    return out

@@ -1,0 +1,224 @@
+"""An operator's act or a restart is not a fault: a port shut or enabled, a link drained before it
+bounced, a device back from being unreachable, a link idle because of its far end. And a link left
+down once the maintenance is over is one: the fault an act leaves behind."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import cached_property
+
+import numpy as np
+
+from fabricwatch.core.hits import RuleHit
+from fabricwatch.detection.conditions import DOWN_INTERVALS, _utc
+from fabricwatch.detection.crowds import SETTLE_INTERVALS
+from fabricwatch.detection.explain import FLAPS
+from fabricwatch.detection.findings import _peer
+from fabricwatch.models.class_model import UTIL
+from fabricwatch.models.features import FeatureFrame, LinkState, group_medians
+
+RETURN_GAP = 3  # intervals since a device last reported before its reporting again is a return
+RETURN_FACTOR = 3.0  # times a device's usual gap between reports: a longer silence is a return
+RETURN_TRAIN = 2  # intervals a switch back from a restart has to train its links before one still down is left down
+DRAINED_PCT = 1.0  # utilisation % under which a link carried nothing before it bounced: its traffic was moved off
+DRAIN_SHARE = 2 / 3  # of its load the interval before: a link whose traffic clearly fell before it bounced was drained
+DRAIN_QUIET = 8  # intervals without a transition before a bounce can be a drain's (twice the flap window)
+
+
+class Cables:
+    """One frame's links by (device, port) and the devices with a port up: built when first asked, once per
+    interval, by whichever decision needs them."""
+
+    def __init__(self, frame: FeatureFrame) -> None:
+        self._frame = frame
+
+    @cached_property
+    def at(self) -> dict[tuple[str, str], int]:
+        return {(li.device, li.port): j for j, li in enumerate(self._frame.links)}
+
+    @cached_property
+    def alive(self) -> set[str]:
+        oper = self._frame.reading("oper_status")
+        return {li.device for li, o in zip(self._frame.links, oper, strict=True) if not o < 0.5}
+
+    def far(self, i: int) -> int | None:
+        """The row of the far end of link i's cable, if it is in the frame."""
+        return self.at.get(_peer(self._frame.links[i]) or ("", ""))
+
+
+class Restarts:
+    """Which devices have reported, and which came back from being unreachable (a restart, a replacement)."""
+
+    def __init__(self) -> None:
+        self.heard: set[str] = set()  # devices that have reported: one gone quiet is down, not unmonitored
+        self._last_heard: dict[str, int] = {}  # per device, the last interval it reported in
+        self._back_at: dict[str, int] = {}  # per device back from a restart, the interval it came back in
+        self._usual_gap: dict[str, float] = {}  # per device, the intervals between its reports (its poll cadence)
+        self._tick = 0
+
+    def returned(self, frame: FeatureFrame) -> np.ndarray:
+        """Per link, whether its device reports again after at least one interval unheard."""
+        tick: int = self._tick
+        self._tick += 1
+        devices = {li.device for li in frame.links}
+        # unheard for RETURN_GAP intervals or more: one late or missed poll is not a restart
+        gaps = {d: tick - self._last_heard.get(d, tick - 1) for d in devices}
+        # unheard for RETURN_GAP intervals and 3x its usual gap: a device polled slower than the detector's
+        # interval comes back every poll, which is its cadence, not a restart
+        back = {d for d, g in gaps.items() if g > RETURN_GAP and g > RETURN_FACTOR * self._usual_gap.get(d, 1.0)}
+        for d, g in gaps.items():
+            self._usual_gap[d] = 0.8 * self._usual_gap.get(d, 1.0) + 0.2 * g
+        self._last_heard.update(dict.fromkeys(devices, tick))
+        for d in [d for d, t in self._back_at.items() if tick - t >= RETURN_TRAIN]:
+            del self._back_at[d]
+        self._back_at.update(dict.fromkeys(back, tick))
+        if not back:
+            return np.zeros(len(frame.links), dtype=bool)
+        return np.fromiter((li.device in back for li in frame.links), dtype=bool, count=len(frame.links))
+
+    def training(self) -> set[str]:
+        """The devices back from a restart for under RETURN_TRAIN intervals: they still train their links."""
+        return {d for d, t in self._back_at.items() if self._tick - 1 - t < RETURN_TRAIN}
+
+    def forget(self, devices: Iterable[str]) -> None:
+        # heard again later, a device is new, not back from a restart
+        for device in devices:
+            self._last_heard.pop(device, None)
+            self._back_at.pop(device, None)
+            self._usual_gap.pop(device, None)
+
+
+def operated_links(frame: FeatureFrame, rows: np.ndarray, state: LinkState, flap_window: int,
+                   cables: Cables) -> np.ndarray:
+    """Links whose administrative state changed, at either end of the cable, within the flap window
+    and the settle after it: an operator shut or enabled the port, and the transitions are that act."""
+    admin = frame.reading("admin_status")
+    now = np.where(np.isnan(admin), 0, np.where(admin >= 0.5, 2, 1)).astype(np.int8)  # 0: not reported
+    was = state["admin_was"][rows]
+    changed = (now > 0) & (was > 0) & (now != was)
+    state["admin_was"][rows] = np.where(now > 0, now, was)
+    for i in np.nonzero(changed)[0].tolist():
+        far = cables.far(i)
+        if far is not None:
+            changed[far] = True
+    hold = flap_window + SETTLE_INTERVALS
+    left = np.where(changed, hold, np.maximum(state["operated"][rows] - 1, 0))
+    state["operated"][rows] = left
+    return left > 0
+
+
+def _not_its_own(frame: FeatureFrame, i: int, far: int | None, admin: np.ndarray, alive: set[str],
+                 heard: set[str]) -> bool:
+    """Link i's being down or idle is not its own: shut by an operator at either end of its cable, or
+    towards a switch that has reported before and now has no port up (a reboot, a replacement)."""
+    if admin[i] == 0 or (far is not None and admin[far] == 0):
+        return True
+    far_device = frame.links[i].tags.get("peer_device", "")
+    return far_device in heard and far_device not in alive
+
+
+def idle_not_its_own(frame: FeatureFrame, rows: np.ndarray, heard: set[str], cables: Cables) -> np.ndarray:
+    """Per row of `rows` (indices into the frame), whether its carrying nothing is another's event:
+    `_not_its_own`, its far end down, or down at both ends with no administrative state."""
+    out = np.zeros(len(rows), dtype=bool)
+    if not len(rows):
+        return out
+    oper = frame.reading("oper_status")
+    admin = frame.reading("admin_status")
+    for n, i in enumerate(rows.tolist()):
+        far = cables.far(i)
+        up, far_up = not oper[i] < 0.5, far is not None and not oper[far] < 0.5
+        # a cable is one link, named at the end that is down; down at both ends with no administrative
+        # state is what a planned shutdown looks like (as for `links_left_down`)
+        out[n] = (_not_its_own(frame, i, far, admin, cables.alive, heard) or (up and far is not None and not far_up)
+                  or (not up and not far_up and admin[i] != 1))
+    return out
+
+
+def drained_links(frame: FeatureFrame, rows: np.ndarray, recent_flaps: np.ndarray, state: LinkState) -> np.ndarray:
+    """Per link, whether its traffic was moved off before the transitions now in its flap window (a drained
+    host's firmware update): nothing left the interval before, or under DRAIN_SHARE of the interval before
+    that while the links to the same far device fell with it; and only after DRAIN_QUIET intervals without
+    a transition (a link that keeps bouncing, its routes withdrawn after each, is not drained)."""
+    own = frame.own_raw
+    hist = state["util_hist"][rows]  # the last three intervals' load, newest first
+    hist = np.column_stack([np.nan_to_num(own[:, UTIL]), hist[:, :2]])
+    state["util_hist"][rows] = hist
+    quiet_for = np.where(np.nan_to_num(own[:, FLAPS]) > 0, 0, np.minimum(state["quiet_for"][rows] + 1, 1 << 30))
+    state["quiet_for"][rows] = quiet_for
+    calm = recent_flaps == 0
+    before = state["util_before"][rows]
+    before[calm] = np.column_stack([np.nan_to_num(own[calm, UTIL]), before[calm, 0]])
+    state["util_before"][rows] = before
+    quiet_before = state["quiet_before"][rows]
+    quiet_before[calm] = quiet_for[calm]
+    state["quiet_before"][rows] = quiet_before
+    candidate = (recent_flaps > 0) & (quiet_before >= DRAIN_QUIET)
+    drained = candidate & (before[:, 0] < DRAINED_PCT)
+    fell = candidate & ~drained & (before[:, 0] < DRAIN_SHARE * before[:, 1])
+    if fell.any():
+        number: dict[str, int] = {}
+        far = np.fromiter((number.setdefault(li.tags.get("peer_device", "") or f"\0{k}", len(number))
+                           for k, li in enumerate(frame.links)), dtype=np.int64, count=len(frame.links))
+        with np.errstate(divide="ignore", invalid="ignore"):  # what each carries now against two intervals ago
+            ratio = np.where(hist[:, 2] > 0, hist[:, :2].min(axis=1) / hist[:, 2], 1.0)
+        median = group_medians(far, ratio[:, None], len(number))[far, 0]
+        size = np.bincount(far, minlength=len(number))[far]
+        drained |= fell & (size >= 2) & (median < DRAIN_SHARE)
+    # decided as the window opens, held while it lasts (its siblings' loads move on meanwhile); another
+    # bounce while it is open is down and up again: no drain
+    was_open = state["in_window"][rows]
+    now = np.nan_to_num(own[:, FLAPS])
+    since_open = np.where(calm, 0.0, np.where(was_open, state["window_flaps"][rows], 0.0) + now)
+    state["window_flaps"][rows] = since_open
+    again = since_open > 2.5  # more than one down and one up since the window opened
+    held = np.where(was_open, state["drain_held"][rows], drained) & ~calm & ~again
+    state["drain_held"][rows] = held
+    state["in_window"][rows] = ~calm
+    return held
+
+
+def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, settling: np.ndarray,
+                    restarted: np.ndarray, restarts: Restarts, cables: Cables, interval_s: float) -> dict[int, RuleHit]:
+    """Links operationally down for DOWN_INTERVALS in a row while administratively up, or while the
+    far end of their cable says it is up: a port left down after a replacement, a one-way optic, a
+    cable pulled. A cable is one link: shut at either end, it is planned. Towards a switch that is
+    itself down or unheard (a reboot, a replacement), it is that switch's event, not the link's. Down
+    at both ends with no administrative state is left alone: a planned shutdown looks the same."""
+    oper = frame.reading("oper_status")
+    down = np.nan_to_num(oper, nan=1.0) < 0.5
+    # a device coming back settles (its links train), and the time down counts on meanwhile
+    count = np.where(down, state["down"][rows] + 1, 0)
+    state["down"][rows] = count
+    # a run that began as its device came back from being unreachable (a restart, a replacement: every
+    # port trains again); links bounced by a neighbour's restart are that neighbour's
+    state["from_restart"][rows] = down & np.where(count == 1, restarted, state["from_restart"][rows])
+    restarts.heard |= {li.device for li in frame.links}
+    long = np.nonzero((count >= DOWN_INTERVALS) & ~settling)[0]
+    if not len(long):
+        return {}
+    alive = cables.alive  # a missing state is up, as for `down`
+    admin = frame.reading("admin_status")
+    out = {}
+    training = restarts.training()
+    for i in long.tolist():
+        li = frame.links[i]
+        far = cables.far(i)
+        if _not_its_own(frame, i, far, admin, alive, restarts.heard):
+            continue
+        if li.device in training or li.tags.get("peer_device", "") in training:
+            continue  # a switch just back from a restart still trains its links
+        far_up = far is not None and oper[far] >= 0.5
+        far_device = li.tags.get("peer_device", "")
+        # not back with the rest of its switch: a port shut while the switch ran is not this
+        left_behind = bool(state["from_restart"][rows[i]]) and li.device in alive
+        if not far_up and admin[i] != 1 and not left_behind:
+            continue
+        since = frame.start_ns - (int(count[i]) - 1) * int(interval_s * 1e9)
+        why = (f"its far end {li.tags['peer_device']}:{li.tags['peer_port']} reports up" if far_up
+               else "administratively up" + (f", {far_device} up" if far_device in alive else "")
+               if admin[i] == 1 else f"the other links of {li.device} came back from its restart")
+        out[i] = RuleHit("critical", f"link down since {_utc(since)} ({count[i] * interval_s / 60:,.0f} min) "
+                                     f"while {why}: a port left down after a replacement, a one-way optic "
+                                     "or a pulled cable?", "link_left_down")
+    return out
