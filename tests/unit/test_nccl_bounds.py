@@ -15,6 +15,9 @@ from tests.nccl_logs import render
 
 SIZES = {1024 * (i + 1): 10.0 + i / 100 for i in range(200)}
 BOUND_BYTES = 96 << 20  # what the kept history may cost at most (50k rows at ~0.6 KB, with margin)
+# (collective, ranks) groups: a few beyond MAX_GROUPS; repeats of each: together more rows than the history keeps
+GROUPS, REPEATS = MAX_GROUPS + 4, 4
+RUNS = GROUPS * REPEATS
 
 
 async def test_a_flood_of_runs_keeps_memory_bounded() -> None:
@@ -23,21 +26,26 @@ async def test_a_flood_of_runs_keeps_memory_bounded() -> None:
     async def write(lines: list[str]) -> None:
         written.append(len(lines))
 
+    assert REPEATS * MAX_GROUPS * len(SIZES) > MAX_HISTORY_ROWS  # the groups kept overrun the row bound
     svc = NcclService(NcclSection(max_upload_bytes=64 << 20), write)
+    logs: dict[int, bytes] = {}  # each group's log, ingested REPEATS times (held, so counted below)
     tracemalloc.start()
     try:
-        for i in range(400):  # 100 (collective, ranks) groups of 200-row runs: 80,000 rows in all
-            hosts = [f"n{j}" for j in range(2 + i % 100)]
-            await svc.ingest(render("all_reduce", hosts, 1, SIZES).encode(), f"run{i}.log")
+        for i in range(RUNS):  # 68 (collective, ranks) groups of 200-row runs: 54,400 rows in all
+            g = i % GROUPS
+            if g not in logs:
+                logs[g] = render("all_reduce", [f"n{j}" for j in range(2 + g)], 1, SIZES).encode()
+            await svc.ingest(logs[g], f"run{i}.log")
         gc.collect()
         current, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     print(f"nccl flood: {current / 2**20:.1f} MiB held, {peak / 2**20:.1f} MiB peak, "
           f"{svc.history_rows} rows kept, {svc.overflow} runs beyond {MAX_GROUPS} groups")
-    assert svc.ingested_runs == 400 and len(written) == 400  # every run stored
-    assert len(svc.recent) == MAX_GROUPS and svc.overflow == 400 - 4 * MAX_GROUPS
+    assert svc.ingested_runs == RUNS and len(written) == RUNS  # every run stored
+    assert len(svc.recent) == MAX_GROUPS and svc.overflow == RUNS - REPEATS * MAX_GROUPS
     assert svc.history_rows <= MAX_HISTORY_ROWS
+    assert sum(len(runs) for runs in svc.recent.values()) < REPEATS * MAX_GROUPS  # the oldest were evicted
     assert sum(len(r.rows) for runs in svc.recent.values() for r in runs) == svc.history_rows
     assert current < BOUND_BYTES
     registry = CollectorRegistry()
