@@ -396,7 +396,7 @@ class LinkDetector:
             unit = UNITS[name]
             out[i] = RuleHit("critical" if ratio >= OUTLIER_CRITICAL else "warning",
                              f"{name} {own[i, j]:,.3g}{unit} at {util[i]:.0f}% load, {ratio:,.0f}x per unit of load "
-                             f"the median of the {view.size[i]} {view.group[i]} it shares its situation with "
+                             f"the median of the {view.size[i, j]} {view.group[i, j]} it shares its situation with "
                              f"({view.median[i, j]:,.3g}{unit}), in {int(np.bitwise_count(bits[i, j]))} of the last "
                              f"{OUTLIER_N} intervals: this link, not the load they share", "outlier_in_group")
         return out

@@ -127,12 +127,12 @@ def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None 
             continue
         if k == DISCARDS and value < DISCARDS_PER_PKT * _packets(frame.links[i]):
             continue
-        if k == PFC_RX and frame.links[i].tags.get("role") in SWITCH_TO_SWITCH:
-            continue  # the far switch pausing it: that switch's congestion elsewhere, not this cable
         if just_bounced and (k in _LOAD_FREE or k == DISCARDS):
             continue  # a link coming up counts a few errors while it trains, and one going down drops
             # what was queued for it: the flap rule judges bounces
         excess = np.nan if group_excess is None or k not in GROUPED_AT else float(group_excess[GROUPED_AT[k]])
+        if k == PFC_RX and frame.links[i].tags.get("role") in SWITCH_TO_SWITCH and np.isnan(excess):
+            continue  # the far switch pausing it, with no parallel links to tell its congestion from this cable
         if not np.isnan(excess):
             if excess < np.log10(GROUP_MARGIN):
                 continue  # the links sharing its situation wait as much per unit of load: their load

@@ -188,7 +188,7 @@ def _one_per_cable(findings: list[Finding]) -> list[Finding]:
 
 # What a link can be blamed for. Utilisation is the context a link is judged in, never a cause.
 # More ECN marks than its peers is congestion control doing its job on a busier link (incast, hash
-# polarisation): for ECN only its absence is a fault (`_ecn_missing`). Pauses a port *sends* say its
-# switch's buffers fill because an egress elsewhere is congested (a checkpoint to storage, an
+# polarisation): for ECN only its absence or near-absence is a fault (`ecn_missing.py`). Pauses a port
+# *sends* say its switch's buffers fill because an egress elsewhere is congested (a checkpoint to storage, an
 # incast): the cause is not this link, and a switch pausing everywhere is a device finding. Flaps
 # belong to the flap rule, which looks over several intervals (one bounce is maintenance).

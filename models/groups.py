@@ -21,13 +21,18 @@ import numpy as np
 
 from fabricwatch.models.features import OWN_NAMES, SPREAD_ROLES, FeatureFrame, group_medians
 
-# the congestion signals judged this way; pauses a port *sends* are its switch's congestion elsewhere,
-# and pauses received on a switch-to-switch link are the far switch's: only a host's NIC pausing its
-# leaf port (pfc_rx on a host link) and credit waits are the link's own
+# the congestion signals judged this way; pauses a port *sends* are its switch's congestion elsewhere.
+# Pauses received are judged against the links that carry the same traffic into the switch pausing them:
+# a host's NICs on every rail, and the parallel links down towards one switch (the tier above spreads the
+# traffic towards it over them, so its congestion pauses them alike; one cable paused far beyond its
+# parallels is its far port's own). A link up from a switch carries its own sources' traffic, which a
+# congested switch above pauses by where it goes: no group shares that, and it is not judged this way.
 GROUPED = ("xmit_wait", "pfc_rx", "pause")
 G_INDEX = [OWN_NAMES.index(n) for n in GROUPED]
+PAUSES_RECEIVED = [GROUPED.index(n) for n in ("pfc_rx", "pause")]
 UTIL = OWN_NAMES.index("util_pct")
 HOST_ROLES = frozenset({"leaf_down", "host"})
+DOWN_ROLES = frozenset({"spine", "spine_down", "core"})  # a switch's ports towards the tier below
 USUAL_QUANTILE = 0.95
 MIN_GROUP = 4  # links in a group before its median means anything
 MIN_UTIL = 1.0  # % of line rate: per-load values below this are not compared
@@ -40,30 +45,32 @@ class GroupView:
 
     ratio: np.ndarray  # (n, len(GROUPED))
     median: np.ndarray  # (n, len(GROUPED)) the group's median value (not per load)
-    group: list[str]
-    size: np.ndarray  # (n,)
+    group: np.ndarray  # (n, len(GROUPED)) of str: the group each signal of the link was judged against
+    size: np.ndarray  # (n, len(GROUPED)) its links (0: none)
 
 
 
 
-_KEYS: dict[tuple[str, str, str, str], tuple[str, bool]] = {}
+_KEYS: dict[tuple[str, str, str, str], tuple[str, str]] = {}
 
 
-def _group_key(device: str, role: str, peer: str) -> str:
-    """A link's situation: the ports of its switch in its role where the fabric spreads traffic over them;
-    for a host link, the links reaching the same host (its NICs on every rail run one job); else none."""
+def _group_key(device: str, role: str, peer: str) -> tuple[str, str]:
+    """A link's situation, for its credit waits and for the pauses it receives: the ports of its switch in
+    its role where the fabric spreads traffic over them, and, down the tiers, the parallel links towards the
+    same far switch; for a host link, the links reaching the same host (its NICs on every rail run one job)
+    for both; else none."""
     if role in SPREAD_ROLES:
-        return f"{device} {role} ports"
+        return f"{device} {role} ports", (f"{role} ports towards {peer}" if peer and role in DOWN_ROLES else "")
     if role in HOST_ROLES and peer:
-        return f"links to {peer}"
-    return ""
+        return f"links to {peer}", f"links to {peer}"
+    return "", ""
 
 
-def _group_keys(frame: FeatureFrame) -> tuple[list[str], np.ndarray, list[str], np.ndarray]:
-    """Per link its group's name, the group's number (into the third value, the names in order of
-    first sight) and whether it is a host link."""
-    keys: list[str] = []
-    host: list[bool] = []
+def _group_ids(frame: FeatureFrame) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """Per link its two groups (waits, pauses received: `_group_key`), each as (names, per-link number into
+    them)."""
+    waits: list[str] = []
+    paused: list[str] = []
     cache = _KEYS
     if len(cache) > 1_000_000:  # names come and go over months: bounded
         cache.clear()
@@ -72,40 +79,47 @@ def _group_keys(frame: FeatureFrame) -> tuple[list[str], np.ndarray, list[str], 
         k = (li.device, li.port, t.get("role", ""), t.get("peer_device", ""))
         g = cache.get(k)
         if g is None:
-            g = cache[k] = (_group_key(li.device, k[2], k[3]), k[2] in HOST_ROLES)
-        keys.append(g[0])
-        host.append(g[1])
-    number: dict[str, int] = {}
-    gid = np.fromiter((number.setdefault(k, len(number)) for k in keys), dtype=np.int64, count=len(keys))
-    return keys, gid, list(number), np.array(host, dtype=bool)
+            g = cache[k] = _group_key(li.device, k[2], k[3])
+        waits.append(g[0])
+        paused.append(g[1])
+    out = []
+    for keys in (waits, paused):
+        number: dict[str, int] = {}
+        gid = np.fromiter((number.setdefault(k, len(number)) for k in keys), dtype=np.int64, count=len(keys))
+        out.append((np.array(list(number), dtype=object), gid))
+    return out[0], out[1]
 
 
 def group_view(frame: FeatureFrame) -> GroupView:
     """Per link and grouped signal, (value / util) over the group's median of (value / util)."""
     n = len(frame.links)
-    keys, gid, group_names, host = _group_keys(frame)
-    names = np.array(group_names, dtype=object)
+    by_signal = _group_ids(frame)  # credit waits by the first grouping, pauses received by the second
     own = np.nan_to_num(frame.own_raw)
     util = np.maximum(own[:, UTIL], MIN_UTIL)
     values = own[:, G_INDEX]
     per_load = values / util[:, None]
     ratio = np.full((n, len(GROUPED)), np.nan)
     median = np.zeros((n, len(GROUPED)))
-    size_of = np.bincount(gid, minlength=len(names))
-    size = size_of[gid]
-    usable = (size >= MIN_GROUP) & (names[gid] != "")
-    if usable.any():
-        med_all = group_medians(gid, np.hstack([per_load, values]), len(names))
-        med_pl, med = med_all[gid, : len(GROUPED)], med_all[gid, len(GROUPED):]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            r = np.where(med_pl > 0, per_load / np.where(med_pl > 0, med_pl, 1.0), np.nan)
-        ratio[usable] = r[usable]
-        median[usable] = med[usable]
-    size = np.where(usable, size, 0)
-    for j, name in enumerate(GROUPED):
-        if name in ("pfc_rx", "pause"):
-            ratio[~host, j] = np.nan
-    return GroupView(ratio, median, keys, size)
+    size = np.zeros((n, len(GROUPED)), dtype=np.int64)
+    group = np.empty((n, len(GROUPED)), dtype=object)
+    for col, (names, gid) in enumerate(by_signal):
+        signals = [j for j in range(len(GROUPED)) if (j in PAUSES_RECEIVED) == (col == 1)]
+        group[:, signals] = names[gid][:, None]
+        if not len(gid):
+            continue
+        n_of = np.bincount(gid, minlength=len(names))[gid]
+        usable = (n_of >= MIN_GROUP) & (names[gid] != "")
+        if not usable.any():
+            continue
+        size[np.ix_(usable, signals)] = n_of[usable][:, None]
+        med = group_medians(gid, np.hstack([per_load[:, signals], values[:, signals]]), len(names))[gid]
+        for m, j in enumerate(signals):
+            med_pl = med[:, m]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                r = np.where(med_pl > 0, per_load[:, j] / np.where(med_pl > 0, med_pl, 1.0), np.nan)
+            ratio[usable, j] = r[usable]
+            median[usable, j] = med[usable, len(signals) + m]
+    return GroupView(ratio, median, group, size)
 
 
 @dataclass
