@@ -366,8 +366,14 @@ class LinkDetector:
         usual ratio to that group (NaN: no group)."""
         with np.errstate(divide="ignore", invalid="ignore"):
             lr = np.log10(view.ratio)
-            if self.sibling_ratios.usual_:
-                lr = lr - self.sibling_ratios.usual([(li.device, li.port) for li in frame.links])
+            usual_ = self.sibling_ratios.usual_
+            if usual_:
+                # per layout, for these fitted ratios (held, so a refit's new dict is never taken for them)
+                held, usual = frame.layout.memo(f"usual:{id(usual_)}",
+                                                lambda: (usual_, self.sibling_ratios.usual(frame.layout.keys)))
+                if held is not usual_:
+                    usual = self.sibling_ratios.usual(frame.layout.keys)
+                lr = lr - usual
         return lr
 
     def _standing_out(self, frame: FeatureFrame, rows: np.ndarray, quiet: np.ndarray, view: GroupView,
@@ -485,7 +491,7 @@ class LinkDetector:
             ecn_missing[:] = False
         has_model = np.array([c in self.models for c in frame.classes], dtype=bool)
         st = self._state
-        rows = st.rows(links)
+        rows = st.rows(links, frame.layout)
         own = frame.own_raw
         downed = frame.rate("link_downed") > 0
         bounced = (np.nan_to_num(own[:, FLAPS]) > 0) | downed

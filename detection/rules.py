@@ -9,6 +9,7 @@ import numpy as np
 from fabricwatch.core.hits import RuleHit
 from fabricwatch.models.features import OWN_NAMES, FeatureFrame, group_medians, nominal_speeds, parse_speed
 from fabricwatch.models.intervals import LinkInterval
+from fabricwatch.models.topology import first_sight
 
 SPEED_SHORTFALL = 0.95  # negotiated speed under this share of the nominal one: the link trained down
 STALLED = 0.02  # of the link's speed: the paused direction has (nearly) stopped
@@ -49,9 +50,9 @@ def shared_pausing(frame: FeatureFrame) -> np.ndarray:
     of its device in its role at this moment, while that median port's paused direction still moves: what
     its switch does to all of them, not a storm of its own."""
     n = len(frame.links)
-    number: dict[tuple[str, str], int] = {}
-    gid = np.fromiter((number.setdefault((li.device, li.tags.get("role", "")), len(number)) for li in frame.links),
-                      dtype=np.int64, count=n)
+    topo = frame.layout
+    gid = topo.memo("device_roles", lambda: first_sight(list(zip(topo.devices, topo.roles, strict=True)))[0])
+    n_groups = int(gid.max(initial=-1)) + 1
     if not n:
         return np.zeros((0, 2), dtype=bool)
     values = np.nan_to_num(frame.own_raw[:, PAUSE_COLUMNS])
@@ -61,8 +62,8 @@ def shared_pausing(frame: FeatureFrame) -> np.ndarray:
     line = np.where(np.isnan(line) | (line <= 0), 400e9 / 8, line)
     moving = np.column_stack([np.nan_to_num(frame.rate("in_octets")), np.nan_to_num(frame.rate("out_octets"))])
     moving = moving / line[:, None]
-    median = group_medians(gid, np.hstack([values, moving]), len(number))[gid]
-    size = np.bincount(gid, minlength=len(number))[gid]
+    median = group_medians(gid, np.hstack([values, moving]), n_groups)[gid]
+    size = np.bincount(gid, minlength=n_groups)[gid]
     flowing = median[:, 2:] >= STALLED
     return (size >= MIN_PAUSE_GROUP)[:, None] & flowing & (values < STORM_APART * median[:, :2])
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from fabricwatch.core.counters import EVIDENCE, OPTICS
 from fabricwatch.models.intervals import LinkInterval
+from fabricwatch.models.topology import Topology
 
 # (feature name, unit for explanations)
 # Few, grouped features: an isolation forest isolates a point along one randomly chosen
@@ -81,6 +82,14 @@ class FeatureFrame:
     # (n,) the median load of the links of its switch in its spread role, %, and how many (0: none)
     group_util: np.ndarray | None = None
     group_size: np.ndarray | None = None
+    topology: Topology | None = None  # the links' layout, shared with the frames before it while it holds
+
+    @property
+    def layout(self) -> Topology:
+        """The links as the fabric is wired (worked out once per layout)."""
+        if self.topology is None:
+            self.topology = Topology(self.links)
+        return self.topology
 
     def rate(self, name: str) -> np.ndarray:
         """One rate of every link, 0 where not reported (from the links when built without the matrix)."""
@@ -112,19 +121,27 @@ def group_medians(gid: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndar
 
 
 
-def spread_groups(links: list[LinkInterval], util: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _spread_ids(topology: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(group names, per link its group's number, per link whether it is in one) of `spread_groups`."""
+    keys = np.array([f"{d}\0{r}" if r in SPREAD_ROLES else "" for d, r in zip(topology.devices, topology.roles,
+                                                                            strict=True)], dtype=object)
+    names, gid = np.unique(keys, return_inverse=True)
+    return names, gid.reshape(-1), keys != ""
+
+
+def spread_groups(links: list[LinkInterval], util: np.ndarray,
+                  topology: Topology | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per link, the median load of the links of its switch in its role where the fabric spreads traffic
     over them (NaN: not such a role, or fewer than MIN_SPREAD), and their number (0 then)."""
     n = len(links)
-    keys = np.array([f"{li.device}\0{li.tags.get('role', '')}" if li.tags.get("role") in SPREAD_ROLES else ""
-                     for li in links], dtype=object)
     med = np.full(n, np.nan)
     size = np.zeros(n, dtype=np.int64)
     if not n:
         return med, size
-    names, gid = np.unique(keys, return_inverse=True)
+    topo = topology if topology is not None else Topology(links)
+    names, gid, spread = topo.memo("spread_groups", lambda: _spread_ids(topo))
     counts = np.bincount(gid, minlength=len(names))
-    usable = (counts[gid] >= MIN_SPREAD) & (keys != "")
+    usable = (counts[gid] >= MIN_SPREAD) & spread
     if usable.any():
         per = group_medians(gid, util[:, None], len(names))[:, 0]
         med[usable] = per[gid][usable]
@@ -201,12 +218,17 @@ def nominal_speeds(links: list[LinkInterval]) -> np.ndarray:
 MARKS_RECEIVED_ROLES = frozenset({"host"})
 
 
-def marked_direction(links: list[LinkInterval], inbound: np.ndarray, outbound: np.ndarray,
+def marks_received(topology: Topology) -> np.ndarray:
+    """Per link, whether it counts the ECN marks it receives (a NIC) rather than those it sends."""
+    return topology.memo("marks_received", lambda: np.array([r in MARKS_RECEIVED_ROLES for r in topology.roles],
+                                                              dtype=bool).reshape(len(topology)))
+
+
+def marked_direction(topology: Topology, inbound: np.ndarray, outbound: np.ndarray,
                      fallback: np.ndarray) -> np.ndarray:
     """Per link, the value of the direction its ECN marks are counted on (`fallback` where that direction
     is not reported): a port receiving a storage read at line rate and sending nothing marks nothing."""
-    received = np.fromiter((li.tags.get("role") in MARKS_RECEIVED_ROLES for li in links), dtype=bool,
-                           count=len(links))
+    received = marks_received(topology)
     value = np.where(received, inbound, outbound)
     return np.where(np.isnan(value), fallback, value)
 
@@ -218,14 +240,14 @@ def marking_load(frame: FeatureFrame) -> np.ndarray:
     speeds = frame.speeds if frame.speeds is not None else np.full(len(frame.links), np.nan)
     speeds = np.where(np.isnan(speeds), parse_speed(None), speeds)
     with np.errstate(divide="ignore", invalid="ignore"):
-        octets = marked_direction(frame.links, frame.reading("in_octets"), frame.reading("out_octets"),
+        octets = marked_direction(frame.layout, frame.reading("in_octets"), frame.reading("out_octets"),
                                   np.full(len(frame.links), np.nan))
         load = np.where(speeds > 0, octets * 8 * 100.0 / speeds, 0.0)
     return np.where(np.isnan(load), util, load)
 
 
 def own_matrix(links: list[LinkInterval], interval_s: float, R: np.ndarray | None = None,
-               nominal: np.ndarray | None = None) -> np.ndarray:
+               nominal: np.ndarray | None = None, topology: Topology | None = None) -> np.ndarray:
     """The links' own feature values (before log scaling), one row per link. A feature none of
     whose counters the link reports is NaN: vendors expose different counters (no PFC over
     OpenConfig, tx-wait only on some), and "not reported" must not read as "zero"."""
@@ -241,7 +263,8 @@ def own_matrix(links: list[LinkInterval], interval_s: float, R: np.ndarray | Non
         present = ~np.isnan(block).all(axis=1)
         return np.where(present, np.nansum(block, axis=1), nan)
 
-    pkts = marked_direction(links, R[:, _K["in_pkts"]], R[:, _K["out_pkts"]], col("in_pkts", "out_pkts"))
+    pkts = marked_direction(topology if topology is not None else Topology(links), R[:, _K["in_pkts"]],
+                            R[:, _K["out_pkts"]], col("in_pkts", "out_pkts"))
     pkts = np.nan_to_num(pkts)
     marks = R[:, _K["ecn_marked"]]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -277,8 +300,18 @@ class LinkState:
         self.arrays: dict[str, np.ndarray] = {
             name: np.zeros((0, *shape), dtype=dtype) for name, (shape, dtype) in arrays.items()
         }
+        # the layout last asked for and its rows: the same links again, nothing forgotten since, the same rows
+        self._last: tuple[Topology, np.ndarray] | None = None
 
-    def rows(self, links: list[LinkInterval]) -> np.ndarray:
+    def rows(self, links: list[LinkInterval], layout: Topology | None = None) -> np.ndarray:
+        """Each link's row (read only); `layout`, the links' Topology, saves the lookups while it holds."""
+        if layout is not None and self._last is not None and self._last[0] is layout:
+            return self._last[1]
+        rows = self._rows_of(links)
+        self._last = (layout, rows) if layout is not None else None
+        return rows
+
+    def _rows_of(self, links: list[LinkInterval]) -> np.ndarray:
         index = self.index
         rows = np.empty(len(links), dtype=np.int64)
         reused = []
@@ -304,6 +337,7 @@ class LinkState:
         return rows
 
     def forget(self, keys: Iterable[tuple[str, str]]) -> None:
+        self._last = None
         for key in keys:
             r = self.index.pop(key, None)
             if r is not None:
@@ -320,6 +354,7 @@ class FeatureBuilder:
         self.interval_s = interval_s
         self.alpha = history_alpha
         self._state = LinkState(baseline=((N_OWN,), np.float64), seen=((), np.bool_))
+        self._topology: Topology | None = None
 
     def forget(self, keys: Iterable[tuple[str, str]]) -> None:
         """Drop the history of these links; a link seen again later starts afresh."""
@@ -328,11 +363,13 @@ class FeatureBuilder:
     def build(self, start_ns: int, links: list[LinkInterval], rates: np.ndarray | None = None) -> FeatureFrame:
         """The frame of one interval; `rates` is the links' `rate_matrix` when the caller has it."""
         R = rate_matrix(links) if rates is None else rates
-        nominal = nominal_speeds(links)
-        own_raw = own_matrix(links, self.interval_s, R, nominal)
+        topology = self._topology if self._topology is not None and self._topology.fits(links) else Topology(links)
+        self._topology = topology
+        nominal = topology.memo("nominal_speeds", lambda: nominal_speeds(links)).copy()
+        own_raw = own_matrix(links, self.interval_s, R, nominal, topology)
         missing = np.isnan(own_raw)
         own = np.log1p(np.maximum(own_raw, 0.0))  # NaN stays NaN
-        classes = [li.link_class for li in links]
+        classes = list(topology.classes)
         peer = np.zeros_like(own)
         median_raw = np.zeros_like(own)
         # peers = same class at the same moment and at a similar load, so that one rail busy
@@ -354,7 +391,7 @@ class FeatureBuilder:
         own = np.where(missing, np.log1p(median_raw), own)
         own_raw = np.where(missing, median_raw, own_raw)
         peer = np.where(missing, 0.0, peer)
-        rows = self._state.rows(links)
+        rows = self._state.rows(links, topology)
         baseline, seen = self._state["baseline"], self._state["seen"]
         new = ~seen[rows]
         baseline[rows[new]] = own[new]
@@ -364,6 +401,7 @@ class FeatureBuilder:
         # the baseline follows slow change but is not dragged by an episode: each step is
         # clipped, so a link returning to normal does not look strange against it
         baseline[rows] = base + self.alpha * np.clip(hist, -BASELINE_STEP, BASELINE_STEP)
-        group_util, group_size = spread_groups(links, util)
+        group_util, group_size = spread_groups(links, util, topology)
         X = np.hstack([own, peer, hist])
-        return FeatureFrame(start_ns, links, classes, own_raw, X, median_raw, R, nominal, group_util, group_size)
+        return FeatureFrame(start_ns, links, classes, own_raw, X, median_raw, R, nominal, group_util, group_size,
+                            topology)

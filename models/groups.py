@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from fabricwatch.models.features import OWN_NAMES, SPREAD_ROLES, FeatureFrame, group_medians
+from fabricwatch.models.topology import Topology, first_sight
 
 # the congestion signals judged this way; pauses a port *sends* are its switch's congestion elsewhere.
 # Pauses received are judged against the links that carry the same traffic into the switch pausing them:
@@ -51,9 +52,6 @@ class GroupView:
 
 
 
-_KEYS: dict[tuple[str, str, str, str], tuple[str, str]] = {}
-
-
 def _group_key(device: str, role: str, peer: str) -> tuple[str, str]:
     """A link's situation, for its credit waits and for the pauses it receives: the ports of its switch in
     its role where the fabric spreads traffic over them, and, down the tiers, the parallel links towards the
@@ -66,34 +64,23 @@ def _group_key(device: str, role: str, peer: str) -> tuple[str, str]:
     return "", ""
 
 
-def _group_ids(frame: FeatureFrame) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+def _group_ids(topology: Topology) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
     """Per link its two groups (waits, pauses received: `_group_key`), each as (names, per-link number into
     them)."""
-    waits: list[str] = []
-    paused: list[str] = []
-    cache = _KEYS
-    if len(cache) > 1_000_000:  # names come and go over months: bounded
-        cache.clear()
-    for li in frame.links:
-        t = li.tags
-        k = (li.device, li.port, t.get("role", ""), t.get("peer_device", ""))
-        g = cache.get(k)
-        if g is None:
-            g = cache[k] = _group_key(li.device, k[2], k[3])
-        waits.append(g[0])
-        paused.append(g[1])
+    pairs = [_group_key(d, r, p) for d, r, p in zip(topology.devices, topology.roles, topology.far_devices,
+                                                     strict=True)]
     out = []
-    for keys in (waits, paused):
-        number: dict[str, int] = {}
-        gid = np.fromiter((number.setdefault(k, len(number)) for k in keys), dtype=np.int64, count=len(keys))
-        out.append((np.array(list(number), dtype=object), gid))
+    for col in (0, 1):
+        gid, names = first_sight([g[col] for g in pairs])
+        out.append((np.array(names, dtype=object).reshape(len(names)), gid))
     return out[0], out[1]
 
 
 def group_view(frame: FeatureFrame) -> GroupView:
     """Per link and grouped signal, (value / util) over the group's median of (value / util)."""
     n = len(frame.links)
-    by_signal = _group_ids(frame)  # credit waits by the first grouping, pauses received by the second
+    topo = frame.layout
+    by_signal = topo.memo("group_ids", lambda: _group_ids(topo))  # waits by the first, pauses received by the second
     own = np.nan_to_num(frame.own_raw)
     util = np.maximum(own[:, UTIL], MIN_UTIL)
     values = own[:, G_INDEX]
@@ -101,10 +88,8 @@ def group_view(frame: FeatureFrame) -> GroupView:
     ratio = np.full((n, len(GROUPED)), np.nan)
     median = np.zeros((n, len(GROUPED)))
     size = np.zeros((n, len(GROUPED)), dtype=np.int64)
-    group = np.empty((n, len(GROUPED)), dtype=object)
     for col, (names, gid) in enumerate(by_signal):
         signals = [j for j in range(len(GROUPED)) if (j in PAUSES_RECEIVED) == (col == 1)]
-        group[:, signals] = names[gid][:, None]
         if not len(gid):
             continue
         n_of = np.bincount(gid, minlength=len(names))[gid]
@@ -119,7 +104,17 @@ def group_view(frame: FeatureFrame) -> GroupView:
                 r = np.where(med_pl > 0, per_load[:, j] / np.where(med_pl > 0, med_pl, 1.0), np.nan)
             ratio[usable, j] = r[usable]
             median[usable, j] = med[usable, len(signals) + m]
-    return GroupView(ratio, median, group, size)
+    return GroupView(ratio, median, topo.memo("group_names", lambda: _group_names(by_signal, n)), size)
+
+
+def _group_names(by_signal: tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+                 n: int) -> np.ndarray:
+    """(n, len(GROUPED)): the name of the group each signal of each link is judged against."""
+    group = np.empty((n, len(GROUPED)), dtype=object)
+    for col, (names, gid) in enumerate(by_signal):
+        signals = [j for j in range(len(GROUPED)) if (j in PAUSES_RECEIVED) == (col == 1)]
+        group[:, signals] = names[gid][:, None]
+    return group
 
 
 @dataclass
@@ -233,12 +228,25 @@ class DeviceView:
     pushing: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
+def _device_ids(topo: Topology) -> tuple[np.ndarray, np.ndarray, list[str], list[str], np.ndarray, np.ndarray]:
+    """`device_view`'s layout: the spread ports' rows, each one's (switch, role) number, the switches and their
+    roles (sorted), and each switch's role number into the roles (sorted)."""
+    spread = np.array([r in SPREAD_ROLES for r in topo.roles], dtype=bool).reshape(len(topo))
+    rows = np.nonzero(spread)[0]
+    if not len(rows):
+        return rows, rows, [], [], np.zeros(0, dtype=object), rows
+    keys = np.array([f"{topo.devices[i]}\0{topo.roles[i]}" for i in rows.tolist()], dtype=object)
+    names, gid = np.unique(keys, return_inverse=True)
+    devices, role = zip(*(str(k).split("\0") for k in names), strict=True)
+    rnames, rid = np.unique(np.array(role, dtype=object), return_inverse=True)
+    return rows, gid.reshape(-1), list(devices), list(role), rnames, rid.reshape(-1)
+
+
 def device_view(frame: FeatureFrame) -> DeviceView:
     """A switch whose every spread port waits, per unit of what it carries, far more than the other
     switches of its tier is stuck as a whole (a credit loop, a PFC deadlock, a wedged ASIC)."""
-    roles = [li.tags.get("role", "") for li in frame.links]
-    spread = np.fromiter((r in SPREAD_ROLES for r in roles), dtype=bool, count=len(roles))
-    rows = np.nonzero(spread)[0]
+    topo = frame.layout
+    rows, gid, devices, role, rnames, rid = topo.memo("device_view", lambda: _device_ids(topo))
     if not len(rows):
         return DeviceView([], [], np.zeros((0, len(GROUPED))), np.zeros((0, len(GROUPED))), np.zeros(0),
                           np.zeros(0), np.zeros(0, dtype=int), np.zeros(0))
@@ -246,12 +254,8 @@ def device_view(frame: FeatureFrame) -> DeviceView:
     util = own[:, UTIL]
     values = own[:, G_INDEX]
     per_load = values / np.maximum(util, MIN_UTIL)[:, None]
-    keys = np.array([f"{frame.links[i].device}\0{roles[i]}" for i in rows.tolist()], dtype=object)
-    names, gid = np.unique(keys, return_inverse=True)
-    d = len(names)
+    d = len(devices)
     med = group_medians(gid, np.hstack([per_load, util[:, None]]), d)
-    devices, role = zip(*(str(k).split("\0") for k in names), strict=True)
-    rnames, rid = np.unique(np.array(role, dtype=object), return_inverse=True)
     role_med = group_medians(rid, med, len(rnames))[rid]
     peers = np.bincount(rid, minlength=len(rnames))[rid]
     # a port of it shows the signal when it waits per unit of load more than twice the tier's median switch

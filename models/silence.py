@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from fabricwatch.models.features import LOAD_BINS, OWN_NAMES, UNITS, FeatureFrame, group_medians, marking_load
+from fabricwatch.models.topology import first_sight
 
 # ECN marks follow the queue's configured thresholds at a given load; pauses follow who sends to whom
 # and stay silent on healthy ports for long stretches (PFC silence judged this way paged 500 healthy
@@ -36,12 +37,6 @@ MIN_RUN = 6  # intervals in a row, whatever the record
 RUN_MARGIN = 2.0  # times the link's longest healthy run
 MIN_ELIGIBLE = 20  # intervals a link must have been judged in training for its own record to count
 UNKNOWN = -1.0
-
-
-def _numbers(names: Sequence[str]) -> np.ndarray:
-    """Each name's number, in order of first sight."""
-    seen: dict[str, int] = {}
-    return np.fromiter((seen.setdefault(x, len(seen)) for x in names), dtype=np.int64, count=len(names))
 
 
 def _pairs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -62,8 +57,8 @@ def silent_now(frame: FeatureFrame, showing_share: float = PEERS_SHOWING) -> tup
     showing = reports & (np.nan_to_num(own) > 0)
     bins = len(LOAD_BINS) + 1
     load_bin = np.digitize(util, LOAD_BINS)
-    group = _numbers(frame.classes) * bins + load_bin
-    device = _numbers([li.device for li in frame.links])
+    group = frame.layout.class_ids * bins + load_bin
+    device = frame.layout.device_ids
     mine = _pairs(device, group)
     judged = np.zeros((n, len(SIGNALS)), dtype=bool)
     for j in range(len(SIGNALS)):
@@ -92,25 +87,25 @@ def pausing_ratio(frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
     threshold, so a switch with ECN off or set too high pauses more than its peers; one pausing less carries
     traffic that fills no queue. NaN where the switch has fewer than MIN_PEERS peers (a switch that reports no
     pauses reads as its class's median, so as one of them)."""
-    links = frame.links
     own = frame.own_raw
-    number: dict[str, int] = {}
-    dev = np.fromiter((number.setdefault(li.device, len(number)) for li in links), dtype=np.int64, count=len(links))
+    topo = frame.layout
+    dev = topo.device_ids
+    n_dev = int(dev.max(initial=-1)) + 1
+    role_id = topo.role_ids
     pfc = own[:, PFC_TX]
-    reports = np.bincount(dev, weights=~np.isnan(pfc), minlength=len(number)) > 0
-    per_load = np.bincount(dev, weights=np.nan_to_num(pfc), minlength=len(number)) / np.maximum(
-        np.bincount(dev, weights=np.nan_to_num(own[:, UTIL]), minlength=len(number)), 1.0)
-    roles = [li.tags.get("role", "") for li in links]
-    row_roles = [roles[i] for i in rows.tolist()]
+    reports = np.bincount(dev, weights=~np.isnan(pfc), minlength=n_dev) > 0
+    per_load = np.bincount(dev, weights=np.nan_to_num(pfc), minlength=n_dev) / np.maximum(
+        np.bincount(dev, weights=np.nan_to_num(own[:, UTIL]), minlength=n_dev), 1.0)
+    row_roles = role_id[rows]
     out = np.full(len(rows), np.nan)
     d = dev[rows]
-    for role in set(row_roles):
-        peers = np.unique(dev[[k for k, r in enumerate(roles) if r == role]])
+    for role in np.unique(row_roles).tolist():
+        peers = np.unique(dev[role_id == role])
         peers = peers[reports[peers]]
         if len(peers) < MIN_PEERS:
             continue
         median = float(np.median(per_load[peers]))
-        mine = np.array([r == role for r in row_roles], dtype=bool) & reports[d]
+        mine = (row_roles == role) & reports[d]
         with np.errstate(divide="ignore", invalid="ignore"):
             out[mine] = np.where(median > 0, per_load[d[mine]] / median, np.where(per_load[d[mine]] > 0, np.inf, 1.0))
     return out
@@ -131,9 +126,9 @@ def _quiet_paths(frame: FeatureFrame, own: np.ndarray, busy: np.ndarray, reports
     switches besides the link's own) under TRICKLE of the load-matched peers'. Silence there is the
     traffic's."""
     out = np.zeros(own.shape, dtype=bool)
-    keys = [f"{li.tags.get('role', '')}\0{li.tags['peer_device']}" if li.tags.get("peer_device") else f"\0{i}"
-            for i, li in enumerate(frame.links)]
-    pid = _numbers(keys)
+    topo = frame.layout
+    pid = topo.memo("parallel_paths", lambda: first_sight(
+        [f"{r}\0{p}" if p else f"\0{i}" for i, (r, p) in enumerate(zip(topo.roles, topo.far_devices, strict=True))])[0])
     peers_med = frame.class_median_raw[:, S_INDEX]
     for j in range(len(SIGNALS)):
         rows = np.nonzero(busy & reports[:, j])[0]
