@@ -124,10 +124,24 @@ DOM_QUANTITIES: dict[str, tuple[str, str]] = {  # quantity -> (unit, what)
     "tx_bias_ma": ("mA", "laser bias current"),
 }
 PER_LANE = ("rx_power_dbm", "tx_power_dbm", "tx_bias_ma")
-# Field names other writers of `port_counters` use for a module gauge whose canonical name carries its
-# unit (a recording made by another tool): read as the canonical one when that one is absent.
-FIELD_ALIASES: dict[str, str] = {"temperature": "temperature_c", "module_temperature": "temperature_c",
-                                 "voltage": "voltage_v"}
+# Field names other writers of `port_counters` use (a recording made by another tool): read as the
+# canonical one when that one is absent. A module gauge whose canonical name carries its unit; the IB
+# PortCounters as perfquery, the kernel (/sys/class/infiniband/*/ports/*/counters) and Telegraf's
+# infiniband input name them.
+FIELD_ALIASES: dict[str, str] = {
+    "temperature": "temperature_c", "module_temperature": "temperature_c", "voltage": "voltage_v",
+    "port_xmit_data": "out_octets", "port_rcv_data": "in_octets",
+    "port_xmit_pkts": "out_pkts", "port_xmit_packets": "out_pkts",
+    "port_rcv_pkts": "in_pkts", "port_rcv_packets": "in_pkts",
+    "port_xmit_wait": "xmit_wait", "symbol_error": "symbol_errors", "port_rcv_errors": "rcv_errors",
+    "port_rcv_remote_physical_errors": "rcv_remote_physical_errors",
+    "port_rcv_switch_relay_errors": "rcv_switch_relay_errors", "port_xmit_discards": "xmit_discards",
+    "port_xmit_constraint_errors": "xmit_constraint_errors", "port_rcv_constraint_errors": "rcv_constraint_errors",
+    "VL15_dropped": "vl15_dropped",
+}
+# what one count of an aliased field is in the canonical unit: IB's PortXmitData and PortRcvData count
+# 4-octet words (IBA 16.1.3.5)
+FIELD_SCALES: dict[str, int] = {"port_xmit_data": 4, "port_rcv_data": 4}
 THRESHOLD_LEVELS = ("low_alarm", "low_warn", "high_warn", "high_alarm")
 
 

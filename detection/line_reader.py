@@ -15,7 +15,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from fabricwatch.core.counters import COUNTERS, FIELD_ALIASES
+from fabricwatch.core.counters import COUNTERS, FIELD_ALIASES, FIELD_SCALES
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
 from fabricwatch.detection.plain_decoder import INT63, decode_plain
 from fabricwatch.detection.replay import ReadReport
@@ -277,13 +277,22 @@ def _canonical(cols: Columns, report: ColumnsReport | None = None) -> Columns:
     the fields that are no counter of the vocabulary counted in `report`."""
     for alias, name in FIELD_ALIASES.items():
         if alias in cols.values and name not in cols.values:
-            cols.values[name] = cols.values.pop(alias)
+            cols.values[name] = scaled(cols.values.pop(alias), FIELD_SCALES.get(alias, 1))
             cols.present[name] = cols.present.pop(alias)
     if report is not None:
         for name, present in cols.present.items():
             if name not in COUNTERS and name not in FIELD_ALIASES:
                 report.unread_fields[name] = report.unread_fields.get(name, 0) + int(present.sum())
     return cols
+
+
+def scaled(values: np.ndarray, scale: int) -> np.ndarray:
+    """`values` in a unit `scale` times smaller; integers stay integers while they fit, floats beyond."""
+    if scale == 1:
+        return values
+    if values.dtype.kind in "iu" and (not len(values) or int(values.max()) < (1 << 63) // scale):
+        return values * values.dtype.type(scale)
+    return values.astype(np.float64) * float(scale)
 
 
 def _column(values: list[Any]) -> tuple[np.ndarray, np.ndarray] | None:

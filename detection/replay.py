@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import cast
 
 from fabricwatch.core.batch import PortSample
+from fabricwatch.core.counters import FIELD_ALIASES, FIELD_SCALES
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
 from fabricwatch.models.intervals import IntervalAggregator, LinkInterval
 from fabricwatch.pipeline.rates import RateEngine, detector_view
@@ -26,6 +27,19 @@ class ReadReport:
     # fields of the samples that are no counter of the vocabulary (core/counters.py), with how many samples
     # carried each: read past, and named so that what was left out is known
     unread_fields: dict[str, int] = field(default_factory=dict)
+
+
+_ALIASED = frozenset(FIELD_ALIASES)
+
+
+def canonical_fields(values: dict[str, float]) -> dict[str, float]:
+    """A sample's fields with those another writer names its own way under the canonical name, in its unit
+    (where the canonical one is absent)."""
+    out = dict(values)
+    for alias, name in FIELD_ALIASES.items():
+        if alias in out and name not in out:
+            out[name] = out.pop(alias) * FIELD_SCALES.get(alias, 1)
+    return out
 
 
 def read_samples(paths: Iterable[Path], report: ReadReport) -> Iterator[PortSample]:
@@ -51,6 +65,8 @@ def read_samples(paths: Iterable[Path], report: ReadReport) -> Iterator[PortSamp
                 if not all(type(v) is int or type(v) is float for v in fields.values()):
                     values = {k: v for k, v in fields.items()
                               if isinstance(v, int | float) and not isinstance(v, bool)}
+                if not _ALIASED.isdisjoint(values):
+                    values = canonical_fields(values)
                 report.samples += 1
                 extra = {k: v for k, v in tags.items() if k not in TAG_KEYS}
                 yield PortSample(tags["device"], tags["port"], ts, values, extra)
