@@ -23,6 +23,9 @@ OUTLIER_RATIO = 8.0  # per unit of load over its group's median, beyond the link
 OUTLIER_CRITICAL = 30.0
 OUTLIER_MIN_UTIL = 5.0  # % of line rate: per unit of load, a few waits on an idle link are a ratio of near-zeros
 OUTLIER_K, OUTLIER_N = 3, 4  # intervals of the last N: one interval's spike is what heavy tails do
+# switches of one role showing the same outlier at once: faults are rare and independent, so that many at the
+# same moment are what their links share (traffic towards one place), not that many faults
+OUTLIER_SWITCHES = 3
 DOWN_INTERVALS = 4  # intervals in a row a link stays down before it is a finding (a bounce is the flap rule's)
 
 
@@ -66,3 +69,19 @@ def _evidence_hit(v: Verdict, interval_s: float) -> RuleHit:
         Evidence.ERROR: "corruption", Evidence.DISCARD: "discards", Evidence.INTEGRITY: "link_recovery",
         Evidence.STATE: "link_bounces"}[v.evidence])
     return RuleHit("critical" if severe else "warning", words, condition)
+
+
+def on_many_switches(frame: FeatureFrame, strong: np.ndarray) -> np.ndarray:
+    """(n, signals): the links whose signal stands out (`strong`: held) while the same signal stands out on links of
+    the same role on OUTLIER_SWITCHES switches or more at the same moment: what those links share."""
+    out = np.zeros(strong.shape, dtype=bool)
+    crowded_signals = np.nonzero(strong.sum(axis=0) >= OUTLIER_SWITCHES)[0]
+    if not len(crowded_signals):
+        return out
+    role, device = frame.layout.role_ids, frame.layout.device_ids
+    for j in crowded_signals.tolist():
+        rows = np.nonzero(strong[:, j])[0]
+        pairs = np.unique(np.column_stack([role[rows], device[rows]]), axis=0)
+        roles, switches = np.unique(pairs[:, 0], return_counts=True)
+        out[rows[np.isin(role[rows], roles[switches >= OUTLIER_SWITCHES])], j] = True
+    return out

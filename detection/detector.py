@@ -25,6 +25,7 @@ from fabricwatch.detection.conditions import (
     OUTLIER_RATIO,
     _drops_within_load,
     _evidence_hit,
+    on_many_switches,
 )
 from fabricwatch.detection.crowds import SETTLE_INTERVALS, _crowd, _device_events
 from fabricwatch.detection.ecn_missing import missing_marks
@@ -51,6 +52,7 @@ from fabricwatch.detection.findings import (
 from fabricwatch.detection.maintenance import (
     Cables,
     Restarts,
+    UpRecord,
     drained_links,
     idle_not_its_own,
     links_left_down,
@@ -132,6 +134,8 @@ class LinkDetector:
         self.sibling_ratios = SiblingRatios()
         # each link's longest healthy run without marks or pauses its peers show (none until fitted)
         self.silent_runs = SilentRuns()
+        # fitted: the links down in every interval of the healthy history (ports never cabled)
+        self.never_up: set[tuple[str, str]] = set()
         # conditions whose rules are switched off: what the generic layer finds without them (ablation)
         self.switched_off: frozenset[str] = frozenset()
         self.reset()
@@ -159,13 +163,14 @@ class LinkDetector:
         index: dict[tuple[str, str], int] = {}
         samples: dict[str, ClassSample] = {}
         peaks: dict[str, LinkPeaks] = {}
-        background, siblings, silence = BackgroundFit(), SiblingFit(seed=self.seed), SilenceFit()
+        background, siblings, silence, ups = BackgroundFit(), SiblingFit(seed=self.seed), SilenceFit(), UpRecord()
         n_frames, first_ns, last_ns = 0, None, None
         for frame in again():
             ids = self._link_ids(frame, index)
             background.add(ids, frame.classes, evidence_counts(frame, EVIDENCE_NAMES, self.interval_s))
             siblings.add(frame, ids)
             silence.add(frame, ids)
+            ups.add(frame, ids)
             cls = np.array(frame.classes)
             for c in sorted(set(frame.classes)):
                 rows = np.nonzero(cls == c)[0]
@@ -181,6 +186,7 @@ class LinkDetector:
         self.background = background.result(keys, self.interval_s)
         self.sibling_ratios = siblings.result(keys)
         self.silent_runs = silence.result(keys)
+        self.never_up = ups.result(keys)
         del background, siblings, silence
         if self.false_alarms_per_day is not None:
             self.false_alarm_rate = budget_rate(self.false_alarms_per_day, n_links, self.interval_s)
@@ -391,6 +397,7 @@ class LinkDetector:
         bits = ((st["outlier"][rows] << 1) | strong.astype(np.uint8)) & np.uint8((1 << OUTLIER_N) - 1)
         st["outlier"][rows] = bits
         held = (np.bitwise_count(bits) >= OUTLIER_K) & strong
+        held &= ~on_many_switches(frame, held)
         out = {}
         util = np.nan_to_num(frame.own_raw[:, UTIL])
         for i, j in zip(*np.nonzero(held), strict=True):
@@ -417,7 +424,7 @@ class LinkDetector:
                                 outlier=((len(GROUPED),), np.uint8), saturated_for=((), np.int32),
                                 heard=((), np.bool_), admin_was=((), np.int8), operated=((), np.int8),
                                 quiet=((len(SIGNALS),), np.int32), unjudged=((len(SIGNALS),), np.int32),
-                                from_restart=((), np.bool_), util_before=((2,), np.float32),
+                                from_restart=((), np.bool_), been_up=((), np.bool_), util_before=((2,), np.float32),
                                 quiet_for=((), np.int32), quiet_before=((), np.int32),
                                 util_hist=((3,), np.float32), in_window=((), np.bool_), drain_held=((), np.bool_),
                                 window_flaps=((), np.float32))
@@ -587,7 +594,8 @@ class LinkDetector:
             | fresh_saturation
             | (frame.rate("excessive_buffer_overrun_errors") > 0) | speed_degraded_rows(frame)
         )
-        left_down = links_left_down(frame, rows, st, settle > 0, back, self._restarts, cables, self.interval_s)
+        left_down = links_left_down(frame, rows, st, settle > 0, back, self._restarts, cables, self.interval_s,
+                                    self._up_in_training(frame))
         maybe_rule[list(left_down)] = True
         gone_quiet = self._gone_quiet(frame, rows, (settle > 0) | (recent > 0) | operated, judged_quiet, silent)
         maybe_rule[list(gone_quiet)] = True
@@ -661,6 +669,15 @@ class LinkDetector:
             out = fold_stalls(frame, out, *self.stalls.observe(frame))
         return _one_per_cable(_hot_switches(frame.start_ns, out, self.optics))
 
+    def _up_in_training(self, frame: FeatureFrame) -> np.ndarray:
+        """Per link, whether healthy history saw it up: learned from (its background) and not down throughout."""
+        trained, never = self.background.links_, self.never_up
+        held, up = frame.layout.memo(f"up_in_training:{id(trained)}:{id(never)}", lambda: (
+            (trained, never), np.array([k in trained and k not in never for k in frame.layout.keys], dtype=bool)))
+        if held[0] is not trained or held[1] is not never:
+            up = np.array([k in trained and k not in never for k in frame.layout.keys], dtype=bool)
+        return up.reshape(len(frame.links))
+
     # -- persistence -------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
         meta = {
@@ -673,6 +690,7 @@ class LinkDetector:
             "background": self.background.to_json(),
             "sibling_ratios": self.sibling_ratios.to_json(),
             "silent_runs": self.silent_runs.to_json(),
+            "never_up": sorted([d, p] for d, p in self.never_up),
         }
         write_model(path, meta, {c: m.forest for c, m in self.models.items()})
 
@@ -690,6 +708,7 @@ class LinkDetector:
             det.sibling_ratios = SiblingRatios.from_json(meta["sibling_ratios"])
             if "silent_runs" in meta:  # absent from models trained before it was learned: no silence judged
                 det.silent_runs = SilentRuns.from_json(meta["silent_runs"])
+            det.never_up = {(str(d), str(p)) for d, p in meta.get("never_up") or []}
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelError(f"{path}: the model cannot be read: {exc!r}") from None
         return det

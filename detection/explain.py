@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from fabricwatch.models.class_model import _LOAD_FREE, ClassModel
-from fabricwatch.models.features import N_OWN, OWN_NAMES, UNITS, FeatureFrame
+from fabricwatch.models.features import DOWN_ROLES, N_OWN, OWN_NAMES, UNITS, FeatureFrame
 from fabricwatch.models.groups import G_INDEX
 from fabricwatch.models.intervals import LinkInterval
 
@@ -84,19 +84,22 @@ class Siblings:
         return None
 
 
-def _under_group(frame: FeatureFrame, i: int, util: float) -> tuple[str, dict[str, Any]] | None:
+def under_group(frame: FeatureFrame, i: int, util: float) -> tuple[str, dict[str, Any]] | None:
     """Words when row i carries (nearly) nothing while the links the fabric spreads the same traffic over
-    carry MIN_GROUP_UTIL or more now (a leaf's uplinks, a spine's ports): traffic no longer spread onto
-    it. Carrying less than them is hashing (polarised ECMP puts 4 % on one uplink and 37 % on another)."""
+    carry MIN_GROUP_UTIL or more now (a leaf's uplinks, the spines' ports towards one leaf): traffic no longer
+    spread onto it. Carrying less than them is hashing (polarised ECMP puts 4 % on one uplink and 37 % on
+    another)."""
     if frame.group_util is None or frame.group_size is None:
         return None
     med = float(frame.group_util[i])
     if not med >= MIN_GROUP_UTIL or util >= IDLE_UTIL:
         return None
     li = frame.links[i]
-    words = (f"util_pct {util:,.2g}% while the {int(frame.group_size[i])} {li.tags.get('role', '')} ports of "
-             f"{li.device} carry {med:,.0f}% (median): the traffic spread over them no longer reaches this "
-             "link (down, withdrawn from routing, or a hashing fault?)")
+    role, far = li.tags.get("role", ""), li.tags.get("peer_device", "")
+    where = f"towards {far}" if role in DOWN_ROLES and far else f"of {li.device}"
+    words = (f"util_pct {util:,.2g}% while the {int(frame.group_size[i])} {role} ports {where} carry {med:,.0f}% "
+             "(median): the traffic spread over them no longer reaches this link (down, withdrawn from routing, "
+             "or a hashing fault?)")
     return words, {"feature": "util_vs_group", "value": util, "expected": med, "against": "group",
                    "deviation": round(float(np.log1p(util) - np.log1p(med)), 2)}
 
@@ -150,7 +153,7 @@ def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None 
             baseline = float(np.expm1(max(np.log1p(value) - float(X[i, 2 * N_OWN + k]), 0.0)))
             if value > baseline:
                 candidates.append((float(hist_dev[k]) / 2, k, "history", baseline))
-    spread_words = _under_group(frame, i, util)
+    spread_words = under_group(frame, i, util)
     if spread_words:
         parts.append(spread_words[0])
         feats.append(spread_words[1])

@@ -41,6 +41,21 @@ class Cables:
         oper = self._frame.reading("oper_status")
         return {li.device for li, o in zip(self._frame.links, oper, strict=True) if not o < 0.5}
 
+    @cached_property
+    def dark(self) -> set[str]:
+        """The far devices with two links or more in the frame, every one of them down (a host powered off,
+        which reports nothing itself): a device is its links."""
+        down = np.nan_to_num(self._frame.reading("oper_status"), nan=1.0) < 0.5
+        far = self._frame.layout.far_devices
+        links: dict[str, int] = {}
+        up: set[str] = set()
+        for name, d in zip(far, down.tolist(), strict=True):
+            if name:
+                links[name] = links.get(name, 0) + 1
+                if not d:
+                    up.add(name)
+        return {name for name, k in links.items() if k >= 2 and name not in up}
+
     def far(self, i: int) -> int | None:
         """The row of the far end of link i's cable, if it is in the frame."""
         return self.at.get(_peer(self._frame.links[i]) or ("", ""))
@@ -54,6 +69,7 @@ class Restarts:
         self._last_heard: dict[str, int] = {}  # per device, the last interval it reported in
         self._back_at: dict[str, int] = {}  # per device back from a restart, the interval it came back in
         self._usual_gap: dict[str, float] = {}  # per device, the intervals between its reports (its poll cadence)
+        self._dark: set[str] = set()  # far devices whose every link was down in the last interval
         self._tick = 0
 
     def returned(self, frame: FeatureFrame) -> np.ndarray:
@@ -76,6 +92,13 @@ class Restarts:
             return np.zeros(len(frame.links), dtype=bool)
         return np.fromiter((li.device in back for li in frame.links), dtype=bool, count=len(frame.links))
 
+    def lit(self, dark: set[str]) -> None:
+        """Far devices dark before (every link down: a host powered off, which reports nothing itself) and not
+        now are back: they train their links like a switch back from a restart (a host booting)."""
+        for device in self._dark - dark:
+            self._back_at[device] = self._tick - 1
+        self._dark = dark
+
     def training(self) -> set[str]:
         """The devices back from a restart for under RETURN_TRAIN intervals: they still train their links."""
         return {d for d, t in self._back_at.items() if self._tick - 1 - t < RETURN_TRAIN}
@@ -86,6 +109,33 @@ class Restarts:
             self._last_heard.pop(device, None)
             self._back_at.pop(device, None)
             self._usual_gap.pop(device, None)
+
+
+class UpRecord:
+    """Which links were ever up in a stream of frames: a port never up is unused (never cabled), not a link
+    left down. `result` gives the links that reported their state and were down throughout."""
+
+    def __init__(self) -> None:
+        self._reported = np.zeros(0, dtype=bool)
+        self._up = np.zeros(0, dtype=bool)
+
+    def add(self, frame: FeatureFrame, ids: np.ndarray) -> None:
+        """One interval; `ids[i]` is the link id of `frame.links[i]`."""
+        if not len(ids):
+            return
+        top = int(ids.max()) + 1
+        if top > len(self._up):
+            grow = max(top, 2 * len(self._up)) - len(self._up)
+            self._reported = np.concatenate([self._reported, np.zeros(grow, dtype=bool)])
+            self._up = np.concatenate([self._up, np.zeros(grow, dtype=bool)])
+        oper = frame.reading("oper_status")
+        self._reported[ids] |= ~np.isnan(oper)
+        self._up[ids] |= ~(oper < 0.5)  # a link reporting no state counts as up, as `links_left_down` reads it
+
+    def result(self, keys: list[tuple[str, str]]) -> set[tuple[str, str]]:
+        """The links (`keys[i]` names link id i) that reported down in every interval they reported."""
+        n = min(len(keys), len(self._up))
+        return {keys[i] for i in np.nonzero(self._reported[:n] & ~self._up[:n])[0].tolist()}
 
 
 def operated_links(frame: FeatureFrame, rows: np.ndarray, state: LinkState, flap_window: int,
@@ -179,14 +229,19 @@ def drained_links(frame: FeatureFrame, rows: np.ndarray, recent_flaps: np.ndarra
 
 
 def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, settling: np.ndarray,
-                    restarted: np.ndarray, restarts: Restarts, cables: Cables, interval_s: float) -> dict[int, RuleHit]:
+                    restarted: np.ndarray, restarts: Restarts, cables: Cables, interval_s: float,
+                    up_before: np.ndarray) -> dict[int, RuleHit]:
     """Links operationally down for DOWN_INTERVALS in a row while administratively up, or while the
     far end of their cable says it is up: a port left down after a replacement, a one-way optic, a
     cable pulled. A cable is one link: shut at either end, it is planned. Towards a switch that is
     itself down or unheard (a reboot, a replacement), it is that switch's event, not the link's. Down
-    at both ends with no administrative state is left alone: a planned shutdown looks the same."""
+    at both ends with no administrative state is left alone: a planned shutdown looks the same. A port
+    never up (`up_before`: up in its healthy history, per row) is unused, never cabled: nothing was left.
+    Towards a device whose every link is down (a host powered off), it is that device's event."""
     oper = frame.reading("oper_status")
     down = np.nan_to_num(oper, nan=1.0) < 0.5
+    state["been_up"][rows] |= ~down
+    was_up = state["been_up"][rows] | up_before
     # a device coming back settles (its links train), and the time down counts on meanwhile
     count = np.where(down, state["down"][rows] + 1, 0)
     state["down"][rows] = count
@@ -194,7 +249,8 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
     # port trains again); links bounced by a neighbour's restart are that neighbour's
     state["from_restart"][rows] = down & np.where(count == 1, restarted, state["from_restart"][rows])
     restarts.heard |= {li.device for li in frame.links}
-    long = np.nonzero((count >= DOWN_INTERVALS) & ~settling)[0]
+    restarts.lit(cables.dark if down.any() else set())
+    long = np.nonzero((count >= DOWN_INTERVALS) & ~settling & was_up)[0]
     if not len(long):
         return {}
     alive = cables.alive  # a missing state is up, as for `down`
@@ -204,7 +260,7 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
     for i in long.tolist():
         li = frame.links[i]
         far = cables.far(i)
-        if _not_its_own(frame, i, far, admin, alive, restarts.heard):
+        if _not_its_own(frame, i, far, admin, alive, restarts.heard) or li.tags.get("peer_device", "") in cables.dark:
             continue
         if li.device in training or li.tags.get("peer_device", "") in training:
             continue  # a switch just back from a restart still trains its links

@@ -47,6 +47,10 @@ FEATURE_NAMES: tuple[str, ...] = (
 # links whose traffic the fabric spreads over the group (ECMP, adaptive routing): a leaf's uplinks, a
 # spine's ports share one situation; a leaf's host ports do not (each host runs its own job)
 SPREAD_ROLES = frozenset({"leaf_up", "spine", "spine_down", "spine_up", "core"})
+# a switch's ports towards the tier below: what they carry is spread over them by the tier above, towards
+# each far switch over the parallel links to it, so those parallel links (not the switch's other ports,
+# which lead to other places) share a situation
+DOWN_ROLES = frozenset({"spine", "spine_down", "core"})
 MIN_SPREAD = 4  # links of a switch in one spread role before their median load means anything
 N_OWN = len(OWN_NAMES)
 # utilisation % separating idle, light, busy and saturated links
@@ -123,16 +127,18 @@ def group_medians(gid: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndar
 
 def _spread_ids(topology: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(group names, per link its group's number, per link whether it is in one) of `spread_groups`."""
-    keys = np.array([f"{d}\0{r}" if r in SPREAD_ROLES else "" for d, r in zip(topology.devices, topology.roles,
-                                                                            strict=True)], dtype=object)
+    keys = np.array([f"towards\0{r}\0{p}" if r in DOWN_ROLES and p else f"{d}\0{r}" if r in SPREAD_ROLES else ""
+                     for d, r, p in zip(topology.devices, topology.roles, topology.far_devices, strict=True)],
+                    dtype=object)
     names, gid = np.unique(keys, return_inverse=True)
     return names, gid.reshape(-1), keys != ""
 
 
 def spread_groups(links: list[LinkInterval], util: np.ndarray,
                   topology: Topology | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Per link, the median load of the links of its switch in its role where the fabric spreads traffic
-    over them (NaN: not such a role, or fewer than MIN_SPREAD), and their number (0 then)."""
+    """Per link, the median load of the links the fabric spreads its traffic over with it (NaN: not such a
+    role, or fewer than MIN_SPREAD), and their number (0 then): up the tiers the ports of its switch in its
+    role, down the tiers the parallel links towards the same far switch."""
     n = len(links)
     med = np.full(n, np.nan)
     size = np.zeros(n, dtype=np.int64)

@@ -19,21 +19,17 @@ from typing import Any
 
 import numpy as np
 
-from fabricwatch.models.features import OWN_NAMES, SPREAD_ROLES, FeatureFrame, group_medians
+from fabricwatch.models.features import DOWN_ROLES, OWN_NAMES, SPREAD_ROLES, FeatureFrame, group_medians
 from fabricwatch.models.topology import Topology, first_sight
 
-# the congestion signals judged this way; pauses a port *sends* are its switch's congestion elsewhere.
-# Pauses received are judged against the links that carry the same traffic into the switch pausing them:
-# a host's NICs on every rail, and the parallel links down towards one switch (the tier above spreads the
-# traffic towards it over them, so its congestion pauses them alike; one cable paused far beyond its
-# parallels is its far port's own). A link up from a switch carries its own sources' traffic, which a
-# congested switch above pauses by where it goes: no group shares that, and it is not judged this way.
+# the congestion signals judged this way (groups: `_group_key`); pauses a port *sends* are its switch's
+# congestion elsewhere
 GROUPED = ("xmit_wait", "pfc_rx", "pause")
 G_INDEX = [OWN_NAMES.index(n) for n in GROUPED]
 PAUSES_RECEIVED = [GROUPED.index(n) for n in ("pfc_rx", "pause")]
+WAITS = [GROUPED.index("xmit_wait")]
 UTIL = OWN_NAMES.index("util_pct")
 HOST_ROLES = frozenset({"leaf_down", "host"})
-DOWN_ROLES = frozenset({"spine", "spine_down", "core"})  # a switch's ports towards the tier below
 USUAL_QUANTILE = 0.95
 MIN_GROUP = 4  # links in a group before its median means anything
 MIN_UTIL = 1.0  # % of line rate: per-load values below this are not compared
@@ -52,35 +48,59 @@ class GroupView:
 
 
 
-def _group_key(device: str, role: str, peer: str) -> tuple[str, str]:
-    """A link's situation, for its credit waits and for the pauses it receives: the ports of its switch in
-    its role where the fabric spreads traffic over them, and, down the tiers, the parallel links towards the
-    same far switch; for a host link, the links reaching the same host (its NICs on every rail run one job)
-    for both; else none."""
+def _group_key(device: str, role: str, peer: str) -> tuple[str, str, str]:
+    """A link's situation, for its credit waits and for the pauses it receives. Up the tiers, the ports of its
+    switch in its role, which the switch spreads its traffic over (for waits; pauses received there follow
+    where the traffic goes, and have none). Down the tiers, the parallel links towards the same far switch,
+    which the tier above spreads the traffic towards it over: a switch that cannot drain makes them all wait
+    and pauses them all; their waits are also held against the switch's own ports in the role (third), and
+    the nearer of the two is what they are judged against: a link is its own only where no group sharing its
+    situation explains it (waits are heavy-tailed, and ten parallel links are few). For a host link, the
+    links reaching the same host (its NICs on every rail run one job). Else none."""
+    if role in DOWN_ROLES and peer:
+        return f"{role} ports towards {peer}", f"{role} ports towards {peer}", f"{device} {role} ports"
     if role in SPREAD_ROLES:
-        return f"{device} {role} ports", (f"{role} ports towards {peer}" if peer and role in DOWN_ROLES else "")
+        return f"{device} {role} ports", "", ""
     if role in HOST_ROLES and peer:
-        return f"links to {peer}", f"links to {peer}"
-    return "", ""
+        return f"links to {peer}", f"links to {peer}", ""
+    return "", "", ""
 
 
-def _group_ids(topology: Topology) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
-    """Per link its two groups (waits, pauses received: `_group_key`), each as (names, per-link number into
-    them)."""
-    pairs = [_group_key(d, r, p) for d, r, p in zip(topology.devices, topology.roles, topology.far_devices,
-                                                     strict=True)]
+Grouping = tuple[np.ndarray, np.ndarray]  # (group names, per link its group's number into them)
+
+
+def _group_ids(topology: Topology) -> list[Grouping]:
+    """Per link its three groups (`_group_key`: waits, pauses received, waits also)."""
+    keys = [_group_key(d, r, p) for d, r, p in zip(topology.devices, topology.roles, topology.far_devices,
+                                                    strict=True)]
     out = []
-    for col in (0, 1):
-        gid, names = first_sight([g[col] for g in pairs])
+    for col in (0, 1, 2):
+        gid, names = first_sight([g[col] for g in keys])
         out.append((np.array(names, dtype=object).reshape(len(names)), gid))
-    return out[0], out[1]
+    return out
+
+
+def _against(grouping: Grouping, per_load: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(ratio, median, size, usable) of each column of `per_load` against its group's median now."""
+    names, gid = grouping
+    n, k = per_load.shape
+    ratio, median = np.full((n, k), np.nan), np.zeros((n, k))
+    n_of = np.bincount(gid, minlength=len(names))[gid] if len(gid) else np.zeros(0, dtype=np.int64)
+    usable = (n_of >= MIN_GROUP) & (names[gid] != "") if len(gid) else np.zeros(0, dtype=bool)
+    if usable.any():
+        med = group_medians(gid, np.hstack([per_load, values]), len(names))[gid]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.where(med[:, :k] > 0, per_load / np.where(med[:, :k] > 0, med[:, :k], 1.0), np.nan)
+        ratio[usable] = r[usable]
+        median[usable] = med[usable, k:]
+    return ratio, median, np.where(usable, n_of, 0), usable
 
 
 def group_view(frame: FeatureFrame) -> GroupView:
     """Per link and grouped signal, (value / util) over the group's median of (value / util)."""
     n = len(frame.links)
     topo = frame.layout
-    by_signal = topo.memo("group_ids", lambda: _group_ids(topo))  # waits by the first, pauses received by the second
+    by_signal = topo.memo("group_ids", lambda: _group_ids(topo))
     own = np.nan_to_num(frame.own_raw)
     util = np.maximum(own[:, UTIL], MIN_UTIL)
     values = own[:, G_INDEX]
@@ -88,31 +108,28 @@ def group_view(frame: FeatureFrame) -> GroupView:
     ratio = np.full((n, len(GROUPED)), np.nan)
     median = np.zeros((n, len(GROUPED)))
     size = np.zeros((n, len(GROUPED)), dtype=np.int64)
-    for col, (names, gid) in enumerate(by_signal):
-        signals = [j for j in range(len(GROUPED)) if (j in PAUSES_RECEIVED) == (col == 1)]
-        if not len(gid):
-            continue
-        n_of = np.bincount(gid, minlength=len(names))[gid]
-        usable = (n_of >= MIN_GROUP) & (names[gid] != "")
-        if not usable.any():
-            continue
-        size[np.ix_(usable, signals)] = n_of[usable][:, None]
-        med = group_medians(gid, np.hstack([per_load[:, signals], values[:, signals]]), len(names))[gid]
-        for m, j in enumerate(signals):
-            med_pl = med[:, m]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                r = np.where(med_pl > 0, per_load[:, j] / np.where(med_pl > 0, med_pl, 1.0), np.nan)
-            ratio[usable, j] = r[usable]
-            median[usable, j] = med[usable, len(signals) + m]
-    return GroupView(ratio, median, topo.memo("group_names", lambda: _group_names(by_signal, n)), size)
+    for col, signals in ((0, WAITS), (1, PAUSES_RECEIVED)):
+        r, m, k, _ = _against(by_signal[col], per_load[:, signals], values[:, signals])
+        ratio[:, signals], median[:, signals], size[:, signals] = r, m, k[:, None]
+    names = topo.memo("group_names", lambda: _group_names(by_signal, n))
+    also = by_signal[2]
+    if (also[0] != "").any():
+        r, m, k, usable = _against(also, per_load[:, WAITS], values[:, WAITS])
+        first = ratio[:, WAITS[0]]
+        nearer = usable & ~np.isnan(r[:, 0]) & (np.isnan(first) | (r[:, 0] < first))
+        if nearer.any():
+            ratio[nearer, WAITS[0]], median[nearer, WAITS[0]], size[nearer, WAITS[0]] = r[nearer, 0], m[nearer, 0], \
+                k[nearer]
+            names = names.copy()
+            names[nearer, WAITS[0]] = also[0][also[1][nearer]]
+    return GroupView(ratio, median, names, size)
 
 
-def _group_names(by_signal: tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
-                 n: int) -> np.ndarray:
-    """(n, len(GROUPED)): the name of the group each signal of each link is judged against."""
+def _group_names(by_signal: list[Grouping], n: int) -> np.ndarray:
+    """(n, len(GROUPED)): the name of the group each signal of each link is judged against first."""
     group = np.empty((n, len(GROUPED)), dtype=object)
-    for col, (names, gid) in enumerate(by_signal):
-        signals = [j for j in range(len(GROUPED)) if (j in PAUSES_RECEIVED) == (col == 1)]
+    for col, signals in ((0, WAITS), (1, PAUSES_RECEIVED)):
+        names, gid = by_signal[col]
         group[:, signals] = names[gid][:, None]
     return group
 

@@ -1,0 +1,133 @@
+"""What many links share at one moment is what they share, not that many faults; each test names the
+principle it checks. The fabric is the project's simulator (4 spines, one cable from each to each leaf,
+hosts with a NIC on each of 4 rails) with counts written into chosen links."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from fabricwatch.detection.detector import LinkDetector
+from fabricwatch.detection.explain import under_group
+from fabricwatch.lab.evaluation import simulate
+from fabricwatch.models.class_model import UTIL
+from fabricwatch.models.features import FeatureBuilder
+from fabricwatch.models.intervals import LinkInterval
+from fabricwatch.simulator.topology import FabricSpec
+
+SPEC = FabricSpec(nodes=32, rails=4, leaves_per_rail=2, spines=4)
+INTERVAL = 30.0
+LEAF = "leaf-r0-1"
+
+
+@pytest.fixture(scope="module")
+def detector() -> LinkDetector:
+    run = simulate(SPEC, 80, interval_s=INTERVAL, seed=1)
+    fb = FeatureBuilder(INTERVAL)
+    return LinkDetector(interval_s=INTERVAL).fit([fb.build(s, links) for s, links in run.frames])
+
+
+def _found(detector: LinkDetector, change, condition: str, n: int = 12) -> set[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    detector.reset()
+    fb = FeatureBuilder(INTERVAL)
+    out: set[tuple[str, str]] = set()
+    for i, (start, links) in enumerate(simulate(SPEC, n, interval_s=INTERVAL, seed=5).frames):
+        for li in links:
+            li.rates.setdefault("oper_status", 1.0)
+            li.rates.setdefault("admin_status", 1.0)
+        if i >= 3:
+            change(links)
+        out |= {(f.device, p["port"]) for f in detector.detect(fb.build(start, links)) for p in f.per_link()
+                if condition in f.conditions}
+    return out
+
+
+def _waits(links: list[LinkInterval], where) -> None:  # type: ignore[no-untyped-def]
+    for li in links:
+        if where(li):
+            li.rates["xmit_wait"] = li.rates.get("xmit_wait", 0.0) + 5e7
+
+
+@pytest.mark.parametrize("spines", [1, 4])
+def test_credit_waits_down_the_tiers_are_judged_against_the_parallel_links_to_the_same_switch(
+        detector: LinkDetector, spines: int) -> None:
+    """Principle 2: the tier above spreads the traffic towards a switch over the parallel links down to it,
+    so a switch that cannot drain (a storage incast behind it) makes all of them wait: its load, however far
+    the spines' ports towards it stand from their other ports. One of them waiting alone is that cable."""
+    paused = {f"spine-{k}" for k in range(spines)}
+    found = _found(detector, lambda links: _waits(
+        links, lambda li: li.device in paused and li.tags.get("peer_device") == LEAF), "outlier_in_group")
+    on_spines = {k for k in found if k[0].startswith("spine")}
+    assert len(on_spines) == (1 if spines == 1 else 0), found
+
+
+@pytest.mark.parametrize("leaves", [1, 6])
+def test_one_uplink_waiting_on_each_of_many_switches_at_once_is_traffic_to_one_place(
+        detector: LinkDetector, leaves: int) -> None:
+    """Principle 2 (and 4): faults are rare and independent; the same signal standing out on one link of
+    each of many switches at the same moment is what those links share (a hot destination routed over one
+    uplink of each leaf), not that many faults. One uplink of one leaf standing out is that link."""
+    chosen: dict[str, str] = {}
+
+    def change(links: list[LinkInterval]) -> None:
+        for li in links:
+            if li.tags.get("role") == "leaf_up" and (li.device in chosen or len(chosen) < leaves):
+                chosen.setdefault(li.device, li.port)
+        _waits(links, lambda li: chosen.get(li.device) == li.port)
+
+    found = _found(detector, change, "outlier_in_group")
+    assert len(found) == (1 if leaves == 1 else 0), found
+
+
+def test_a_host_whose_every_link_is_down_is_down_itself(detector: LinkDetector) -> None:
+    """Principle 5 (a cable is one link; a device is its links): a host whose NICs are all down (powered off,
+    not polled itself) is one event of that host, not a link left down on each leaf; while its other NICs are
+    up, the one still down is left down."""
+    host = next(li for li in simulate(SPEC, 1, interval_s=INTERVAL, seed=5).frames[0][1]
+                if li.tags.get("role") == "leaf_down")
+    name = host.tags["peer_device"]
+
+    def down(links: list[LinkInterval], only: tuple[str, str] | None) -> None:
+        for li in links:
+            if li.tags.get("peer_device") == name and (only is None or (li.device, li.port) == only):
+                li.rates.update(oper_status=0.0, in_octets=0.0, out_octets=0.0, in_pkts=0.0, out_pkts=0.0)
+
+    assert not _found(detector, lambda links: down(links, None), "link_left_down")
+    assert _found(detector, lambda links: down(links, (host.device, host.port)), "link_left_down") == {
+        (host.device, host.port)}
+    # powered on again: one NIC first, the others an interval later (a host booting) is nothing; one that
+    # never comes back while the others are up is left down
+    nics = sorted((li.device, li.port) for li in simulate(SPEC, 1, interval_s=INTERVAL, seed=5).frames[0][1]
+                  if li.tags.get("peer_device") == name)
+    first = next(k for k in nics if k != (host.device, host.port))
+    for late, expect in ((1, set()), (99, {(host.device, host.port)})):
+        up_at = {k: 7 if k == first else 8 + late if k == (host.device, host.port) else 8 for k in nics}
+        steps = itertools.count(1)
+
+        def boot(links: list[LinkInterval], up_at: dict[tuple[str, str], int] = up_at,
+                 steps: itertools.count[int] = steps) -> None:
+            step = next(steps)
+            for k, at in up_at.items():
+                if step < at:
+                    down(links, k)
+
+        assert _found(detector, boot, "link_left_down", n=24) == expect
+
+
+@pytest.mark.parametrize("spines", [1, 4])
+def test_a_shortfall_down_the_tiers_is_judged_against_the_parallel_links_to_the_same_switch(spines: int) -> None:
+    """Principle 2: the traffic down to a switch is what its hosts receive, spread over the parallel links
+    from the tier above. A leaf whose hosts are drained or powered off receives nothing over any of them:
+    its load, however busy the spines' other ports are. One of them carrying nothing while its parallels
+    carry is a link the traffic no longer reaches."""
+    idle = {f"spine-{k}" for k in range(spines)}
+    start, links = simulate(SPEC, 1, interval_s=INTERVAL, seed=5).frames[0]
+    for li in links:
+        scale = 1e-4 if li.device in idle and li.tags.get("peer_device") == LEAF else 1.0
+        for k in ("in_octets", "out_octets", "in_pkts", "out_pkts"):
+            li.rates[k] = (li.rates.get(k, 0.0) + 0.4 * 400e9 / 8) * scale  # every link busy but these
+    frame = FeatureBuilder(INTERVAL).build(start, links)
+    short = {(li.device, li.port) for i, li in enumerate(frame.links) if li.device.startswith("spine")
+             and under_group(frame, i, float(frame.own_raw[i, UTIL])) is not None}
+    assert len(short) == (1 if spines == 1 else 0), short
