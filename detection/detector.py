@@ -422,7 +422,8 @@ class LinkDetector:
                                 flaps=((self.rules.flap_window,), np.float32), settle=((), np.int8),
                                 bounce=((), np.int8), evidence=((), np.bool_), down=((), np.int32),
                                 outlier=((len(GROUPED),), np.uint8), saturated_for=((), np.int32),
-                                heard=((), np.bool_), admin_was=((), np.int8), operated=((), np.int8),
+                                heard=((), np.bool_), seen_ns=((), np.int64),
+                                admin_was=((), np.int8), operated=((), np.int8),
                                 quiet=((len(SIGNALS),), np.int32), unjudged=((len(SIGNALS),), np.int32),
                                 from_restart=((), np.bool_), been_up=((), np.bool_), util_before=((2,), np.float32),
                                 quiet_for=((), np.int32), quiet_before=((), np.int32),
@@ -584,7 +585,12 @@ class LinkDetector:
         # full when first heard: it filled before anyone looked, nothing new to say
         heard = st["heard"][rows]
         st["heard"][rows] = True
-        sat_for = np.where(saturated, np.where(heard, st["saturated_for"][rows] + 1, SATURATED_HOLD + 1), 0)
+        # back from a gap (a collector outage), a counter's first sample gives no rate and so no sign of its
+        # ceiling: that interval is no clear
+        after_gap = heard & (frame.start_ns - st["seen_ns"][rows] > 1.5 * self.interval_s * 1e9)
+        st["seen_ns"][rows] = frame.start_ns
+        was = st["saturated_for"][rows]
+        sat_for = np.where(saturated, np.where(heard, was + 1, SATURATED_HOLD + 1), np.where(after_gap, was, 0))
         st["saturated_for"][rows] = np.minimum(sat_for, SATURATED_HOLD + 1)
         fresh_saturation = saturated & (sat_for <= SATURATED_HOLD)
         maybe_rule = optic_rows | (
