@@ -71,16 +71,16 @@ def _evidence_hit(v: Verdict, interval_s: float) -> RuleHit:
     return RuleHit("critical" if severe else "warning", words, condition)
 
 
-def on_many_switches(frame: FeatureFrame, strong: np.ndarray) -> np.ndarray:
-    """(n, signals): the links whose signal stands out (`strong`: held) while the same signal stands out on links of
+def on_many_switches(frame: FeatureFrame, held: np.ndarray) -> np.ndarray:
+    """(n, signals): the links whose signal stands out (`held`) while the same signal stands out on links of
     the same role on OUTLIER_SWITCHES switches or more at the same moment: what those links share."""
-    out = np.zeros(strong.shape, dtype=bool)
-    crowded_signals = np.nonzero(strong.sum(axis=0) >= OUTLIER_SWITCHES)[0]
+    out = np.zeros(held.shape, dtype=bool)
+    crowded_signals = np.nonzero(held.sum(axis=0) >= OUTLIER_SWITCHES)[0]
     if not len(crowded_signals):
         return out
     role, device = frame.layout.role_ids, frame.layout.device_ids
     for j in crowded_signals.tolist():
-        rows = np.nonzero(strong[:, j])[0]
+        rows = np.nonzero(held[:, j])[0]
         pairs = np.unique(np.column_stack([role[rows], device[rows]]), axis=0)
         roles, switches = np.unique(pairs[:, 0], return_counts=True)
         out[rows[np.isin(role[rows], roles[switches >= OUTLIER_SWITCHES])], j] = True

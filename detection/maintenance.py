@@ -16,6 +16,7 @@ from fabricwatch.detection.explain import FLAPS
 from fabricwatch.detection.findings import _peer
 from fabricwatch.models.class_model import UTIL
 from fabricwatch.models.features import FeatureFrame, LinkState, group_medians
+from fabricwatch.models.topology import first_sight
 
 RETURN_GAP = 3  # intervals since a device last reported before its reporting again is a return
 RETURN_FACTOR = 3.0  # times a device's usual gap between reports: a longer silence is a return
@@ -45,16 +46,12 @@ class Cables:
     def dark(self) -> set[str]:
         """The far devices with two links or more in the frame, every one of them down (a host powered off,
         which reports nothing itself): a device is its links."""
-        down = np.nan_to_num(self._frame.reading("oper_status"), nan=1.0) < 0.5
-        far = self._frame.layout.far_devices
-        links: dict[str, int] = {}
-        up: set[str] = set()
-        for name, d in zip(far, down.tolist(), strict=True):
-            if name:
-                links[name] = links.get(name, 0) + 1
-                if not d:
-                    up.add(name)
-        return {name for name, k in links.items() if k >= 2 and name not in up}
+        topo = self._frame.layout
+        far, names = topo.memo("far_device_ids", lambda: first_sight(topo.far_devices))
+        up = ~(np.nan_to_num(self._frame.reading("oper_status"), nan=1.0) < 0.5)
+        links = np.bincount(far, minlength=len(names))
+        lit = np.bincount(far, weights=up, minlength=len(names))
+        return {str(names[d]) for d in np.nonzero((links >= 2) & (lit == 0))[0].tolist() if names[d]}
 
     def far(self, i: int) -> int | None:
         """The row of the far end of link i's cable, if it is in the frame."""
