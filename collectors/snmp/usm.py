@@ -219,6 +219,13 @@ def peek_msg_id(data: bytes) -> int | None:
         return None
 
 
+def _scoped_pdu(body: bytes) -> tuple[int, int, int, int, list[ber.VarBind]]:
+    ss, se = ber.expect(body, 0, len(body), ber.SEQUENCE, "scoped PDU")
+    _, p = ber.expect(body, ss, se, ber.OCTET_STRING, "context engine ID")
+    _, p = ber.expect(body, p, se, ber.OCTET_STRING, "context name")
+    return ber.decode_pdu(body[:se], p, se)
+
+
 def decode_response(data: bytes, user: UsmUser, monotonic: float, *, known: Engine | None = None) -> Decoded:
     """Check, decrypt and parse a v3 Response or Report as RFC 3414 section 3.2 requires.
 
@@ -276,14 +283,11 @@ def decode_response(data: bytes, user: UsmUser, monotonic: float, *, known: Engi
             raise UsmError("cannot decrypt: no privacy key or a salt that is not 8 bytes")
         body = _aes(keys.priv_key, boots, etime, data[ps:pe], body[cs:ce], encrypt=False)
     try:
-        ss2, se2 = ber.expect(body, 0, len(body), ber.SEQUENCE, "scoped PDU")
+        tag, rid, status, index, varbinds = _scoped_pdu(body)
     except ber.BerError:
-        if flags & FLAG_PRIV:
+        if flags & FLAG_PRIV:  # what a wrong key decrypts to is noise, whatever it begins like
             raise UsmError("decrypted data is not a scoped PDU: wrong privacy key") from None
         raise
-    _, p = ber.expect(body, ss2, se2, ber.OCTET_STRING, "context engine ID")
-    _, p = ber.expect(body, p, se2, ber.OCTET_STRING, "context name")
-    tag, rid, status, index, varbinds = ber.decode_pdu(body[:se2], p, se2)
     if tag not in (ber.RESPONSE, ber.REPORT):
         raise ber.BerError(f"PDU type 0x{tag:02x} is not a Response or Report", se)
     if known is not None and user.auth:  # we sent an authenticated request

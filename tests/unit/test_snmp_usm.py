@@ -42,3 +42,17 @@ def test_our_request_decodes_as_an_authenticated_encrypted_message_we_can_read_b
     other = usm.UsmUser("fw", "sha256", "auth-passphrase", "aes", "another-priv-key")
     with pytest.raises(usm.UsmError, match="wrong privacy key"):
         usm.decode_response(msg, other, 60.0)
+
+
+def test_a_wrong_privacy_key_is_named_whatever_the_garbage_it_decrypts_to(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bad input gets a clear error: a wrong key decrypts to random bytes, which now and then
+    begin like a SEQUENCE; the error must still name the key, not a BER offset in noise."""
+    user = usm.UsmUser("fw", "sha256", "auth-passphrase", "aes", "priv-passphrase")
+    other = usm.UsmUser("fw", "sha256", "auth-passphrase", "aes", "another-priv-key")
+    engine = usm.Engine(bytes.fromhex("80001f8880a1b2c3d4"), boots=7, time=1000, learned_at=50.0)
+    oid = ber.encode_oid("1.3.6.1.2.1.31.1.1.1.6")
+    for i in range(6000):
+        monkeypatch.setattr(usm.os, "urandom", lambda n, i=i: i.to_bytes(n, "big"))
+        msg = usm.encode_request(user, engine, 60.0, 4242, ber.GET_BULK_REQUEST, 99, [oid], max_repetitions=10)
+        with pytest.raises(usm.UsmError, match="wrong privacy key"):
+            usm.decode_response(msg, other, 60.0)
