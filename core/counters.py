@@ -27,12 +27,14 @@ class CounterSpec:
 
     @property
     def integer(self) -> bool:
-        """Stored as an integer field (counts, states, the port speed); other gauges as floats.
+        """Stored as an integer field (counts, states, what the link trained to); other gauges as floats.
         InfluxDB keeps one type per field, whatever type each device sends its value as."""
-        return self.kind is not Kind.GAUGE or self.unit == "bits/s"
+        return self.kind is not Kind.GAUGE or self.name in TRAINED
 
 
 PRIORITIES = range(8)
+# what a link trains to when it comes up and holds while it is up: less than before is a degraded link
+TRAINED = ("speed_bps", "link_width_active", "link_speed_active")
 
 _BASE: tuple[CounterSpec, ...] = (
     CounterSpec("in_octets", Kind.COUNTER, "bytes", help="octets received"),
@@ -91,6 +93,8 @@ _BASE: tuple[CounterSpec, ...] = (
     CounterSpec("oper_status", Kind.STATE, "1=up 0=down", help="operational state"),
     CounterSpec("admin_status", Kind.STATE, "1=up 0=down", help="administrative state (0: shut by an operator)"),
     CounterSpec("speed_bps", Kind.GAUGE, "bits/s", help="negotiated port speed"),
+    CounterSpec("link_width_active", Kind.GAUGE, "lanes", help="active link width, as the device enumerates it"),
+    CounterSpec("link_speed_active", Kind.GAUGE, "per lane", help="active lane speed, as the device enumerates it"),
 )
 
 _PFC: tuple[CounterSpec, ...] = tuple(

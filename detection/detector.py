@@ -17,6 +17,7 @@ import numpy as np
 
 from fabricwatch.core.counters import EVIDENCE, Evidence
 from fabricwatch.core.hits import RuleHit, worst
+from fabricwatch.detection import retrained
 from fabricwatch.detection.conditions import (
     OUTLIER_CRITICAL,
     OUTLIER_K,
@@ -60,6 +61,7 @@ from fabricwatch.detection.maintenance import (
 )
 from fabricwatch.detection.model_file import ModelError, read_model, write_model
 from fabricwatch.detection.optics import OpticsWatch
+from fabricwatch.detection.retrained import TrainedFit, retrained_lower
 from fabricwatch.detection.rules import RuleConfig, evaluate, shared_pausing, speed_degraded_rows
 from fabricwatch.detection.stalls import StallWatch, fold_stalls
 from fabricwatch.models.background import (
@@ -136,6 +138,8 @@ class LinkDetector:
         self.silent_runs = SilentRuns()
         # fitted: the links down in every interval of the healthy history (ports never cabled)
         self.never_up: set[tuple[str, str]] = set()
+        # fitted: the most each link trained to (speed, width) while up in the healthy history
+        self.trained: dict[tuple[str, str], tuple[float, ...]] = {}
         # conditions whose rules are switched off: what the generic layer finds without them (ablation)
         self.switched_off: frozenset[str] = frozenset()
         self.reset()
@@ -164,6 +168,7 @@ class LinkDetector:
         samples: dict[str, ClassSample] = {}
         peaks: dict[str, LinkPeaks] = {}
         background, siblings, silence, ups = BackgroundFit(), SiblingFit(seed=self.seed), SilenceFit(), UpRecord()
+        trained = TrainedFit()
         n_frames, first_ns, last_ns = 0, None, None
         for frame in again():
             ids = self._link_ids(frame, index)
@@ -171,6 +176,7 @@ class LinkDetector:
             siblings.add(frame, ids)
             silence.add(frame, ids)
             ups.add(frame, ids)
+            trained.add(frame, ids)
             cls = np.array(frame.classes)
             for c in sorted(set(frame.classes)):
                 rows = np.nonzero(cls == c)[0]
@@ -187,6 +193,7 @@ class LinkDetector:
         self.sibling_ratios = siblings.result(keys)
         self.silent_runs = silence.result(keys)
         self.never_up = ups.result(keys)
+        self.trained = trained.result(keys)
         del background, siblings, silence
         if self.false_alarms_per_day is not None:
             self.false_alarm_rate = budget_rate(self.false_alarms_per_day, n_links, self.interval_s)
@@ -428,7 +435,7 @@ class LinkDetector:
                                 from_restart=((), np.bool_), been_up=((), np.bool_), util_before=((2,), np.float32),
                                 quiet_for=((), np.int32), quiet_before=((), np.int32),
                                 util_hist=((3,), np.float32), in_window=((), np.bool_), drain_held=((), np.bool_),
-                                window_flaps=((), np.float32))
+                                window_flaps=((), np.float32), **retrained.STATE)
         self._windows = EvidenceWindows()
         self.trends = TrendWatch()
         self._restarts = Restarts()
@@ -600,6 +607,8 @@ class LinkDetector:
             | fresh_saturation
             | (frame.rate("excessive_buffer_overrun_errors") > 0) | speed_degraded_rows(frame)
         )
+        lower = retrained_lower(frame, rows, st, self.trained)
+        maybe_rule[list(lower)] = True
         left_down = links_left_down(frame, rows, st, settle > 0, back, self._restarts, cables, self.interval_s,
                                     self._up_in_training(frame))
         maybe_rule[list(left_down)] = True
@@ -630,6 +639,8 @@ class LinkDetector:
             hits += [_evidence_hit(v, self.interval_s) for v in evidence.get(i, ())]
             if i in left_down:
                 hits.append(left_down[i])
+            if i in lower:
+                hits.append(lower[i])
             if i in standing_out:
                 hits.append(standing_out[i])
             if i in gone_quiet:
@@ -697,6 +708,7 @@ class LinkDetector:
             "sibling_ratios": self.sibling_ratios.to_json(),
             "silent_runs": self.silent_runs.to_json(),
             "never_up": sorted([d, p] for d, p in self.never_up),
+            "trained": retrained.to_json(self.trained),
         }
         write_model(path, meta, {c: m.forest for c, m in self.models.items()})
 
@@ -715,6 +727,7 @@ class LinkDetector:
             if "silent_runs" in meta:  # absent from models trained before it was learned: no silence judged
                 det.silent_runs = SilentRuns.from_json(meta["silent_runs"])
             det.never_up = {(str(d), str(p)) for d, p in meta.get("never_up") or []}
+            det.trained = retrained.from_json(meta.get("trained") or {})
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelError(f"{path}: the model cannot be read: {exc!r}") from None
         return det

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from fabricwatch.core.counters import COUNTERS, OPTICS, PORT_STATES, Kind
+from fabricwatch.core.counters import COUNTERS, OPTICS, PORT_STATES, TRAINED, Kind
 from fabricwatch.core.influxql import InfluxQL
 from fabricwatch.core.timeparse import parse_time_ns
 from fabricwatch.detection.line_reader import Catalog, Columns, ColumnsReport, columns_from_series, concat, read_chunks
@@ -118,13 +118,14 @@ class ColumnarIntervals:
         self._last_ts[L[last]] = T[last]
         self._has_last[L[last]] = True
 
-        # what the detector is given of each sample: rates, the negotiated speed, the module's readings
+        # what the detector is given of each sample: rates, what the link trained to, the module's readings
         counted_cols: dict[str, np.ndarray] = {k: v for k, v in rates.items() if k not in OPTICS}
-        if "speed_bps" in rows.present:
-            speed = rows.values["speed_bps"].astype(np.float64)
-            on = rows.present["speed_bps"] & (speed > 0)
-            if on.any():
-                counted_cols["speed_bps"] = np.where(on, speed, np.nan)
+        for k in TRAINED:
+            if k in rows.present:
+                value = rows.values[k].astype(np.float64)
+                on = rows.present[k] & (value > 0)  # 0 while down: nothing trained
+                if on.any():
+                    counted_cols[k] = np.where(on, value, np.nan)
         for k in PORT_STATES:
             if k in rows.present and rows.present[k].any():
                 counted_cols[k] = np.where(rows.present[k], rows.values[k].astype(np.float64), np.nan)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fabricwatch.core.counters import EVIDENCE, OPTICS
+from fabricwatch.core.counters import EVIDENCE, OPTICS, TRAINED
 from fabricwatch.models.intervals import LinkInterval
 from fabricwatch.models.topology import Topology
 
@@ -159,7 +159,7 @@ RATE_KEYS = (
     *(f"pfc_rx_p{p}" for p in range(8)), *(f"pfc_tx_p{p}" for p in range(8)),
     "pause_rx", "pause_tx", "ecn_marked", "in_pkts", "out_pkts", "in_octets", "out_octets",
     "in_discards", "out_discards", "xmit_discards", *ERROR_COUNTERS, "link_error_recovery",
-    "link_downed", "xmit_wait", "link_transitions", "excessive_buffer_overrun_errors", "speed_bps",
+    "link_downed", "xmit_wait", "link_transitions", "excessive_buffer_overrun_errors", *TRAINED,
     "oper_status", "admin_status",
 )
 # every evidence counter of the vocabulary that a sample carries (the physical layer's come as readings)

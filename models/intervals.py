@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fabricwatch.core.counters import COUNTERS, OPTICS, Kind
+from fabricwatch.core.counters import COUNTERS, OPTICS, PORT_STATES, TRAINED, Kind
 
 
 class RowRates(Mapping[str, float]):
@@ -75,7 +75,7 @@ class _Acc:
 
 # values held over the time a sample covers, not rates over a counter's span: averaged over the
 # samples that carry them
-READINGS = frozenset({"speed_bps", "oper_status", "admin_status"})
+READINGS = frozenset({*TRAINED, *PORT_STATES})
 _NONE: frozenset[str] = frozenset()
 # the counters whose rates are folded (summed over time): a link that reports one and says nothing of
 # it in an interval had no change of it

@@ -17,10 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fabricwatch.core.batch import PortSample
-from fabricwatch.core.counters import COUNTERS, OPTICS, PORT_STATES, Kind
+from fabricwatch.core.counters import COUNTERS, OPTICS, PORT_STATES, TRAINED, Kind
 
 _SPECS = COUNTERS
 _OPTIC_GAUGES = frozenset(n for n in OPTICS if COUNTERS[n].kind is Kind.GAUGE)
+_TRAINED = frozenset(TRAINED)
 # FEC counters come with the module's readings, every few minutes: a rate over up to this long is fine
 SLOW_MAX_GAP_S = 1800.0
 
@@ -54,7 +55,7 @@ class RateResult:
     saturated: list[str]
     reset: bool = False  # a reboot or clear was seen
     state_changes: dict[str, tuple[float, float]] | None = None  # name -> (old, new)
-    speed_bps: float | None = None  # the negotiated speed the sample reported, if any
+    trained: dict[str, float] | None = None  # what the link trained to (its speed, width), as the sample says
     # the time each rate covers (since its counter's previous value): `span_ns` for most, and
     # `spans_ns` for those whose span differs (a counter sent in its own notification, or only on
     # change); what the detector weighs each rate by
@@ -64,12 +65,12 @@ class RateResult:
     new_names: list[str] | None = None
 
 
-def with_speed(result: RateResult) -> dict[str, float]:
-    """The rates, plus the negotiated speed as `speed_bps` when the sample had it (the detector
-    compares it with the port's nominal speed: a link trained down to half is a fault)."""
-    if result.speed_bps is None:
+def with_trained(result: RateResult) -> dict[str, float]:
+    """The rates, plus what the link trained to when the sample said (the detector compares it with the
+    port's nominal speed and with what the link held before: a link trained down to half is a fault)."""
+    if result.trained is None:
         return result.rates
-    return {**result.rates, "speed_bps": result.speed_bps}
+    return {**result.rates, **result.trained}
 
 
 def optic_gauges(sample: PortSample) -> dict[str, float]:
@@ -83,7 +84,7 @@ def detector_view(sample: PortSample, result: RateResult) -> dict[str, float]:
     """What the detector is given of one sample: rates, negotiated speed, the port's state and the
     module's readings."""
     gauges = optic_gauges(sample)
-    rates = with_speed(result)
+    rates = with_trained(result)
     values = sample.values
     states = {k: float(values[k]) for k in PORT_STATES if k in values}
     if states:
@@ -158,9 +159,9 @@ class RateEngine:
         bits_override = sample.bits
         rates = result.rates
         max_gap = self.max_gap_ns
-        speed = sample.values.get("speed_bps")
-        if speed is not None and speed > 0:
-            result.speed_bps = float(speed)
+        if not _TRAINED.isdisjoint(sample.values):
+            trained = {k: float(v) for k in TRAINED if (v := sample.values.get(k)) is not None and v > 0}
+            result.trained = trained or None
         span = 0  # of the first rate; others that differ go to result.spans_ns
         for name, value in sample.values.items():
             prev_entry = last.get(name)

@@ -74,6 +74,8 @@ class UfmCollector(PolledCollector):
             with_transitions(values)
             if info.up is not None:
                 values["oper_status"] = 1 if info.up else 0
+            if info.width:
+                values["link_width_active"] = info.width
             out.append(PortSample(info.device, info.port, pc.ts_ns or now_ns, values, tags, None, pc.bits or None))
         return out
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fabricwatch.core.optics import parse_length_m
@@ -21,6 +22,7 @@ class PortInfo:
     port: str
     tags: dict[str, str]
     up: bool | None = None
+    width: int | None = None  # lanes the port trained to ("4x"); None while down ("NoState") or unknown
 
 
 @dataclass(slots=True)
@@ -67,6 +69,12 @@ def parse_systems(data: Any, inv: Inventory) -> None:
             inv.roles[norm_guid(guid)] = str(rec["role"])
 
 
+def _lanes(width: object) -> int | None:
+    """'4x' or '1X' -> lanes; anything else (NoState, a number, garbage) -> None."""
+    m = re.fullmatch(r"(\d{1,2})[xX]", width.strip()) if isinstance(width, str) else None
+    return int(m.group(1)) if m else None
+
+
 def parse_ports(data: Any, inv: Inventory) -> None:
     """Ports by (system guid, number); the system name comes from the port (older schemas) or systems."""
     records = _records(data, "resources/ports", inv.problems)
@@ -98,7 +106,7 @@ def parse_ports(data: Any, inv: Inventory) -> None:
             tags["peer_port"] = str(rec["peer_port_dname"])
         state = rec.get("logical_state")
         up = None if state is None else str(state).lower() == "active"
-        inv.ports[(g, str(number))] = PortInfo(inv.device(g), str(number), tags, up)
+        inv.ports[(g, str(number))] = PortInfo(inv.device(g), str(number), tags, up, _lanes(rec.get("active_width")))
 
 
 def parse_links(data: Any, inv: Inventory) -> int:
@@ -125,7 +133,7 @@ def parse_links(data: Any, inv: Inventory) -> int:
             tags = {**info.tags, "peer_device": inv.device(far[0]), "peer_port": far[1]}
             tags.pop("peer_guid", None)
             tags.pop("peer_number", None)
-            inv.ports[near] = PortInfo(info.device, info.port, tags, info.up)
+            inv.ports[near] = replace(info, tags=tags)
     return n
 
 
@@ -161,7 +169,7 @@ def resolve_peers(inv: Inventory) -> None:
             g, n = tags.pop("peer_guid"), tags.pop("peer_number")
             tags.setdefault("peer_device", inv.device(g))
             tags.setdefault("peer_port", n)
-            inv.ports[key] = PortInfo(info.device, info.port, tags, info.up)
+            inv.ports[key] = replace(info, tags=tags)
 
 
 def topology_records(inv: Inventory, fabric: str = "ib") -> list[dict[str, str]]:

@@ -167,3 +167,22 @@ def test_events_incremental_by_id_old_and_new_schema() -> None:
     assert events[0].ts_ns // 1_000_000_000 == 1709655971
     again, top2, _ = parse_events(data, inv, top)
     assert again == [] and top2 == 8
+
+
+def test_the_width_each_port_trained_to_is_read_and_a_port_with_none_has_none(fixtures: Path) -> None:
+    """Principle 6 (the same through every path): the active width UFM reports ("4x", "NoState" while
+    down) is what the detector judges a link's training by, so the UFM path must carry it."""
+    ports = _load(fixtures, "ports.json")
+    assert isinstance(ports, list)
+    inv = _inventory(fixtures)
+    widths = {}
+    for p in ports:
+        info = inv.port(norm_guid(p["systemID"]), str(p["number"]))
+        widths[p["active_width"]] = widths.get(p["active_width"], set()) | {info.width}
+    assert widths["4x"] == {4} and widths["NoState"] == {None}
+    # a forged width is no width, not an error
+    forged = Inventory()
+    parse_ports([{"systemID": "0x1", "system_name": "sw", "number": 1, "active_width": "x4x"},
+                 {"systemID": "0x1", "system_name": "sw", "number": 2, "active_width": 12},
+                 {"systemID": "0x1", "system_name": "sw", "number": 3, "active_width": "1X"}], forged)
+    assert [forged.port(norm_guid("0x1"), str(n)).width for n in (1, 2, 3)] == [None, None, 1]
