@@ -374,20 +374,12 @@ class LinkDetector:
                              "gone_quiet")
         return out
 
-    def _beyond_usual(self, frame: FeatureFrame, view: GroupView) -> np.ndarray:
+    def _beyond_usual(self, frame: FeatureFrame, rows: np.ndarray, view: GroupView) -> np.ndarray:
         """log10 of each link's grouped signals per unit of load over its group's median now, less its
         usual ratio to that group (NaN: no group)."""
+        usual = self._state.seeded("usual", rows, frame.layout.keys, lambda key: self.sibling_ratios.usual([key])[0])
         with np.errstate(divide="ignore", invalid="ignore"):
-            lr = np.log10(view.ratio)
-            usual_ = self.sibling_ratios.usual_
-            if usual_:
-                # per layout, for these fitted ratios (held, so a refit's new dict is never taken for them)
-                held, usual = frame.layout.memo(f"usual:{id(usual_)}",
-                                                lambda: (usual_, self.sibling_ratios.usual(frame.layout.keys)))
-                if held is not usual_:
-                    usual = self.sibling_ratios.usual(frame.layout.keys)
-                lr = lr - usual
-        return lr
+            return np.log10(view.ratio) - usual
 
     def _standing_out(self, frame: FeatureFrame, rows: np.ndarray, quiet: np.ndarray, view: GroupView,
                       lr: np.ndarray) -> dict[int, RuleHit]:
@@ -435,7 +427,11 @@ class LinkDetector:
                                 from_restart=((), np.bool_), been_up=((), np.bool_), util_before=((2,), np.float32),
                                 quiet_for=((), np.int32), quiet_before=((), np.int32),
                                 util_hist=((3,), np.float32), in_window=((), np.bool_), drain_held=((), np.bool_),
-                                window_flaps=((), np.float32), **retrained.STATE)
+                                window_flaps=((), np.float32),
+                                # what the fit learned of each link, taken into its row when it first shows
+                                up_in_training=((), np.bool_), up_in_training_seeded=((), np.bool_),
+                                usual=((len(GROUPED),), np.float32), usual_seeded=((), np.bool_),
+                                **retrained.STATE)
         self._windows = EvidenceWindows()
         self.trends = TrendWatch()
         self._restarts = Restarts()
@@ -600,22 +596,23 @@ class LinkDetector:
         sat_for = np.where(saturated, np.where(heard, was + 1, SATURATED_HOLD + 1), np.where(after_gap, was, 0))
         st["saturated_for"][rows] = np.minimum(sat_for, SATURATED_HOLD + 1)
         fresh_saturation = saturated & (sat_for <= SATURATED_HOLD)
+        below_nominal = speed_degraded_rows(frame)
         maybe_rule = optic_rows | (
             (recent_flaps > 0) | (own[:, LINK_RECOVERY] > 0)
             | (own[:, PFC_TX] >= self.rules.pause_storm_per_s) | (own[:, PFC_RX] >= self.rules.pause_storm_per_s)
             | evidence_rows
             | fresh_saturation
-            | (frame.rate("excessive_buffer_overrun_errors") > 0) | speed_degraded_rows(frame)
+            | (frame.rate("excessive_buffer_overrun_errors") > 0) | below_nominal
         )
-        lower = retrained_lower(frame, rows, st, self.trained)
+        lower = retrained_lower(frame, rows, st, self.trained, below_nominal)
         maybe_rule[list(lower)] = True
         left_down = links_left_down(frame, rows, st, settle > 0, back, self._restarts, cables, self.interval_s,
-                                    self._up_in_training(frame))
+                                    st.seeded("up_in_training", rows, frame.layout.keys, self._up_in_training))
         maybe_rule[list(left_down)] = True
         gone_quiet = self._gone_quiet(frame, rows, (settle > 0) | (recent > 0) | operated, judged_quiet, silent)
         maybe_rule[list(gone_quiet)] = True
         view = group_view(frame)
-        beyond = self._beyond_usual(frame, view)
+        beyond = self._beyond_usual(frame, rows, view)
         standing_out = self._standing_out(frame, rows, (settle > 0) | (recent > 0), view, beyond)
         maybe_rule[list(standing_out)] = True
         trending = self.trends.observe(links, frame.start_ns)
@@ -686,14 +683,9 @@ class LinkDetector:
             out = fold_stalls(frame, out, *self.stalls.observe(frame))
         return _one_per_cable(_hot_switches(frame.start_ns, out, self.optics))
 
-    def _up_in_training(self, frame: FeatureFrame) -> np.ndarray:
-        """Per link, whether healthy history saw it up: learned from (its background) and not down throughout."""
-        trained, never = self.background.links_, self.never_up
-        held, up = frame.layout.memo(f"up_in_training:{id(trained)}:{id(never)}", lambda: (
-            (trained, never), np.array([k in trained and k not in never for k in frame.layout.keys], dtype=bool)))
-        if held[0] is not trained or held[1] is not never:
-            up = np.array([k in trained and k not in never for k in frame.layout.keys], dtype=bool)
-        return up.reshape(len(frame.links))
+    def _up_in_training(self, key: tuple[str, str]) -> bool:
+        """Whether healthy history saw the link up: learned from (its background) and not down throughout."""
+        return key in self.background.links_ and key not in self.never_up
 
     # -- persistence -------------------------------------------------------------------
     def save(self, path: str | Path) -> None:

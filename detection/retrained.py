@@ -65,20 +65,16 @@ def from_json(data: dict[str, Any]) -> dict[tuple[str, str], tuple[float, ...]]:
 
 
 def retrained_lower(frame: FeatureFrame, rows: np.ndarray, state: LinkState,
-                    fitted: dict[tuple[str, str], tuple[float, ...]]) -> dict[int, RuleHit]:
+                    fitted: dict[tuple[str, str], tuple[float, ...]], below_nominal: np.ndarray) -> dict[int, RuleHit]:
     """Links up with less of a trained reading than they held before (in the fit or since), by row;
-    updates what each link held."""
-    new = ~state["trained_seeded"][rows]
-    if new.any():
-        keys = frame.layout.keys
-        for i in np.nonzero(new)[0].tolist():
-            state["trained"][rows[i]] = np.nan_to_num(fitted.get(keys[i], 0.0))
-        state["trained_seeded"][rows[new]] = True
+    updates what each link held. A speed `below_nominal` is said by that rule already."""
+    held = state.seeded("trained", rows, frame.layout.keys,
+                        lambda key: np.nan_to_num(fitted.get(key, 0.0))).astype(np.float64)
     now = _readings(frame)
-    held = state["trained"][rows].astype(np.float64)
     with np.errstate(invalid="ignore"):
         lower = now < SPEED_SHORTFALL * held
     state["trained"][rows] = np.fmax(held, now)
+    lower[:, TRAINED.index("speed_bps")] &= ~below_nominal
     out = {}
     for i in np.nonzero(lower.any(axis=1))[0].tolist():
         said = [f"{k} {_shown(k, now[i, j])} where it held {_shown(k, held[i, j])}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -351,6 +351,18 @@ class LinkState:
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.arrays[name]
+
+    def seeded(self, name: str, rows: np.ndarray, keys: Sequence[tuple[str, str]],
+               fitted: Callable[[tuple[str, str]], object]) -> np.ndarray:
+        """Column `name` at `rows` (`keys` names each row's link), a link's value first set from `fitted(key)`,
+        what the fit learned of it; declare `name` and `name + "_seeded"`, a bool."""
+        column, done = self.arrays[name], self.arrays[name + "_seeded"]
+        new = ~done[rows]
+        if new.any():
+            for i in np.nonzero(new)[0].tolist():
+                column[rows[i]] = fitted(keys[i])
+            done[rows[new]] = True
+        return column[rows]
 
 
 class FeatureBuilder:

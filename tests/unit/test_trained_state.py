@@ -78,3 +78,16 @@ def test_a_link_already_degraded_when_a_restarted_daemon_starts_is_judged_agains
     LinkDetector(interval_s=INTERVAL).fit([fb.build(s, links) for s, links in frames[:TRAIN]]).save(tmp_path / "m")
     found = _found(LinkDetector.load(tmp_path / "m"), frames[AT:])
     assert set(found) == {bad}, found
+
+
+def test_a_speed_under_its_nominal_tag_is_said_once() -> None:
+    frames, bad, _ = _frames("speed_bps", 400e9, 200e9)
+    for _, links in frames:
+        for li in links:
+            li.tags["speed"] = "400G"
+    fb = FeatureBuilder(INTERVAL)
+    det = LinkDetector(interval_s=INTERVAL).fit([fb.build(s, links) for s, links in frames[:TRAIN]])
+    det.reset()
+    said = [f for s, links in frames[TRAIN:] for f in det.detect(fb.build(s, links)) if (f.device, f.port) == bad]
+    assert len(said) == N - AT
+    assert all("speed_degraded" in f.conditions and "retrained_lower" not in f.conditions for f in said)
