@@ -125,9 +125,19 @@ def group_medians(gid: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndar
 
 
 
+def spread_over(device: str, role: str, far: str) -> str:
+    """The links the fabric spreads a link's traffic over together, named ("": none): up the tiers the ports of
+    its switch in its role, down the tiers the parallel links towards the same far switch."""
+    if role in DOWN_ROLES and far:
+        return f"{role} ports towards {far}"
+    if role in SPREAD_ROLES:
+        return f"{device} {role} ports"
+    return ""
+
+
 def _spread_ids(topology: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(group names, per link its group's number, per link whether it is in one) of `spread_groups`."""
-    keys = np.array([f"towards\0{r}\0{p}" if r in DOWN_ROLES and p else f"{d}\0{r}" if r in SPREAD_ROLES else ""
+    keys = np.array([spread_over(d, r, p)
                      for d, r, p in zip(topology.devices, topology.roles, topology.far_devices, strict=True)],
                     dtype=object)
     names, gid = np.unique(keys, return_inverse=True)

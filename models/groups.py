@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from fabricwatch.models.features import DOWN_ROLES, OWN_NAMES, SPREAD_ROLES, FeatureFrame, group_medians
+from fabricwatch.models.features import DOWN_ROLES, OWN_NAMES, SPREAD_ROLES, FeatureFrame, group_medians, spread_over
 from fabricwatch.models.topology import Topology, first_sight
 
 # the congestion signals judged this way (groups: `_group_key`); pauses a port *sends* are its switch's
@@ -57,10 +57,11 @@ def _group_key(device: str, role: str, peer: str) -> tuple[str, str, str]:
     the nearer of the two is what they are judged against: a link is its own only where no group sharing its
     situation explains it (waits are heavy-tailed, and ten parallel links are few). For a host link, the
     links reaching the same host (its NICs on every rail run one job). Else none."""
+    spread = spread_over(device, role, peer)
     if role in DOWN_ROLES and peer:
-        return f"{role} ports towards {peer}", f"{role} ports towards {peer}", f"{device} {role} ports"
-    if role in SPREAD_ROLES:
-        return f"{device} {role} ports", "", ""
+        return spread, spread, f"{device} {role} ports"
+    if spread:
+        return spread, "", ""
     if role in HOST_ROLES and peer:
         return f"links to {peer}", f"links to {peer}", ""
     return "", "", ""
