@@ -24,6 +24,7 @@ COUNTER_NAMES: tuple[str, ...] = (
 COL = {name: i for i, name in enumerate(COUNTER_NAMES)}
 ROCE_PRIORITY = 3  # the lossless class RoCE traffic runs on
 MEAN_PKT_BYTES = 4096.0
+RETRAIN_S = 2.0  # a link that retrains (to fewer lanes, or back to all of them) is down this long
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,16 @@ class Snapshot:
     admin_up: np.ndarray  # (ports,) bool: False where an operator shut the port
     fec: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.uint64))  # corrected, uncorrectable
     dom: np.ndarray = field(default_factory=lambda: np.zeros((0, len(DOM_COLUMNS))))
+    # (ports,) the lanes each link trained to when it last came up (of LANES); empty: all of them
+    lanes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    def port_lanes(self, port: SimPort) -> int:
+        """The lanes the port's link trained to when it last came up (its active width)."""
+        return int(self.lanes[port.index]) if len(self.lanes) else LANES
+
+    def port_speed_bps(self, port: SimPort) -> int:
+        """The speed the port's link trained to: its nominal speed over the lanes it came up on."""
+        return port.speed_bps * self.port_lanes(port) // LANES
 
     def port_optics(self, port: SimPort) -> dict[str, float]:
         """The port's transceiver at this instant: DOM, pre-FEC BER, FEC counts and the thresholds."""
@@ -48,6 +59,7 @@ class Snapshot:
         values = {name: int(row[i]) for i, name in enumerate(COUNTER_NAMES)}
         values["oper_status"] = 1 if self.oper_up[port.index] else 0
         values["admin_status"] = 1 if self.admin_up[port.index] else 0
+        values["speed_bps"] = self.port_speed_bps(port)
         return values
 
 
@@ -94,6 +106,8 @@ class Fabric:
         self._last_ns = start_ns
         self._oper_up = np.ones(n, dtype=bool)
         self._admin_up = np.ones(n, dtype=bool)
+        self._lanes = np.full(n, LANES, dtype=np.int64)  # what each link trained to when it last came up
+        self._retrain_until = np.full(n, -np.inf)  # fabric time a retraining link comes back up
         self.faults: list[Fault] = []
         self._lock = threading.Lock()
         self._snapshots: OrderedDict[int, Snapshot] = OrderedDict()
@@ -176,6 +190,21 @@ class Fabric:
         self._oper_up[going] = False
         self._admin_up[:] = ~shut
         flapping |= shut  # kept down below, and brought back up when the shutdown is cleared
+        # a link up on other lanes than it would train to now (a `retrained` fault injected, or cleared)
+        # goes down, retrains for RETRAIN_S and comes back up on those: one bounce
+        lanes = np.full(n, LANES, dtype=np.int64)
+        for f in self.faults:
+            if f.kind == "retrained":
+                rows = self._fault_rows(f)
+                lanes[rows] = np.minimum(lanes[rows], f.lanes)
+        stale = self._oper_up & (self._lanes != lanes) & (self._retrain_until <= t)
+        self._retrain_until[stale] = t + RETRAIN_S
+        retraining = self._retrain_until > t
+        going = retraining & self._oper_up
+        acc[going, COL["link_transitions"]] += 1
+        self._oper_up[going] = False
+        flapping |= retraining
+        was_up = self._oper_up.copy()
         # a link whose flap fault was cleared comes back up (and that is one more transition)
         recovered = ~flapping & ~self._oper_up
         acc[recovered, COL["link_transitions"]] += 1
@@ -188,12 +217,15 @@ class Fabric:
                 acc[rows[changed], COL["link_transitions"]] += 1
                 self._oper_up[rows] = want_up
         self._oper_up[shut] = False
+        came_up = self._oper_up & ~was_up
+        self._lanes[came_up] = lanes[came_up]  # a link trains to what it can when it comes up
         up &= self._oper_up
         util = np.where(up, util, 0.0)
+        speed_Bps = self._speed_Bps * (self._lanes / LANES)  # its traffic capped to what it trained to
         for f in self.faults:
             if f.kind == "pfc_storm":  # the peer stuck pausing: what this port sends it stops
                 util[self._fault_rows(f)] *= 0.005
-        octets = util * self._speed_Bps * dt
+        octets = util * speed_Bps * dt
         pkts = octets / MEAN_PKT_BYTES
         congestion = np.clip(util - 0.6, 0.0, None)  # queues build above ~60 % load
         ecn_factor = np.ones(n)
@@ -235,8 +267,8 @@ class Fabric:
             failing = self.optics.failing(t)
         else:
             ber_now, failing = self.optics.ber, None
-        codewords = self._speed_Bps * 8 / CODEWORD_BITS * dt
-        self._fec[:, 0] += np.minimum(ber_now * self._speed_Bps * 8 * dt, codewords)
+        codewords = speed_Bps * 8 / CODEWORD_BITS * dt
+        self._fec[:, 0] += np.minimum(ber_now * speed_Bps * 8 * dt, codewords)
         if failing is not None and failing.any():
             over = np.clip(ber_now[failing] / FEC_LIMIT_BER, 1.0, 10.0)
             self._fec[failing, 1] += 1e-7 * codewords[failing] * over
@@ -256,7 +288,7 @@ class Fabric:
             self._advance(ts_ns)
             snap = Snapshot(ts_ns, np.floor(self._acc).astype(np.uint64), self._oper_up.copy(),
                             self._admin_up.copy(), np.floor(self._fec).astype(np.uint64),
-                            self.optics.dom((ts_ns - self.start_ns) / 1e9))
+                            self.optics.dom((ts_ns - self.start_ns) / 1e9), self._lanes.copy())
             self._snapshots[ts_ns] = snap
             while len(self._snapshots) > self._keep:
                 self._snapshots.popitem(last=False)

@@ -16,7 +16,11 @@ KINDS = {
     "stream_abort": "the device's gNMI server closes each stream after `after` messages",
     "aging_optic": "a transceiver that ages over `ramp` seconds (default 4 h): pre-FEC BER and corrected FEC "
                    "climb, `lane` (default 3) loses light, the module heats; past the FEC limit errors get through",
+    "retrained": "the link goes down once and trains back up on `lanes` (default 1) of its 4 lanes: a quarter "
+                 "of its width and speed (4x -> 1x, 400G -> 100G), its traffic capped to that",
 }
+# the widths a link trains down to from its 4 lanes (IB 1x/2x, Ethernet 100G/200G lanes of a 400G port)
+RETRAIN_LANES = (1, 2)
 
 
 @dataclass
@@ -30,6 +34,7 @@ class Fault:
     after: int = 10
     ramp: float = 14_400.0
     lane: int = 3
+    lanes: int = 1
     start_s: float | None = None  # fabric time the fault began (set when injected)
 
     @classmethod
@@ -54,7 +59,7 @@ class Fault:
         if kind not in KINDS:
             raise ValueError(f"unknown fault kind {kind!r}; known: {', '.join(KINDS)}")
         try:
-            return cls(
+            fault = cls(
                 kind=str(kind),
                 device=str(data["device"]),
                 port=None if data.get("port") in (None, "") else str(data["port"]),
@@ -64,13 +69,19 @@ class Fault:
                 after=int(data.get("after", 10)),
                 ramp=float(data.get("ramp", 14_400.0)),
                 lane=int(data.get("lane", 3)),
+                lanes=int(data.get("lanes", 1)),
             )
         except (KeyError, ValueError, TypeError) as exc:
             raise ValueError(f"fault {spec!r}: {exc}") from None
+        if fault.kind == "retrained" and fault.lanes not in RETRAIN_LANES:
+            raise ValueError(f"fault {spec!r}: lanes={fault.lanes}: a link trains down to "
+                             f"{' or '.join(map(str, RETRAIN_LANES))} of its 4 lanes")
+        return fault
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind, "device": self.device, "port": self.port, "period": self.period,
             "rate": self.rate, "priority": self.priority, "after": self.after,
             **({"ramp": self.ramp, "lane": self.lane} if self.kind == "aging_optic" else {}),
+            **({"lanes": self.lanes} if self.kind == "retrained" else {}),
         }

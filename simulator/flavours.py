@@ -54,7 +54,8 @@ def _notif(ts: int, prefix: Any, updates: list[Any]) -> Any:
 
 def served(flavour: str, values: dict[str, int]) -> dict[str, int]:
     """The canonical counters a flavour carries for one port (what a collector can read back)."""
-    keep = set(OC_COUNTERS.values()) | set(OC_ETHERNET.values()) | {"oper_status", "admin_status", "ecn_marked"}
+    keep = set(OC_COUNTERS.values()) | set(OC_ETHERNET.values()) | {"oper_status", "admin_status", "ecn_marked",
+                                                                     "speed_bps"}
     if flavour == "openconfig":
         keep |= {"link_transitions"}
     elif flavour == "arista":
@@ -65,6 +66,26 @@ def served(flavour: str, values: dict[str, int]) -> dict[str, int]:
     elif flavour == "sonic":
         keep = set(SONIC_FIELDS.values()) | {"ecn_marked"}
     return {k: v for k, v in values.items() if k in keep}
+
+
+def oc_speed(bps: int) -> str:
+    """An openconfig-if-ethernet ETHERNET_SPEED identity: 100 Gb/s is SPEED_100GB, 2.5 Gb/s SPEED_2500MB."""
+    if bps % 1_000_000_000 == 0:
+        return f"SPEED_{bps // 1_000_000_000}GB"
+    return f"SPEED_{bps // 1_000_000}MB"
+
+
+def speed_notification(flavour: str, port: SimPort, snap: Snapshot) -> Any | None:
+    """openconfig-if-ethernet's negotiated-port-speed: what the link trained to when it last came up. The
+    OpenConfig flavour (Ciena-like, module names everywhere) gives the identity with its module; SONiC keeps
+    no speed in COUNTERS_DB."""
+    if flavour == "sonic":
+        return None
+    speed = oc_speed(snap.port_speed_bps(port))
+    if flavour == "openconfig":
+        speed = f"openconfig-if-ethernet:{speed}"
+    return _notif(snap.ts_ns, _path(_elem("interfaces"), _elem("interface", name=port.name), _elem("ethernet"),
+                                    _elem("state")), [_string("negotiated-port-speed", value=speed)])
 
 
 def oper_notification(flavour: str, port: SimPort, ts: int, up: bool, admin_up: bool = True) -> Any | None:
@@ -142,6 +163,9 @@ def _small_notifications(flavour: str, port: SimPort, snap: Snapshot) -> Iterato
         _path(_elem("interfaces"), intf, _elem("ethernet"), _elem("state"), _elem("counters")),
         [_uint(leaf, v[c]) for leaf, c in OC_ETHERNET.items()],
     )
+    speed = speed_notification(flavour, port, snap)
+    if speed is not None:
+        yield speed
     if flavour in ("openconfig", "arista"):
         for queue, value in (("3", v["ecn_marked"]), ("0", 0)):
             yield _notif(
@@ -231,6 +255,9 @@ def _recorded_notifications(flavour: str, port: SimPort, snap: Snapshot) -> Iter
     yield _notif(ts, prefix, updates)
     yield _notif(ts, _path(_elem("interfaces"), intf, _elem("ethernet"), _elem("state"), _elem("counters")),
                  [_uint(leaf, known.get(leaf, 0)) for leaf in recorded.OC_ETHERNET_COUNTERS])
+    speed = speed_notification(flavour, port, snap)  # nobody recorded it: one leaf, as it is subscribed
+    if speed is not None:
+        yield speed
     if flavour in ("openconfig", "arista"):
         for queue, ecn in (("3", v["ecn_marked"]), ("0", 0)):
             sent = {"transmit-pkts": v["out_pkts"], "transmit-octets": v["out_octets"]} if queue == "3" else {}

@@ -20,7 +20,10 @@ def host_port_files(snap: Snapshot, leaf_port: SimPort) -> dict[str, str]:
     def v(name: str) -> int:
         return int(row[COL[name]])
 
-    gbps = leaf_port.speed_bps // 1_000_000_000
+    # what the link trained to: its speed, its width (lanes) and its lanes' rate, as the kernel shows them
+    gbps = snap.port_speed_bps(leaf_port) // 1_000_000_000
+    width = snap.port_lanes(leaf_port)
+    lane_rate = "NDR" if leaf_port.speed_bps >= 400e9 else "HDR"
     return {
         "counters/port_xmit_data": str(v("in_octets") // 4),  # 4-octet words, as the kernel shows them
         "counters/port_rcv_data": str(v("out_octets") // 4),
@@ -36,7 +39,7 @@ def host_port_files(snap: Snapshot, leaf_port: SimPort) -> dict[str, str]:
         "hw_counters/out_of_sequence": "0",
         "state": "4: ACTIVE" if snap.oper_up[leaf_port.index] else "1: DOWN",
         "phys_state": "5: LinkUp" if snap.oper_up[leaf_port.index] else "3: Disabled",
-        "rate": f"{gbps} Gb/sec (4X {'NDR' if gbps >= 400 else 'HDR'})",
+        "rate": f"{gbps} Gb/sec ({width}X {lane_rate})",
         "link_layer": "InfiniBand",
     }
 

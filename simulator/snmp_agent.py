@@ -118,7 +118,8 @@ class AgentView:
         e[(*IF_X_TABLE, 1, idx)] = lambda s, t: rfc1902.OctetString(self.names.get(idx, port.name))
         for sub, name in ((6, "in_octets"), (7, "in_pkts"), (10, "out_octets"), (11, "out_pkts")):
             e[(*IF_X_TABLE, sub, idx)] = _c64(name, row)
-        e[(*IF_X_TABLE, 15, idx)] = lambda s, t: rfc1902.Gauge32(port.speed_bps // 1_000_000)
+        # ifHighSpeed (Mb/s): what the link trained to, as the interface reports its current speed
+        e[(*IF_X_TABLE, 15, idx)] = lambda s, t: rfc1902.Gauge32(s.port_speed_bps(port) // 1_000_000)
         e[(*IF_X_TABLE, 18, idx)] = lambda s, t: rfc1902.OctetString(f"to {port.peer_device} {port.peer_port}")
         e[(*DOT3_PAUSE, 3, idx)] = _c32("pause_rx", row)
         e[(*DOT3_PAUSE, 4, idx)] = _c32("pause_tx", row)

@@ -219,7 +219,9 @@ class UfmServer:
                     "physical_state": "Link Up" if up else "Down", "logical_state": "Active" if up else "Down",
                     "peer": f"{peer_guid}_{p.peer_port}" if peer_guid else "",
                     "peer_node_name": p.peer_device, "peer_port_dname": p.peer_port,
-                    "active_speed": "NDR" if p.speed_bps >= 400e9 else "HDR", "active_width": "4x",
+                    # the lanes' rate and how many the link trained to; a down port has trained to nothing
+                    "active_speed": "NDR" if p.speed_bps >= 400e9 else "HDR",
+                    "active_width": f"{snap.port_lanes(p)}x" if up else "NoState",
                     "node_type": "switch", "severity": "Info", "description": "Switch IB Port",
                 }
                 if rename:  # a schema change: the field the collector keys ports on is gone
@@ -237,6 +239,7 @@ class UfmServer:
         ])
 
     async def _links(self, request: web.Request) -> web.Response:
+        snap = self.state.snapshot()
         out = []
         for dev in self.state.devices:
             for p in dev.ports:
@@ -246,7 +249,8 @@ class UfmServer:
                 out.append({
                     "name": f"{self.state.guids[dev.name]}_{p.name}:{peer_guid}_{p.peer_port}",
                     "source_guid": self.state.guids[dev.name], "source_port": p.name,
-                    "destination_guid": peer_guid, "destination_port": p.peer_port, "width": "4x",
+                    "destination_guid": peer_guid, "destination_port": p.peer_port,
+                    "width": f"{snap.port_lanes(p)}x",
                     "severity": "Info", "cable_info": self._cable(p),
                 })
         return web.json_response(out)

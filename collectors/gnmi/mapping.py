@@ -164,6 +164,16 @@ def _number(value: Any) -> float | int | None:
     return None
 
 
+def _enum_value(enum: dict[str, int], raw: Any) -> int | None:
+    """An enumerated or identity value's number: 'SPEED_100GB', or with its module as identities may come
+    ('openconfig-if-ethernet:SPEED_100GB', 'oc-eth:SPEED_100GB'); None when the table does not know it."""
+    text = str(raw)
+    value = enum.get(text)
+    if value is None and ":" in text:
+        value = enum.get(text.rsplit(":", 1)[1])
+    return value
+
+
 def _clean_name(value: str) -> str:
     # a "name" leaf from some devices arrives quoted or escaped, e.g. "\"1\"" (issue_14063)
     return value.replace("\\", "").strip('"')
@@ -346,7 +356,7 @@ class Decoder:
             counter: str = leaf.counter  # type: ignore[assignment]  # set for every mapped mode
             value: float | None
             if mode == _ENUM:
-                value = self.table.enums[counter].get(str(raw))
+                value = _enum_value(self.table.enums[counter], raw)
             elif type(raw) is int:
                 value = raw
             else:

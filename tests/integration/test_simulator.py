@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 import aiohttp
@@ -45,6 +46,82 @@ def test_congestion_raises_pfc_and_ecn_everywhere_and_faults_stand_out() -> None
     assert (ecn[on_leaf] == 0).all()  # the switch with ECN off marks nothing...
     assert pfc[on_leaf].mean() > 3 * pfc[others].mean()  # ...and pauses more
     assert (b.counters >= a.counters).all()
+
+
+def test_a_retrained_link_bounces_once_and_comes_back_on_a_quarter_of_its_lanes() -> None:
+    """`retrained`: the link goes down once, trains back up on 1 of its 4 lanes (400G -> 100G) and carries
+    what that speed carries; cleared, it bounces once more and comes back whole. Every server reports it
+    from the snapshot (ifHighSpeed, UFM's active_width, sysfs rate, OpenConfig's negotiated-port-speed)."""
+    from fabricwatch.simulator.flavours import speed_notification
+    from fabricwatch.simulator.host_sysfs import host_port_files
+
+    fab = Fabric(FabricSpec(nodes=8, rails=2, spines=2), seed=3, start_ns=0)
+    leaf = fab.topology.devices["leaf-r0-0"]
+    port, peer = [p for p in leaf.ports if p.role == "leaf_down"][:2]
+    fab.snapshot(10 * S)
+    fab.inject(Fault.parse(f"retrained:{leaf.name}:{port.name}"))
+    snaps = [fab.snapshot(t * S) for t in range(10, 31)]
+    up = [bool(s.oper_up[port.index]) for s in snaps]
+    assert up[0] and not up[1] and not up[2] and all(up[3:]), up  # down for 2 s, then up for good
+    assert int(snaps[-1].counters[port.index, COL["link_transitions"]]) \
+        - int(snaps[0].counters[port.index, COL["link_transitions"]]) == 2
+    before, after = snaps[0], snaps[-1]
+    assert before.port_lanes(port) == 4 and before.port_speed_bps(port) == 400 * 10**9
+    assert after.port_lanes(port) == 1 and after.port_speed_bps(port) == 100 * 10**9
+    assert after.port_values(port)["speed_bps"] == 100 * 10**9
+    assert after.port_speed_bps(peer) == 400 * 10**9  # its neighbours are whole
+    sent = [int(snaps[-1].counters[p.index, COL["in_octets"]]) - int(snaps[5].counters[p.index, COL["in_octets"]])
+            for p in (port, peer)]
+    assert 0.2 < sent[0] / sent[1] < 0.3, sent  # its traffic capped to a quarter
+    assert host_port_files(after, port)["rate"] == "100 Gb/sec (1X NDR)"
+    assert host_port_files(after, peer)["rate"] == "400 Gb/sec (4X NDR)"
+    for flavour, value in (("arista", "SPEED_100GB"), ("openconfig", "openconfig-if-ethernet:SPEED_100GB")):
+        n = speed_notification(flavour, port, after)
+        assert n is not None and n.update[0].val.string_val == value
+    assert speed_notification("sonic", port, after) is None  # COUNTERS_DB has no speed
+
+    assert fab.clear_faults() == 1
+    later = [fab.snapshot(t * S) for t in range(31, 41)]
+    assert [bool(s.oper_up[port.index]) for s in later[:4]] == [False, False, True, True]
+    assert later[-1].port_speed_bps(port) == 400 * 10**9
+
+    two = Fault.parse(f"retrained:{leaf.name}:{port.name},lanes=2")
+    assert two.lanes == 2 and two.to_dict()["lanes"] == 2
+    with pytest.raises(ValueError, match="lanes=3"):
+        Fault.parse(f"retrained:{leaf.name}:{port.name},lanes=3")
+
+
+async def test_a_retrained_link_is_served_at_its_new_width_over_ufm_and_snmp() -> None:
+    """UFM's resources/ports say the width the link trained to ("1x"; "NoState" while down) and SNMP's
+    ifHighSpeed its speed in Mb/s, both read from the fabric when asked."""
+    from fabricwatch.simulator.snmp_agent import IF_X_TABLE, AgentView
+
+    sim = await start_sim(ufm={"enabled": True})
+    try:
+        leaf = sim.fabric.topology.devices["leaf-r0-0"]
+        port = next(p for p in leaf.ports if p.role == "leaf_down")
+        sim.fabric.inject(Fault.parse(f"retrained:{leaf.name}:{port.name}"))
+        assert sim.ufm is not None
+        snap = sim.ufm.state.snapshot()
+        ts = snap.ts_ns + 4 * S
+        sim.ufm.state.clock = lambda: ts
+        basic = base64.b64encode(f"{sim.config.ufm.username}:{sim.config.ufm.password}".encode()).decode()
+        async with aiohttp.ClientSession(headers={"Authorization": f"Basic {basic}"}) as s:
+            async with s.get(f"{sim.ufm.rest_url}/ufmRest/resources/ports") as resp:
+                ports = {(r["system_name"], r["dname"]): r for r in await resp.json()}
+            async with s.get(f"{sim.ufm.rest_url}/ufmRest/resources/links") as resp:
+                links = {(r["source_port"]): r for r in await resp.json()
+                         if r["source_guid"] == sim.ufm.state.guids[leaf.name]}
+        assert ports[(leaf.name, port.name)]["active_width"] == "1x"
+        assert ports[(leaf.name, port.name)]["active_speed"] == "NDR"  # the lanes' rate is the same
+        assert {r["active_width"] for k, r in ports.items() if k != (leaf.name, port.name)} == {"4x"}
+        assert {r["width"] for r in links.values()} == {"4x"}  # the links between switches are whole
+        view = AgentView(sim.fabric, leaf)
+        get = view.getters[view.oids.index((*IF_X_TABLE, 15, AgentView.if_index(1)))]
+        assert int(get(sim.fabric.snapshot(ts), 0)) == 100_000
+        assert int(get(sim.fabric.snapshot(snap.ts_ns), 0)) == 400_000
+    finally:
+        await sim.stop()
 
 
 async def test_live_fault_injection_over_http() -> None:

@@ -229,3 +229,30 @@ def test_every_recorded_case_decodes_in_every_flavour_to_canonical_numbers(fixtu
                     assert s.port and s.device == "dev", (flavour, case)
                     assert all(name in COUNTERS and isinstance(v, int | float) for name, v in s.values.items()), \
                         (flavour, case, s.values)
+
+
+@pytest.mark.parametrize("flavour", ["openconfig", "arista", "cumulus", "juniper"])
+def test_negotiated_port_speed_is_the_speed_the_link_trained_to(flavour: str) -> None:
+    """Principle 6 (the same through every path): openconfig-if-ethernet's negotiated-port-speed is what the
+    link trained to, read as speed_bps as SNMP's ifHighSpeed and a host's sysfs rate are. Devices send the
+    ETHERNET_SPEED identity bare or with its module; SPEED_UNKNOWN (nothing negotiated) is 0, no reading; an
+    identity nobody defined is counted, not guessed. Subscribed with the counters, sampled."""
+    from fabricwatch.collectors.gnmi.collector import parse_path
+
+    table = load_table(flavour)
+    assert "/interfaces/interface/ethernet/state/negotiated-port-speed" in table.subscribe_sample
+    dec = Decoder(table, "d", {})
+
+    def speed(port: str, value: str) -> object:
+        prefix = parse_path(f"/interfaces/interface[name={port}]/ethernet/state")
+        return gnmi_pb2.Notification(timestamp=7, prefix=prefix, update=[gnmi_pb2.Update(
+            path=parse_path("negotiated-port-speed"), val=gnmi_pb2.TypedValue(string_val=value))])
+
+    got = {}
+    for port, value in (("Ethernet1", "SPEED_400GB"), ("Ethernet2", "openconfig-if-ethernet:SPEED_100GB"),
+                        ("Ethernet3", "oc-eth:SPEED_2500MB"), ("Ethernet4", "SPEED_UNKNOWN"),
+                        ("Ethernet5", "SPEED_300GB")):
+        got.update({s.port: s.values for s in dec.decode(speed(port, value))})
+    assert got == {"Ethernet1": {"speed_bps": 400e9}, "Ethernet2": {"speed_bps": 100e9},
+                   "Ethernet3": {"speed_bps": 2.5e9}, "Ethernet4": {"speed_bps": 0}}
+    assert dec.unmapped == 1
