@@ -128,24 +128,6 @@ DOM_QUANTITIES: dict[str, tuple[str, str]] = {  # quantity -> (unit, what)
     "tx_bias_ma": ("mA", "laser bias current"),
 }
 PER_LANE = ("rx_power_dbm", "tx_power_dbm", "tx_bias_ma")
-# Field names other writers of `port_counters` use (a recording made by another tool): read as the
-# canonical one when that one is absent. A module gauge whose canonical name carries its unit; the IB
-# PortCounters as perfquery, the kernel (/sys/class/infiniband/*/ports/*/counters) and Telegraf's
-# infiniband input name them.
-FIELD_ALIASES: dict[str, str] = {
-    "temperature": "temperature_c", "module_temperature": "temperature_c", "voltage": "voltage_v",
-    "port_xmit_data": "out_octets", "port_rcv_data": "in_octets",
-    "port_xmit_pkts": "out_pkts", "port_xmit_packets": "out_pkts",
-    "port_rcv_pkts": "in_pkts", "port_rcv_packets": "in_pkts",
-    "port_xmit_wait": "xmit_wait", "symbol_error": "symbol_errors", "port_rcv_errors": "rcv_errors",
-    "port_rcv_remote_physical_errors": "rcv_remote_physical_errors",
-    "port_rcv_switch_relay_errors": "rcv_switch_relay_errors", "port_xmit_discards": "xmit_discards",
-    "port_xmit_constraint_errors": "xmit_constraint_errors", "port_rcv_constraint_errors": "rcv_constraint_errors",
-    "VL15_dropped": "vl15_dropped",
-}
-# what one count of an aliased field is in the canonical unit: IB's PortXmitData and PortRcvData count
-# 4-octet words (IBA 16.1.3.5)
-FIELD_SCALES: dict[str, int] = {"port_xmit_data": 4, "port_rcv_data": 4}
 THRESHOLD_LEVELS = ("low_alarm", "low_warn", "high_warn", "high_alarm")
 
 
@@ -200,8 +182,7 @@ EVIDENCE: dict[str, Evidence] = {
     **{n: Evidence.ERROR for n in (
         "in_errors", "out_errors", "fcs_errors", "symbol_errors", "rcv_errors", "rcv_remote_physical_errors",
         "local_link_integrity_errors", "excessive_buffer_overrun_errors", "rcv_switch_relay_errors",
-        "xmit_constraint_errors", "rcv_constraint_errors", "fec_uncorrectable", "out_of_sequence",
-        "packet_seq_err", "local_ack_timeout_err", "rnr_nak_retry_err", "roce_adp_retrans")},
+        "xmit_constraint_errors", "rcv_constraint_errors", "fec_uncorrectable")},
     **{n: Evidence.DISCARD for n in ("in_discards", "out_discards", "buffer_discards", "xmit_discards",
                                      "vl15_dropped")},
     **{n: Evidence.INTEGRITY for n in ("link_error_recovery",)},
@@ -210,6 +191,9 @@ EVIDENCE: dict[str, Evidence] = {
 NOT_EVIDENCE: frozenset[str] = frozenset({
     "in_octets", "out_octets", "in_pkts", "out_pkts", "pause_rx", "pause_tx", "ecn_marked", "cnp_sent",
     "cnp_handled", "cnp_ignored", "xmit_wait", "pause_storm_events",
+    # the RDMA transport's retries and out-of-sequence packets count a drop or a late answer anywhere
+    # between two endpoints (a congested or lossy hop elsewhere, a slow peer): the path's, not the link's
+    "out_of_sequence", "packet_seq_err", "local_ack_timeout_err", "rnr_nak_retry_err", "roce_adp_retrans",
     # what the FEC corrected reaches no frame (every link's PHY corrects a trickle): its trend and the BER
     # it makes are the optics' to judge; per lane it is the same count as fec_corrected_bits
     "fec_corrected", "fec_corrected_bits", "fec_corrected_symbols", *(lane("lane_errors", n) for n in LANES),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fabricwatch.models.class_model import _LOAD_FREE
+from fabricwatch.models.class_model import _LOAD_FREE, UTIL
 from fabricwatch.models.features import FeatureFrame
 from fabricwatch.models.intervals import LinkInterval
 
@@ -15,10 +15,15 @@ CROWD_RAIL = 0.5  # the same within one rail, or one device, of a class (a busy 
 CROWD_FAR_END = 1 / 3  # the same among the links of a class that reach one far device (a host's NICs)
 
 
-def _crowd(frame: FeatureFrame, over: np.ndarray, *, far_end_only: bool = False) -> np.ndarray:
+def _crowd(frame: FeatureFrame, over: np.ndarray, *, far_end_only: bool = False, hot_machines: bool = False
+           ) -> np.ndarray:
     """Links over the threshold together with much of their class, or of their rail in it: a load
     swing moves all of them (a job starting, an all-to-all, a hot rail), a degraded link moves alone.
-    Corruption and flaps do not follow load, so links showing them are never part of a crowd."""
+    Corruption and flaps do not follow load, so links showing them are never part of a crowd.
+    `hot_machines`: one machine's links (its own, or those reaching it) are a crowd only where they
+    carry more than their class now (an incast to it, its checkpoint); a machine whose links carry what
+    their class does and drop where the class does not is that machine's trouble (a host too slow to
+    take what it is sent)."""
     n = len(frame.links)
     out = np.zeros(n, dtype=bool)
     if not over.any():
@@ -34,16 +39,19 @@ def _crowd(frame: FeatureFrame, over: np.ndarray, *, far_end_only: bool = False)
     # one machine (an incast to it, its checkpoint) moves all its links; a bad NIC or cable moves one
     by_far_end = [(c, li.tags.get("peer_device", "") or f"?{i}") for i, (c, li)
                   in enumerate(zip(frame.classes, frame.links, strict=True))]
-    groupings = [(CROWD_FAR_END, 3, by_far_end)]
+    busier = np.nan_to_num(own[:, UTIL]) > np.nan_to_num(med[:, UTIL]) if hot_machines else np.ones(n, dtype=bool)
+    groupings = [(CROWD_FAR_END, 3, by_far_end, busier)]
     if not far_end_only:
-        groupings += [(CROWD_CLASS, 4, by_class), (CROWD_RAIL, 4, by_rail), (CROWD_RAIL, 4, by_device)]
-    for share, least, keys in groupings:
+        everyone = np.ones(n, dtype=bool)
+        groupings += [(CROWD_CLASS, 4, by_class, everyone), (CROWD_RAIL, 4, by_rail, everyone),
+                      (CROWD_RAIL, 4, by_device, busier)]
+    for share, least, keys, may in groupings:
         size: dict[tuple[str, str], int] = {}
         hot: dict[tuple[str, str], list[int]] = {}
         for i in range(n):
             g = keys[i]
             size[g] = size.get(g, 0) + 1
-            if over[i]:
+            if over[i] and may[i]:
                 hot.setdefault(g, []).append(i)
         for g, rows in hot.items():
             if len(rows) >= least and len(rows) >= share * size[g]:

@@ -564,7 +564,7 @@ class LinkDetector:
         # the links that share a situation and drop now (a storage node's NICs in its checkpoint, the ports
         # of an incast): their crowd is the load's
         if dropping.any():
-            crowd = _crowd(frame, dropping | (np.nan_to_num(frame.own_raw[:, DISCARDS]) > 0))
+            crowd = _crowd(frame, dropping | (np.nan_to_num(frame.own_raw[:, DISCARDS]) > 0), hot_machines=True)
         else:
             crowd = dropping
         for i in np.nonzero(dropping)[0].tolist():

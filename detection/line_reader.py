@@ -15,8 +15,9 @@ from typing import IO, Any
 
 import numpy as np
 
-from fabricwatch.core.counters import COUNTERS, FIELD_ALIASES, FIELD_SCALES
+from fabricwatch.core.counters import COUNTERS
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
+from fabricwatch.core.names import lookup
 from fabricwatch.detection.plain_decoder import INT63, decode_plain
 from fabricwatch.detection.replay import ReadReport
 from fabricwatch.pipeline.rate_columns import common_dtype
@@ -273,16 +274,30 @@ def read_chunks(f: IO[str], catalog: Catalog, report: ColumnsReport, *, where: s
 
 
 def _canonical(cols: Columns, report: ColumnsReport | None = None) -> Columns:
-    """Fields another writer names its own way (`temperature` for `temperature_c`) under the canonical name;
-    the fields that are no counter of the vocabulary counted in `report`."""
-    for alias, name in FIELD_ALIASES.items():
-        if alias in cols.values and name not in cols.values:
-            cols.values[name] = scaled(cols.values.pop(alias), FIELD_SCALES.get(alias, 1))
-            cols.present[name] = cols.present.pop(alias)
+    """Fields another writer spells its own way (`ifHCInOctets`, `port_xmit_data`) under the vocabulary's
+    name, in its unit (`core/names.py`; a canonical field the lines also carry wins); the fields that are
+    no counter of the vocabulary counted in `report`."""
+    values, present = cols.values, cols.present
+    for name in [n for n in values if n not in COUNTERS]:
+        spelling = lookup(name)
+        if spelling is None:
+            continue
+        raw = values[name]
+        read = (raw == 1).astype(np.int64) if spelling.up_is_one else scaled(raw, spelling.scale)
+        to = spelling.canonical
+        if to not in values:
+            values[to], present[to] = read, present.pop(name)
+            del values[name]
+            continue
+        take = present[name] & ~present[to]  # a row's canonical field wins over its other spellings
+        if take.any():
+            values[to] = np.where(take, read, values[to])
+            present[to] = present[to] | take
+            present[name] = present[name] & ~take
     if report is not None:
-        for name, present in cols.present.items():
-            if name not in COUNTERS and name not in FIELD_ALIASES:
-                report.unread_fields[name] = report.unread_fields.get(name, 0) + int(present.sum())
+        for name, where in cols.present.items():
+            if name not in COUNTERS and (n := int(where.sum())):
+                report.unread_fields[name] = report.unread_fields.get(name, 0) + n
     return cols
 
 

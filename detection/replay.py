@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import cast
 
 from fabricwatch.core.batch import PortSample
-from fabricwatch.core.counters import FIELD_ALIASES, FIELD_SCALES
+from fabricwatch.core.counters import COUNTERS
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
+from fabricwatch.core.names import canonical_fields
 from fabricwatch.models.intervals import IntervalAggregator, LinkInterval
 from fabricwatch.pipeline.rates import RateEngine, detector_view
 
@@ -29,17 +30,7 @@ class ReadReport:
     unread_fields: dict[str, int] = field(default_factory=dict)
 
 
-_ALIASED = frozenset(FIELD_ALIASES)
-
-
-def canonical_fields(values: dict[str, float]) -> dict[str, float]:
-    """A sample's fields with those another writer names its own way under the canonical name, in its unit
-    (where the canonical one is absent)."""
-    out = dict(values)
-    for alias, name in FIELD_ALIASES.items():
-        if alias in out and name not in out:
-            out[name] = out.pop(alias) * FIELD_SCALES.get(alias, 1)
-    return out
+_VOCABULARY = frozenset(COUNTERS)
 
 
 def read_samples(paths: Iterable[Path], report: ReadReport) -> Iterator[PortSample]:
@@ -65,7 +56,7 @@ def read_samples(paths: Iterable[Path], report: ReadReport) -> Iterator[PortSamp
                 if not all(type(v) is int or type(v) is float for v in fields.values()):
                     values = {k: v for k, v in fields.items()
                               if isinstance(v, int | float) and not isinstance(v, bool)}
-                if not _ALIASED.isdisjoint(values):
+                if not _VOCABULARY.issuperset(values):  # a recording by another tool: its own spellings
                     values = canonical_fields(values)
                 report.samples += 1
                 extra = {k: v for k, v in tags.items() if k not in TAG_KEYS}

@@ -4,7 +4,7 @@ REST (aiohttp): /ufmRest/... with HTTP basic auth, /ufmRestV3/... with `Authoriz
 <token>`; resources/ports, resources/systems, resources/links, app/events, app/unhealthy_ports.
 Telemetry (a second port, like UFM's 9001): /csv/cset/converted_enterprise and /metrics
 (Prometheus text). Counter names and widths are written here from the IBA spec, independently
-of collectors/ibnames.py.
+of core/names.py.
 """
 
 from __future__ import annotations

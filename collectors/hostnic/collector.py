@@ -10,8 +10,8 @@ from fabricwatch.collectors.command import run_command
 from fabricwatch.collectors.hostnic.ethtool import parse_ethtool_stats
 from fabricwatch.collectors.hostnic.module import parse_module_info
 from fabricwatch.collectors.hostnic.sysfs import read_ports
-from fabricwatch.collectors.ibnames import with_transitions
 from fabricwatch.collectors.polling import PolledCollector
+from fabricwatch.collectors.transitions import with_transitions
 from fabricwatch.core.batch import ModuleInfo, PortSample, SampleBatch
 from fabricwatch.core.errors import TargetError
 

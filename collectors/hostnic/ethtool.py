@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from fabricwatch.collectors.ibnames import lookup
 from fabricwatch.core.digits import parse_uint
+from fabricwatch.core.names import lookup
 
 
 def parse_ethtool_stats(text: str) -> tuple[dict[str, int], int, dict[str, int]]:

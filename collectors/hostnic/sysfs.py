@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from fabricwatch.collectors.ibnames import lookup
 from fabricwatch.core.digits import parse_uint
+from fabricwatch.core.names import lookup
 
 _RATE = re.compile(r"^\s*(\d{1,6}(?:\.\d{1,6})?)\s*Gb/sec")
 

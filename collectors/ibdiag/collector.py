@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from fabricwatch.collectors.command import run_command
 from fabricwatch.collectors.ibdiag.parsers import IbPort, Topology, parse_perfquery, parse_topology
-from fabricwatch.collectors.ibnames import with_transitions
 from fabricwatch.collectors.polling import PolledCollector
+from fabricwatch.collectors.transitions import with_transitions
 from fabricwatch.core.batch import PortSample, SampleBatch
 from fabricwatch.core.errors import TargetError
 

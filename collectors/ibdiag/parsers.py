@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from fabricwatch.collectors.ibnames import lookup
+from fabricwatch.core.names import lookup
 
 # numbers are bounded (LIDs are 16-bit, ports 8-bit): a line of thousands of digits, which int()
 # refuses, is not a port line

@@ -12,8 +12,8 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
-from fabricwatch.collectors.ibnames import with_transitions
 from fabricwatch.collectors.polling import PolledCollector
+from fabricwatch.collectors.transitions import with_transitions
 from fabricwatch.collectors.ufm.client import UfmClient
 from fabricwatch.collectors.ufm.events import parse_events, parse_unhealthy
 from fabricwatch.collectors.ufm.inventory import Inventory, parse_links, parse_ports, parse_systems, resolve_peers

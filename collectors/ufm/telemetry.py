@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from fabricwatch.collectors.ibnames import lookup
 from fabricwatch.collectors.ufm.inventory import norm_guid
+from fabricwatch.core.names import lookup
 from fabricwatch.core.timeparse import storable
 
 REQUIRED = ("Node_GUID", "Port_Number")

@@ -474,3 +474,55 @@ def test_a_switch_only_paused_by_its_neighbours_is_not_stuck(detector: LinkDetec
     found = _run(detector, 10, 12, paused)
     stuck = {f.device for fs in found for f in fs if "stalled_switch" in f.conditions}
     assert stuck == ({leaf} if pushes_back else set())
+
+
+def test_transport_retries_are_the_path_not_the_link_a_host_short_of_buffers_is_its_own(
+        detector: LinkDetector) -> None:
+    """Attribution (principle 1: a counter is evidence against what it counts): the RDMA transport's
+    retries and out-of-sequence packets count a drop or a late answer anywhere between two endpoints,
+    so many hosts counting them at once (a drop elsewhere slowing the whole job) is no finding on their
+    links; a NIC dropping packets for lack of posted receive buffers (mlx5 `rx_out_of_buffer`) while its
+    peers receive the same traffic drops them itself."""
+    def change(i: int, links: list[LinkInterval]) -> None:
+        if i < 10:
+            return
+        hosts = _host_ports(links)
+        for li in hosts:
+            li.rates["out_of_sequence"] = 12 / INTERVAL
+            li.rates["local_ack_timeout_err"] = 2 / INTERVAL
+        hosts[5].rates["buffer_discards"] = 800.0
+
+    found = _run(detector, 20, 8, change)
+    flagged = {(f.device, f.port) for fs in found for f in fs}
+    change(10, links := simulate(SPEC, 1, interval_s=INTERVAL, seed=8).frames[0][1])
+    short = _host_ports(links)[5]
+    far = (short.tags.get("peer_device"), short.tags.get("peer_port"))
+    assert (short.device, short.port) in flagged or far in flagged
+    assert len(flagged) <= 2, sorted(flagged)  # the host link short of buffers, at either end of its cable
+
+
+@pytest.mark.parametrize("incast", [False, True])
+def test_one_machine_dropping_at_its_class_load_is_its_own_an_incast_to_it_is_load(
+        detector: LinkDetector, incast: bool) -> None:
+    """Principle 2 (load is judged against the groups the traffic forms): every link reaching one host
+    drops at once. Carrying more than their class (an incast to it, its checkpoint), that is the load's;
+    carrying what their class carries while the class drops nothing, the host is too slow to take what
+    it is sent (no receive buffers posted), and its links are found."""
+    target = "node005"
+
+    def change(i: int, links: list[LinkInterval]) -> None:
+        if i < 10:
+            return
+        for li in links:
+            if li.tags.get("peer_device") == target:
+                li.rates["buffer_discards"] = 800.0
+                if incast:
+                    speed = 400e9 / 8
+                    li.rates["out_octets"] = 0.95 * speed
+                    li.rates["in_octets"] = max(li.rates.get("in_octets", 0.0), 0.3 * speed)
+
+    found = _run(detector, 20, 9, change)
+    flagged = {(f.device, f.port) for fs in found[10:] for f in fs}
+    towards = {(li.device, li.port) for li in simulate(SPEC, 1, interval_s=INTERVAL, seed=9).frames[0][1]
+               if li.tags.get("peer_device") == target}
+    assert towards and (not (flagged & towards) if incast else towards <= flagged), sorted(flagged)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fabricwatch.collectors.ibdiag.config import IbDiagConfig
-from fabricwatch.collectors.ibnames import with_transitions
+from fabricwatch.collectors.transitions import with_transitions
 from fabricwatch.core.batch import PortSample, SampleBatch
 from fabricwatch.detection.rules import evaluate
 from fabricwatch.models.intervals import LinkInterval

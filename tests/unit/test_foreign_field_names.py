@@ -62,3 +62,52 @@ def test_the_canonical_name_wins_where_a_line_carries_both(tmp_path: Path) -> No
     batch = [iv for chunk in intervals_from_files([path], 30.0) for iv in chunk]
     assert _rates([(w.start_ns, w.links) for w in batch])["out_octets"] == pytest.approx(1000.0)
     assert _rates(intervals_from_lp([path], 30.0))["out_octets"] == pytest.approx(1000.0)
+
+
+# -- the same principle for Ethernet: IF-MIB/EtherLike-MIB columns as an SNMP poller names them
+# (RFC 2863, RFC 3635; Telegraf's snmp input and snmp_exporter keep the MIB's names), and the mlx5
+# driver's `ethtool -S` and sysfs names a host exporter keeps (Telegraf's ethtool input)
+SW_TAGS = "device=leaf-1,port=Ethernet1/1,fabric=roce,role=leaf_down,peer_device=gpu01,peer_port=mlx5_0,speed=400G"
+NIC_TAGS = "device=gpu01,port=mlx5_0,fabric=roce,role=host,peer_device=leaf-1,peer_port=Ethernet1/1,speed=400G"
+
+
+def _write_ethernet(path: Path, octets_per_s: int, errors_every: int, down_from: int, steps: int = 12) -> None:
+    lines = []
+    for k in range(steps):
+        t = 1_700_000_000_000_000_000 + k * STEP_NS
+        up = k < down_from
+        lines.append(
+            f"port_counters,{SW_TAGS} ifHCInOctets={k * 15 * octets_per_s}i,ifHCOutOctets={k * 15 * octets_per_s}i,"
+            f"ifHCInUcastPkts={k * 1500}i,ifHCOutUcastPkts={k * 1500}i,ifInErrors={k // errors_every}i,"
+            f"ifInDiscards=0i,ifOutDiscards=0i,dot3StatsFCSErrors={k // errors_every}i,"
+            f"ifOperStatus={1 if up else 2}i,ifAdminStatus=1i,ifHighSpeed=400000i {t}")
+        lines.append(
+            f"port_counters,{NIC_TAGS} rx_bytes_phy={k * 15 * octets_per_s}i,tx_bytes_phy={k * 15 * octets_per_s}i,"
+            f"rx_packets_phy={k * 1500}i,tx_packets_phy={k * 1500}i,rx_crc_errors_phy={k // errors_every}i,"
+            f"rx_discards_phy=0i,rx_prio3_pause={k * 150}i,tx_prio3_pause=0i,np_ecn_marked_roce_packets={k * 30}i,"
+            f"carrier={1 if up else 0}i,speed={400000 if up else -1}i {t + 1000}")
+    path.write_text("\n".join(lines) + "\n")
+
+
+@settings(max_examples=10, deadline=None)
+@given(octets=st.integers(1, 10**10), every=st.integers(1, 5), down_from=st.integers(6, 12))
+def test_if_mib_and_mlx5_names_are_read_as_the_vocabulary(tmp_path_factory: pytest.TempPathFactory,
+                                                          octets: int, every: int, down_from: int) -> None:
+    path = tmp_path_factory.mktemp("lp") / "eth.lp"
+    _write_ethernet(path, octets, every, down_from)
+    report = ReplayReport()
+    batch = [(w.start_ns, w.links) for chunk in intervals_from_files([path], 30.0, report=report) for w in chunk]
+    for intervals in (batch, intervals_from_lp([path], 30.0)):
+        first = {li.device: li.rates for li in intervals[1][1]}
+        last = {li.device: li.rates for li in intervals[-1][1]}
+        for dev in ("leaf-1", "gpu01"):
+            assert first[dev]["in_octets"] == pytest.approx(octets) and first[dev]["out_pkts"] == pytest.approx(100.0)
+            assert "fcs_errors" in first[dev] and "in_discards" in first[dev]
+            assert first[dev]["oper_status"] == 1.0 and first[dev]["speed_bps"] == pytest.approx(400e9)
+        assert first["leaf-1"]["admin_status"] == 1.0
+        assert first["gpu01"]["pfc_rx_p3"] == pytest.approx(10.0) and first["gpu01"]["ecn_marked"] == pytest.approx(2.0)
+        if down_from < 10:  # IF-MIB's down(2), and the kernel's carrier 0 with speed -1: down, nothing trained
+            assert last["leaf-1"]["oper_status"] == 0.0 and last["gpu01"]["oper_status"] == 0.0
+            assert "speed_bps" not in last["gpu01"]
+    assert not set(report.unread_fields) & {"ifHCInOctets", "ifOperStatus", "ifHighSpeed", "dot3StatsFCSErrors",
+                                            "rx_bytes_phy", "rx_crc_errors_phy", "carrier", "speed"}

@@ -7,8 +7,8 @@ from pathlib import Path
 from fabricwatch.collectors.hostnic.config import HostNicConfig
 from fabricwatch.collectors.hostnic.ethtool import parse_ethtool_stats
 from fabricwatch.collectors.hostnic.sysfs import read_ports
-from fabricwatch.collectors.ibnames import lookup
 from fabricwatch.core.batch import SampleBatch
+from fabricwatch.core.names import lookup
 from fabricwatch.core.topology import Topology
 from fabricwatch.pipeline.pipeline import Pipeline
 

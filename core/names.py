@@ -1,20 +1,32 @@
-"""InfiniBand and RoCE NIC counter names, in every spelling we meet, to canonical counters.
+"""Counter names in every spelling we meet, to the vocabulary's (`core/counters.py`).
 
 The same IBA PortCounters appear as `SymbolErrorCounter` (perfquery, UFM CSV), `symbol_error`
 (sysfs), `SymbolErrorCounterExtended` (extended counter sets), `Infiniband_SymbolErrors_u_Errors`
-(UFM Telemetry JSON) ...: one table, looked up by a normalised key (lower case, no '_').
+(UFM Telemetry JSON); an Ethernet port's as IF-MIB columns (`ifHCInOctets`, as SNMP pollers name them)
+or the NIC driver's `ethtool -S` names (`rx_bytes_phy`) ...: one table, looked up by a normalised key
+(lower case, no '_'), for the collectors and for recordings made by other tools alike.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fabricwatch.core.counters import COUNTERS
+
 
 @dataclass(frozen=True, slots=True)
-class IbCounter:
+class CounterName:
     canonical: str
-    scale: int = 1  # PortXmitData/PortRcvData count 4-octet words
+    scale: int = 1  # one count in the canonical unit: PortXmitData/PortRcvData count 4-octet words
     bits: int | None = None  # width override: extended variants are 64-bit and wrap
+    # IF-MIB's ifOperStatus/ifAdminStatus: up(1), and down(2), testing(3) ... lowerLayerDown(7) are not up
+    up_is_one: bool = False
+
+    def value(self, raw: float) -> float:
+        """A value of this name in the canonical unit (and the vocabulary's 1 up / 0 down)."""
+        if self.up_is_one:
+            return 1.0 if raw == 1 else 0.0
+        return raw * self.scale
 
 
 def _key(name: str) -> str:
@@ -62,6 +74,8 @@ _NIC = {
     "roce_adp_retrans": "roce_adp_retrans",
     "rx_pause_ctrl_phy": "pause_rx", "tx_pause_ctrl_phy": "pause_tx",
     "tx_pause_storm_warning_events": "pause_storm_events",
+    # packets the NIC dropped because no receive buffer was posted (a host slow to keep up)
+    "rx_out_of_buffer": "buffer_discards", "out_of_buffer": "buffer_discards",
     **{f"rx_prio{p}_pause": f"pfc_rx_p{p}" for p in range(8)},
     **{f"tx_prio{p}_pause": f"pfc_tx_p{p}" for p in range(8)},
     # the physical layer: mlx5 (`*_phy`), bnxt_en and others
@@ -84,33 +98,71 @@ _UFM_PHY = {
 }
 # NIC symbol errors are 64-bit and wrap, unlike IB's 16-bit saturating SymbolErrorCounter
 _NIC_WIDE = {"rx_symbol_err_phy": "symbol_errors", "rx_pcs_symbol_err": "symbol_errors"}
+# mlx5's port-wide physical counters (`ethtool -S`, the `_phy` group: every frame the port saw)
+_NIC_PORT = {
+    "rx_bytes_phy": "in_octets", "tx_bytes_phy": "out_octets", "rx_packets_phy": "in_pkts",
+    "tx_packets_phy": "out_pkts", "rx_crc_errors_phy": "fcs_errors", "rx_discards_phy": "in_discards",
+    "link_down_events_phy": "link_downed",
+}
+# IF-MIB (RFC 2863) and EtherLike-MIB (RFC 3635) columns as SNMP pollers name the fields (the MIB's own
+# object names); the 32-bit Counter32 columns wrap at 2^32, the ifX HC columns are 64-bit
+_IF_MIB_32 = {
+    "ifInOctets": "in_octets", "ifOutOctets": "out_octets", "ifInUcastPkts": "in_pkts",
+    "ifOutUcastPkts": "out_pkts", "ifInErrors": "in_errors", "ifOutErrors": "out_errors",
+    "ifInDiscards": "in_discards", "ifOutDiscards": "out_discards", "dot3StatsFCSErrors": "fcs_errors",
+    "dot3InPauseFrames": "pause_rx", "dot3OutPauseFrames": "pause_tx",
+}
+_IF_MIB_64 = {
+    "ifHCInOctets": "in_octets", "ifHCOutOctets": "out_octets", "ifHCInUcastPkts": "in_pkts",
+    "ifHCOutUcastPkts": "out_pkts", "dot3HCInPauseFrames": "pause_rx", "dot3HCOutPauseFrames": "pause_tx",
+}
+_IF_STATUS = {"ifOperStatus": "oper_status", "ifAdminStatus": "admin_status"}
+# in Mbit/s: IF-MIB's ifHighSpeed, and the kernel's /sys/class/net/<if>/speed (-1 while down: no speed)
+_MBPS = {"ifHighSpeed": "speed_bps", "speed": "speed_bps"}
+# the kernel's /sys/class/net/<if>/carrier (1 up, 0 down), and module gauges written without their unit
+_PLAIN = {
+    "carrier": "oper_status", "temperature": "temperature_c", "module_temperature": "temperature_c",
+    "voltage": "voltage_v",
+}
 
 
-def _build() -> dict[str, IbCounter]:
-    table: dict[str, IbCounter] = {}
+def _build() -> dict[str, CounterName]:
+    table: dict[str, CounterName] = {}
     for name, canonical in _CLASSIC.items():
-        table[_key(name)] = IbCounter(canonical)
-        table[_key(name + "Extended")] = IbCounter(canonical, bits=64)
+        table[_key(name)] = CounterName(canonical)
+        table[_key(name + "Extended")] = CounterName(canonical, bits=64)
     for name, canonical in _DATA.items():
-        table[_key(name)] = IbCounter(canonical, scale=4)
-        table[_key(name + "Extended")] = IbCounter(canonical, scale=4, bits=64)
+        table[_key(name)] = CounterName(canonical, scale=4)
+        table[_key(name + "Extended")] = CounterName(canonical, scale=4, bits=64)
     for name, canonical in _SYSFS.items():
-        table[_key(name)] = IbCounter(canonical)
+        table[_key(name)] = CounterName(canonical)
     for name, canonical in _TELEMETRY.items():
-        table[_key(f"Infiniband_{name}")] = IbCounter(canonical)
+        table[_key(f"Infiniband_{name}")] = CounterName(canonical)
     for name, canonical in _NIC.items():
-        table[_key(name)] = IbCounter(canonical)
+        table[_key(name)] = CounterName(canonical)
     for name, canonical in _UFM_PHY.items():
-        table[_key(name)] = IbCounter(canonical)
+        table[_key(name)] = CounterName(canonical)
     for name, canonical in _NIC_WIDE.items():
-        table[_key(name)] = IbCounter(canonical, bits=64)
+        table[_key(name)] = CounterName(canonical, bits=64)
+    for name, canonical in _NIC_PORT.items():
+        table[_key(name)] = CounterName(canonical, bits=64)
+    for name, canonical in _IF_MIB_32.items():
+        table[_key(name)] = CounterName(canonical, bits=32)
+    for name, canonical in _IF_MIB_64.items():
+        table[_key(name)] = CounterName(canonical, bits=64)
+    for name, canonical in _IF_STATUS.items():
+        table[_key(name)] = CounterName(canonical, up_is_one=True)
+    for name, canonical in _MBPS.items():
+        table[_key(name)] = CounterName(canonical, scale=1_000_000)
+    for name, canonical in _PLAIN.items():
+        table[_key(name)] = CounterName(canonical)
     return table
 
 
 TABLE = _build()
 
 
-def lookup(name: str) -> IbCounter | None:
+def lookup(name: str) -> CounterName | None:
     """The canonical counter for a counter name in any known spelling, or None.
 
     UFM Telemetry's `_u_<unit>` suffix is ignored; `Infiniband_MBOut/MBIn` are not mapped: their
@@ -119,12 +171,21 @@ def lookup(name: str) -> IbCounter | None:
     return TABLE.get(_key(base if sep else name))
 
 
-def with_transitions(values: dict[str, int | float]) -> None:
-    """Add `link_transitions` from `link_downed` when the port counts downs only (IBA PortCounters).
-
-    Each down of an InfiniBand link is a down and an up (one too many while it is still down), so
-    the flap rules judge an IB port by the transitions an Ethernet port counts itself; a reset or a
-    saturated LinkDownedCounter shows in both as the pipeline handles it."""
-    downed = values.get("link_downed")
-    if downed is not None and "link_transitions" not in values:
-        values["link_transitions"] = 2 * downed
+def canonical_fields(values: dict[str, float]) -> dict[str, float]:
+    """A sample's fields under the vocabulary's names, in its units, where another writer spells them its own
+    way (a canonical name the sample also carries wins); names of no known spelling are kept as they are."""
+    out = {}
+    aliased = []
+    for name, value in values.items():
+        if name in COUNTERS:
+            out[name] = value
+        elif (spelling := lookup(name)) is not None:
+            aliased.append((spelling, name, value))
+        else:
+            out[name] = value
+    for spelling, name, value in aliased:
+        if spelling.canonical not in out:
+            out[spelling.canonical] = spelling.value(value)
+        else:
+            out[name] = value
+    return out
