@@ -353,13 +353,14 @@ def _host_links(links: list[LinkInterval], host: str) -> list[LinkInterval]:
 
 
 def test_traffic_to_one_host_on_every_rail_is_load_one_nic_is_a_finding(detector: LinkDetector) -> None:
-    """An incast to one host overflows its leaf ports on every rail at once (drops, pauses): its
-    workload, not four link faults; the same on one of its NICs alone is that link."""
+    """An incast to one host overflows its leaf ports on every rail at once (at line rate towards it, drops,
+    pauses): its workload, not four link faults; the same on one of its NICs alone is that link."""
     def incast(only_one: bool):  # type: ignore[no-untyped-def]
         def change(i: int, links: list[LinkInterval]) -> None:
             if i < 3:
                 return
             for li in _host_links(links, "node005")[: 1 if only_one else None]:
+                li.rates["out_octets"] = 0.95 * 400e9 / 8
                 li.rates["out_discards"] = 2e-4 * li.rates["out_pkts"]
                 li.rates["pfc_rx_p3"] = li.rates.get("pfc_rx_p3", 0.0) * 40 + 4000.0
         return change
