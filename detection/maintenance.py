@@ -15,7 +15,7 @@ from fabricwatch.detection.crowds import SETTLE_INTERVALS
 from fabricwatch.detection.explain import FLAPS
 from fabricwatch.detection.findings import _peer
 from fabricwatch.models.class_model import UTIL
-from fabricwatch.models.features import FeatureFrame, LinkState, group_medians
+from fabricwatch.models.features import FeatureFrame, LinkState, group_medians, grown
 from fabricwatch.models.topology import first_sight
 
 RETURN_GAP = 3  # intervals since a device last reported before its reporting again is a return
@@ -121,10 +121,7 @@ class UpRecord:
         if not len(ids):
             return
         top = int(ids.max()) + 1
-        if top > len(self._up):
-            grow = max(top, 2 * len(self._up)) - len(self._up)
-            self._reported = np.concatenate([self._reported, np.zeros(grow, dtype=bool)])
-            self._up = np.concatenate([self._up, np.zeros(grow, dtype=bool)])
+        self._reported, self._up = grown(self._reported, top), grown(self._up, top)
         oper = frame.reading("oper_status")
         self._reported[ids] |= ~np.isnan(oper)
         self._up[ids] |= ~(oper < 0.5)  # a link reporting no state counts as up, as `links_left_down` reads it

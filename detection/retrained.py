@@ -13,7 +13,7 @@ import numpy as np
 from fabricwatch.core.counters import TRAINED
 from fabricwatch.core.hits import RuleHit
 from fabricwatch.detection.rules import SPEED_SHORTFALL
-from fabricwatch.models.features import FeatureFrame, LinkState
+from fabricwatch.models.features import FeatureFrame, LinkState, grown
 
 STATE = {"trained": ((len(TRAINED),), np.float32), "trained_seeded": ((), np.bool_)}
 
@@ -36,10 +36,7 @@ class TrainedFit:
         """One interval; `ids[i]` is the link id of `frame.links[i]`."""
         if not len(ids):
             return
-        top = int(ids.max()) + 1
-        if top > len(self._max):
-            grow = max(top, 2 * len(self._max)) - len(self._max)
-            self._max = np.concatenate([self._max, np.full((grow, len(TRAINED)), np.nan)])
+        self._max = grown(self._max, int(ids.max()) + 1, np.nan)
         self._max[ids] = np.fmax(self._max[ids], _readings(frame))
 
     def result(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], tuple[float, ...]]:

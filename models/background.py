@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from fabricwatch.core.counters import EVIDENCE, Evidence
+from fabricwatch.models.features import grown
 
 EVIDENCE_NAMES: tuple[str, ...] = tuple(sorted(EVIDENCE))
 E_INDEX = {n: j for j, n in enumerate(EVIDENCE_NAMES)}
@@ -208,10 +209,8 @@ class BackgroundFit:
             acc[1] += erred[rows].sum(axis=0)
             acc[2] += c[rows].sum(axis=0)
         top = int(ids.max()) + 1 if len(ids) else 0
-        if top > len(self._link):
-            grow = max(top, 2 * len(self._link))
-            self._link = np.concatenate([self._link, np.zeros((grow - len(self._link), 4, E))])
-            self._link_cls += [None] * (grow - len(self._link_cls))
+        self._link = grown(self._link, top)
+        self._link_cls += [None] * (len(self._link) - len(self._link_cls))
         np.add.at(self._link[:, 0, 0], ids, 1.0)
         np.add.at(self._link[:, 1], ids, erred.astype(np.float64))
         np.add.at(self._link[:, 2], ids, c)

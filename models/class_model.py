@@ -8,10 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fabricwatch.models.features import (
-    N_OWN,
-    OWN_NAMES,
-)
+from fabricwatch.models.features import N_OWN, OWN_NAMES, grown
 
 if TYPE_CHECKING:
     from sklearn.ensemble import IsolationForest
@@ -266,10 +263,7 @@ class LinkPeaks:
         per_load[:, UTIL] = 0.0
         both = np.hstack([values, per_load])
         top = int(ids.max()) + 1 if len(ids) else 0
-        if top > len(self._peaks):
-            grow = max(top, 2 * len(self._peaks))
-            self._peaks = np.vstack([self._peaks, np.zeros((grow - len(self._peaks), 2 * N_OWN))])
-            self._seen = np.concatenate([self._seen, np.zeros(grow - len(self._seen), dtype=bool)])
+        self._peaks, self._seen = grown(self._peaks, top), grown(self._seen, top)
         # values are >= 0, so a peak starting at 0 is the max over the rows seen
         np.maximum.at(self._peaks, ids, both)
         self._seen[ids] = True

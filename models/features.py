@@ -316,6 +316,14 @@ def own_matrix(links: list[LinkInterval], interval_s: float, R: np.ndarray | Non
     ])
 
 
+def grown(a: np.ndarray, top: int, fill: float = 0) -> np.ndarray:
+    """`a` with at least `top` rows, doubling (new rows `fill`): a per-link array indexed by link id."""
+    if top <= len(a):
+        return a
+    grow = max(top, 2 * len(a)) - len(a)
+    return np.concatenate([a, np.full((grow, *a.shape[1:]), fill, dtype=a.dtype)])
+
+
 class LinkState:
     """Per-link state kept in numpy arrays: stable row numbers for (device, port), and arrays
     that grow (doubling) as new links appear."""

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from fabricwatch.models.features import LOAD_BINS, OWN_NAMES, UNITS, FeatureFrame, group_medians, marking_load
+from fabricwatch.models.features import LOAD_BINS, OWN_NAMES, UNITS, FeatureFrame, group_medians, grown, marking_load
 from fabricwatch.models.topology import first_sight
 
 # ECN marks follow the queue's configured thresholds at a given load; pauses follow who sends to whom
@@ -206,11 +206,8 @@ class SilenceFit:
         if not len(ids):
             return
         top = int(ids.max()) + 1
-        if top > len(self._run):
-            grow = max(top, 2 * len(self._run)) - len(self._run)
-            self._run, self._longest, self._judged, self._unjudged = (
-                np.concatenate([a, np.zeros((grow, len(SIGNALS)), dtype=np.int64)])
-                for a in (self._run, self._longest, self._judged, self._unjudged))
+        self._run, self._longest, self._judged, self._unjudged = (
+            grown(a, top) for a in (self._run, self._longest, self._judged, self._unjudged))
         judged, silent = silent_now(frame)
         # as in detection: a run held through more than MIN_RUN intervals that cannot judge it is forgotten
         unjudged = np.where(judged, 0, self._unjudged[ids] + 1)
