@@ -98,6 +98,32 @@ _UFM_PHY = {
 }
 # NIC symbol errors are 64-bit and wrap, unlike IB's 16-bit saturating SymbolErrorCounter
 _NIC_WIDE = {"rx_symbol_err_phy": "symbol_errors", "rx_pcs_symbol_err": "symbol_errors"}
+# SONiC's COUNTERS_DB fields (SAI attribute names, saiport.h / saiqueue.h), as its gNMI server and exporters of
+# it give them; ECN marks are per queue (a port's are the sum over its queues)
+SAI_FIELDS: dict[str, str] = {
+    "SAI_PORT_STAT_IF_IN_OCTETS": "in_octets",
+    "SAI_PORT_STAT_IF_IN_FEC_CORRECTABLE_FRAMES": "fec_corrected",
+    "SAI_PORT_STAT_IF_IN_FEC_NOT_CORRECTABLE_FRAMES": "fec_uncorrectable",
+    "SAI_PORT_STAT_IF_IN_FEC_SYMBOL_ERRORS": "fec_corrected_symbols",
+    "SAI_PORT_STAT_IF_OUT_OCTETS": "out_octets",
+    "SAI_PORT_STAT_IF_IN_UCAST_PKTS": "in_pkts",
+    "SAI_PORT_STAT_IF_OUT_UCAST_PKTS": "out_pkts",
+    "SAI_PORT_STAT_IF_IN_ERRORS": "in_errors",
+    "SAI_PORT_STAT_IF_OUT_ERRORS": "out_errors",
+    "SAI_PORT_STAT_IF_IN_DISCARDS": "in_discards",
+    "SAI_PORT_STAT_IF_OUT_DISCARDS": "out_discards",
+    "SAI_PORT_STAT_ETHER_STATS_CRC_ALIGN_ERRORS": "fcs_errors",
+    "SAI_PORT_STAT_PAUSE_RX_PKTS": "pause_rx",
+    "SAI_PORT_STAT_PAUSE_TX_PKTS": "pause_tx",
+    "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS": "ecn_marked",
+    **{f"SAI_PORT_STAT_PFC_{p}_{d.upper()}_PKTS": f"pfc_{d}_p{p}" for p in range(8) for d in ("rx", "tx")},
+}
+# SONiC's STATE_DB TRANSCEIVER_DOM_SENSOR fields, per lane
+_SONIC_DOM = {
+    **{f"rx{n}power": f"rx_power_dbm_l{n}" for n in range(1, 9)},
+    **{f"tx{n}power": f"tx_power_dbm_l{n}" for n in range(1, 9)},
+    **{f"tx{n}bias": f"tx_bias_ma_l{n}" for n in range(1, 9)},
+}
 # mlx5's port-wide physical counters (`ethtool -S`, the `_phy` group: every frame the port saw)
 _NIC_PORT = {
     "rx_bytes_phy": "in_octets", "tx_bytes_phy": "out_octets", "rx_packets_phy": "in_pkts",
@@ -121,8 +147,8 @@ _IF_STATUS = {"ifOperStatus": "oper_status", "ifAdminStatus": "admin_status"}
 _MBPS = {"ifHighSpeed": "speed_bps", "speed": "speed_bps"}
 # the kernel's /sys/class/net/<if>/carrier (1 up, 0 down), and module gauges written without their unit
 _PLAIN = {
-    "carrier": "oper_status", "temperature": "temperature_c", "module_temperature": "temperature_c",
-    "voltage": "voltage_v",
+    "carrier": "oper_status", "operstate": "oper_status", "temperature": "temperature_c",
+    "module_temperature": "temperature_c", "voltage": "voltage_v",
 }
 
 
@@ -154,7 +180,7 @@ def _build() -> dict[str, CounterName]:
         table[_key(name)] = CounterName(canonical, up_is_one=True)
     for name, canonical in _MBPS.items():
         table[_key(name)] = CounterName(canonical, scale=1_000_000)
-    for name, canonical in _PLAIN.items():
+    for name, canonical in (*_PLAIN.items(), *SAI_FIELDS.items(), *_SONIC_DOM.items()):
         table[_key(name)] = CounterName(canonical)
     return table
 
@@ -188,4 +214,22 @@ def canonical_fields(values: dict[str, float]) -> dict[str, float]:
             out[spelling.canonical] = spelling.value(value)
         else:
             out[name] = value
+    return out
+
+
+_STATE_WORDS = {"up": 1.0, "down": 0.0, "true": 1.0, "false": 0.0}
+
+
+def numeric_fields(fields: dict[str, object]) -> dict[str, float]:
+    """A line's fields as numbers: bools and other strings are no counters, but a port's state given as a word
+    (SONiC's APPL_DB `oper_status="up"`, the kernel's `operstate="down"`) is the vocabulary's 1 or 0."""
+    out: dict[str, float] = {}
+    for name, value in fields.items():
+        if type(value) is int or type(value) is float:
+            out[name] = value
+        elif isinstance(value, str) and value.lower() in _STATE_WORDS:
+            spelling = lookup(name)
+            canonical = name if name in COUNTERS else spelling.canonical if spelling is not None else ""
+            if canonical in ("oper_status", "admin_status"):  # under its canonical name unless the line has that
+                out[name if canonical in fields else canonical] = _STATE_WORDS[value.lower()]
     return out

@@ -17,7 +17,7 @@ import numpy as np
 
 from fabricwatch.core.counters import COUNTERS
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
-from fabricwatch.core.names import lookup
+from fabricwatch.core.names import lookup, numeric_fields
 from fabricwatch.detection.plain_decoder import INT63, decode_plain
 from fabricwatch.detection.replay import ReadReport
 from fabricwatch.pipeline.rate_columns import common_dtype
@@ -227,8 +227,7 @@ def _decode_slow(lines: list[str], positions: list[int], catalog: Catalog, repor
         link.append(ids[0])
         tagset.append(ids[1])
         ts.append(t)
-        rows.append({k: v for k, v in flds.items()
-                     if isinstance(v, int | float) and not isinstance(v, bool)})
+        rows.append(numeric_fields(flds))
     n = len(kept)
     values: dict[str, np.ndarray] = {}
     present: dict[str, np.ndarray] = {}

@@ -11,7 +11,7 @@ from typing import cast
 from fabricwatch.core.batch import PortSample
 from fabricwatch.core.counters import COUNTERS
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
-from fabricwatch.core.names import canonical_fields
+from fabricwatch.core.names import canonical_fields, numeric_fields
 from fabricwatch.models.intervals import IntervalAggregator, LinkInterval
 from fabricwatch.pipeline.rates import RateEngine, detector_view
 
@@ -54,8 +54,7 @@ def read_samples(paths: Iterable[Path], report: ReadReport) -> Iterator[PortSamp
                 # numbers only, unless a bool or string field is there (rare): then a filtered copy
                 values = cast(dict[str, float], fields)
                 if not all(type(v) is int or type(v) is float for v in fields.values()):
-                    values = {k: v for k, v in fields.items()
-                              if isinstance(v, int | float) and not isinstance(v, bool)}
+                    values = numeric_fields(fields)
                 if not _VOCABULARY.issuperset(values):  # a recording by another tool: its own spellings
                     values = canonical_fields(values)
                 report.samples += 1

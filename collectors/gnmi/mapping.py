@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from fabricwatch.core.batch import INVENTORY_FIELDS, PortSample
 from fabricwatch.core.counters import COUNTERS
+from fabricwatch.core.names import SAI_FIELDS
 
 PATHS_DIR = Path(__file__).parent / "paths"
 _ADDED = {"inherit": "add"}  # an including table's subscriptions come on top of its parent's, not instead
@@ -38,6 +39,7 @@ class PathTable:
     lane_key: str | None = None  # the path key that numbers lanes ({lane} in templates counts from 1)
     lane_base: int = 1  # what the device calls the first lane
     key_map: dict[str, dict[str, str]] = field(default_factory=dict)  # key -> device value -> template value
+    leaves_from_sai: bool = False  # SONiC: the SAI field names of the one table (core/names.py) as leaves
     # OpenConfig: the leaf that names an interface's transceiver component, and the element that is one
     transceiver_leaf: str | None = None
     component_elem: str | None = None
@@ -58,6 +60,8 @@ def load_table(flavour: str) -> PathTable:
     data = tomllib.loads(path.read_text())
     own = _inherit(load_table(data["include"]) if "include" in data else None, data)
     leaves, key_map, inventory = dict(own["leaves"]), own["key_map"], own["inventory"]
+    if own["leaves_from_sai"]:
+        leaves = {**SAI_FIELDS, **leaves}
     probe = {k: next(iter(v.values())) for k, v in key_map.items()}
     for template in leaves.values():
         name = template.format_map({"index": 0, "priority": 0, "lane": 1, **probe})

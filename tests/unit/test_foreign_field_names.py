@@ -111,3 +111,40 @@ def test_if_mib_and_mlx5_names_are_read_as_the_vocabulary(tmp_path_factory: pyte
             assert "speed_bps" not in last["gpu01"]
     assert not set(report.unread_fields) & {"ifHCInOctets", "ifOperStatus", "ifHighSpeed", "dot3StatsFCSErrors",
                                             "rx_bytes_phy", "rx_crc_errors_phy", "carrier", "speed"}
+
+
+def test_sonic_counters_db_names_are_read_as_the_gnmi_collector_reads_them(tmp_path: Path) -> None:
+    """One table of spellings: a recording of SONiC's COUNTERS_DB (SAI field names, as its gNMI server and
+    exporters of it give them) is read by replay as our own SONiC collector reads the same fields."""
+    from fabricwatch.collectors.gnmi.mapping import load_table
+
+    sonic = load_table("sonic").leaves
+    names = ["SAI_PORT_STAT_IF_IN_OCTETS", "SAI_PORT_STAT_IF_OUT_OCTETS", "SAI_PORT_STAT_IF_IN_ERRORS",
+             "SAI_PORT_STAT_PFC_3_RX_PKTS", "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS"]
+    path = tmp_path / "sonic.lp"
+    lines = [f"port_counters,{SW_TAGS} " + ",".join(f"{n}={k * 15 * (j + 1)}i" for j, n in enumerate(names))
+             + f" {1_700_000_000_000_000_000 + k * STEP_NS}" for k in range(6)]
+    path.write_text("\n".join(lines) + "\n")
+    report = ReplayReport()
+    batch = [(w.start_ns, w.links) for chunk in intervals_from_files([path], 30.0, report=report) for w in chunk]
+    for intervals in (batch, intervals_from_lp([path], 30.0)):
+        rates = dict(intervals[-1][1][0].rates)
+        for j, n in enumerate(names):
+            assert rates[sonic[n]] == pytest.approx(j + 1.0), n
+    assert not set(report.unread_fields) & set(names)
+
+
+@pytest.mark.parametrize(("field", "up", "down"), [("oper_status", '"up"', '"down"'), ("operstate", '"up"', '"down"'),
+                                                   ("oper_status", "1i", "0i")])
+def test_a_port_state_given_as_a_word_is_read_as_up_or_down(tmp_path: Path, field: str, up: str, down: str) -> None:
+    """A known input is read: SONiC's APPL_DB gives `oper_status="up"`, the kernel `operstate="down"`; replay
+    reads them as the vocabulary's 1 and 0, in both paths, and a bool or another word is no state."""
+    path = tmp_path / "words.lp"
+    lines = [f"port_counters,{SW_TAGS} SAI_PORT_STAT_IF_IN_OCTETS={k * 1000}i,{field}={up if k < 6 else down},"
+             f'admin_status="up",alias="etp1",flag=true {1_700_000_000_000_000_000 + k * STEP_NS}' for k in range(12)]
+    path.write_text("\n".join(lines) + "\n")
+    batch = [(w.start_ns, w.links) for chunk in intervals_from_files([path], 30.0) for w in chunk]
+    for intervals in (batch, intervals_from_lp([path], 30.0)):
+        first, last = dict(intervals[0][1][0].rates), dict(intervals[-1][1][0].rates)
+        assert first["oper_status"] == 1.0 and last["oper_status"] == 0.0 and first["admin_status"] == 1.0
+        assert "alias" not in first and "flag" not in first
