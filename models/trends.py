@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from fabricwatch.core.hits import RuleHit
+from fabricwatch.core.optics import NO_LIGHT_DBM
 from fabricwatch.models.intervals import LinkInterval
 
 
@@ -27,6 +28,7 @@ class Slow:
     worse_up: bool
     step: float  # the material change, in decades or in units
     unit: str
+    dark: float | None = None  # a reading at or under this is no signal (a receiver with no light), not a value
 
 
 SLOW_SIGNALS: tuple[Slow, ...] = (
@@ -37,7 +39,7 @@ SLOW_SIGNALS: tuple[Slow, ...] = (
     Slow("ib_raw_ber", True, True, 0.3, ""),
     Slow("temperature_c", False, True, 8.0, " degC"),
     Slow("tx_bias_ma_l1", False, True, 1.5, " mA"),
-    Slow("rx_power_dbm_l1", False, False, 2.0, " dB"),
+    Slow("rx_power_dbm_l1", False, False, 2.0, " dB", dark=NO_LIGHT_DBM),
 )
 ALPHA = 0.01  # the baseline's pace while the signal is steady: about 100 readings, so a ramp outruns it
 WARMUP = 10  # readings before a baseline is trusted
@@ -65,15 +67,19 @@ class TrendWatch:
     _raised: dict[tuple[str, str], list[RuleHit]] = field(default_factory=dict)
 
     def observe(self, links: Iterable[LinkInterval], start_ns: int) -> dict[tuple[str, str], list[RuleHit]]:
-        """Take this interval's fresh readings; the links with a trend raised, and why."""
+        """Take this interval's fresh readings; the links with a trend raised, and why. A link down says nothing
+        of its module's ageing, nor does a receiver reading no light (its far end dark): that is its state."""
         for li in links:
             if not li.optics or li.optics_ns < start_ns:
                 continue
             key = (li.device, li.port)
+            if li.rates.get("oper_status", 1.0) < 0.5:
+                self._raised.pop(key, None)
+                continue
             hits = []
             for s in self.signals:
                 v = li.optics.get(s.name)
-                if v is None or not math.isfinite(v):
+                if v is None or not math.isfinite(v) or (s.dark is not None and v <= s.dark):
                     continue
                 hit = self._step(key, s, v, li.optics_ns)
                 if hit is not None:

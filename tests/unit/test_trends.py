@@ -64,3 +64,21 @@ def test_a_stale_reading_is_not_a_new_step() -> None:
     hot = LinkInterval(30 * STEP_NS, "leaf1", "p", {}, {}, optics={"temperature_c": 70.0}, optics_ns=1)
     for i in range(30, 40):
         assert not watch.observe([hot], i * STEP_NS)
+
+
+def test_no_light_from_a_dark_far_end_is_a_state_not_an_ageing_module() -> None:
+    """Principles 3 and 5: a module that reads no light (the floor, -40 dBm) while its far end is down (a
+    switch rebooting, a pulled cable) says nothing of its ageing; that is the link's state, judged as such.
+    A receive power sliding 3 dB is still an ageing warning."""
+    watch = TrendWatch()
+    flagged: set[str] = set()
+    for i in range(60):
+        dark = -1.5 if not 30 <= i < 45 else -40.0
+        sliding = -1.5 - max(0, i - 30) * 0.3
+        down = {"oper_status": 0.0} if 30 <= i < 45 else {"oper_status": 1.0}
+        links = [_reading(i, "dark", rx_power_dbm_l1=dark),
+                 _reading(i, "down", rx_power_dbm_l1=-1.5 - 5.0 * (30 <= i < 45)),
+                 _reading(i, "sliding", rx_power_dbm_l1=sliding)]
+        links[1].rates.update(down)
+        flagged |= {port for _, port in watch.observe(links, i * STEP_NS)}
+    assert flagged == {"sliding"}
