@@ -253,7 +253,7 @@ def simulate(seed, hours):
     F = build()
     P = len(F.ports)
     ix = F.ix
-    N = int(round(hours * 3600 / DT))
+    N = round(hours * 3600 / DT)
     T = N * DT
     kind = np.array([q["kind"] for q in F.ports])
     vendor = np.array([q["vendor"] for q in F.ports])
@@ -269,9 +269,9 @@ def simulate(seed, hours):
         return int(np.clip(round(m * 60 / INTERVAL_S) * SNMP_EVERY, 0, N))
 
     def mk(minutes):
-        return int(round(minutes * scale_t * 60 / DT))
+        return round(minutes * scale_t * 60 / DT)
 
-    k_train = int(round(0.3 * N / SNMP_EVERY)) * SNMP_EVERY
+    k_train = round(0.3 * N / SNMP_EVERY) * SNMP_EVERY
 
     # ---------------- timeline
     tl = {}
@@ -375,7 +375,7 @@ def simulate(seed, hours):
             link_down(pi, t_boot, t_back)
     link_down(P_stuck, t_boot, T + 1.0)
     absent[core_b].append((t_boot - 2.0, t_back + 12.0))
-    k_back = int(math.ceil((t_back + 12.0) / DT))
+    k_back = math.ceil((t_back + 12.0) / DT)
     resets.append((dev_ports[core_b], int(t_back // DT)))
     # warm reboot of a pod1 leaf: no samples for 2 min, counters restart, forwarding and links stay up
     warm_dev = leaf_name(0, L_warm)
@@ -412,7 +412,8 @@ def simulate(seed, hours):
     fST = np.zeros((N, 2, 16, 8))
     coll_any = np.zeros(N, bool)
     ckpt = np.zeros((N, 2), bool)
-    ck_len = lambda: mk(1) + int(rng.integers(0, mk(1) + 1))
+    def ck_len():
+        return mk(1) + int(rng.integers(0, mk(1) + 1))
     ckpts = [(tl["ckpt1"], tl["ckpt1"] + ck_len()), (tl["ckpt2"], tl["ckpt2"] + ck_len()),
              (tl["ckpt3"], tl["ckpt3"] + ck_len())]
     evals = [(tl["eval"], tl["eval"] + mk(6))]
@@ -460,7 +461,7 @@ def simulate(seed, hours):
     gd = ix["gd"]
     speedfac = np.ones((N, 2, 16, 8))
     speedfac[int(t_half // DT) + 1:, 1, s_half, r_half] = 0.5
-    k_half = int(t_half // DT)
+    int(t_half // DT)
     upf_h = upf[:, gd]                                   # (N,2,16,8)
     capnic = B400 * upf_h * speedfac
     TXD = np.minimum(U * B400, 0.97 * np.maximum(capnic, 1.0))
@@ -543,7 +544,8 @@ def simulate(seed, hours):
     q = np.zeros((N, P))
     Bf = 1.0 + 0.22 * coll_any                            # burstiness of collective phases
     Bst = 1.0 + 0.3 * ckpt                                # incast burstiness (N,2)
-    nz = lambda shape: rng.lognormal(0, 0.08, shape)
+    def nz(shape):
+        return rng.lognormal(0, 0.08, shape)
 
     # leaf ports facing GPU NICs
     in_o[:, gd] = TX_a
@@ -574,7 +576,7 @@ def simulate(seed, hours):
     for p in range(2):
         r_, j_, m_ = int(rng.integers(0, 8)), int(rng.integers(0, 4)), int(rng.integers(0, 2))
         if (p == 0 and r_ in (L_bh, L_pre)):
-            r_ = [x for x in range(8) if x not in (L_bh, L_pre)][0]
+            r_ = next(x for x in range(8) if x not in (L_bh, L_pre))
         wo_s[p, r_, j_, m_] *= 1.4
         polar.append(lu[p, r_, j_, m_])
     wo = wo_s * rng.lognormal(0, 0.03, (N, 2, 8, 4, 2)) * upf_lu * (1 - bh)
@@ -595,7 +597,7 @@ def simulate(seed, hours):
     q[:, sdn_t] = rho_lu_in[..., None, None] * win * 8 * Bf[:, None, None, None, None] * nz(lu.shape)
 
     # storage / front-end leaf uplinks
-    for kd, ku, kdn, OUTv, INv, rq_out, rq_in, bb in (
+    for _kd, ku, kdn, OUTv, INv, rq_out, rq_in, bb in (
             ("sd", "su", "sdn_s", SR_out_a, ST_in_a, rho_sup_out, rho_sup_in, Bst),
             ("fd", "fu", "sdn_f", fe_to, fe_from, sdiv(fe_to, 4 * B400), sdiv(fe_from, 4 * B400),
              np.ones((N, 2)))):
@@ -784,7 +786,7 @@ def simulate(seed, hours):
 
     # link-up errors after every outage (training / CDR lock)
     for pi, evs in list(down_ev.items()):
-        for a, b in evs:
+        for _a, b in evs:
             if b < T:
                 k = int(b // DT)
                 fec_unc[k, pi] += rng.poisson(3)
@@ -850,9 +852,9 @@ def simulate(seed, hours):
     dom_base = np.clip(dom_base, -4.5, 2.5)
     dom = dom_base[None] + rng.normal(0, 0.03, (n60, P, 4)) + \
         0.1 * np.sin(np.arange(n60)[:, None, None] / 23.0 + rng.uniform(0, 6.28, (1, P, 1)))
-    m_low = int(math.ceil(la * DT / 60.0))
+    m_low = math.ceil(la * DT / 60.0)
     dom[m_low:, P_low, lane_low - 1] -= 8.7 + rng.normal(0, 0.15, n60 - m_low)
-    m_swap = int(math.ceil((t_fec_fix + 40) / 60.0))
+    m_swap = math.ceil((t_fec_fix + 40) / 60.0)
     dom[m_swap:, P_fec, :] += rng.normal(0.4, 0.2, 4)
     dom = np.round(dom, 2) + 0.0                        # no "-0.00"
 
@@ -883,7 +885,8 @@ def initial_values(rng, P, cabled, vendor, inc):
     iv["out_oct"] = (oct_ * rng.uniform(0.8, 1.2, P)).astype(np.int64)
     iv["in_pkt"] = iv["in_oct"] // rng.integers(1500, 4000, P)
     iv["out_pkt"] = iv["out_oct"] // rng.integers(1500, 4000, P)
-    sparse = lambda pz, p: np.where(rng.random(P) < pz, 0, rng.geometric(p, P)).astype(np.int64)
+    def sparse(pz, p):
+        return np.where(rng.random(P) < pz, 0, rng.geometric(p, P)).astype(np.int64)
     iv["fcs"] = sparse(0.7, 0.01)
     iv["in_err"] = iv["fcs"] + sparse(0.9, 0.1)
     iv["out_err"] = sparse(0.95, 0.2)
@@ -927,7 +930,7 @@ def last_change(evs, t, default):
 def write_lp(st, info, path, seed):
     F, N, P, C = st["F"], st["N"], st["P"], st["C"]
     rng = np.random.default_rng(seed + 7919)
-    cabled, vendor, speed = st["cabled"], st["vendor"], st["speed"]
+    cabled, _vendor, speed = st["cabled"], st["vendor"], st["speed"]
     down_ev, admin_ev, absent, gap = st["down_ev"], st["admin_ev"], st["absent"], st["gap"]
     wm60, dom = st["wm60"], st["dom"]
     T = st["T"]
@@ -952,7 +955,7 @@ def write_lp(st, info, path, seed):
             wm_phase = clr_phase = dom_phase = 0.0
         dev_meta[d] = dict(vendor=v, upt0=int(rng.uniform(30, 300) * 86400 * 100), wm_phase=wm_phase,
                            clr_phase=clr_phase, dom_phase=dom_phase)
-        for k, jt, ms in zip(ks, jit, miss):
+        for k, jt, ms in zip(ks, jit, miss, strict=False):
             t = k * DT + off + jt
             if ms or t >= T:
                 continue
@@ -963,7 +966,7 @@ def write_lp(st, info, path, seed):
             polls.append((t, di, int(k)))
     polls.sort()
     # per-port templates
-    tmpl, base_status = [], []
+    tmpl, _base_status = [], []
     lastchg0 = np.zeros(P, np.int64)
     for q in F.ports:
         i = q["idx"]
@@ -1003,8 +1006,8 @@ def write_lp(st, info, path, seed):
             diff = b - a
             vals = np.where(diff >= 0, a + np.floor(frac * diff).astype(np.int64),
                             np.floor(frac * b).astype(np.int64))
-            ts = t0_ns + int(round(t * 1e9))
-            evp = dev_evp[d]
+            ts = t0_ns + round(t * 1e9)
+            dev_evp[d]
             if meta["vendor"] == "sonic":
                 rows = vals[:, sonic_cols].tolist()
                 # watermark: max of 60 s polls since the last periodic clear
@@ -1074,12 +1077,18 @@ def write_lp(st, info, path, seed):
 def make_labels(st, info, seed, hours, n_lines):
     F, N = st["F"], info["N"]
     tl = info["tl"]
-    ns = lambda k: (T0_S + int(round(k * DT))) * NS if isinstance(k, (int, np.integer)) else None
-    ns_t = lambda t: T0_S * NS + int(round(t * 1e9))
-    nk = lambda k: T0_S * NS + int(k) * DT * NS
-    Pn = lambda i: F.ports[i]
-    name = lambda i: f"{Pn(i)['device']}:{Pn(i)['port']}"
-    peer_end = lambda i: [{"device": Pn(F.peer[i])["device"], "port": Pn(F.peer[i])["port"]}] if F.peer[i] >= 0 else []
+    def ns(k):
+        return (T0_S + round(k * DT)) * NS if isinstance(k, (int, np.integer)) else None
+    def ns_t(t):
+        return T0_S * NS + round(t * 1e9)
+    def nk(k):
+        return T0_S * NS + int(k) * DT * NS
+    def Pn(i):
+        return F.ports[i]
+    def name(i):
+        return f"{Pn(i)['device']}:{Pn(i)['port']}"
+    def peer_end(i):
+        return [{"device": Pn(F.peer[i])["device"], "port": Pn(F.peer[i])["port"]}] if F.peer[i] >= 0 else []
     pt = info["ports"]
     dv = info["devs"]
     faults = []
@@ -1116,7 +1125,8 @@ def make_labels(st, info, seed, hours, n_lines):
           peer_end(i))
     i = pt["pre"]
     fault("pre_fec_ber_ramp", Pn(i)["device"], [Pn(i)["port"]], nk(tl["preber"]), ns_t(info["t_pre_fix"] + 30),
-          "Pre-FEC BER on a leaf uplink (receive side of the leaf port) climbs exponentially from the link's own level (5e-9..4e-7) to "
+          "Pre-FEC BER on a leaf uplink (receive side of the leaf port) climbs "
+          "exponentially from the link's own level (5e-9..4e-7) to "
           "~1.6e-4 (the KP4 FEC cliff) over ~105 min: SAI_PORT_STAT_IF_IN_FEC_CORRECTABLE_FRAMES and "
           "SAI_PORT_STAT_IF_IN_FEC_SYMBOL_ERRORS grow ~3000x, independent of traffic (also through the idle "
           "night); post-FEC stays clean until the last ~15 min, when a few "
@@ -1128,7 +1138,8 @@ def make_labels(st, info, seed, hours, n_lines):
     i = pt["eg"]
     fault("egress_discards", Pn(i)["device"], [Pn(i)["port"]], nk(tl["egdisc"]), nk(tl["egdisc_end"]),
           "Vendor-B spine port towards a rail leaf (spine_down) drops on egress at moderate load (bad buffer "
-          "carving on that port): ifOutDiscards ~0.01-0.03% of transmitted packets (hundreds per second) whenever its utilisation is above "
+          "carving on that port): ifOutDiscards ~0.01-0.03% of transmitted packets (hundreds per second) "
+          "whenever its utilisation is above "
           "~15-45%, zero when idle, while its sibling ports (same spine, other links to the same leaf, same load) "
           "drop nothing. ifOutDiscards is a 32-bit Counter32.",
           ["ifOutDiscards"], peer_end(i))
@@ -1176,7 +1187,8 @@ def make_labels(st, info, seed, hours, n_lines):
           "ifHighSpeed 200000 on the vendor-B leaf port while the speed tag says 400G; ifHCOutOctets/ifHCInOctets "
           "capped at ~half line rate while sibling NIC ports run at 80-95% in collective phases; the leaf's egress "
           "queue to that NIC is persistently pressured, so the leaf pauses its uplinks (ieee8021PfcRequests up on "
-          "its leaf_up ports, related). The job on it runs its collectives at the pace of the slow NIC (every NIC of that job capped near 50% "
+          "its leaf_up ports, related). The job on it runs its collectives "
+          "at the pace of the slow NIC (every NIC of that job capped near 50% "
           "of 400G, knock-on), so in bytes the port looks like its siblings; it is the one running at the line rate "
           "of its negotiated speed.",
           ["ifHighSpeed", "ifOperStatus", "ifLastChange", "ifHCOutOctets", "ifHCInOctets"], (), rel)
@@ -1212,14 +1224,15 @@ def make_labels(st, info, seed, hours, n_lines):
 
     def spans(mask):
         e = np.flatnonzero(np.diff(np.r_[0, mask.astype(int), 0]))
-        return list(zip(e[::2], e[1::2]))
+        return list(zip(e[::2], e[1::2], strict=False))
 
     for a, b in spans(info["coll_any"]):
         healthy("collective_allreduce", ["*"], nk(a), nk(b),
                 "collective phase: NICs at 86-95% of line rate, cross-pod all-reduce saturating the spine_up/core "
                 "tier (ECN marks ~10-20% of packets, PFC on many ports at once, watermarks deep), fabric-wide")
-    stor = lambda p: [f"{leaf_name(p, 8)}:*"] + [f"{spine_name(p, j)}:*" for j in range(4)] + \
-        [f"{leaf_name(p, r)}:*" for r in range(8)]
+    def stor(p):
+        return [f"{leaf_name(p, 8)}:*"] + [f"{spine_name(p, j)}:*" for j in range(4)] + \
+            [f"{leaf_name(p, r)}:*" for r in range(8)]
     for a, b in info["ckpts"]:
         healthy("storage_incast", stor(0) + stor(1), nk(a), nk(b),
                 "checkpoint: GPU servers write to the 12 storage nodes of their pod at once: storage-facing 100G "
@@ -1319,7 +1332,7 @@ def notes():
     c32 = ("Counter32 (SNMPv2-SMI): cumulative modulo 2^32, wraps to 0 after 4294967295; resets on reboot or "
            "`clear counters` on this vendor")
     f = {}
-    for k, n in SONIC_NAMES.items():
+    for _k, n in SONIC_NAMES.items():
         f[n] = dict(exporter="sonic_gnmi", type="integer counter", width=c64)
     f["SAI_PORT_STAT_IF_IN_OCTETS"].update(unit="octets", meaning="octets received on the port", source=sonic_src)
     f["SAI_PORT_STAT_IF_OUT_OCTETS"].update(unit="octets", meaning="octets transmitted", source=sonic_src)
