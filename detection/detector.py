@@ -604,7 +604,9 @@ class LinkDetector:
             | fresh_saturation
             | (frame.rate("excessive_buffer_overrun_errors") > 0) | below_nominal
         )
-        lower = retrained_lower(frame, rows, st, self.trained, below_nominal)
+        # said once: by the nominal rule where it is on (an ablation may switch it off)
+        said = below_nominal if "speed_degraded" not in self.switched_off else np.zeros(n, dtype=bool)
+        lower = retrained_lower(frame, rows, st, self.trained, said)
         maybe_rule[list(lower)] = True
         left_down = links_left_down(frame, rows, st, settle > 0, back, self._restarts, cables, self.interval_s,
                                     st.seeded("up_in_training", rows, frame.layout.keys, self._up_in_training))

@@ -91,3 +91,16 @@ def test_a_speed_under_its_nominal_tag_is_said_once() -> None:
     said = [f for s, links in frames[TRAIN:] for f in det.detect(fb.build(s, links)) if (f.device, f.port) == bad]
     assert len(said) == N - AT
     assert all("speed_degraded" in f.conditions and "retrained_lower" not in f.conditions for f in said)
+
+
+def test_with_the_nominal_rule_switched_off_the_link_is_still_found_against_its_own_history() -> None:
+    """Principle 7's ablation: a kind's own rule off, the generic layer (the link's own history) still finds it."""
+    frames, bad, _ = _frames("speed_bps", 400e9, 200e9)
+    for _, links in frames:
+        for li in links:
+            li.tags["speed"] = "400G"
+    fb = FeatureBuilder(INTERVAL)
+    det = LinkDetector(interval_s=INTERVAL).fit([fb.build(s, links) for s, links in frames[:TRAIN]])
+    det.reset()
+    det.switched_off = frozenset({"speed_degraded"})
+    assert bad in _found(det, frames[TRAIN:])
