@@ -80,7 +80,8 @@ def test_a_link_already_degraded_when_a_restarted_daemon_starts_is_judged_agains
     assert set(found) == {bad}, found
 
 
-def test_a_speed_under_its_nominal_tag_is_said_once() -> None:
+def _under_a_nominal_tag() -> tuple[list[tuple[int, list[LinkInterval]]], tuple[str, str], LinkDetector]:
+    """A link tagged 400G that trains down to 200G at AT, and a detector fitted before it."""
     frames, bad, _ = _frames("speed_bps", 400e9, 200e9)
     for _, links in frames:
         for li in links:
@@ -88,6 +89,12 @@ def test_a_speed_under_its_nominal_tag_is_said_once() -> None:
     fb = FeatureBuilder(INTERVAL)
     det = LinkDetector(interval_s=INTERVAL).fit([fb.build(s, links) for s, links in frames[:TRAIN]])
     det.reset()
+    return frames, bad, det
+
+
+def test_a_speed_under_its_nominal_tag_is_said_once() -> None:
+    frames, bad, det = _under_a_nominal_tag()
+    fb = FeatureBuilder(INTERVAL)
     said = [f for s, links in frames[TRAIN:] for f in det.detect(fb.build(s, links)) if (f.device, f.port) == bad]
     assert len(said) == N - AT
     assert all("speed_degraded" in f.conditions and "retrained_lower" not in f.conditions for f in said)
@@ -95,12 +102,6 @@ def test_a_speed_under_its_nominal_tag_is_said_once() -> None:
 
 def test_with_the_nominal_rule_switched_off_the_link_is_still_found_against_its_own_history() -> None:
     """Principle 7's ablation: a kind's own rule off, the generic layer (the link's own history) still finds it."""
-    frames, bad, _ = _frames("speed_bps", 400e9, 200e9)
-    for _, links in frames:
-        for li in links:
-            li.tags["speed"] = "400G"
-    fb = FeatureBuilder(INTERVAL)
-    det = LinkDetector(interval_s=INTERVAL).fit([fb.build(s, links) for s, links in frames[:TRAIN]])
-    det.reset()
+    frames, bad, det = _under_a_nominal_tag()
     det.switched_off = frozenset({"speed_degraded"})
     assert bad in _found(det, frames[TRAIN:])
