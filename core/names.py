@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fabricwatch.core import name_words
 from fabricwatch.core.counters import COUNTERS
 
 
@@ -192,9 +193,14 @@ def lookup(name: str) -> CounterName | None:
     """The canonical counter for a counter name in any known spelling, or None.
 
     UFM Telemetry's `_u_<unit>` suffix is ignored; `Infiniband_MBOut/MBIn` are not mapped: their
-    unit is not documented in the samples we have."""
+    unit is not documented in the samples we have. A name the table does not list is read by its words
+    (`core/name_words.py`) where every word is understood."""
     base, sep, _unit = name.partition("_u_")
-    return TABLE.get(_key(base if sep else name))
+    known = TABLE.get(_key(base if sep else name))
+    if known is not None:
+        return known
+    canonical = name_words.read(name)
+    return CounterName(canonical) if canonical in COUNTERS else None
 
 
 def canonical_fields(values: dict[str, float]) -> dict[str, float]:

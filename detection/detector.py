@@ -17,7 +17,7 @@ import numpy as np
 
 from fabricwatch.core.counters import EVIDENCE, Evidence
 from fabricwatch.core.hits import RuleHit, worst
-from fabricwatch.detection import retrained
+from fabricwatch.detection import retrained, spread_withdrawn
 from fabricwatch.detection.conditions import (
     OUTLIER_CRITICAL,
     OUTLIER_K,
@@ -431,7 +431,7 @@ class LinkDetector:
                                 # what the fit learned of each link, taken into its row when it first shows
                                 up_in_training=((), np.bool_), up_in_training_seeded=((), np.bool_),
                                 usual=((len(GROUPED),), np.float32), usual_seeded=((), np.bool_),
-                                **retrained.STATE)
+                                **retrained.STATE, **spread_withdrawn.STATE)
         self._windows = EvidenceWindows()
         self.trends = TrendWatch()
         self._restarts = Restarts()
@@ -611,6 +611,9 @@ class LinkDetector:
         left_down = links_left_down(frame, rows, st, settle > 0, back, self._restarts, cables, self.interval_s,
                                     st.seeded("up_in_training", rows, frame.layout.keys, self._up_in_training))
         maybe_rule[list(left_down)] = True
+        acting = (settle > 0) | (recent > 0) | operated | drained
+        left_spread = spread_withdrawn.spread_withdrawn(frame, rows, st, acting)
+        maybe_rule[list(left_spread)] = True
         gone_quiet = self._gone_quiet(frame, rows, (settle > 0) | (recent > 0) | operated, judged_quiet, silent)
         maybe_rule[list(gone_quiet)] = True
         view = group_view(frame)
@@ -640,6 +643,8 @@ class LinkDetector:
                 hits.append(left_down[i])
             if i in lower:
                 hits.append(lower[i])
+            if i in left_spread:
+                hits.append(left_spread[i])
             if i in standing_out:
                 hits.append(standing_out[i])
             if i in gone_quiet:

@@ -147,13 +147,18 @@ def spread_over(device: str, role: str, far: str) -> str:
     return ""
 
 
-def _spread_ids(topology: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(group names, per link its group's number, per link whether it is in one) of `spread_groups`."""
-    keys = np.array([spread_over(d, r, p)
-                     for d, r, p in zip(topology.devices, topology.roles, topology.far_devices, strict=True)],
-                    dtype=object)
-    names, gid = np.unique(keys, return_inverse=True)
-    return names, gid.reshape(-1), keys != ""
+def spread_ids(topology: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(group names, per link its group's number, per link whether it is in one) of `spread_over`, worked
+    out once per layout."""
+
+    def ids() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        keys = np.array([spread_over(d, r, p)
+                         for d, r, p in zip(topology.devices, topology.roles, topology.far_devices, strict=True)],
+                        dtype=object)
+        names, gid = np.unique(keys, return_inverse=True)
+        return names, gid.reshape(-1), keys != ""
+
+    return topology.memo("spread_groups", ids)
 
 
 def spread_groups(links: list[LinkInterval], util: np.ndarray,
@@ -167,7 +172,7 @@ def spread_groups(links: list[LinkInterval], util: np.ndarray,
     if not n:
         return med, size
     topo = topology if topology is not None else Topology(links)
-    names, gid, spread = topo.memo("spread_groups", lambda: _spread_ids(topo))
+    names, gid, spread = spread_ids(topo)
     counts = np.bincount(gid, minlength=len(names))
     usable = (counts[gid] >= MIN_SPREAD) & spread
     if usable.any():

@@ -11,6 +11,7 @@ errors that follow make the finding critical through the background-rate evidenc
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -29,6 +30,9 @@ class Slow:
     step: float  # the material change, in decades or in units
     unit: str
     dark: float | None = None  # a reading at or under this is no signal (a receiver with no light), not a value
+    # judged apart from what the device's other modules read now (their air, their load): what they share
+    # is the device's, not this module's
+    apart: bool = False
 
 
 SLOW_SIGNALS: tuple[Slow, ...] = (
@@ -37,7 +41,7 @@ SLOW_SIGNALS: tuple[Slow, ...] = (
     Slow("fec_corrected_symbols", True, True, 0.3, " symbols/s"),
     Slow("pre_fec_ber", True, True, 0.3, ""),
     Slow("ib_raw_ber", True, True, 0.3, ""),
-    Slow("temperature_c", False, True, 8.0, " degC"),
+    Slow("temperature_c", False, True, 6.0, " degC", apart=True),
     Slow("tx_bias_ma_l1", False, True, 1.5, " mA"),
     Slow("rx_power_dbm_l1", False, False, 2.0, " dB", dark=NO_LIGHT_DBM),
 )
@@ -45,6 +49,7 @@ ALPHA = 0.01  # the baseline's pace while the signal is steady: about 100 readin
 WARMUP = 10  # readings before a baseline is trusted
 HOLD = 3  # readings in a row beyond the baseline
 NOISE_MULT = 4.0  # a change must also stand this many times the signal's usual wander
+MIN_APART = 4  # modules of a device reading a signal before their median is what they share
 FLOOR = 1e-12  # a log signal's zero
 
 
@@ -69,19 +74,25 @@ class TrendWatch:
     def observe(self, links: Iterable[LinkInterval], start_ns: int) -> dict[tuple[str, str], list[RuleHit]]:
         """Take this interval's fresh readings; the links with a trend raised, and why. A link down says nothing
         of its module's ageing, nor does a receiver reading no light (its far end dark): that is its state."""
+        fresh = []
         for li in links:
             if not li.optics or li.optics_ns < start_ns:
                 continue
-            key = (li.device, li.port)
             if li.rates.get("oper_status", 1.0) < 0.5:
-                self._raised.pop(key, None)
+                self._raised.pop((li.device, li.port), None)
                 continue
+            fresh.append(li)
+        shared = self._shared(fresh)
+        for li in fresh:
+            key = (li.device, li.port)
             hits = []
             for s in self.signals:
                 v = li.optics.get(s.name)
                 if v is None or not math.isfinite(v) or (s.dark is not None and v <= s.dark):
                     continue
-                hit = self._step(key, s, v, li.optics_ns)
+                if s.apart:
+                    v -= shared.get((li.device, s.name), 0.0)
+                hit = self._step(key, s, v, li.optics_ns, apart=(li.device, s.name) in shared)
                 if hit is not None:
                     hits.append(hit)
             if hits:
@@ -90,7 +101,18 @@ class TrendWatch:
                 self._raised.pop(key, None)
         return self._raised
 
-    def _step(self, key: tuple[str, str], s: Slow, value: float, ts_ns: int) -> RuleHit | None:
+    def _shared(self, links: list[LinkInterval]) -> dict[tuple[str, str], float]:
+        """Per (device, signal) judged apart, the median its modules read now (MIN_APART or more of them)."""
+        values: dict[tuple[str, str], list[float]] = {}
+        for s in self.signals:
+            if s.apart:
+                for li in links:
+                    v = li.optics.get(s.name)
+                    if v is not None and math.isfinite(v):
+                        values.setdefault((li.device, s.name), []).append(v)
+        return {k: statistics.median(vs) for k, vs in values.items() if len(vs) >= MIN_APART}
+
+    def _step(self, key: tuple[str, str], s: Slow, value: float, ts_ns: int, apart: bool = False) -> RuleHit | None:
         x = math.log10(max(value, FLOOR)) if s.log else value
         tk = (key[0], key[1], s.name)
         t = self._tracks.get(tk)
@@ -115,8 +137,9 @@ class TrendWatch:
         shown = (10 ** x, 10 ** t.base) if s.log else (x, t.base)
         change = f"{worse:.1f} decades" if s.log else f"{worse:.1f}{s.unit}"
         direction = "up" if s.worse_up else "down"
-        return RuleHit("warning", f"{s.name} {shown[0]:,.3g}{s.unit}, {change} {direction} from its usual "
-                                  f"{shown[1]:,.3g}{s.unit} for {t.away} readings: the module or the link is "
+        what, sign = (f"{s.name} against its device's other modules", "+") if apart else (s.name, "")
+        return RuleHit("warning", f"{what} {shown[0]:{sign},.3g}{s.unit}, {change} {direction} from its usual "
+                                  f"{shown[1]:{sign},.3g}{s.unit} for {t.away} readings: the module or the link is "
                                   "ageing (an early warning, before errors)", "trend")
 
     def forget(self, keys: Iterable[tuple[str, str]]) -> None:

@@ -82,3 +82,27 @@ def test_no_light_from_a_dark_far_end_is_a_state_not_an_ageing_module() -> None:
         links[1].rates.update(down)
         flagged |= {port for _, port in watch.observe(links, i * STEP_NS)}
     assert flagged == {"sliding"}
+
+
+def _switch(i: int, temps: dict[str, float]) -> list[LinkInterval]:
+    return [_reading(i, port, temperature_c=t) for port, t in temps.items()]
+
+
+def test_what_a_whole_switch_warms_by_is_its_air_not_one_modules_ageing() -> None:
+    """Principles 2 and 3: a slow signal every module of a switch shares at once (its inlet air by day, a
+    rack's cooling failing: +10 degC over 20 minutes and back) is the switch's; a module's own trend is what
+    it does apart from its switch's other modules. One module heating 0.4 degC a minute on a switch whose
+    modules swing 6 degC with the day is warned about within 25 minutes (+10 degC); the others never are."""
+    rng = np.random.default_rng(7)
+    watch = TrendWatch()
+    ports = [f"Ethernet{k}" for k in range(12)]
+    warned: dict[str, int] = {}
+    for i in range(400):
+        day = 6.0 * np.sin(i / 60)  # the inlet air, shared
+        cooling = 10.0 * min(1.0, max(0.0, (i - 150) / 40)) * (1.0 if i < 230 else max(0.0, 1 - (i - 230) / 40))
+        temps = {p: 50.0 + k + day + cooling + rng.normal(0, 0.3) for k, p in enumerate(ports)}
+        temps["Ethernet5"] += 0.2 * max(0, i - 300)  # 0.4 degC a minute at 30 s readings
+        for (_, port), hits in watch.observe(_switch(i, temps), i * STEP_NS).items():
+            warned.setdefault(port, i)
+    assert set(warned) == {"Ethernet5"}, warned
+    assert warned["Ethernet5"] - 300 <= 50

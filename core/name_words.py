@@ -1,0 +1,123 @@
+"""Counter names read by their words, for exporters no table lists.
+
+`pfcRxPausePkts3` is PFC pause frames received on priority 3, `domTemperature` the module's temperature,
+`rx_power_dbm` its receive power, `phy_raw_ber` its BER before the FEC: an operator reads an unknown exporter
+this way, and so does `read`. A name is read only when every one of its words is understood and they name
+one counter with its direction (and, for PFC, its priority); one word not understood (`pfcWdDroppedPkts3`:
+"wd", `rx_prio3_pause_duration`: "duration", a unit we do not convert) leaves it unread, and named so where
+the unread names are reported. `core/names.lookup` tries its table of documented spellings first.
+"""
+
+from __future__ import annotations
+
+import re
+
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+IN = frozenset({"rx", "in", "ingress", "rcv", "recv", "received", "receive", "input"})
+OUT = frozenset({"tx", "out", "egress", "xmit", "xmt", "sent", "send", "transmit", "transmitted", "output"})
+# words that name where a value is kept or how it is counted, not what it is
+FILLER = frozenset({"port", "if", "hc", "phy", "dom", "module", "total", "stat", "stats", "count", "counter",
+                    "counters", "num", "sfp", "qsfp", "transceiver", "xcvr", "optic", "optical", "prio",
+                    "priority", "pkts", "packets", "frames", "avg", "average", "ucast", "unicast"})
+# subject words -> the subject; several words may name one
+SUBJECTS = {
+    "pfc": "pfc", "pause": "pause", "ecn": "ecn", "marked": "ecn", "marks": "ecn", "ce": "ecn",
+    "fcs": "fcs", "crc": "fcs",
+    "discards": "discards", "discard": "discards", "drops": "discards", "dropped": "discards",
+    "errors": "errors", "error": "errors", "err": "errors", "errs": "errors",
+    "octets": "octets", "bytes": "octets",
+    "temperature": "temp", "temp": "temp", "power": "power", "bias": "bias", "voltage": "voltage",
+    "vcc": "voltage", "ber": "ber", "raw": "ber_pre", "pre": "ber_pre", "prefec": "ber_pre",
+    "effective": "ber_post", "post": "ber_post", "postfec": "ber_post", "fec": "fec",
+    "corrected": "corrected", "correctable": "corrected", "uncorrectable": "uncorrectable",
+    "uncorrected": "uncorrectable", "codewords": "", "blocks": "",
+    "symbol": "symbol", "lane": "lane",
+}
+PACKETS = frozenset({"pkts", "packets", "frames"})
+# unit words and the subjects they may follow
+UNITS = {"c": "temp", "degc": "temp", "celsius": "temp", "dbm": "power", "ma": "bias", "v": "voltage",
+         "volts": "voltage"}
+
+
+def words(name: str) -> list[str]:
+    """The words of a name, lower case: `pfcRxPausePkts3` -> pfc, rx, pause, pkts, 3."""
+    return [w.lower() for w in _WORDS.findall(name)]
+
+
+def read(name: str) -> str | None:
+    """The vocabulary's name for `name` by its words, or None where a word is not understood or the words
+    name no one counter."""
+    ws = words(name)
+    if not ws:
+        return None
+    direction: set[str] = set()
+    subjects: set[str] = set()
+    units: set[str] = set()
+    numbers: list[int] = []
+    for w in ws:
+        if w.isdigit():
+            numbers.append(int(w))
+        elif w in IN:
+            direction.add("in")
+        elif w in OUT:
+            direction.add("out")
+        elif w in SUBJECTS:
+            if SUBJECTS[w]:
+                subjects.add(SUBJECTS[w])
+        elif w in UNITS:
+            units.add(UNITS[w])
+        elif w not in FILLER:
+            return None
+    if len(direction) > 1 or len(numbers) > 1:
+        return None
+    way = next(iter(direction), "")
+    number = numbers[0] if numbers else None
+    if not subjects and PACKETS & set(ws) and number is None:
+        return f"{way}_pkts" if way else None
+    canonical = _counter(frozenset(subjects), way, number)
+    if canonical is None or not units <= {_DOM_SUBJECT.get(canonical.split("_l")[0], "")}:
+        return None
+    return canonical
+
+
+_DOM_SUBJECT = {"temperature_c": "temp", "rx_power_dbm": "power", "tx_power_dbm": "power", "tx_bias_ma": "bias",
+                "voltage_v": "voltage"}
+
+
+def _counter(subjects: frozenset[str], way: str, number: int | None) -> str | None:
+    """The counter the subjects, direction ("in", "out", "") and number name, or None."""
+    rx_tx = {"in": "rx", "out": "tx"}.get(way)
+    lane = number if number is not None and 1 <= number <= 8 else None
+    if subjects in ({"pfc"}, {"pfc", "pause"}):
+        return f"pfc_{rx_tx}_p{number}" if rx_tx and number is not None and 0 <= number <= 7 else None
+    if number is not None and subjects not in ({"ecn"},) and "lane" not in subjects:
+        return None  # a number is a priority (PFC, ECN per queue) or a lane, nothing else
+    if subjects == {"pause"}:
+        return f"pause_{rx_tx}" if rx_tx else None
+    if subjects == {"ecn"}:
+        return "ecn_marked" if way in ("", "out") else None
+    if subjects in ({"fcs"}, {"fcs", "errors"}):
+        return "fcs_errors" if way in ("", "in") else None
+    if subjects == {"symbol", "errors"}:
+        return "symbol_errors" if way in ("", "in") else None
+    if subjects in ({"discards"}, {"errors"}, {"octets"}):
+        what = next(iter(subjects))
+        return f"{way}_{what}" if way else None
+    if subjects == {"temp"}:
+        return "temperature_c" if not way else None
+    if subjects == {"voltage"}:
+        return "voltage_v" if not way else None
+    if subjects in ({"power"}, {"power", "lane"}):
+        return f"{rx_tx}_power_dbm_l{lane or 1}" if rx_tx and (number is None or lane) else None
+    if subjects in ({"bias"}, {"bias", "lane"}):
+        return f"tx_bias_ma_l{lane or 1}" if way in ("", "out") and (number is None or lane) else None
+    if subjects in ({"ber", "ber_pre"}, {"ber", "ber_pre", "fec"}):
+        return "pre_fec_ber" if not way else None
+    if subjects in ({"ber", "ber_post"}, {"ber", "ber_post", "fec"}):
+        return "post_fec_ber" if not way else None
+    if subjects == {"fec", "corrected"}:
+        return "fec_corrected" if way in ("", "in") else None
+    if subjects == {"fec", "uncorrectable"}:
+        return "fec_uncorrectable" if way in ("", "in") else None
+    return None

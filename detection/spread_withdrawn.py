@@ -1,0 +1,79 @@
+"""Load is judged against the groups the traffic forms, and so is its absence. The fabric spreads a switch's
+traffic up the tiers over its ports in that role (ECMP, adaptive routing), and down the tiers over the
+parallel links towards one far switch. A link of such a group that is up and carried its share, but now
+carries (nearly) nothing in one direction while its siblings carry load, has left the spread: a next hop
+missing from the ECMP group, a withdrawn route. Nothing errs and nothing drops; the fabric runs a link short.
+
+Carrying less than the siblings is hashing (polarised ECMP puts 4 % on one uplink and 37 % on another), and
+a group idle together or lightly loaded says nothing. Links leaving the spread at once between one switch and
+several others are that switch being drained.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fabricwatch.core.hits import RuleHit
+from fabricwatch.models.features import MIN_SPREAD, FeatureFrame, LinkState, group_medians, parse_speed, spread_ids
+
+CARRIED = 0.25  # of its group's median: the link carried a share (polarised or not)
+WITHDRAWN = 0.05  # of its group's median, and under IDLE_PCT of its line rate: nothing
+IDLE_PCT = 1.0
+MIN_LOAD = 10.0  # % of line rate the group's median carries before a missing share means anything
+RAISE_K, RAISE_N = 3, 4  # withdrawn in RAISE_K of the last RAISE_N intervals
+DRAINING = 2  # switches one switch's links leaving the spread at once lead to or come from: it is drained
+DIRECTIONS = ("receives", "sends")  # in, out
+
+STATE = {"spread_carried": ((2,), np.bool_), "spread_bits": ((2,), np.uint8)}
+
+
+def spread_withdrawn(frame: FeatureFrame, rows: np.ndarray, state: LinkState, quiet: np.ndarray) -> dict[int, RuleHit]:
+    """Links that left the spread of their group, by row; `quiet`: links whose device or operator acts now
+    (a reboot settling, a bounce, a port shut), which say nothing of the routing."""
+    names, gid, spread = spread_ids(frame.layout)
+    usable = spread & (np.bincount(gid, minlength=len(names))[gid] >= MIN_SPREAD)
+    if not usable.any():
+        return {}
+    speeds = frame.speeds if frame.speeds is not None else np.full(len(frame.links), np.nan)
+    speeds = np.where(np.isnan(speeds), parse_speed(None), speeds)
+    up = ~(frame.reading("oper_status") < 0.5)
+    octets = np.column_stack([frame.reading("in_octets"), frame.reading("out_octets")])
+    reported = ~np.isnan(octets)
+    util = np.where(up[:, None], np.nan_to_num(octets) * 8 * 100.0 / speeds[:, None], 0.0)
+    median = group_medians(gid, util, len(names))[gid]
+    loaded = usable[:, None] & reported & (median >= MIN_LOAD)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(loaded, util / median, np.nan)
+    carried = state["spread_carried"][rows] | (loaded & (share >= CARRIED))
+    state["spread_carried"][rows] = carried
+    gone = loaded & carried & up[:, None] & ~quiet[:, None] & (share < WITHDRAWN) & (util < IDLE_PCT)
+    if gone.any():
+        gone &= ~_drained(frame, gone)[:, None]
+    bits = ((state["spread_bits"][rows] << 1) | gone.astype(np.uint8)) & np.uint8((1 << RAISE_N) - 1)
+    state["spread_bits"][rows] = bits
+    held = gone & (np.bitwise_count(bits) >= RAISE_K)
+    out = {}
+    for i in np.nonzero(held.any(axis=1))[0].tolist():
+        said = [f"{DIRECTIONS[d]} {util[i, d]:,.2g}% of line rate while the {names[gid[i]]} carry "
+                f"{median[i, d]:,.0f}% (median)" for d in (0, 1) if held[i, d]]
+        out[i] = RuleHit("warning", f"{'; '.join(said)}, where it carried its share before: left out of the spread "
+                         "(a next hop missing from the ECMP group, a withdrawn route?); the fabric runs a link short",
+                         "spread_withdrawn")
+    return out
+
+
+def _drained(frame: FeatureFrame, gone: np.ndarray) -> np.ndarray:
+    """(n,): links of a switch drained now: its links towards DRAINING or more switches leave the spread at
+    once, or links of DRAINING or more switches towards it do."""
+    topo = frame.layout
+    rows = np.nonzero(gone.any(axis=1))[0].tolist()
+    reach: dict[str, set[str]] = {}
+    for i in rows:
+        near, far = topo.devices[i], topo.far_devices[i]
+        if far:
+            reach.setdefault(near, set()).add(far)
+            reach.setdefault(far, set()).add(near)
+    out = np.zeros(len(gone), dtype=bool)
+    for i in rows:
+        out[i] = any(len(reach.get(d, ())) >= DRAINING for d in (topo.devices[i], topo.far_devices[i]))
+    return out

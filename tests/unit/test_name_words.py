@@ -1,0 +1,101 @@
+"""Principle 1 (every counter is evidence, so a known input must be read): an exporter nobody listed names its
+counters in words an operator understands (`pfcRxPausePkts3`, `domTemperature`, `module_temp_c`). A name
+whose every word is understood is that counter, however it is spelled; one word not understood leaves it
+unread, never guessed."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fabricwatch.core.counters import COUNTERS
+from fabricwatch.core.name_words import FILLER, IN, OUT, SUBJECTS, UNITS, read, words
+from fabricwatch.core.names import lookup
+from fabricwatch.detection.interval_fold import ReplayReport, intervals_from_files
+from fabricwatch.detection.replay import intervals_from_lp
+
+READ = {
+    "pfcRxPausePkts3": "pfc_rx_p3", "pfcTxPausePkts3": "pfc_tx_p3", "PfcTxFrames4": "pfc_tx_p4",
+    "ecnMarkedPkts3": "ecn_marked", "domTemperature": "temperature_c", "module_temp_c": "temperature_c",
+    "domRxPowerAvg": "rx_power_dbm_l1", "rx_power_dbm": "rx_power_dbm_l1", "rx_power_lane3_dbm": "rx_power_dbm_l3",
+    "domTxBias": "tx_bias_ma_l1", "phy_raw_ber": "pre_fec_ber", "preFecBer": "pre_fec_ber",
+    "post-fec-ber": "post_fec_ber", "fecCorrectedCodewords": "fec_corrected",
+    "FEC_UNCORRECTABLE_BLOCKS": "fec_uncorrectable", "crcErrors": "fcs_errors", "egressDrops": "out_discards",
+    "rx_octets": "in_octets", "tx_pause_frames": "pause_tx", "ifInErrors": "in_errors",
+}
+UNREAD = [
+    "pfcWdDroppedPkts3",  # a watchdog's drops: "wd" is no word we know
+    "rx_prio3_pause_duration",  # a duration, not a count of frames
+    "domRxPowerMin", "ifHCInMulticastPkts", "pfcRxPausePkts", "pfcRxPausePkts9",  # no priority 0-7
+    "rx_tx_octets", "temperature_dbm", "rxTemperature", "ieee8021PfcRequests", "rx_power_mw", "", "___",
+]
+
+
+@pytest.mark.parametrize("name", sorted(READ))
+def test_a_name_whose_words_are_all_understood_is_that_counter(name: str) -> None:
+    assert read(name) == READ[name]
+    assert READ[name] in COUNTERS
+    found = lookup(name)
+    assert found is not None and found.canonical == READ[name]
+
+
+@pytest.mark.parametrize("name", UNREAD)
+def test_a_name_with_a_word_not_understood_or_missing_is_left_unread(name: str) -> None:
+    assert read(name) is None
+
+
+KNOWN_WORDS = sorted(IN | OUT | FILLER | set(SUBJECTS) | set(UNITS))
+
+
+def _spell(ws: list[str], style: int) -> str:
+    if style == 0:
+        return "_".join(ws)
+    if style == 1:
+        return "-".join(w.upper() for w in ws)
+    return ws[0] + "".join(w.capitalize() for w in ws[1:])
+
+
+@given(st.sampled_from(sorted(READ)), st.integers(0, 2))
+def test_the_spelling_does_not_change_the_reading(name: str, style: int) -> None:
+    assert read(_spell(words(name), style)) == READ[name]
+
+
+@given(st.sampled_from(sorted(READ)), st.from_regex(r"[a-z]{3,9}", fullmatch=True), st.integers(0, 4))
+def test_one_word_more_that_is_not_understood_leaves_it_unread(name: str, extra: str, at: int) -> None:
+    if extra in KNOWN_WORDS:
+        return
+    ws = words(name)
+    ws.insert(min(at, len(ws)), extra)
+    assert read("_".join(ws)) is None
+
+
+@given(st.text(max_size=60))
+def test_any_text_is_a_counter_of_the_vocabulary_or_none(text: str) -> None:
+    got = read(text)
+    assert got is None or got in COUNTERS
+
+
+def test_words_split_at_case_digits_and_separators() -> None:
+    assert words("ifHCInOctets") == ["if", "hc", "in", "octets"]
+    assert words("pfc_rx-pause.Pkts3") == ["pfc", "rx", "pause", "pkts", "3"]
+    assert all(re.fullmatch(r"[a-z]+|\d+", w) for w in words("SAI_PORT_STAT_PFC_3_RX_PKTS"))
+
+
+def test_replay_reads_a_vendor_exporters_names_by_their_words(tmp_path: Path) -> None:
+    tags = "device=leaf-1,port=Ethernet1/1,fabric=roce,role=leaf_down,peer_device=gpu01,peer_port=mlx5_0,speed=400G"
+    path = tmp_path / "vendor.lp"
+    path.write_text("".join(
+        f"port_counters,{tags} ifHCOutOctets={k * 30 * 10**9}i,pfcTxPausePkts3={k * 30 * 500}i,"
+        f"ecnMarkedPkts3={k * 30 * 2000}i,pfcWdDroppedPkts3=0i,domTemperature=51.5 "
+        f"{1_700_000_000_000_000_000 + k * 30_000_000_000}\n" for k in range(8)))
+    report = ReplayReport()
+    batch = [iv for chunk in intervals_from_files([path], 30.0, report=report) for iv in chunk]
+    for li in (batch[-1].links[0], intervals_from_lp([path], 30.0)[-1][1][0]):
+        assert li.rates["pfc_tx_p3"] == pytest.approx(500.0)
+        assert li.rates["ecn_marked"] == pytest.approx(2000.0)
+        assert li.optics["temperature_c"] == pytest.approx(51.5)
+    assert set(report.unread_fields) == {"pfcWdDroppedPkts3"}

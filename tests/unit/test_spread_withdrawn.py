@@ -1,0 +1,94 @@
+"""Principle 2 (load is judged against the groups the traffic forms), for traffic that is missing: the fabric
+spreads a leaf's traffic over its uplinks (ECMP, adaptive routing). An uplink that is up, error-free and
+carried its share, but now carries (nearly) nothing in one direction while its siblings carry load, has left
+the spread: a next hop missing from the ECMP group, a withdrawn route. The fabric runs a link short. The
+same withdrawal seen from many switches towards one far switch is that switch being drained. A group idle
+together, or lightly loaded, says nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fabricwatch.detection.detector import LinkDetector
+from fabricwatch.lab.evaluation import simulate
+from fabricwatch.models.features import FeatureBuilder
+from fabricwatch.models.intervals import LinkInterval
+from fabricwatch.simulator.topology import FabricSpec
+
+SPEC = FabricSpec(nodes=32, rails=4, leaves_per_rail=2, spines=4)
+INTERVAL = 30.0
+TRAIN, N, AT = 30, 50, 40
+CONTROL = 2e3  # bytes/s: routing protocol and LLDP, all a withdrawn link still sends
+
+Change = Callable[[list[LinkInterval]], None]
+
+
+def _run(change: Change) -> dict[tuple[str, str], list[int]]:
+    """Intervals after AT at which each link was found withdrawn, `change` applied to every interval from AT."""
+    frames = simulate(SPEC, N, interval_s=INTERVAL, seed=3).frames
+    fb = FeatureBuilder(INTERVAL)
+    det = LinkDetector(interval_s=INTERVAL).fit([fb.build(s, links) for s, links in frames[:TRAIN]])
+    det.reset()
+    found: dict[tuple[str, str], list[int]] = {}
+    for k, (start, links) in enumerate(frames[TRAIN:], start=TRAIN):
+        for li in links:
+            li.rates.setdefault("oper_status", 1.0)
+        if k >= AT:
+            change(links)
+        for f in det.detect(fb.build(start, links)):
+            if "spread_withdrawn" in f.conditions:
+                found.setdefault((f.device, f.port), []).append(k - AT)
+    return found
+
+
+def _uplinks(links: list[LinkInterval], device: str) -> list[LinkInterval]:
+    return [li for li in links if li.device == device and li.tags.get("role") == "leaf_up"]
+
+
+BAD = ("leaf-r1-0", "swp18")
+
+
+def _withdraw(links: list[LinkInterval]) -> None:
+    """BAD leaves its leaf's ECMP group: its egress falls to control traffic, its siblings take its share."""
+    ups = _uplinks(links, BAD[0])
+    gone = next(u for u in ups if (u.device, u.port) == BAD)
+    share = gone.rates["out_octets"] / (len(ups) - 1)
+    for u in ups:
+        if u is not gone:
+            u.rates["out_octets"] += share
+    gone.rates["out_octets"] = CONTROL
+
+
+def test_an_uplink_left_out_of_its_leafs_spread_is_found_in_the_direction_it_lost() -> None:
+    found = _run(_withdraw)
+    assert set(found) == {BAD}, found
+    assert min(found[BAD]) <= 3
+    assert len(found[BAD]) >= N - AT - 4  # held while it lasts
+
+
+def test_a_far_switch_drained_of_traffic_is_not_every_leafs_uplink_fault() -> None:
+    def drain_spine(links: list[LinkInterval]) -> None:
+        for li in links:
+            if li.tags.get("peer_device") == "spine-2" or li.device == "spine-2":
+                li.rates["out_octets"] = li.rates["in_octets"] = CONTROL
+
+    assert _run(drain_spine) == {}
+
+
+def test_a_leaf_whose_uplinks_idle_together_has_nothing_missing() -> None:
+    def idle_leaf(links: list[LinkInterval]) -> None:
+        for li in links:
+            if li.device == BAD[0] or li.tags.get("peer_device") == BAD[0]:
+                li.rates["out_octets"] = li.rates["in_octets"] = CONTROL
+
+    assert _run(idle_leaf) == {}
+
+
+def test_an_uplink_idle_while_its_siblings_carry_little_is_hashing_not_a_fault() -> None:
+    def light(links: list[LinkInterval]) -> None:
+        for li in links:
+            for k in ("in_octets", "out_octets"):
+                li.rates[k] = li.rates[k] * 0.05  # ~2 % of line rate
+        _withdraw(links)
+
+    assert _run(light) == {}
