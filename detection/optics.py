@@ -19,7 +19,7 @@ from fabricwatch.core.counters import LANES
 from fabricwatch.core.hits import RuleHit
 from fabricwatch.core.optics import NO_LIGHT_DBM
 from fabricwatch.models.features import parse_speed
-from fabricwatch.models.intervals import LinkInterval
+from fabricwatch.models.intervals import LinkInterval, was_down
 
 DARK = NO_LIGHT_DBM + 0.1  # a lane at or under this has no light at all (unused, or the fibre is out)
 CONDITIONS = ("fec_uncorrectable", "ber_high", "ber_rising", "rx_power_low", "module_hot", "lane_outlier")
@@ -128,8 +128,12 @@ class OpticsWatch:
             self._links.pop(key, None)
 
     def observe(self, links: list[LinkInterval], now_ns: int) -> None:
-        """Take this interval's readings; raise and clear conditions; drop what went stale."""
-        fresh = [li for li in links if li.optics]
+        """Take this interval's readings; raise and clear conditions; drop what went stale. A link that went
+        down (or bounced) may come back with another module: what its physical layer said is forgotten."""
+        for li in links:
+            if was_down(li):
+                self._links.pop((li.device, li.port), None)
+        fresh = [li for li in links if li.optics and not was_down(li)]
         if fresh:
             self._refresh_peers(links)
         for li in fresh:

@@ -222,3 +222,9 @@ class IntervalAggregator:
         self._acc.clear()
         out = [(b * self.interval_ns, self._done.pop(b)) for b in sorted(self._done)]
         return out
+
+
+def was_down(li: LinkInterval) -> bool:
+    """Whether the link was down in the interval, at a sample or between two (it bounced)."""
+    r = li.rates
+    return r.get("oper_status", 1.0) < 0.5 or r.get("link_downed", 0.0) > 0 or r.get("link_transitions", 0.0) > 0

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from fabricwatch.core.hits import RuleHit
 from fabricwatch.core.optics import NO_LIGHT_DBM
-from fabricwatch.models.intervals import LinkInterval
+from fabricwatch.models.intervals import LinkInterval, was_down
 
 
 @dataclass(frozen=True)
@@ -73,15 +73,17 @@ class TrendWatch:
 
     def observe(self, links: Iterable[LinkInterval], start_ns: int) -> dict[tuple[str, str], list[RuleHit]]:
         """Take this interval's fresh readings; the links with a trend raised, and why. A link down says nothing
-        of its module's ageing, nor does a receiver reading no light (its far end dark): that is its state."""
+        of its module's ageing, nor does a receiver reading no light (its far end dark): that is its state. One
+        that went down (or bounced) may come back with another module: its baselines start again."""
         fresh = []
         for li in links:
-            if not li.optics or li.optics_ns < start_ns:
-                continue
-            if li.rates.get("oper_status", 1.0) < 0.5:
+            if was_down(li):  # it may come back with another module: its baselines are the old one's
+                for sig in self.signals:
+                    self._tracks.pop((li.device, li.port, sig.name), None)
                 self._raised.pop((li.device, li.port), None)
                 continue
-            fresh.append(li)
+            if li.optics and li.optics_ns >= start_ns:
+                fresh.append(li)
         shared = self._shared(fresh)
         for li in fresh:
             key = (li.device, li.port)

@@ -102,7 +102,7 @@ def test_what_a_whole_switch_warms_by_is_its_air_not_one_modules_ageing() -> Non
         cooling = 10.0 * min(1.0, max(0.0, (i - 150) / 40)) * (1.0 if i < 230 else max(0.0, 1 - (i - 230) / 40))
         temps = {p: 50.0 + k + day + cooling + rng.normal(0, 0.3) for k, p in enumerate(ports)}
         temps["Ethernet5"] += 0.2 * max(0, i - 300)  # 0.4 degC a minute at 30 s readings
-        for (_, port), hits in watch.observe(_switch(i, temps), i * STEP_NS).items():
+        for _, port in watch.observe(_switch(i, temps), i * STEP_NS):
             warned.setdefault(port, i)
     assert set(warned) == {"Ethernet5"}, warned
     assert warned["Ethernet5"] - 300 <= 50

@@ -1,0 +1,41 @@
+"""Principles 3 and 5: a link that went down and came back may carry another module (an optic swapped, a
+cable reseated). What its physical layer said before, its BER history, its raised optics conditions, its
+slow signals' baselines, belongs to what was there before: it is judged afresh, not paged for the module
+that was taken out."""
+
+from __future__ import annotations
+
+from fabricwatch.detection.optics import OpticsWatch
+from fabricwatch.models.intervals import LinkInterval
+from fabricwatch.models.trends import TrendWatch
+
+STEP_NS = 90 * 10**9  # one reading every 90 s (the optics' own pace)
+KEY = ("spine-1", "Ethernet7")
+
+
+def _reading(i: int, up: bool, **optics: float) -> LinkInterval:
+    return LinkInterval(i * STEP_NS, *KEY, {"role": "spine", "speed": "400G"}, {"oper_status": 1.0 if up else 0.0},
+                        optics=dict(optics), optics_ns=i * STEP_NS + 1)
+
+
+def test_a_swapped_module_is_not_paged_for_the_ber_of_the_one_taken_out() -> None:
+    watch = OpticsWatch()
+    raised_before = False
+    for i in range(80):  # BER rising 1e-8 -> ~1e-4 over two hours: the old module ageing
+        watch.observe([_reading(i, True, pre_fec_ber=1e-8 * 10 ** (i / 20))], i * STEP_NS + 1)
+        raised_before |= "ber_rising" in {h.condition for h in watch.hits(KEY)}
+    assert raised_before
+    watch.observe([_reading(80, False)], 80 * STEP_NS + 1)  # swapped: down for a reading, no light
+    watch.observe([_reading(81, True, pre_fec_ber=2e-8)], 81 * STEP_NS + 1)  # the new module, clean
+    assert watch.hits(KEY) == []
+
+
+def test_a_new_module_running_warmer_than_the_old_one_is_no_trend() -> None:
+    watch = TrendWatch()
+    for i in range(60):
+        watch.observe([_reading(i, True, temperature_c=45.0)], i * STEP_NS)
+    watch.observe([_reading(60, False)], 60 * STEP_NS)
+    raised = {}
+    for i in range(61, 120):  # another model of module: 12 degC warmer, steady
+        raised |= watch.observe([_reading(i, True, temperature_c=57.0)], i * STEP_NS)
+    assert KEY not in raised
