@@ -19,7 +19,7 @@ OUT = frozenset({"tx", "out", "egress", "xmit", "xmt", "sent", "send", "transmit
 # words that name where a value is kept or how it is counted, not what it is
 FILLER = frozenset({"port", "if", "hc", "phy", "dom", "module", "total", "stat", "stats", "count", "counter",
                     "counters", "num", "sfp", "qsfp", "transceiver", "xcvr", "optic", "optical", "prio",
-                    "priority", "pkts", "packets", "frames", "avg", "average", "ucast", "unicast"})
+                    "priority", "pkts", "packets", "frames", "avg", "average", "ucast", "unicast", "instant"})
 # subject words -> the subject; several words may name one
 SUBJECTS = {
     "pfc": "pfc", "pause": "pause", "ecn": "ecn", "marked": "ecn", "marks": "ecn", "ce": "ecn",
@@ -75,7 +75,7 @@ def read(name: str) -> str | None:
     number = numbers[0] if numbers else None
     if not subjects and PACKETS & set(ws) and number is None:
         return f"{way}_pkts" if way else None
-    canonical = _counter(frozenset(subjects), way, number)
+    canonical = _counter(frozenset(subjects), way, number, bool({"prio", "priority"} & set(ws)))
     if canonical is None or not units <= {_DOM_SUBJECT.get(canonical.split("_l")[0], "")}:
         return None
     return canonical
@@ -85,11 +85,12 @@ _DOM_SUBJECT = {"temperature_c": "temp", "rx_power_dbm": "power", "tx_power_dbm"
                 "voltage_v": "voltage"}
 
 
-def _counter(subjects: frozenset[str], way: str, number: int | None) -> str | None:
-    """The counter the subjects, direction ("in", "out", "") and number name, or None."""
+def _counter(subjects: frozenset[str], way: str, number: int | None, prio: bool) -> str | None:
+    """The counter the subjects, direction ("in", "out", "") and number name, or None; `prio`: the name
+    says its number is a priority (pause frames on a priority are PFC)."""
     rx_tx = {"in": "rx", "out": "tx"}.get(way)
     lane = number if number is not None and 1 <= number <= 8 else None
-    if subjects in ({"pfc"}, {"pfc", "pause"}):
+    if subjects in ({"pfc"}, {"pfc", "pause"}) or (subjects == {"pause"} and prio):
         return f"pfc_{rx_tx}_p{number}" if rx_tx and number is not None and 0 <= number <= 7 else None
     if number is not None and subjects not in ({"ecn"},) and "lane" not in subjects:
         return None  # a number is a priority (PFC, ECN per queue) or a lane, nothing else

@@ -143,9 +143,34 @@ _IF_MIB_64 = {
     "ifHCInOctets": "in_octets", "ifHCOutOctets": "out_octets", "ifHCInUcastPkts": "in_pkts",
     "ifHCOutUcastPkts": "out_pkts", "dot3HCInPauseFrames": "pause_rx", "dot3HCOutPauseFrames": "pause_tx",
 }
-_IF_STATUS = {"ifOperStatus": "oper_status", "ifAdminStatus": "admin_status"}
+# port states where 1 is up and anything else is not: IF-MIB's columns, OpenConfig's leaves given as numbers
+# (their enums as words are `numeric_fields`'), Telegraf's ethtool input (`interface_up`: the interface is
+# set up; `link`: the carrier is detected)
+_IF_STATUS = {"ifOperStatus": "oper_status", "ifAdminStatus": "admin_status", "oper-status": "oper_status",
+              "admin-status": "admin_status", "link": "oper_status", "interface_up": "admin_status"}
+# OpenConfig leaves as gNMI clients name the fields (the leaf, or the gauge's container for `/instant`) that
+# their words do not say: the collector's own table is `collectors/gnmi/paths/openconfig.toml`
+_OPENCONFIG = {
+    "carrier-transitions": "link_transitions", "interface-transitions": "link_transitions",
+    "link-flap-events": "link_transitions", "in-mac-pause-frames": "pause_rx", "out-mac-pause-frames": "pause_tx",
+    "fec-corrected-bits": "fec_corrected_bits", "corrected-bits": "fec_corrected_bits",
+    "fec-uncorrectable-blocks": "fec_uncorrectable", "rs-fec-uncorrectable-blocks": "fec_uncorrectable",
+    "in-crc-error-pkts": "fcs_errors",
+}
+# IEEE 802.3 clause 30 MAC attributes, as the Linux mlxsw driver's `ethtool -S` gives them (a_octets_received_ok)
+_IEEE8023 = {
+    "aFramesTransmittedOK": "out_pkts", "aFramesReceivedOK": "in_pkts", "aFrameCheckSequenceErrors": "fcs_errors",
+    "aOctetsTransmittedOK": "out_octets", "aOctetsReceivedOK": "in_octets",
+    "aPAUSEMACCtrlFramesTransmitted": "pause_tx", "aPAUSEMACCtrlFramesReceived": "pause_rx",
+    "aSymbolErrorDuringCarrier": "symbol_errors",
+    # mlxsw's per-priority and per-traffic-class groups: PFC frames, and packets dropped for want of buffer
+    **{f"rx_pause_prio_{p}": f"pfc_rx_p{p}" for p in range(8)},
+    **{f"tx_pause_prio_{p}": f"pfc_tx_p{p}" for p in range(8)},
+    **{f"tc_no_buffer_discard_uc_tc_{p}": "buffer_discards" for p in range(8)},
+}
 # in Mbit/s: IF-MIB's ifHighSpeed, and the kernel's /sys/class/net/<if>/speed (-1 while down: no speed)
-_MBPS = {"ifHighSpeed": "speed_bps", "speed": "speed_bps"}
+_MBPS = {"ifHighSpeed": "speed_bps", "speed": "speed_bps", "port-speed": "speed_bps",
+         "negotiated-port-speed": "speed_bps"}
 # the kernel's /sys/class/net/<if>/carrier (1 up, 0 down), and module gauges written without their unit
 _PLAIN = {
     "carrier": "oper_status", "operstate": "oper_status", "temperature": "temperature_c",
@@ -181,7 +206,8 @@ def _build() -> dict[str, CounterName]:
         table[_key(name)] = CounterName(canonical, up_is_one=True)
     for name, canonical in _MBPS.items():
         table[_key(name)] = CounterName(canonical, scale=1_000_000)
-    for name, canonical in (*_PLAIN.items(), *SAI_FIELDS.items(), *_SONIC_DOM.items()):
+    for name, canonical in (*_PLAIN.items(), *SAI_FIELDS.items(), *_SONIC_DOM.items(), *_OPENCONFIG.items(),
+                            *_IEEE8023.items()):
         table[_key(name)] = CounterName(canonical)
     return table
 

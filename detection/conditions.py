@@ -8,10 +8,10 @@ import time
 
 import numpy as np
 
-from fabricwatch.core.counters import Evidence
+from fabricwatch.core.counters import EVIDENCE, Evidence
 from fabricwatch.core.hits import RuleHit
 from fabricwatch.detection.explain import DISCARDS, Siblings
-from fabricwatch.models.background import Verdict
+from fabricwatch.models.background import EVIDENCE_NAMES, BackgroundRates, Verdict
 from fabricwatch.models.class_model import UTIL, ClassModel
 from fabricwatch.models.features import (
     OWN_NAMES,
@@ -45,6 +45,25 @@ def _drops_within_load(frame: FeatureFrame, i: int, v: Verdict, interval_s: floa
     if model is not None and rate <= model.ceiling(util, DISCARDS, (li.device, li.port)):
         return True
     return siblings.like(i, DISCARDS, float(np.nan_to_num(frame.own_raw[i, DISCARDS]))) is not None
+
+
+DISCARD_COLUMNS = [k for k, n in enumerate(EVIDENCE_NAMES) if EVIDENCE[n] is Evidence.DISCARD]
+CROWD_OVER = 3.0  # times a link's background drops per interval, and at least CROWD_LEAST packets
+CROWD_LEAST = 2.0
+
+
+def dropping_now(frame: FeatureFrame, counts: np.ndarray, background: BackgroundRates, interval_s: float
+                 ) -> np.ndarray:
+    """Links dropping now beyond their own background (`counts`: the interval's evidence counts): a crowd of
+    drops is made of these. A switch's ports that each drop their usual trickle (control-plane packets)
+    are no crowd that excuses one of them dropping far more."""
+    drops = np.nansum(counts[:, DISCARD_COLUMNS], axis=1)
+    out = np.zeros(len(frame.links), dtype=bool)
+    for i in np.nonzero(drops >= CROWD_LEAST)[0].tolist():
+        li = frame.links[i]
+        usual = float(background.background((li.device, li.port), frame.classes[i]).rate[DISCARD_COLUMNS].sum())
+        out[i] = drops[i] > CROWD_OVER * usual * interval_s
+    return out
 
 
 def _evidence_hit(v: Verdict, interval_s: float) -> RuleHit:

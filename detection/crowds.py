@@ -6,13 +6,25 @@ from __future__ import annotations
 import numpy as np
 
 from fabricwatch.models.class_model import _LOAD_FREE, UTIL
-from fabricwatch.models.features import FeatureFrame
+from fabricwatch.models.features import FeatureFrame, group_medians
 from fabricwatch.models.intervals import LinkInterval
+from fabricwatch.models.topology import first_sight
 
 SETTLE_INTERVALS = 4  # after a device-wide bounce (reboot, firmware update): at least the flap window
 CROWD_CLASS = 0.15  # share of a class over its threshold at once: load, not that many faults
 CROWD_RAIL = 0.5  # the same within one rail, or one device, of a class (a busy rail, one job's hosts)
+# % of line rate: a machine's links carry clearly more than their class (an incast to it, its checkpoint), not
+# a coin's toss around the class's median
+HOT_MARGIN = 5.0
 CROWD_FAR_END = 1 / 3  # the same among the links of a class that reach one far device (a host's NICs)
+
+
+def _busier_than_class(frame: FeatureFrame) -> np.ndarray:
+    """Links carrying HOT_MARGIN more than the median link of their class now (all of it, not the peers at
+    a similar load that the frame's medians are taken over)."""
+    util = np.nan_to_num(frame.own_raw[:, UTIL])
+    cid, names = first_sight(frame.classes)
+    return util > group_medians(cid, util[:, None], len(names))[cid, 0] + HOT_MARGIN
 
 
 def _crowd(frame: FeatureFrame, over: np.ndarray, *, far_end_only: bool = False, hot_machines: bool = False
@@ -39,7 +51,7 @@ def _crowd(frame: FeatureFrame, over: np.ndarray, *, far_end_only: bool = False,
     # one machine (an incast to it, its checkpoint) moves all its links; a bad NIC or cable moves one
     by_far_end = [(c, li.tags.get("peer_device", "") or f"?{i}") for i, (c, li)
                   in enumerate(zip(frame.classes, frame.links, strict=True))]
-    busier = np.nan_to_num(own[:, UTIL]) > np.nan_to_num(med[:, UTIL]) if hot_machines else np.ones(n, dtype=bool)
+    busier = _busier_than_class(frame) if hot_machines else np.ones(n, dtype=bool)
     groupings = [(CROWD_FAR_END, 3, by_far_end, busier)]
     if not far_end_only:
         everyone = np.ones(n, dtype=bool)

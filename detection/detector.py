@@ -19,6 +19,7 @@ from fabricwatch.core.counters import EVIDENCE, Evidence
 from fabricwatch.core.hits import RuleHit, worst
 from fabricwatch.detection import retrained, spread_withdrawn
 from fabricwatch.detection.conditions import (
+    DISCARD_COLUMNS,
     OUTLIER_CRITICAL,
     OUTLIER_K,
     OUTLIER_MIN_UTIL,
@@ -26,12 +27,12 @@ from fabricwatch.detection.conditions import (
     OUTLIER_RATIO,
     _drops_within_load,
     _evidence_hit,
+    dropping_now,
     on_many_switches,
 )
 from fabricwatch.detection.crowds import SETTLE_INTERVALS, _crowd, _device_events
 from fabricwatch.detection.ecn_missing import missing_marks
 from fabricwatch.detection.explain import (
-    DISCARDS,
     ECN,
     FLAPS,
     LINK_RECOVERY,
@@ -318,12 +319,11 @@ class LinkDetector:
         self.false_alarms_per_day = per_day
         return rate
 
-    def _evidence(self, frame: FeatureFrame, rows: np.ndarray, bounced: np.ndarray,
+    def _evidence(self, frame: FeatureFrame, rows: np.ndarray, counts: np.ndarray, bounced: np.ndarray,
                   settling: np.ndarray) -> dict[int, list[Verdict]]:
-        """Per row, the evidence counters standing above the link's background. A link that just bounced
-        counts its bounce and nothing else (errors while it trains are the bounce's); a device's reboot
-        or maintenance counts nothing at all."""
-        counts = np.nan_to_num(np.maximum(evidence_counts(frame, EVIDENCE_NAMES, self.interval_s), 0.0))
+        """Per row, the evidence counters standing above the link's background (`counts`: the interval's,
+        changed here). A link that just bounced counts its bounce and nothing else (errors while it trains
+        are the bounce's); a device's reboot or maintenance counts nothing at all."""
         counts[np.ix_(bounced, ~_STATE_COLUMNS)] = 0.0
         counts[settling] = 0.0
         counted = counts.any(axis=1)
@@ -552,7 +552,13 @@ class LinkDetector:
         drained = drained_links(frame, rows, recent_flaps, st)
         # every error, discard and integrity counter against the link's own background: a stray error
         # now and then is what healthy links do; more often than its history and class explain is not
-        evidence = self._evidence(frame, rows, recent > 0, (settle > 0) | operated)
+        counts = np.nan_to_num(np.maximum(evidence_counts(frame, EVIDENCE_NAMES, self.interval_s), 0.0))
+        # drops the links sharing a situation show together now are the load's when they are counted, and
+        # stay the load's in the windows that hold them after the crowd disperses
+        beyond_usual = dropping_now(frame, counts, self.background, self.interval_s)
+        if beyond_usual.any():
+            counts[np.ix_(_crowd(frame, beyond_usual, hot_machines=True), DISCARD_COLUMNS)] = 0.0
+        evidence = self._evidence(frame, rows, counts, recent > 0, (settle > 0) | operated)
         # drops that the links sharing a situation show at once (one host's NICs on every rail in an
         # incast, a class in an all-to-all) are that load; errors are the link's own whatever others do
         # drops follow load: more than the background is a finding only beyond what healthy links of
@@ -564,7 +570,7 @@ class LinkDetector:
         # the links that share a situation and drop now (a storage node's NICs in its checkpoint, the ports
         # of an incast): their crowd is the load's
         if dropping.any():
-            crowd = _crowd(frame, dropping | (np.nan_to_num(frame.own_raw[:, DISCARDS]) > 0), hot_machines=True)
+            crowd = _crowd(frame, dropping | beyond_usual, hot_machines=True)
         else:
             crowd = dropping
         for i in np.nonzero(dropping)[0].tolist():

@@ -526,3 +526,49 @@ def test_one_machine_dropping_at_its_class_load_is_its_own_an_incast_to_it_is_lo
     towards = {(li.device, li.port) for li in simulate(SPEC, 1, interval_s=INTERVAL, seed=9).frames[0][1]
                if li.tags.get("peer_device") == target}
     assert towards and (not (flagged & towards) if incast else towards <= flagged), sorted(flagged)
+
+
+def test_drops_one_port_shows_alone_are_its_own_while_its_switch_drops_its_usual_background() -> None:
+    """Principle 2 (load is judged against the groups the traffic forms, and a crowd is links dropping beyond
+    their own background now): every port of the spines drops a few control-plane packets a minute, in
+    healthy history as after it. One port then drops 8x its background at its siblings' load, where they
+    pause instead (a queue whose PFC was switched off): that port is found; its switch's usual trickle
+    makes no crowd that excuses it, and no sibling is found."""
+    rng = np.random.default_rng(11)
+    run = simulate(SPEC, 120, interval_s=INTERVAL, seed=2)
+    spine_ports = [(li.device, li.port) for li in run.frames[0][1] if li.tags.get("role") == "spine"]
+    bad = next(k for k in spine_ports if k[0] == "spine-1")
+
+    def trickle(i: int, links: list[LinkInterval]) -> None:
+        for li in links:
+            if li.tags.get("role") == "spine":
+                rate = 0.8 if i >= 90 and (li.device, li.port) == bad else 0.1
+                li.rates["in_discards"] = rng.poisson(rate * INTERVAL) / INTERVAL
+
+    fb = FeatureBuilder(INTERVAL)
+    frames = []
+    for i, (start, links) in enumerate(run.frames):
+        trickle(i, links)
+        frames.append(fb.build(start, links))
+    det = LinkDetector(interval_s=INTERVAL).fit(frames[:80])
+    det.reset()
+    flagged = {(f.device, f.port) for fr in frames[80:] for f in det.detect(fr)}
+    assert bad in flagged
+    assert not flagged & (set(spine_ports) - {bad}), sorted(flagged)
+
+
+def test_drops_a_crowd_shared_stay_the_loads_after_the_crowd_disperses(detector: LinkDetector) -> None:
+    """Principle 2 (load is judged at the same moment): a checkpoint saturates most of one leaf's host ports
+    and each drops a little for three minutes. While they drop together that is the load's; the drops they
+    counted then stay the load's once the burst is over: a window that still holds them pages nobody."""
+    leaf = "leaf-r0-0"
+
+    def change(i: int, links: list[LinkInterval]) -> None:
+        ports = [li for li in _host_ports(links) if li.device == leaf]
+        for li in ports[: len(ports) * 3 // 4]:
+            if 10 <= i < 16:
+                li.rates["out_octets"] = 0.95 * 400e9 / 8
+                li.rates["out_discards"] = 100.0
+    found = _run(detector, 40, 12, change)
+    flagged = {(f.device, f.port) for fs in found[10:] for f in fs if f.device == leaf}
+    assert not flagged, sorted(flagged)

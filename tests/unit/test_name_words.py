@@ -43,6 +43,26 @@ def test_a_name_whose_words_are_all_understood_is_that_counter(name: str) -> Non
     assert found is not None and found.canonical == READ[name]
 
 
+# documented names whose words do not say it all, read through the table (value given -> canonical value)
+DOCUMENTED = {
+    "oper-status": ("oper_status", 2, 0.0),  # OpenConfig's leaf as a number, IF-MIB's numbering: 2 is down
+    "admin-status": ("admin_status", 1, 1.0), "link": ("oper_status", 0, 0.0),  # Telegraf's ethtool input
+    "interface_up": ("admin_status", 1, 1.0), "carrier-transitions": ("link_transitions", 3, 3.0),
+    "rs-fec-uncorrectable-blocks": ("fec_uncorrectable", 5, 5.0), "corrected-bits": ("fec_corrected_bits", 7, 7.0),
+    "temperature/instant": ("temperature_c", 41.5, 41.5), "port-speed": ("speed_bps", 100_000, 100e9),
+    "a_octets_received_ok": ("in_octets", 9, 9.0), "a_frame_check_sequence_errors": ("fcs_errors", 1, 1.0),
+    "rx_pause_prio_3": ("pfc_rx_p3", 4, 4.0), "tc_no_buffer_discard_uc_tc_3": ("buffer_discards", 2, 2.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DOCUMENTED))
+def test_documented_exporters_names_are_read_in_the_vocabularys_units(name: str) -> None:
+    canonical, given, read_as = DOCUMENTED[name]
+    found = lookup(name)
+    assert found is not None and found.canonical == canonical
+    assert found.value(given) == read_as
+
+
 @pytest.mark.parametrize("name", UNREAD)
 def test_a_name_with_a_word_not_understood_or_missing_is_left_unread(name: str) -> None:
     assert read(name) is None
