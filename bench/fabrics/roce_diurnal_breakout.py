@@ -315,7 +315,7 @@ def build_topology():
     t.dev_ports = {}
     for i, d in enumerate(t.dev):
         t.dev_ports.setdefault(d, []).append(i)
-    t.index = {(d, p): i for i, (d, p) in enumerate(zip(t.dev, t.port))}
+    t.index = {(d, p): i for i, (d, p) in enumerate(zip(t.dev, t.port, strict=False))}
     return t
 
 
@@ -873,9 +873,9 @@ def scenario(seed):
     sim.absent.append((t.dev_ports[bdev], rb_a, rb_b))
     sim.resets.append((t.dev_ports[bdev], rb_b, None))
     peers_b = [int(t.peer_a[u]) for u in t.leaf_up[L_boot]]
-    sim.healthy_event("maintenance_window", [f"{bdev}:*"] + sim.names(peers_b), mw_a, mw_b,
+    sim.healthy_event("maintenance_window", [f"{bdev}:*", *sim.names(peers_b)], mw_a, mw_b,
                       "planned maintenance on this leaf (optic cleaning, then a reboot for a firmware update)")
-    sim.healthy_event("switch_reboot", [f"{bdev}:*"] + sim.names(peers_b), rb_a, rb_b + sec(4),
+    sim.healthy_event("switch_reboot", [f"{bdev}:*", *sim.names(peers_b)], rb_a, rb_b + sec(4),
                       "planned reboot: no samples for ~5 min, all its links and their spine ends go down, every "
                       "counter restarts from zero, a few corrected bits/FCS as the links train")
 
