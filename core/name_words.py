@@ -5,7 +5,7 @@
 this way, and so does `read`. A name is read only when every one of its words is understood and they name
 one counter with its direction (and, for PFC, its priority); one word not understood (`pfcWdDroppedPkts3`:
 "wd", `rx_prio3_pause_duration`: "duration", a unit we do not convert) leaves it unread, and named so where
-the unread names are reported. `core/names.lookup` tries its table of documented spellings first.
+the unread names are reported. `core/names.spellings` tries its table of documented spellings first.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ OUT = frozenset({"tx", "out", "egress", "xmit", "xmt", "sent", "send", "transmit
 # words that name where a value is kept or how it is counted, not what it is
 FILLER = frozenset({"port", "if", "hc", "phy", "dom", "module", "total", "stat", "stats", "count", "counter",
                     "counters", "num", "sfp", "qsfp", "transceiver", "xcvr", "optic", "optical", "prio",
-                    "priority", "pkts", "packets", "frames", "avg", "average", "ucast", "unicast", "instant"})
+                    "priority", "pkts", "packets", "frames", "avg", "average", "instant"})
 # subject words -> the subject; several words may name one
 SUBJECTS = {
-    "pfc": "pfc", "pause": "pause", "ecn": "ecn", "marked": "ecn", "marks": "ecn", "ce": "ecn",
+    "pfc": "pfc", "pause": "pause", "ecn": "ecn", "marked": "", "marks": "", "ce": "",
     "fcs": "fcs", "crc": "fcs",
     "discards": "discards", "discard": "discards", "drops": "discards", "dropped": "discards",
     "errors": "errors", "error": "errors", "err": "errors", "errs": "errors",

@@ -9,6 +9,7 @@ or the NIC driver's `ethtool -S` names (`rx_bytes_phy`) ...: one table, looked u
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from fabricwatch.core import name_words
@@ -219,14 +220,29 @@ def lookup(name: str) -> CounterName | None:
     """The canonical counter for a counter name in any known spelling, or None.
 
     UFM Telemetry's `_u_<unit>` suffix is ignored; `Infiniband_MBOut/MBIn` are not mapped: their
-    unit is not documented in the samples we have. A name the table does not list is read by its words
-    (`core/name_words.py`) where every word is understood."""
+    unit is not documented in the samples we have."""
     base, sep, _unit = name.partition("_u_")
-    known = TABLE.get(_key(base if sep else name))
-    if known is not None:
-        return known
-    canonical = name_words.read(name)
-    return CounterName(canonical) if canonical in COUNTERS else None
+    return TABLE.get(_key(base if sep else name))
+
+
+def spellings(names: Iterable[str]) -> dict[str, CounterName]:
+    """The names of one sample (or one chunk of a recording) that are counters of the vocabulary under another
+    spelling: by the table, else by their words (`core/name_words.py`). Words are a reading, not a document:
+    a counter the table or the vocabulary's own name already gives is not read again from words, and two
+    names whose words read as one counter (`rx_discards`, `rx_total_discard_pkts`) say nothing for sure,
+    so neither is read."""
+    given = list(names)
+    names = [n for n in given if n not in COUNTERS]
+    out = {n: c for n in names if (c := lookup(n)) is not None}
+    taken = {c.canonical for c in out.values()} | {n for n in given if n in COUNTERS}
+    by_words: dict[str, list[str]] = {}
+    for n in names:
+        if n not in out and (canonical := name_words.read(n)) in COUNTERS:
+            by_words.setdefault(str(canonical), []).append(n)
+    for canonical, named in by_words.items():
+        if len(named) == 1 and canonical not in taken:
+            out[named[0]] = CounterName(canonical)
+    return out
 
 
 def canonical_fields(values: dict[str, float]) -> dict[str, float]:
@@ -234,10 +250,11 @@ def canonical_fields(values: dict[str, float]) -> dict[str, float]:
     way (a canonical name the sample also carries wins); names of no known spelling are kept as they are."""
     out = {}
     aliased = []
+    spelled = spellings(values)
     for name, value in values.items():
         if name in COUNTERS:
             out[name] = value
-        elif (spelling := lookup(name)) is not None:
+        elif (spelling := spelled.get(name)) is not None:
             aliased.append((spelling, name, value))
         else:
             out[name] = value

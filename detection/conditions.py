@@ -47,7 +47,7 @@ def _drops_within_load(frame: FeatureFrame, i: int, v: Verdict, interval_s: floa
     return siblings.like(i, DISCARDS, float(np.nan_to_num(frame.own_raw[i, DISCARDS]))) is not None
 
 
-DISCARD_COLUMNS = [k for k, n in enumerate(EVIDENCE_NAMES) if EVIDENCE[n] is Evidence.DISCARD]
+DISCARD_COLUMNS = np.array([k for k, n in enumerate(EVIDENCE_NAMES) if EVIDENCE[n] is Evidence.DISCARD])
 CROWD_OVER = 3.0  # times a link's background drops per interval, and at least CROWD_LEAST packets
 CROWD_LEAST = 2.0
 

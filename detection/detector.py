@@ -326,7 +326,7 @@ class LinkDetector:
         are the bounce's); a device's reboot or maintenance counts nothing at all."""
         counts[np.ix_(bounced, ~_STATE_COLUMNS)] = 0.0
         counts[settling] = 0.0
-        counted = counts.any(axis=1)
+        counted = np.asarray(counts.any(axis=1), dtype=bool)
         on = self._state["evidence"]
         out: dict[int, list[Verdict]] = {}
         for i in np.nonzero(counted | on[rows])[0].tolist():

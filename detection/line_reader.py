@@ -17,7 +17,7 @@ import numpy as np
 
 from fabricwatch.core.counters import COUNTERS
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
-from fabricwatch.core.names import lookup, numeric_fields
+from fabricwatch.core.names import numeric_fields, spellings
 from fabricwatch.detection.plain_decoder import INT63, decode_plain
 from fabricwatch.detection.replay import ReadReport
 from fabricwatch.pipeline.rate_columns import common_dtype
@@ -277,10 +277,7 @@ def _canonical(cols: Columns, report: ColumnsReport | None = None) -> Columns:
     name, in its unit (`core/names.py`; a canonical field the lines also carry wins); the fields that are
     no counter of the vocabulary counted in `report`."""
     values, present = cols.values, cols.present
-    for name in [n for n in values if n not in COUNTERS]:
-        spelling = lookup(name)
-        if spelling is None:
-            continue
+    for name, spelling in spellings(values).items():
         raw = values[name]
         read = (raw == 1).astype(np.int64) if spelling.up_is_one else scaled(raw, spelling.scale)
         to = spelling.canonical
