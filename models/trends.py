@@ -79,7 +79,8 @@ class TrendWatch:
         for li in links:
             if was_down(li):  # it may come back with another module: its baselines are the old one's
                 for sig in self.signals:
-                    self._tracks.pop((li.device, li.port, sig.name), None)
+                    if (t := self._tracks.get((li.device, li.port, sig.name))) is not None:
+                        t.base = math.nan
                 self._raised.pop((li.device, li.port), None)
                 continue
             if li.optics and li.optics_ns >= start_ns:
@@ -118,8 +119,14 @@ class TrendWatch:
         x = math.log10(max(value, FLOOR)) if s.log else value
         tk = (key[0], key[1], s.name)
         t = self._tracks.get(tk)
-        if t is None:
-            self._tracks[tk] = _Track(x)
+        if t is None or math.isnan(t.base):  # a baseline afresh (first heard, or back from down)
+            # a count or BER of zero (the device's window restarting with the link) is no level to start from
+            if s.log and value <= 0:
+                return None
+            if t is None:
+                self._tracks[tk] = _Track(x)
+            else:  # how far the reading wanders is the port's: kept
+                t.base, t.n, t.away = x, 1, 0
             return None
         dev = x - t.base
         worse = dev if s.worse_up else -dev

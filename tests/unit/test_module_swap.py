@@ -5,6 +5,8 @@ that was taken out."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from fabricwatch.detection.optics import OpticsWatch
 from fabricwatch.models.intervals import LinkInterval
 from fabricwatch.models.trends import TrendWatch
@@ -38,4 +40,16 @@ def test_a_new_module_running_warmer_than_the_old_one_is_no_trend() -> None:
     raised = {}
     for i in range(61, 120):  # another model of module: 12 degC warmer, steady
         raised |= watch.observe([_reading(i, True, temperature_c=57.0)], i * STEP_NS)
+    assert KEY not in raised
+
+
+def test_a_ber_of_zero_as_the_link_comes_back_is_no_level_to_judge_the_next_readings_by() -> None:
+    """The device's BER window restarts with the link: its first reading is 0, then the port's usual level
+    (1e-7, wandering by a factor of 1.5) comes back. That is no rise."""
+    rng = np.random.default_rng(2)
+    watch = TrendWatch()
+    raised = {}
+    for i in range(120):
+        ber = 0.0 if i in (40, 41) else 1e-7 * rng.lognormal(0, 0.2)
+        raised |= watch.observe([_reading(i, i != 40, pre_fec_ber=ber)], i * STEP_NS)
     assert KEY not in raised
