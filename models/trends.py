@@ -136,10 +136,12 @@ class TrendWatch:
                 t.first, t.since_ns = x, ts_ns
             t.away += 1
         else:
-            # steady (or better): the baseline follows, and so does what it usually strays by
+            # steady (or better): the baseline follows, and so does what it usually strays by; while it warms up,
+            # as the mean of what it has read (its first reading alone may be a window still filling)
             t.away = 0
-            t.base += ALPHA * dev
-            t.wander += ALPHA * (abs(dev) - t.wander)
+            pace = max(ALPHA, 1.0 / (t.n + 1))
+            t.base += pace * dev
+            t.wander += pace * (abs(dev) - t.wander)
             t.n += 1
         if t.away < HOLD:
             return None

@@ -44,12 +44,14 @@ def test_a_new_module_running_warmer_than_the_old_one_is_no_trend() -> None:
 
 
 def test_a_ber_of_zero_as_the_link_comes_back_is_no_level_to_judge_the_next_readings_by() -> None:
-    """The device's BER window restarts with the link: its first reading is 0, then the port's usual level
-    (1e-7, wandering by a factor of 1.5) comes back. That is no rise."""
+    """The device's BER window restarts with the link: its first reading is 0, the next half the port's usual
+    level or less as the window fills, then the level (1e-7, wandering by a factor of 1.5) comes back. That is no
+    rise: a baseline starts from what the link reads as it settles, not from its first reading."""
     rng = np.random.default_rng(2)
     watch = TrendWatch()
     raised = {}
     for i in range(120):
-        ber = 0.0 if i in (40, 41) else 1e-7 * rng.lognormal(0, 0.2)
+        # back from down, the window fills: 0, then half the level, then the level again
+        ber = 0.0 if i in (40, 41) else 4e-8 if i == 42 else 1e-7 * rng.lognormal(0, 0.2)
         raised |= watch.observe([_reading(i, i != 40, pre_fec_ber=ber)], i * STEP_NS)
     assert KEY not in raised
