@@ -23,6 +23,7 @@ class CounterName:
     bits: int | None = None  # width override: extended variants are 64-bit and wrap
     # IF-MIB's ifOperStatus/ifAdminStatus: up(1), and down(2), testing(3) ... lowerLayerDown(7) are not up
     up_is_one: bool = False
+    by_words: bool = False  # read by its words (`core/name_words.py`), not from a document
 
     def value(self, raw: float) -> float:
         """A value of this name in the canonical unit (and the vocabulary's 1 up / 0 down)."""
@@ -226,23 +227,26 @@ def lookup(name: str) -> CounterName | None:
 
 
 def spellings(names: Iterable[str]) -> dict[str, CounterName]:
-    """The names of one sample (or one chunk of a recording) that are counters of the vocabulary under another
-    spelling: by the table, else by their words (`core/name_words.py`). Words are a reading, not a document:
-    a counter the table or the vocabulary's own name already gives is not read again from words, and two
-    names whose words read as one counter (`rx_discards`, `rx_total_discard_pkts`) say nothing for sure,
-    so neither is read."""
-    given = list(names)
-    names = [n for n in given if n not in COUNTERS]
+    """The names (of a sample, or of a chunk of a recording) that are counters of the vocabulary under another
+    spelling: by the table first, then by their words (`core/name_words.py`, `CounterName.by_words`). Words are
+    a reading, not a document: where a row also carries the counter by the vocabulary's name or a documented
+    spelling, the words give way; where two names of a row read as one counter (`rx_discards`,
+    `rx_total_discard_pkts`: ring and port), neither is read (`rivals`)."""
+    names = [n for n in names if n not in COUNTERS]
     out = {n: c for n in names if (c := lookup(n)) is not None}
-    taken = {c.canonical for c in out.values()} | {n for n in given if n in COUNTERS}
-    by_words: dict[str, list[str]] = {}
     for n in names:
         if n not in out and (canonical := name_words.read(n)) in COUNTERS:
-            by_words.setdefault(str(canonical), []).append(n)
-    for canonical, named in by_words.items():
-        if len(named) == 1 and canonical not in taken:
-            out[named[0]] = CounterName(canonical)
+            out[n] = CounterName(str(canonical), by_words=True)
     return out
+
+
+def rivals(spelled: dict[str, CounterName]) -> dict[str, list[str]]:
+    """Per name read by its words, the other names read by their words as the same counter."""
+    by: dict[str, list[str]] = {}
+    for n, c in spelled.items():
+        if c.by_words:
+            by.setdefault(c.canonical, []).append(n)
+    return {n: [m for m in same if m != n] for same in by.values() for n in same}
 
 
 def canonical_fields(values: dict[str, float]) -> dict[str, float]:
@@ -251,13 +255,15 @@ def canonical_fields(values: dict[str, float]) -> dict[str, float]:
     out = {}
     aliased = []
     spelled = spellings(values)
+    contested = {n for n, others in rivals(spelled).items() if others}
     for name, value in values.items():
         if name in COUNTERS:
             out[name] = value
-        elif (spelling := spelled.get(name)) is not None:
+        elif (spelling := spelled.get(name)) is not None and name not in contested:
             aliased.append((spelling, name, value))
         else:
             out[name] = value
+    aliased.sort(key=lambda a: a[0].by_words)  # a documented spelling first
     for spelling, name, value in aliased:
         if spelling.canonical not in out:
             out[spelling.canonical] = spelling.value(value)

@@ -17,7 +17,7 @@ import numpy as np
 
 from fabricwatch.core.counters import COUNTERS
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
-from fabricwatch.core.names import numeric_fields, spellings
+from fabricwatch.core.names import numeric_fields, rivals, spellings
 from fabricwatch.detection.plain_decoder import INT63, decode_plain
 from fabricwatch.detection.replay import ReadReport
 from fabricwatch.pipeline.rate_columns import common_dtype
@@ -277,15 +277,23 @@ def _canonical(cols: Columns, report: ColumnsReport | None = None) -> Columns:
     name, in its unit (`core/names.py`; a canonical field the lines also carry wins); the fields that are
     no counter of the vocabulary counted in `report`."""
     values, present = cols.values, cols.present
-    for name, spelling in spellings(values).items():
+    spelled = spellings(values)
+    contest = rivals(spelled)
+    # documented spellings first; a row carrying two names whose words read as one counter reads neither
+    for name, spelling in sorted(spelled.items(), key=lambda kv: kv[1].by_words):
         raw = values[name]
         read = (raw == 1).astype(np.int64) if spelling.up_is_one else scaled(raw, spelling.scale)
         to = spelling.canonical
-        if to not in values:
+        if to not in values and not contest.get(name):
             values[to], present[to] = read, present.pop(name)
             del values[name]
             continue
-        take = present[name] & ~present[to]  # a row's canonical field wins over its other spellings
+        alone = present[name].copy()
+        for other in contest.get(name, ()):
+            alone &= ~present[other]
+        if to not in values:
+            values[to], present[to] = np.zeros_like(read), np.zeros_like(alone)
+        take = alone & ~present[to]  # a row's canonical field wins over its other spellings
         if take.any():
             values[to] = np.where(take, read, values[to])
             present[to] = present[to] | take

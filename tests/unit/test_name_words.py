@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from fabricwatch.core.counters import COUNTERS
 from fabricwatch.core.name_words import FILLER, IN, OUT, SUBJECTS, UNITS, read, words
-from fabricwatch.core.names import spellings
+from fabricwatch.core.names import canonical_fields, spellings
 from fabricwatch.detection.interval_fold import ReplayReport, intervals_from_files
 from fabricwatch.detection.replay import intervals_from_lp
 
@@ -66,9 +66,11 @@ def test_words_never_outvote_a_document_and_two_readings_of_one_counter_are_neit
     """A recorded bnxt_en `ethtool -S` has rx_discards, rx_stat_discard and rx_total_discard_pkts (ring and
     port levels): which one is the port's the words cannot say, so none is read. perfquery gives both
     PortXmitPkts (the table's) and PortUnicastXmitPkts: the documented name is the counter."""
-    got = spellings(["rx_discards", "rx_stat_discard", "rx_total_discard_pkts", "rx_bytes", "PortXmitPkts",
-                     "tx_total_frames", "in_pkts", "rx_total_frames"])
-    assert {n: c.canonical for n, c in got.items()} == {"rx_bytes": "in_octets", "PortXmitPkts": "out_pkts"}
+    sample = {"rx_discards": 1.0, "rx_stat_discard": 2.0, "rx_total_discard_pkts": 3.0, "rx_bytes": 4.0,
+              "PortXmitPkts": 5.0, "tx_total_frames": 6.0, "in_pkts": 7.0, "rx_total_frames": 8.0}
+    got = canonical_fields(sample)
+    assert {k: v for k, v in got.items() if k in COUNTERS} == {"in_octets": 4.0, "out_pkts": 5.0, "in_pkts": 7.0}
+    assert {"rx_discards", "rx_stat_discard", "rx_total_discard_pkts", "tx_total_frames"} <= set(got)
 
 
 @pytest.mark.parametrize("name", UNREAD)
@@ -127,3 +129,28 @@ def test_replay_reads_a_vendor_exporters_names_by_their_words(tmp_path: Path) ->
         assert li.rates["ecn_marked"] == pytest.approx(2000.0)
         assert li.optics["temperature_c"] == pytest.approx(51.5)
     assert set(report.unread_fields) == {"pfcWdDroppedPkts3"}
+
+
+def test_a_recording_of_two_exporters_reads_each_ones_names(tmp_path: Path) -> None:
+    """One file, two device families: a leaf gives `in-octets` (read by its words), a spine the IEEE name
+    `a_octets_received_ok` (documented). Each row reads its own; one row carrying two names that read alike
+    by their words reads neither, and says so."""
+    path = tmp_path / "two.lp"
+    lines = []
+    for k in range(8):
+        t = 1_700_000_000_000_000_000 + k * 30_000_000_000
+        lines.append(f"port_counters,device=leaf1,port=swp1,role=leaf_up,speed=400G in-octets={k * 30 * 1000}i {t}")
+        lines.append(f"port_counters,device=spine1,port=swp1s0,role=spine,speed=400G "
+                     f"a_octets_received_ok={k * 30 * 2000}i {t}")
+        lines.append(f"port_counters,device=host1,port=eth0,role=host,speed=400G rx_discards={k * 30}i,"
+                     f"rx_total_discard_pkts={k * 60}i,rx_bytes={k * 30 * 3000}i {t}")
+    path.write_text("\n".join(lines) + "\n")
+    report = ReplayReport()
+    batch = [iv for chunk in intervals_from_files([path], 30.0, report=report) for iv in chunk]
+    for links in (batch[-1].links, intervals_from_lp([path], 30.0)[-1][1]):
+        rates = {li.device: li.rates for li in links}
+        assert rates["leaf1"]["in_octets"] == pytest.approx(1000.0)
+        assert rates["spine1"]["in_octets"] == pytest.approx(2000.0)
+        assert rates["host1"]["in_octets"] == pytest.approx(3000.0)
+        assert "in_discards" not in rates["host1"]
+    assert {"rx_discards", "rx_total_discard_pkts"} <= set(report.unread_fields)
