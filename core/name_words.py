@@ -19,7 +19,7 @@ OUT = frozenset({"tx", "out", "egress", "xmit", "xmt", "sent", "send", "transmit
 # words that name where a value is kept or how it is counted, not what it is
 FILLER = frozenset({"port", "if", "hc", "phy", "dom", "module", "total", "stat", "stats", "count", "counter",
                     "counters", "num", "sfp", "qsfp", "transceiver", "xcvr", "optic", "optical", "prio",
-                    "priority", "pkts", "packets", "frames", "avg", "average", "instant"})
+                    "priority", "pkts", "packets", "frames", "avg", "average", "ucast", "unicast", "instant"})
 # subject words -> the subject; several words may name one
 SUBJECTS = {
     "pfc": "pfc", "pause": "pause", "ecn": "ecn", "marked": "", "marks": "", "ce": "",

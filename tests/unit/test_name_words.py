@@ -26,6 +26,7 @@ READ = {
     "post-fec-ber": "post_fec_ber", "fecCorrectedCodewords": "fec_corrected",
     "FEC_UNCORRECTABLE_BLOCKS": "fec_uncorrectable", "crcErrors": "fcs_errors", "egressDrops": "out_discards",
     "rx_octets": "in_octets", "tx_pause_frames": "pause_tx", "ifInErrors": "in_errors",
+    "in-unicast-pkts": "in_pkts",  # as IF-MIB's ifHCInUcastPkts is read: the unicast packets are RDMA's
 }
 UNREAD = [
     "pfcWdDroppedPkts3",  # a watchdog's drops: "wd" is no word we know
