@@ -95,7 +95,15 @@ from fabricwatch.models.features import (
     LinkState,
     evidence_counts,
 )
-from fabricwatch.models.groups import G_INDEX, GROUPED, GroupView, SiblingFit, SiblingRatios, group_view
+from fabricwatch.models.groups import (
+    G_INDEX,
+    GROUPED,
+    GroupView,
+    SiblingFit,
+    SiblingRatios,
+    group_view,
+    paced_by_host,
+)
 from fabricwatch.models.silence import (
     MIN_RUN,
     SIGNALS,
@@ -632,6 +640,7 @@ class LinkDetector:
         if trending:
             maybe_rule |= np.fromiter(((li.device, li.port) in trending for li in links), dtype=bool, count=n)
         out = []
+        paced: np.ndarray | None = None
         for i in np.nonzero(active | maybe_rule)[0].tolist():
             li = links[i]
             model_active = bool(active[i]) and not excused[i]
@@ -667,8 +676,10 @@ class LinkDetector:
             if model_active:
                 severities.append("critical" if scores[i] > 2 * thr else "warning")
             model = self.models.get(frame.classes[i])
-            words, feats = explain(frame, i, model=model, just_bounced=bool(recent[i] > 0),
-                                   siblings=siblings, group_excess=beyond[i]) if model_active else ("", [])
+            if model_active and paced is None:
+                paced = paced_by_host(frame)
+            words, feats = explain(frame, i, model=model, just_bounced=bool(recent[i] > 0), siblings=siblings,
+                                   group_excess=beyond[i], paced=paced) if model_active else ("", [])
             if model_active and not words and not ecn_missing[i]:
                 # over the forest's threshold without one feature worse than expected: quieter or
                 # differently busy, not degraded; no page

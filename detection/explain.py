@@ -18,6 +18,8 @@ FLAPS = OWN_NAMES.index("flaps")
 LINK_RECOVERY = OWN_NAMES.index("link_recovery")
 PFC_TX = OWN_NAMES.index("pfc_tx")
 PFC_RX = OWN_NAMES.index("pfc_rx")
+PAUSE = OWN_NAMES.index("pause")
+PACED = (PFC_RX, PAUSE)  # pauses a port receives (802.3x pauses: where it receives more than it sends)
 
 _NOT_CAUSES = ("util_pct", "ecn_per_mpkt", "pfc_tx", "flaps")
 _CAUSES = [k for k, name in enumerate(OWN_NAMES) if name not in _NOT_CAUSES]
@@ -84,6 +86,12 @@ class Siblings:
         return None
 
 
+def _received_pauses(frame: FeatureFrame, i: int) -> bool:
+    """Whether row i's 802.3x pauses are mostly ones it receives."""
+    rates = frame.links[i].rates
+    return rates.get("pause_rx", 0.0) >= rates.get("pause_tx", 0.0)
+
+
 def under_group(frame: FeatureFrame, i: int, util: float) -> tuple[str, dict[str, Any]] | None:
     """Words when row i carries (nearly) nothing while the links the fabric spreads the same traffic over
     carry MIN_GROUP_UTIL or more now (a leaf's uplinks, the spines' ports towards one leaf): traffic no longer
@@ -106,12 +114,15 @@ def under_group(frame: FeatureFrame, i: int, util: float) -> tuple[str, dict[str
 
 def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None = None,
             just_bounced: bool = False, siblings: Siblings | None = None,
-            group_excess: np.ndarray | None = None) -> tuple[str, list[dict[str, Any]]]:
+            group_excess: np.ndarray | None = None, paced: np.ndarray | None = None
+            ) -> tuple[str, list[dict[str, Any]]]:
     """The features that make row i *worse* than expected, in words and numbers: above its
     load-matched class peers, or above its own history. Empty when nothing is worse (a link that
     only stands out by being quieter than its peers is not degraded). `group_excess` holds, per grouped
     congestion signal, log10 of how far the link stands over the links sharing its situation now per
-    unit of load, beyond its usual (NaN: no group): within GROUP_MARGIN of them, it carries their load."""
+    unit of load, beyond its usual (NaN: no group): within GROUP_MARGIN of them, it carries their load.
+    `paced`: per link, a port towards a host whose pauses received pace traffic that still flows
+    (`models.groups.paced_by_host`)."""
     X = frame.X
     cls = frame.classes[i]
     rows = [j for j, c in enumerate(frame.classes) if c == cls]
@@ -136,6 +147,8 @@ def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None 
         excess = np.nan if group_excess is None or k not in GROUPED_AT else float(group_excess[GROUPED_AT[k]])
         if k == PFC_RX and frame.links[i].tags.get("role") in SWITCH_TO_SWITCH and np.isnan(excess):
             continue  # the far switch pausing it, with no parallel links to tell its congestion from this cable
+        if k in PACED and paced is not None and paced[i] and (k == PFC_RX or _received_pauses(frame, i)):
+            continue  # the host pacing what it is sent, which still flows
         if not np.isnan(excess):
             if excess < np.log10(GROUP_MARGIN):
                 continue  # the links sharing its situation wait as much per unit of load: their load

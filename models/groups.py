@@ -19,7 +19,15 @@ from typing import Any
 
 import numpy as np
 
-from fabricwatch.models.features import DOWN_ROLES, OWN_NAMES, SPREAD_ROLES, FeatureFrame, group_medians, spread_over
+from fabricwatch.models.features import (
+    DOWN_ROLES,
+    OWN_NAMES,
+    SPREAD_ROLES,
+    FeatureFrame,
+    group_medians,
+    parse_speed,
+    spread_over,
+)
 from fabricwatch.models.topology import Topology, first_sight
 
 # the congestion signals judged this way (groups: `_group_key`); pauses a port *sends* are its switch's
@@ -30,6 +38,8 @@ PAUSES_RECEIVED = [GROUPED.index(n) for n in ("pfc_rx", "pause")]
 WAITS = [GROUPED.index("xmit_wait")]
 UTIL = OWN_NAMES.index("util_pct")
 HOST_ROLES = frozenset({"leaf_down", "host"})
+FACING_HOSTS = "leaf_down"  # a switch's port towards a host
+FLOWING_PCT = 10.0  # % of line rate the paused direction still carries: the pauses pace it, they do not stop it
 USUAL_QUANTILE = 0.95
 MIN_GROUP = 4  # links in a group before its median means anything
 MIN_UTIL = 1.0  # % of line rate: per-load values below this are not compared
@@ -97,6 +107,17 @@ def _against(grouping: Grouping, per_load: np.ndarray, values: np.ndarray) -> tu
     return ratio, median, np.where(usable, n_of, 0), usable
 
 
+def paced_by_host(frame: FeatureFrame) -> np.ndarray:
+    """Per link, whether it is a switch's port towards a host that receives pauses while what it sends the host
+    still flows (FLOWING_PCT of its line rate or more): the host pacing what it is sent (a slow receiver), not
+    the link's fault; pauses that stop the traffic are a storm, which the rules judge."""
+    facing = np.array([r == FACING_HOSTS for r in frame.layout.roles], dtype=bool)
+    speeds = frame.speeds if frame.speeds is not None else np.full(len(frame.links), np.nan)
+    speeds = np.where(np.isnan(speeds), parse_speed(None), speeds)
+    sends = frame.rate("out_octets") * 8 * 100.0 / speeds
+    return facing & (sends >= FLOWING_PCT)
+
+
 def group_view(frame: FeatureFrame) -> GroupView:
     """Per link and grouped signal, (value / util) over the group's median of (value / util)."""
     n = len(frame.links)
@@ -112,6 +133,7 @@ def group_view(frame: FeatureFrame) -> GroupView:
     for col, signals in ((0, WAITS), (1, PAUSES_RECEIVED)):
         r, m, k, _ = _against(by_signal[col], per_load[:, signals], values[:, signals])
         ratio[:, signals], median[:, signals], size[:, signals] = r, m, k[:, None]
+    ratio[np.ix_(paced_by_host(frame), np.array(PAUSES_RECEIVED))] = np.nan
     names = topo.memo("group_names", lambda: _group_names(by_signal, n))
     also = by_signal[2]
     if (also[0] != "").any():
