@@ -140,6 +140,7 @@ def operated_links(frame: FeatureFrame, rows: np.ndarray, state: LinkState, flap
     now = np.where(np.isnan(admin), 0, np.where(admin >= 0.5, 2, 1)).astype(np.int8)  # 0: not reported
     was = state["admin_was"][rows]
     changed = (now > 0) & (was > 0) & (now != was)
+    state["admin_before"][rows] = was
     state["admin_was"][rows] = np.where(now > 0, now, was)
     for i in np.nonzero(changed)[0].tolist():
         far = cables.far(i)
@@ -242,6 +243,8 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
     # a run that began as its device came back from being unreachable (a restart, a replacement: every
     # port trains again); links bounced by a neighbour's restart are that neighbour's
     state["from_restart"][rows] = down & np.where(count == 1, restarted, state["from_restart"][rows])
+    # what an administrative state said before the restart (2 up, 1 down, 0 not reported)
+    state["admin_at_restart"][rows] = np.where(count == 1, state["admin_before"][rows], state["admin_at_restart"][rows])
     restarts.heard |= {li.device for li in frame.links}
     restarts.lit(cables.dark if down.any() else set())
     long = np.nonzero((count >= DOWN_INTERVALS) & ~settling & was_up)[0]
@@ -254,18 +257,23 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
     for i in long.tolist():
         li = frame.links[i]
         far = cables.far(i)
-        if _not_its_own(frame, i, far, admin, alive, restarts.heard) or li.tags.get("peer_device", "") in cables.dark:
+        # not back with the rest of its switch: a port shut while the switch ran is not this
+        left_behind = bool(state["from_restart"][rows[i]]) and li.device in alive
+        # back from its switch's restart shut where it was up before: no one shut it while the switch ran
+        unsaved = left_behind and admin[i] == 0 and state["admin_at_restart"][rows[i]] == 2
+        if (not unsaved and _not_its_own(frame, i, far, admin, alive, restarts.heard)) \
+                or li.tags.get("peer_device", "") in cables.dark:
             continue
         if li.device in training or li.tags.get("peer_device", "") in training:
             continue  # a switch just back from a restart still trains its links
         far_up = far is not None and oper[far] >= 0.5
         far_device = li.tags.get("peer_device", "")
-        # not back with the rest of its switch: a port shut while the switch ran is not this
-        left_behind = bool(state["from_restart"][rows[i]]) and li.device in alive
         if not far_up and admin[i] != 1 and not left_behind:
             continue
         since = frame.start_ns - (int(count[i]) - 1) * int(interval_s * 1e9)
-        why = (f"its far end {li.tags['peer_device']}:{li.tags['peer_port']} reports up" if far_up
+        why = (f"it came back from {li.device}'s restart administratively down, where it was up before (a "
+               "configuration not saved?)" if unsaved
+               else f"its far end {li.tags['peer_device']}:{li.tags['peer_port']} reports up" if far_up
                else "administratively up" + (f", {far_device} up" if far_device in alive else "")
                if admin[i] == 1 else f"the other links of {li.device} came back from its restart")
         out[i] = RuleHit("critical", f"link down since {_utc(since)} ({count[i] * interval_s / 60:,.0f} min) "

@@ -572,3 +572,28 @@ def test_drops_a_crowd_shared_stay_the_loads_after_the_crowd_disperses(detector:
     found = _run(detector, 40, 12, change)
     flagged = {(f.device, f.port) for fs in found[10:] for f in fs if f.device == leaf}
     assert not flagged, sorted(flagged)
+
+
+@pytest.mark.parametrize("restarted", [True, False])
+def test_a_port_back_from_its_switchs_restart_shut_where_it_was_up_is_left_down(detector: LinkDetector,
+                                                                               restarted: bool) -> None:
+    """Principle 5 (state is a signal): a leaf restarts and every port comes back up but one uplink, which comes
+    back administratively down where it was up before (its saved configuration is not what ran). Nobody shut
+    it while the switch ran: it is left down, a finding. An operator shutting it on a switch that never
+    left is planned: not a finding."""
+    pair: list[tuple[str, str]] = []
+
+    def shut_on_return(i: int, links: list[LinkInterval]) -> None:
+        a, b = _cable_up(links, pair)
+        for li in links:
+            li.rates["admin_status"] = 1.0
+        if restarted and 3 <= i < 6:
+            links[:] = [li for li in links if li.device != a.device]
+        elif i >= 6:
+            _down(a)
+            a.rates["admin_status"] = 0.0
+            _down(b)
+
+    found = _run(detector, 16, 8, shut_on_return)
+    left = {(f.device, f.port) for fs in found for f in fs if "link_left_down" in f.conditions}
+    assert (pair[0] in left) == restarted, left
