@@ -597,3 +597,24 @@ def test_a_port_back_from_its_switchs_restart_shut_where_it_was_up_is_left_down(
     found = _run(detector, 16, 8, shut_on_return)
     left = {(f.device, f.port) for fs in found for f in fs if "link_left_down" in f.conditions}
     assert (pair[0] in left) == restarted, left
+
+
+@pytest.mark.parametrize(("per_interval", "found"), [(1.0, False), (300.0, True)])
+def test_corruption_within_the_standards_error_budget_is_no_finding(detector: LinkDetector, per_interval: float,
+                                                                    found: bool) -> None:
+    """Principle 1 (severity from impact): Ethernet's objective is a BER of 1e-12, which costs a 4 KB RDMA frame
+    in about 3e7. A healthy link that never erred in training counts a few FCS errors in a few intervals while
+    it moves ~2e8 frames each (a few in a billion): unusual for it, no loss a job can feel, no finding. The
+    same link losing one frame in a million is."""
+    target: list[tuple[str, str]] = []
+
+    def burst(i: int, links: list[LinkInterval]) -> None:
+        li = _host_ports(links)[5]
+        if not target:
+            target.append((li.device, li.port))
+        li.rates["in_pkts"] = li.rates["out_pkts"] = 4e6  # frames/s each way: ~2.4e8 an interval
+        if 10 <= i < 16:
+            li.rates["fcs_errors"] = li.rates["in_errors"] = per_interval / INTERVAL
+
+    flagged = {(f.device, f.port) for fs in _run(detector, 24, 4, burst) for f in fs}
+    assert (target[0] in flagged) == found

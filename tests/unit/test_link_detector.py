@@ -285,7 +285,8 @@ def test_a_switch_reboot_is_not_forty_link_flaps_but_a_flapping_link_is_found(de
 
 def test_a_load_step_on_much_of_a_class_raises_nothing(detector: LinkDetector) -> None:
     """Half of a class pausing and waiting far more than in training at the same moment (a job
-    starting, an all-to-all) is load: no model finding; the same on one link is one."""
+    starting, an all-to-all) is load: no model finding; the same on one link whose traffic it stops is one
+    (a host pausing what still flows to it paces it: `test_slow_receiver.py`)."""
     detector.reset()
     run = simulate(SPEC, 8, interval_s=INTERVAL, seed=13)
     fb = FeatureBuilder(INTERVAL)
@@ -308,6 +309,7 @@ def test_a_load_step_on_much_of_a_class_raises_nothing(detector: LinkDetector) -
             for li in links:
                 if (li.device, li.port) == (lone.device, lone.port):
                     li.rates["pfc_rx_p3"] = li.rates.get("pfc_rx_p3", 0.0) * 50 + 5000.0
+                    li.rates["out_octets"] = 0.001 * 400e9 / 8
         single_found |= {(f.device, f.port) for f in detector.detect(fb.build(start, links))}
     assert (lone.device, lone.port) in single_found
 
