@@ -90,6 +90,10 @@ _BASE: tuple[CounterSpec, ...] = (
     CounterSpec("roce_adp_retrans", Kind.COUNTER, "events", help="RoCE adaptive retransmissions"),
     CounterSpec("pause_storm_events", Kind.COUNTER, "events", help="NIC pause storm warnings"),
     CounterSpec("link_transitions", Kind.COUNTER, "events", help="carrier up/down transitions"),
+    # IF-MIB's ifLastChange: the agent's uptime (TimeTicks, 1/100 s) at the port's last state change. It only
+    # moves forward while the agent runs, so its rate is above zero in an interval the port changed state in
+    CounterSpec("last_change", Kind.COUNTER, "centiseconds", bits=32,
+                help="the agent's uptime at the port's last state change (moves when it bounces)"),
     CounterSpec("oper_status", Kind.STATE, "1=up 0=down", help="operational state"),
     CounterSpec("admin_status", Kind.STATE, "1=up 0=down", help="administrative state (0: shut by an operator)"),
     CounterSpec("speed_bps", Kind.GAUGE, "bits/s", help="negotiated port speed"),
@@ -191,6 +195,8 @@ EVIDENCE: dict[str, Evidence] = {
 NOT_EVIDENCE: frozenset[str] = frozenset({
     "in_octets", "out_octets", "in_pkts", "out_pkts", "pause_rx", "pause_tx", "ecn_marked", "cnp_sent",
     "cnp_handled", "cnp_ignored", "xmit_wait", "pause_storm_events",
+    # when the port last changed state: its moves are bounces, which the flap rules judge as transitions
+    "last_change",
     # the RDMA transport's retries and out-of-sequence packets count a drop or a late answer anywhere
     # between two endpoints (a congested or lossy hop elsewhere, a slow peer): the path's, not the link's
     "out_of_sequence", "packet_seq_err", "local_ack_timeout_err", "rnr_nak_retry_err", "roce_adp_retrans",

@@ -148,6 +148,7 @@ _IF_MIB_64 = {
 # port states where 1 is up and anything else is not: IF-MIB's columns, OpenConfig's leaves given as numbers
 # (their enums as words are `numeric_fields`'), Telegraf's ethtool input (`interface_up`: the interface is
 # set up; `link`: the carrier is detected)
+_IF_MIB_TICKS = {"ifLastChange": "last_change"}
 _IF_STATUS = {"ifOperStatus": "oper_status", "ifAdminStatus": "admin_status", "oper-status": "oper_status",
               "admin-status": "admin_status", "link": "oper_status", "interface_up": "admin_status"}
 # OpenConfig leaves as gNMI clients name the fields (the leaf, or the gauge's container for `/instant`) that
@@ -204,6 +205,8 @@ def _build() -> dict[str, CounterName]:
         table[_key(name)] = CounterName(canonical, bits=32)
     for name, canonical in _IF_MIB_64.items():
         table[_key(name)] = CounterName(canonical, bits=64)
+    for name, canonical in _IF_MIB_TICKS.items():
+        table[_key(name)] = CounterName(canonical, bits=32)
     for name, canonical in _IF_STATUS.items():
         table[_key(name)] = CounterName(canonical, up_is_one=True)
     for name, canonical in _MBPS.items():

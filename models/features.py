@@ -186,7 +186,7 @@ RATE_KEYS = (
     *(f"pfc_rx_p{p}" for p in range(8)), *(f"pfc_tx_p{p}" for p in range(8)),
     "pause_rx", "pause_tx", "ecn_marked", "in_pkts", "out_pkts", "in_octets", "out_octets",
     "in_discards", "out_discards", "xmit_discards", *ERROR_COUNTERS, "link_error_recovery",
-    "link_downed", "xmit_wait", "link_transitions", "excessive_buffer_overrun_errors", *TRAINED,
+    "link_downed", "xmit_wait", "link_transitions", "last_change", "excessive_buffer_overrun_errors", *TRAINED,
     "oper_status", "admin_status",
 )
 # every evidence counter of the vocabulary that a sample carries (the physical layer's come as readings)
@@ -317,8 +317,16 @@ def own_matrix(links: list[LinkInterval], interval_s: float, R: np.ndarray | Non
         col("link_error_recovery", "link_downed"),
         R[:, _K["xmit_wait"]],
         util,
-        R[:, _K["link_transitions"]] * interval_s,
+        transitions(R, interval_s),
     ])
+
+
+def transitions(R: np.ndarray, interval_s: float) -> np.ndarray:
+    """Link transitions in the interval from a rate matrix: the port's own count, else two (a down and an up)
+    where its last-change time moved (IF-MIB's ifLastChange: a bounce that no poll caught down)."""
+    counted = R[:, _K["link_transitions"]] * interval_s
+    moved = R[:, _K["last_change"]]
+    return np.where(np.isnan(counted), np.where(moved > 0, 2.0, np.where(np.isnan(moved), np.nan, 0.0)), counted)
 
 
 def grown(a: np.ndarray, top: int, fill: float = 0) -> np.ndarray:
