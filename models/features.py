@@ -322,11 +322,12 @@ def own_matrix(links: list[LinkInterval], interval_s: float, R: np.ndarray | Non
 
 
 def transitions(R: np.ndarray, interval_s: float) -> np.ndarray:
-    """Link transitions in the interval from a rate matrix: the port's own count, else two (a down and an up)
-    where its last-change time moved (IF-MIB's ifLastChange: a bounce that no poll caught down)."""
+    """Link transitions in the interval from a rate matrix: the port's own count, else one where its last-change
+    time moved (IF-MIB's ifLastChange says the state changed, at least once, not how often: one move alone is
+    no flap, moves interval after interval are)."""
     counted = R[:, _K["link_transitions"]] * interval_s
     moved = R[:, _K["last_change"]]
-    return np.where(np.isnan(counted), np.where(moved > 0, 2.0, np.where(np.isnan(moved), np.nan, 0.0)), counted)
+    return np.where(np.isnan(counted), np.where(moved > 0, 1.0, np.where(np.isnan(moved), np.nan, 0.0)), counted)
 
 
 def grown(a: np.ndarray, top: int, fill: float = 0) -> np.ndarray:

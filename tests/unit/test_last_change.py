@@ -1,7 +1,8 @@
 """Principle 5 (state is a signal) and 1 (a known input is read): a port that goes down for a few seconds
 between two polls is up at every poll, but IF-MIB's ifLastChange (the agent's uptime at the port's last state
 change) moves. A port whose last change moved has bounced, whether or not a poll caught it down: a port in
-a flap loop is a flap finding; one whose last change stays put is not."""
+a flap loop is a flap finding; one whose last change stays put is not, nor one whose last change moved once
+(at least one change, perhaps a planned one: one bounce is no flap)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,9 @@ def _write(path: Path) -> None:
         t = 1_700_000_000_000_000_000 + k * STEP
         for port in range(1, 9):
             octets = k * 30 * 10**10 + port
-            # port 3 bounces between polls every other interval from FROM: its last change moves
-            last = 4242 if not (port == 3 and k >= FROM) else 4242 + 3000 * ((k - FROM) // 2 + 1)
+            # port 3 bounces between polls every interval from FROM: its last change moves; port 5 bounces once
+            last = 4242 + (3000 * (k - FROM + 1) if port == 3 and k >= FROM else 0) + (
+                3000 if port == 5 and k >= FROM + 5 else 0)
             lines.append(f"port_counters,device=leaf1,port=Ethernet{port},peer_device=host{port},{TAGS} "
                          f"ifHCInOctets={octets}i,ifHCOutOctets={octets}i,ifHCInUcastPkts={k * 30 * 10**6}i,"
                          f"ifHCOutUcastPkts={k * 30 * 10**6}i,ifInErrors=0i,ifOperStatus=1i,ifAdminStatus=1i,"
