@@ -96,7 +96,7 @@ def parse_nodes(doc: object) -> list[Node]:
         if not isinstance(n, dict) or not isinstance(n.get("name"), str):
             raise SlurmAnswerError("a node without a name")
         state = n.get("state")
-        words = [str(s) for s in state] if isinstance(state, list) else [str(state or "")]
+        words = ([str(s) for s in state] if isinstance(state, list) else [str(state or "")]) or [""]
         raw_flags = n.get("state_flags")
         flags = {f.upper() for f in raw_flags if isinstance(f, str)} if isinstance(raw_flags, list) else set()
         flags |= {w.upper() for w in words[1:]}
