@@ -149,6 +149,7 @@ class LinkDetector:
         self.never_up: set[tuple[str, str]] = set()
         # fitted: the most each link trained to (speed, width) while up in the healthy history
         self.trained: dict[tuple[str, str], tuple[float, ...]] = {}
+        self.spread_carried: dict[tuple[str, str], tuple[bool, bool]] = {}  # directions a link carried its share in
         # conditions whose rules are switched off: what the generic layer finds without them (ablation)
         self.switched_off: frozenset[str] = frozenset()
         self.reset()
@@ -177,7 +178,7 @@ class LinkDetector:
         samples: dict[str, ClassSample] = {}
         peaks: dict[str, LinkPeaks] = {}
         background, siblings, silence, ups = BackgroundFit(), SiblingFit(seed=self.seed), SilenceFit(), UpRecord()
-        trained = TrainedFit()
+        trained, spread = TrainedFit(), spread_withdrawn.SpreadFit()
         n_frames, first_ns, last_ns = 0, None, None
         for frame in again():
             ids = self._link_ids(frame, index)
@@ -186,6 +187,7 @@ class LinkDetector:
             silence.add(frame, ids)
             ups.add(frame, ids)
             trained.add(frame, ids)
+            spread.add(frame, ids)
             cls = np.array(frame.classes)
             for c in sorted(set(frame.classes)):
                 rows = np.nonzero(cls == c)[0]
@@ -203,6 +205,7 @@ class LinkDetector:
         self.silent_runs = silence.result(keys)
         self.never_up = ups.result(keys)
         self.trained = trained.result(keys)
+        self.spread_carried = spread.result(keys)
         del background, siblings, silence
         if self.false_alarms_per_day is not None:
             self.false_alarm_rate = budget_rate(self.false_alarms_per_day, n_links, self.interval_s)
@@ -627,7 +630,7 @@ class LinkDetector:
                                     st.seeded("up_in_training", rows, frame.layout.keys, self._up_in_training))
         maybe_rule[list(left_down)] = True
         acting = (settle > 0) | (recent > 0) | operated | drained
-        left_spread = spread_withdrawn.spread_withdrawn(frame, rows, st, acting)
+        left_spread = spread_withdrawn.spread_withdrawn(frame, rows, st, acting, self.spread_carried)
         maybe_rule[list(left_spread)] = True
         gone_quiet = self._gone_quiet(frame, rows, (settle > 0) | (recent > 0) | operated, judged_quiet, silent)
         maybe_rule[list(gone_quiet)] = True
@@ -726,6 +729,7 @@ class LinkDetector:
             "silent_runs": self.silent_runs.to_json(),
             "never_up": sorted([d, p] for d, p in self.never_up),
             "trained": retrained.to_json(self.trained),
+            "spread_carried": spread_withdrawn.to_json(self.spread_carried),
         }
         write_model(path, meta, {c: m.forest for c, m in self.models.items()})
 
@@ -745,6 +749,7 @@ class LinkDetector:
                 det.silent_runs = SilentRuns.from_json(meta["silent_runs"])
             det.never_up = {(str(d), str(p)) for d, p in meta.get("never_up") or []}
             det.trained = retrained.from_json(meta.get("trained") or {})
+            det.spread_carried = spread_withdrawn.from_json(meta.get("spread_carried") or [])
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelError(f"{path}: the model cannot be read: {exc!r}") from None
         return det

@@ -58,8 +58,7 @@ def shared_pausing(frame: FeatureFrame) -> np.ndarray:
     values = np.nan_to_num(frame.own_raw[:, PAUSE_COLUMNS])
     # the direction each pauses holds back still moving at the median port: congestion passed back; where
     # the median port's is frozen too, the switch has stopped its senders (a stuck switch): a storm on each
-    line = nominal_speeds(frame.links) / 8 if frame.speeds is None else frame.speeds / 8
-    line = np.where(np.isnan(line) | (line <= 0), 400e9 / 8, line)
+    line = frame.line_bps / 8
     moving = np.column_stack([np.nan_to_num(frame.rate("in_octets")), np.nan_to_num(frame.rate("out_octets"))])
     moving = moving / line[:, None]
     median = group_medians(gid, np.hstack([values, moving]), n_groups)[gid]

@@ -11,10 +11,12 @@ several others are that switch being drained.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from fabricwatch.core.hits import RuleHit
-from fabricwatch.models.features import MIN_SPREAD, FeatureFrame, LinkState, group_medians, parse_speed, spread_ids
+from fabricwatch.models.features import MIN_SPREAD, FeatureFrame, LinkState, group_medians, grown, spread_ids
 
 CARRIED = 0.25  # of its group's median: the link carried a share (polarised or not)
 WITHDRAWN = 0.05  # of its group's median, and under IDLE_PCT of its line rate: nothing
@@ -24,27 +26,76 @@ RAISE_K, RAISE_N = 3, 4  # withdrawn in RAISE_K of the last RAISE_N intervals
 DRAINING = 2  # switches one switch's links leaving the spread at once lead to or come from: it is drained
 DIRECTIONS = ("receives", "sends")  # in, out
 
-STATE = {"spread_carried": ((2,), np.bool_), "spread_bits": ((2,), np.uint8)}
+STATE = {"spread_carried": ((2,), np.bool_), "spread_carried_seeded": ((), np.bool_),
+         "spread_bits": ((2,), np.uint8)}
+# the directions a link carried its share in, as the model file lists them: index in + 2 * out
+DIRECTIONS_CARRIED: tuple[tuple[str, ...], ...] = ((), ("receives",), ("sends",), ("receives", "sends"))
 
 
-def spread_withdrawn(frame: FeatureFrame, rows: np.ndarray, state: LinkState, quiet: np.ndarray) -> dict[int, RuleHit]:
-    """Links that left the spread of their group, by row; `quiet`: links whose device or operator acts now
-    (a reboot settling, a bounce, a port shut), which say nothing of the routing."""
+def _shares(frame: FeatureFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per link and direction (in, out): % of line rate it carries, its group's median, whether that median
+    is loaded enough to judge, its share of it; and the group names and each link's group number."""
     names, gid, spread = spread_ids(frame.layout)
     usable = spread & (np.bincount(gid, minlength=len(names))[gid] >= MIN_SPREAD)
-    if not usable.any():
-        return {}
-    speeds = frame.speeds if frame.speeds is not None else np.full(len(frame.links), np.nan)
-    speeds = np.where(np.isnan(speeds), parse_speed(None), speeds)
     up = ~(frame.reading("oper_status") < 0.5)
     octets = np.column_stack([frame.reading("in_octets"), frame.reading("out_octets")])
     reported = ~np.isnan(octets)
-    util = np.where(up[:, None], np.nan_to_num(octets) * 8 * 100.0 / speeds[:, None], 0.0)
-    median = group_medians(gid, util, len(names))[gid]
+    util = np.where(up[:, None], np.nan_to_num(octets) * 8 * 100.0 / frame.line_bps[:, None], 0.0)
+    median = group_medians(gid, util, len(names))[gid] if len(names) else np.zeros_like(util)
     loaded = usable[:, None] & reported & (median >= MIN_LOAD)
     with np.errstate(divide="ignore", invalid="ignore"):
         share = np.where(loaded, util / median, np.nan)
-    carried = state["spread_carried"][rows] | (loaded & (share >= CARRIED))
+    return util, median, loaded, share, names, gid
+
+
+def carried_now(frame: FeatureFrame) -> np.ndarray:
+    """(n, 2): the links carrying their share of a loaded group now, per direction."""
+    _, _, loaded, share, _, _ = _shares(frame)
+    return loaded & (share >= CARRIED)
+
+
+class SpreadFit:
+    """Which links carried their share of their group in a stream of frames, per direction: a daemon started
+    after a link left the spread knows from the fit that the share was there."""
+
+    def __init__(self) -> None:
+        self._carried = np.zeros((0, 2), dtype=bool)
+
+    def add(self, frame: FeatureFrame, ids: np.ndarray) -> None:
+        """One interval; `ids[i]` is the link id of `frame.links[i]`."""
+        if not len(ids):
+            return
+        self._carried = grown(self._carried, int(ids.max()) + 1)
+        self._carried[ids] |= carried_now(frame)
+
+    def result(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], tuple[bool, bool]]:
+        n = min(len(keys), len(self._carried))
+        return {keys[i]: (bool(self._carried[i, 0]), bool(self._carried[i, 1]))
+                for i in np.nonzero(self._carried[:n].any(axis=1))[0].tolist()}
+
+
+def to_json(carried: dict[tuple[str, str], tuple[bool, bool]]) -> list[list[Any]]:
+    return sorted([d, p, *DIRECTIONS_CARRIED[int(i) + 2 * int(o)]] for (d, p), (i, o) in carried.items())
+
+
+def from_json(rows: list[list[Any]]) -> dict[tuple[str, str], tuple[bool, bool]]:
+    out = {}
+    for d, p, *dirs in rows or []:
+        out[(str(d), str(p))] = ("receives" in dirs, "sends" in dirs)
+    return out
+
+
+def spread_withdrawn(frame: FeatureFrame, rows: np.ndarray, state: LinkState, quiet: np.ndarray,
+                     fitted: dict[tuple[str, str], tuple[bool, bool]]) -> dict[int, RuleHit]:
+    """Links that left the spread of their group, by row; `quiet`: links whose device or operator acts now
+    (a reboot settling, a bounce, a port shut), which say nothing of the routing; `fitted`: the directions
+    each link carried its share in during the fit."""
+    util, median, loaded, share, names, gid = _shares(frame)
+    if not loaded.any():
+        return {}
+    up = ~(frame.reading("oper_status") < 0.5)
+    before = state.seeded("spread_carried", rows, frame.layout.keys, lambda key: fitted.get(key, (False, False)))
+    carried = before | (loaded & (share >= CARRIED))
     state["spread_carried"][rows] = carried
     gone = loaded & carried & up[:, None] & ~quiet[:, None] & (share < WITHDRAWN) & (util < IDLE_PCT)
     if gone.any():

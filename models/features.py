@@ -107,6 +107,11 @@ class FeatureFrame:
             self.topology = Topology(self.links)
         return self.topology
 
+    @property
+    def line_bps(self) -> np.ndarray:
+        """Each link's line rate in bit/s: its nominal speed, the default where it has none."""
+        return line_speeds(self.speeds if self.speeds is not None else nominal_speeds(self.links))
+
     def rate(self, name: str) -> np.ndarray:
         """One rate of every link, 0 where not reported (from the links when built without the matrix)."""
         if self.rates is None:
@@ -229,6 +234,11 @@ def rate_matrix(links: list[LinkInterval]) -> np.ndarray:
                     dtype=np.float64).reshape(len(links), len(RATE_KEYS))
 
 
+def line_speeds(nominal: np.ndarray) -> np.ndarray:
+    """Line rates (bit/s) from nominal speeds: the default where a link has none (NaN) or none usable."""
+    return np.where(np.isnan(nominal) | (nominal <= 0), parse_speed(None), nominal)
+
+
 def nominal_speeds(links: list[LinkInterval]) -> np.ndarray:
     """Each link's nominal speed (bit/s) from its `speed` tag; NaN where it has none."""
     out = np.empty(len(links))
@@ -270,12 +280,11 @@ def marking_load(frame: FeatureFrame) -> np.ndarray:
     """Per link, % of line rate in the direction its ECN marks are counted on (its busier direction where
     that one is not reported): the load a queue's marks are judged against."""
     util = np.nan_to_num(frame.own_raw[:, OWN_NAMES.index("util_pct")])
-    speeds = frame.speeds if frame.speeds is not None else np.full(len(frame.links), np.nan)
-    speeds = np.where(np.isnan(speeds), parse_speed(None), speeds)
+    speeds = frame.line_bps
     with np.errstate(divide="ignore", invalid="ignore"):
         octets = marked_direction(frame.layout, frame.reading("in_octets"), frame.reading("out_octets"),
                                   np.full(len(frame.links), np.nan))
-        load = np.where(speeds > 0, octets * 8 * 100.0 / speeds, 0.0)
+        load = octets * 8 * 100.0 / speeds
     return np.where(np.isnan(load), util, load)
 
 
@@ -289,7 +298,7 @@ def own_matrix(links: list[LinkInterval], interval_s: float, R: np.ndarray | Non
         R = rate_matrix(links)
     if nominal is None:
         nominal = nominal_speeds(links)
-    speeds = np.where(np.isnan(nominal), parse_speed(None), nominal)  # a link without a tag: the default
+    speeds = line_speeds(nominal)
 
     def col(*names: str) -> np.ndarray:
         block = R[:, [_K[n] for n in names]]
@@ -306,7 +315,7 @@ def own_matrix(links: list[LinkInterval], interval_s: float, R: np.ndarray | Non
         # the busier direction: queues, pauses and drops build per direction, so a port saturated
         # one way (a checkpoint into storage) is a saturated port, not a half-loaded one
         octets = np.fmax(R[:, _K["in_octets"]], R[:, _K["out_octets"]])
-        util = np.where(speeds > 0, octets * 8 * 100.0 / speeds, 0.0)
+        util = octets * 8 * 100.0 / speeds
     return np.column_stack([
         col(*(f"pfc_rx_p{p}" for p in range(8))),
         col(*(f"pfc_tx_p{p}" for p in range(8))),

@@ -25,7 +25,6 @@ from fabricwatch.models.features import (
     SPREAD_ROLES,
     FeatureFrame,
     group_medians,
-    parse_speed,
     spread_over,
 )
 from fabricwatch.models.topology import Topology, first_sight
@@ -112,8 +111,7 @@ def paced_by_host(frame: FeatureFrame) -> np.ndarray:
     still flows (FLOWING_PCT of its line rate or more): the host pacing what it is sent (a slow receiver), not
     the link's fault; pauses that stop the traffic are a storm, which the rules judge."""
     facing = np.array([r == FACING_HOSTS for r in frame.layout.roles], dtype=bool)
-    speeds = frame.speeds if frame.speeds is not None else np.full(len(frame.links), np.nan)
-    speeds = np.where(np.isnan(speeds), parse_speed(None), speeds)
+    speeds = frame.line_bps
     sends = frame.rate("out_octets") * 8 * 100.0 / speeds
     return facing & (sends >= FLOWING_PCT)
 

@@ -8,6 +8,7 @@ together, or lightly loaded, says nothing."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from fabricwatch.detection.detector import LinkDetector
 from fabricwatch.lab.evaluation import simulate
@@ -23,21 +24,25 @@ CONTROL = 2e3  # bytes/s: routing protocol and LLDP, all a withdrawn link still 
 Change = Callable[[list[LinkInterval]], None]
 
 
-def _run(change: Change) -> dict[tuple[str, str], list[int]]:
-    """Intervals after AT at which each link was found withdrawn, `change` applied to every interval from AT."""
+def _run(change: Change, at: int = AT, model: Path | None = None) -> dict[tuple[str, str], list[int]]:
+    """Intervals after `at` at which each link was found withdrawn, `change` applied to every interval from
+    `at`; with `model`, the fitted detector is saved there and a fresh one loaded from it, as a daemon starts."""
     frames = simulate(SPEC, N, interval_s=INTERVAL, seed=3).frames
     fb = FeatureBuilder(INTERVAL)
     det = LinkDetector(interval_s=INTERVAL).fit([fb.build(s, links) for s, links in frames[:TRAIN]])
+    if model is not None:
+        det.save(model)
+        det = LinkDetector.load(model)
     det.reset()
     found: dict[tuple[str, str], list[int]] = {}
     for k, (start, links) in enumerate(frames[TRAIN:], start=TRAIN):
         for li in links:
             li.rates.setdefault("oper_status", 1.0)
-        if k >= AT:
+        if k >= at:
             change(links)
         for f in det.detect(fb.build(start, links)):
             if "spread_withdrawn" in f.conditions:
-                found.setdefault((f.device, f.port), []).append(k - AT)
+                found.setdefault((f.device, f.port), []).append(k - at)
     return found
 
 
@@ -64,6 +69,14 @@ def test_an_uplink_left_out_of_its_leafs_spread_is_found_in_the_direction_it_los
     assert set(found) == {BAD}, found
     assert min(found[BAD]) <= 3
     assert len(found[BAD]) >= N - AT - 4  # held while it lasts
+
+
+def test_a_daemon_started_on_a_saved_model_finds_an_uplink_withdrawn_before_it_started(tmp_path: Path) -> None:
+    """What the fit saw the link carry is part of the model: the daemon that loads it knows the share was
+    there, though it never saw the link carry anything itself."""
+    found = _run(_withdraw, at=TRAIN, model=tmp_path / "model.fwm")
+    assert set(found) == {BAD}, found
+    assert min(found[BAD]) <= 3
 
 
 def test_a_far_switch_drained_of_traffic_is_not_every_leafs_uplink_fault() -> None:
