@@ -17,7 +17,7 @@ import numpy as np
 
 from fabricwatch.core.counters import EVIDENCE, Evidence
 from fabricwatch.core.hits import RuleHit, worst
-from fabricwatch.detection import retrained, spread_withdrawn
+from fabricwatch.detection import left_shut, retrained, spread_withdrawn
 from fabricwatch.detection.conditions import (
     DISCARD_COLUMNS,
     OUTLIER_CRITICAL,
@@ -443,7 +443,7 @@ class LinkDetector:
                                 # what the fit learned of each link, taken into its row when it first shows
                                 up_in_training=((), np.bool_), up_in_training_seeded=((), np.bool_),
                                 usual=((len(GROUPED),), np.float32), usual_seeded=((), np.bool_),
-                                **retrained.STATE, **spread_withdrawn.STATE)
+                                **retrained.STATE, **spread_withdrawn.STATE, **left_shut.STATE)
         self._windows = EvidenceWindows()
         self.trends = TrendWatch()
         self._restarts = Restarts()
@@ -632,6 +632,8 @@ class LinkDetector:
         acting = (settle > 0) | (recent > 0) | operated | drained
         left_spread = spread_withdrawn.spread_withdrawn(frame, rows, st, acting, self.spread_carried)
         maybe_rule[list(left_spread)] = True
+        shut_left = left_shut.left_shut(frame, rows, st, back, self._restarts.training(), self.interval_s)
+        maybe_rule[list(shut_left)] = True
         gone_quiet = self._gone_quiet(frame, rows, (settle > 0) | (recent > 0) | operated, judged_quiet, silent)
         maybe_rule[list(gone_quiet)] = True
         view = group_view(frame)
@@ -658,16 +660,8 @@ class LinkDetector:
             if optic_rows[i]:
                 hits += self.optics.hits((li.device, li.port))
             hits += [_evidence_hit(v, self.interval_s) for v in evidence.get(i, ())]
-            if i in left_down:
-                hits.append(left_down[i])
-            if i in lower:
-                hits.append(lower[i])
-            if i in left_spread:
-                hits.append(left_spread[i])
-            if i in standing_out:
-                hits.append(standing_out[i])
-            if i in gone_quiet:
-                hits.append(gone_quiet[i])
+            hits += [rule[i] for rule in (left_down, lower, left_spread, shut_left, standing_out, gone_quiet)
+                     if i in rule]
             hits += trending.get((li.device, li.port), [])
             if not fresh_saturation[i]:
                 hits = [h for h in hits if h.condition != "saturated"]

@@ -16,6 +16,7 @@ from fabricwatch.detection.explain import FLAPS
 from fabricwatch.detection.findings import _peer
 from fabricwatch.models.class_model import UTIL
 from fabricwatch.models.features import FeatureFrame, LinkState, group_medians, grown
+from fabricwatch.models.intervals import LinkInterval
 from fabricwatch.models.topology import first_sight
 
 RETURN_GAP = 3  # intervals since a device last reported before its reporting again is a return
@@ -67,6 +68,7 @@ class Restarts:
         self._back_at: dict[str, int] = {}  # per device back from a restart, the interval it came back in
         self._usual_gap: dict[str, float] = {}  # per device, the intervals between its reports (its poll cadence)
         self._dark: set[str] = set()  # far devices whose every link was down in the last interval
+        self._down_links: dict[str, int] = {}  # per device still training, its links down in the last interval
         self._tick = 0
 
     def returned(self, frame: FeatureFrame) -> np.ndarray:
@@ -84,6 +86,7 @@ class Restarts:
         self._last_heard.update(dict.fromkeys(devices, tick))
         for d in [d for d, t in self._back_at.items() if tick - t >= RETURN_TRAIN]:
             del self._back_at[d]
+            self._down_links.pop(d, None)
         self._back_at.update(dict.fromkeys(back, tick))
         if not back:
             return np.zeros(len(frame.links), dtype=bool)
@@ -96,6 +99,23 @@ class Restarts:
             self._back_at[device] = self._tick - 1
         self._dark = dark
 
+    def coming_up(self, links: list[LinkInterval], down: np.ndarray) -> None:
+        """A device back from a restart trains on while its links keep coming up (fewer of them down than in
+        the interval before): a switch brings its ports up one after another over minutes, however many polls
+        that is. Call once per interval, after `returned`."""
+        if not self._back_at:
+            return
+        counts = dict.fromkeys(self._back_at, 0)
+        for i in np.nonzero(down)[0].tolist():
+            li = links[i]
+            for device in (li.device, li.tags.get("peer_device", "")):
+                if device in counts:
+                    counts[device] += 1
+        for device, n in counts.items():
+            if n < self._down_links.get(device, n):
+                self._back_at[device] = self._tick - 1
+            self._down_links[device] = n
+
     def training(self) -> set[str]:
         """The devices back from a restart for under RETURN_TRAIN intervals: they still train their links."""
         return {d for d, t in self._back_at.items() if self._tick - 1 - t < RETURN_TRAIN}
@@ -106,6 +126,7 @@ class Restarts:
             self._last_heard.pop(device, None)
             self._back_at.pop(device, None)
             self._usual_gap.pop(device, None)
+            self._down_links.pop(device, None)
 
 
 class UpRecord:
@@ -247,6 +268,7 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
     state["admin_at_restart"][rows] = np.where(count == 1, state["admin_before"][rows], state["admin_at_restart"][rows])
     restarts.heard |= {li.device for li in frame.links}
     restarts.lit(cables.dark if down.any() else set())
+    restarts.coming_up(frame.links, down)
     long = np.nonzero((count >= DOWN_INTERVALS) & ~settling & was_up)[0]
     if not len(long):
         return {}
