@@ -35,7 +35,7 @@ SUBJECTS = {
     "symbol": "symbol", "lane": "lane",
 }
 PACKETS = frozenset({"pkts", "packets", "frames"})
-# unit words and the subjects they may follow
+# unit words and the subject each is the unit of
 UNITS = {"c": "temp", "degc": "temp", "celsius": "temp", "dbm": "power", "ma": "bias", "v": "voltage",
          "volts": "voltage"}
 
@@ -75,14 +75,9 @@ def read(name: str) -> str | None:
     number = numbers[0] if numbers else None
     if not subjects and PACKETS & set(ws) and number is None:
         return f"{way}_pkts" if way else None
-    canonical = _counter(frozenset(subjects), way, number, bool({"prio", "priority"} & set(ws)))
-    if canonical is None or not units <= {_DOM_SUBJECT.get(canonical.split("_l")[0], "")}:
+    if not units <= subjects:  # a unit names the quantity the name is of, or the words disagree
         return None
-    return canonical
-
-
-_DOM_SUBJECT = {"temperature_c": "temp", "rx_power_dbm": "power", "tx_power_dbm": "power", "tx_bias_ma": "bias",
-                "voltage_v": "voltage"}
+    return _counter(frozenset(subjects), way, number, bool({"prio", "priority"} & set(ws)))
 
 
 def _counter(subjects: frozenset[str], way: str, number: int | None, prio: bool) -> str | None:
