@@ -2,8 +2,8 @@
 
 An optic that ages corrects more FEC codewords, runs hotter, draws more bias current or receives less
 light for an hour before its errors get through the FEC. Each slow signal of a link has a baseline that
-follows it while it is steady (an EWMA of the value, and of how far it strays), and is frozen while the
-signal stands away from it; a change of at least a signal's material step that holds, one way, for
+follows it while it is steady (an EWMA over hours of the value, and of how far it strays), and is frozen while
+the signal stands away from it; a change of at least a signal's material step that holds, one way, for
 `hold` readings in a row is an early *warning* named by the signal. No limit needs to be reached: the
 errors that follow make the finding critical through the background-rate evidence.
 """
@@ -45,7 +45,9 @@ SLOW_SIGNALS: tuple[Slow, ...] = (
     Slow("tx_bias_ma_l1", False, True, 1.5, " mA"),
     Slow("rx_power_dbm_l1", False, False, 2.0, " dB", dark=NO_LIGHT_DBM),
 )
-ALPHA = 0.01  # the baseline's pace while the signal is steady: about 100 readings, so a ramp outruns it
+# the baseline's time constant while the signal is steady: it follows what holds over hours, so an optic ageing
+# through a day outruns it; a pace per reading would trail a slow ramp by less than its step at any polling rate
+BASELINE_S = 4 * 3600.0
 WARMUP = 10  # readings before a baseline is trusted
 HOLD = 3  # readings in a row beyond the baseline
 NOISE_MULT = 4.0  # a change must also stand this many times the signal's usual wander
@@ -61,6 +63,7 @@ class _Track:
     away: int = 0  # readings in a row beyond the baseline, the worse way
     first: float = 0.0  # the value when it left the baseline
     since_ns: int = 0
+    last_ns: int = 0  # the reading before this one
 
 
 @dataclass
@@ -124,10 +127,12 @@ class TrendWatch:
             if s.log and value <= 0:
                 return None
             if t is None:
-                self._tracks[tk] = _Track(x)
+                self._tracks[tk] = _Track(x, last_ns=ts_ns)
             else:  # how far the reading wanders is the port's: kept
-                t.base, t.n, t.away = x, 1, 0
+                t.base, t.n, t.away, t.last_ns = x, 1, 0, ts_ns
             return None
+        elapsed_s = max(ts_ns - t.last_ns, 0) / 1e9
+        t.last_ns = ts_ns
         dev = x - t.base
         worse = dev if s.worse_up else -dev
         material = worse >= max(s.step, NOISE_MULT * t.wander)
@@ -139,7 +144,7 @@ class TrendWatch:
             # steady (or better): the baseline follows, and so does what it usually strays by; while it warms up,
             # as the mean of what it has read (its first reading alone may be a window still filling)
             t.away = 0
-            pace = max(ALPHA, 1.0 / (t.n + 1))
+            pace = max(min(elapsed_s / BASELINE_S, 1.0), 1.0 / (t.n + 1))
             t.base += pace * dev
             t.wander += pace * (abs(dev) - t.wander)
             t.n += 1

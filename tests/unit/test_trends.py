@@ -106,3 +106,32 @@ def test_what_a_whole_switch_warms_by_is_its_air_not_one_modules_ageing() -> Non
             warned.setdefault(port, i)
     assert set(warned) == {"Ethernet5"}, warned
     assert warned["Ethernet5"] - 300 <= 50
+
+
+def _first_warned(step_s: float, hours: float, start_h: float, decades_per_h: float) -> float | None:
+    """Hours after `start_h` at which a pre-FEC BER rising `decades_per_h` from then on (5 % noise), read every
+    `step_s` seconds, is first warned about; None if never. A steady link beside it must never be."""
+    rng = np.random.default_rng(11)
+    watch = TrendWatch()
+    step_ns = int(step_s * 1e9)
+    for i in range(int(hours * 3600 / step_s)):
+        h = i * step_s / 3600
+        rising = 1e-7 * 10 ** (decades_per_h * max(0.0, h - start_h)) * rng.lognormal(0, 0.05)
+        links = [LinkInterval(i * step_ns, "leaf1", p, {"role": "leaf_up"}, {}, optics={"pre_fec_ber": v},
+                              optics_ns=i * step_ns + 1)
+                 for p, v in (("ageing", rising), ("steady", 1e-7 * rng.lognormal(0, 0.05)))]
+        raised = watch.observe(links, i * step_ns)
+        assert ("leaf1", "steady") not in raised
+        if ("leaf1", "ageing") in raised:
+            return h - start_h
+    return None
+
+
+def test_a_slow_ramp_outruns_the_baseline_whatever_the_polling_rate() -> None:
+    """Principle 3: the baseline follows what is steady over hours, not over a number of readings. A BER rising
+    a third of a decade an hour (x1,000 over 9 h: an optic ageing through a working day) is warned about within
+    about an hour of its start, polled every 30 s or every 10 s alike; a baseline that followed the last 100
+    readings would trail such a ramp by less than the material step and never see it."""
+    for step_s in (30.0, 10.0):
+        warned = _first_warned(step_s, hours=6.0, start_h=2.0, decades_per_h=1 / 3)
+        assert warned is not None and warned <= 1.5, (step_s, warned)
