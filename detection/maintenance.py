@@ -117,7 +117,8 @@ class Restarts:
             self._down_links[device] = n
 
     def training(self) -> set[str]:
-        """The devices back from a restart for under RETURN_TRAIN intervals: they still train their links."""
+        """The devices back from a restart for under RETURN_TRAIN intervals, or whose links were still coming up
+        within them (`coming_up`): they still train their links."""
         return {d for d, t in self._back_at.items() if self._tick - 1 - t < RETURN_TRAIN}
 
     def forget(self, devices: Iterable[str]) -> None:
