@@ -252,9 +252,10 @@ def rivals(spelled: dict[str, CounterName]) -> dict[str, list[str]]:
     return {n: [m for m in same if m != n] for same in by.values() for n in same}
 
 
-def canonical_fields(values: dict[str, float]) -> dict[str, float]:
+def canonical_fields(values: dict[str, float], widths: dict[str, int] | None = None) -> dict[str, float]:
     """A sample's fields under the vocabulary's names, in its units, where another writer spells them its own
-    way (a canonical name the sample also carries wins); names of no known spelling are kept as they are."""
+    way (a canonical name the sample also carries wins); names of no known spelling are kept as they are.
+    `widths` receives the width of each counter whose spelling has its own (`SymbolErrorCounterExtended`: 64)."""
     out = {}
     aliased = []
     spelled = spellings(values)
@@ -270,6 +271,8 @@ def canonical_fields(values: dict[str, float]) -> dict[str, float]:
     for spelling, name, value in aliased:
         if spelling.canonical not in out:
             out[spelling.canonical] = spelling.value(value)
+            if widths is not None and spelling.bits is not None:
+                widths[spelling.canonical] = spelling.bits
         else:
             out[name] = value
     return out

@@ -112,7 +112,7 @@ class ColumnarIntervals:
         first = ~same
         prev_t[first] = self._last_ts[L[first]]
         has_prev = same | self._has_last[L]
-        rates, spans_ns, saturated = self.rates.rates(L, T, rows.values, rows.present, n_links)
+        rates, spans_ns, saturated = self.rates.rates(L, T, rows.values, rows.present, n_links, rows.widths)
         last = np.ones(n, dtype=bool)
         last[:-1] = ~same[1:]
         self._last_ts[L[last]] = T[last]

@@ -9,7 +9,7 @@ that are no counter of the vocabulary are counted in the report.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import repeat
 from typing import IO, Any
 
@@ -46,6 +46,9 @@ class Columns:
     ts: np.ndarray  # int64 ns
     values: dict[str, np.ndarray]
     present: dict[str, np.ndarray]
+    # per counter read from a spelling of its own width (`SymbolErrorCounterExtended`: 64), that width at each
+    # row; 0 where the vocabulary's
+    widths: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.ts)
@@ -55,7 +58,8 @@ class Columns:
         present = {k: m[rows] for k, m in self.present.items()}
         keep = [k for k, m in present.items() if m.any()]
         return Columns(self.link[rows], self.tagset[rows], self.ts[rows],
-                       {k: self.values[k][rows] for k in keep}, {k: present[k] for k in keep})
+                       {k: self.values[k][rows] for k in keep}, {k: present[k] for k in keep},
+                       {k: w[rows] for k, w in self.widths.items() if k in present})
 
 
 def concat(parts: list[Columns]) -> Columns:
@@ -71,10 +75,12 @@ def concat(parts: list[Columns]) -> Columns:
         values[k] = np.concatenate([c.astype(dtype, copy=False) for c in cols]) if cols else np.zeros(0)
         present[k] = np.concatenate([p.present[k] if k in p.present else np.zeros(len(p), dtype=bool)
                                      for p in parts])
+    widths = {k: np.concatenate([p.widths.get(k, np.zeros(len(p), dtype=np.uint8)) for p in parts])
+              for k in dict.fromkeys(k for p in parts for k in p.widths)}
     return Columns(np.concatenate([p.link for p in parts]) if parts else np.zeros(0, dtype=np.int64),
                    np.concatenate([p.tagset for p in parts]) if parts else np.zeros(0, dtype=np.int64),
                    np.concatenate([p.ts for p in parts]) if parts else np.zeros(0, dtype=np.int64),
-                   values, present)
+                   values, present, widths)
 
 
 class Catalog:
@@ -285,6 +291,8 @@ def _canonical(cols: Columns, report: ColumnsReport | None = None) -> Columns:
         read = (raw == 1).astype(np.int64) if spelling.up_is_one else scaled(raw, spelling.scale)
         to = spelling.canonical
         if to not in values and not contest.get(name):
+            if spelling.bits is not None:
+                cols.widths[to] = np.where(present[name], spelling.bits, 0).astype(np.uint8)
             values[to], present[to] = read, present.pop(name)
             del values[name]
             continue
@@ -295,6 +303,9 @@ def _canonical(cols: Columns, report: ColumnsReport | None = None) -> Columns:
             values[to], present[to] = np.zeros_like(read), np.zeros_like(alone)
         take = alone & ~present[to]  # a row's canonical field wins over its other spellings
         if take.any():
+            if spelling.bits is not None:
+                width = cols.widths.get(to, np.zeros(len(take), dtype=np.uint8))
+                cols.widths[to] = np.where(take, spelling.bits, width).astype(np.uint8)
             values[to] = np.where(take, read, values[to])
             present[to] = present[to] | take
             present[name] = present[name] & ~take

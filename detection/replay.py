@@ -55,11 +55,12 @@ def read_samples(paths: Iterable[Path], report: ReadReport) -> Iterator[PortSamp
                 values = cast(dict[str, float], fields)
                 if not all(type(v) is int or type(v) is float for v in fields.values()):
                     values = numeric_fields(fields)
+                widths: dict[str, int] = {}
                 if not _VOCABULARY.issuperset(values):  # a recording by another tool: its own spellings
-                    values = canonical_fields(values)
+                    values = canonical_fields(values, widths)
                 report.samples += 1
                 extra = {k: v for k, v in tags.items() if k not in TAG_KEYS}
-                yield PortSample(tags["device"], tags["port"], ts, values, extra)
+                yield PortSample(tags["device"], tags["port"], ts, values, extra, None, widths or None)
 
 
 def why_not_a_sample(paths: Iterable[Path]) -> str:

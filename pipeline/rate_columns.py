@@ -5,7 +5,7 @@ a replay gives the rates the daemon computed: a first value, a repeated instant 
 rate; a saturating counter going down was cleared, one at its ceiling since the last sample has no
 known rate; any other counter going down wrapped if the wrap gives less than half its range, else
 it was reset. Carried between calls per link, so a long window goes through in chunks.
-Not here: device uptime and per-sample widths (line protocol stores neither).
+Not here: device uptime (line protocol does not store it); a sample's own widths come from its spelling.
 """
 
 from __future__ import annotations
@@ -74,10 +74,11 @@ class ColumnRates:
         self._carry.clear()
 
     def rates(self, link: np.ndarray, ts: np.ndarray, values: dict[str, np.ndarray],
-              present: dict[str, np.ndarray], n_links: int) -> ColumnResult:
+              present: dict[str, np.ndarray], n_links: int,
+              widths: dict[str, np.ndarray] | None = None) -> ColumnResult:
         """Per counter, its rate at every row (NaN where none), the span each covers, and, for
         saturating counters, the rows at their ceiling. Rows must be in (link, time) order, none older
-        than its link's last call."""
+        than its link's last call; `widths`: per counter, a row's own width where not the vocabulary's (0)."""
         rates: dict[str, np.ndarray] = {}
         spans: dict[str, np.ndarray] = {}
         saturated: dict[str, np.ndarray] = {}
@@ -117,28 +118,37 @@ class ColumnRates:
             down = V < prev_v
             delta = V - prev_v  # uint64: modulo 2**64 where it went down
             rate = np.full(len(idx), np.nan)
+            d = delta.astype(np.float64)
+            # a row read from a spelling of its own width (an extended, 64-bit variant of a classic IB error
+            # counter) wraps at that width and never saturates
+            row_bits = None
+            if widths and name in widths:
+                w_idx = widths[name][idx].astype(np.int64)
+                row_bits = np.where(w_idx > 0, w_idx, spec.bits)
             if spec.saturates:
-                reset = ok & down
+                stops = np.ones(len(idx), dtype=bool) if row_bits is None else row_bits == spec.bits
+                reset = ok & down & stops
                 ok &= ~reset
-                at_ceiling = ok & (V >= spec.max_value)
+                at_ceiling = ok & stops & (V >= spec.max_value)
                 ok &= ~(at_ceiling & (prev_v >= spec.max_value))  # stuck there: no rate at all
                 if at_ceiling.any():
                     sat = np.zeros(n, dtype=bool)
                     sat[idx[at_ceiling]] = True
                     saturated[name] = sat
                 self.stats.resets += int(reset.sum())
-                d = delta.astype(np.float64)
-            else:
-                d = delta.astype(np.float64)
-                neg = ok & down
-                if neg.any():
-                    w = self._wrapped(V[neg], prev_v[neg], spec.bits)
-                    wrapped = (w >= 0) & (w < float(1 << (spec.bits - 1)))
-                    d[neg] = w
-                    reset_rows = np.flatnonzero(neg)[~wrapped]
-                    ok[reset_rows] = False
-                    self.stats.wraps += int(wrapped.sum())
-                    self.stats.resets += len(reset_rows)
+            neg = ok & down
+            if neg.any():
+                neg_bits = np.full(int(neg.sum()), spec.bits) if row_bits is None else row_bits[neg]
+                w = np.empty(len(neg_bits))
+                for bits in np.unique(neg_bits).tolist():
+                    of = neg_bits == bits
+                    w[of] = self._wrapped(V[neg][of], prev_v[neg][of], int(bits))
+                wrapped = (w >= 0) & (w < np.exp2(neg_bits.astype(np.float64) - 1))
+                d[neg] = w
+                reset_rows = np.flatnonzero(neg)[~wrapped]
+                ok[reset_rows] = False
+                self.stats.wraps += int(wrapped.sum())
+                self.stats.resets += len(reset_rows)
             rate[ok] = d[ok] * 1e9 / dt[ok].astype(np.float64)
             col = np.full(n, np.nan)
             col[idx] = rate

@@ -324,3 +324,28 @@ def test_fields_outside_the_vocabulary_are_named_not_silently_dropped(tmp_path: 
     list(intervals_from_files([path], 30.0, report=report))
     assert report.samples == 5
     assert report.unread_fields == {"module_temp_c": 5, "vendor_widgets": 5}
+
+
+def test_an_extended_ib_counter_past_the_classic_ceiling_is_counted_not_saturated(tmp_path: Path) -> None:
+    """The same through every path: `PortRcvSwitchRelayErrorsExtended` (UFM Telemetry, PortCountersExtended) is
+    64 bits wide and never saturates; its classic 16-bit spelling stops at 65535. Replay reads the width of the
+    spelling it was given, as the daemon's collectors do: past 65535 the extended counter counts on, while the
+    classic one at its ceiling is saturated (a blind spot), through both readers alike."""
+    lines = []
+    for i in range(8):
+        t = i * 30_000_000_000
+        lines.append(f"port_counters,device=ufm,port=p1 PortXmitDataExtended={10**9 * i}i,"
+                     f"PortRcvSwitchRelayErrorsExtended={70_000 + 300 * i}i {t}")
+        lines.append(f"port_counters,device=ibdiag,port=p1 PortXmitData={10**6 * i}i,"
+                     f"PortRcvSwitchRelayErrors=65535i {t}")
+    path = tmp_path / "ext.lp"
+    path.write_text("\n".join(lines) + "\n")
+    scalar = intervals_from_lp([path], 30.0)
+    columnar, _ = _columnar([path], 30.0, 1 << 20)
+    _same(scalar, columnar)
+    ufm = [li for w in columnar for li in w.links if li.device == "ufm"]
+    ibdiag = [li for w in columnar for li in w.links if li.device == "ibdiag"]
+    assert ufm and ibdiag
+    assert not any(li.saturated for li in ufm)
+    assert all(li.rates.get("rcv_switch_relay_errors") == pytest.approx(10.0) for li in ufm[1:])
+    assert all("rcv_switch_relay_errors" in li.saturated for li in ibdiag[1:])
