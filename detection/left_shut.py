@@ -13,16 +13,21 @@ from fabricwatch.detection.conditions import DOWN_INTERVALS
 from fabricwatch.models.features import FeatureFrame, LinkState
 
 MAINTENANCE_S = 3600.0  # a shut this long before the restart belongs to the same maintenance
+UNSEEN = 1 << 30  # intervals shut, for a port already shut when first seen: nobody here saw when
 STATE = {"shut_for": ((), np.int32), "shut_for_restart": ((), np.int32)}
 
 
 def left_shut(frame: FeatureFrame, rows: np.ndarray, state: LinkState, restarted: np.ndarray,
               training: set[str], interval_s: float) -> dict[int, RuleHit]:
     """Ports still administratively down DOWN_INTERVALS after their switch, back from the restart it was shut
-    before, stopped training its links; `restarted`: per link, its device reports again after being unheard."""
+    before, stopped training its links; `restarted`: per link, its device reports again after being unheard.
+    Reads `admin_before` (`maintenance.operated_links`, earlier in the interval)."""
     admin = frame.reading("admin_status")
     shut = admin < 0.5  # NaN (not reported) is not shut
-    shut_for = np.where(shut, state["shut_for"][rows] + 1, 0)
+    # counted from the act seen (administratively up in the interval before), else from long ago
+    was = state["shut_for"][rows]
+    shut_for = np.where(shut, np.where(was > 0, np.minimum(was, UNSEEN - 1) + 1,
+                                       np.where(state["admin_before"][rows] == 2, 1, UNSEEN)), 0)
     state["shut_for"][rows] = shut_for
     # counts the intervals since the switch stopped training; 1 marks a port shut for the restart
     after = state["shut_for_restart"][rows]

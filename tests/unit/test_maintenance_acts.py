@@ -178,7 +178,7 @@ def test_a_port_shut_for_its_switchs_restart_and_not_enabled_with_the_rest_is_le
     """Principle 5 (state is a signal): a port shut for a maintenance that restarts its switch is part of that
     maintenance. Once the switch is back and its other links are up, one still shut was left shut (its
     re-enable forgotten): a warning. A port shut on a running switch, or enabled again after the restart,
-    or shut long before it (kept shut for its own reason), stays planned."""
+    or shut long before it (kept shut for its own reason), or already shut when first seen, stays planned."""
     def found(**kw: object) -> list[int]:
         return [i for i, cs in _shut_then_restart(**kw).items() if "left_shut" in cs]  # type: ignore[arg-type]
 
@@ -188,6 +188,8 @@ def test_a_port_shut_for_its_switchs_restart_and_not_enabled_with_the_rest_is_le
     assert found(shut_at=4, enabled_at=11, restart_at=7, n=24) == []
     # shut two hours before the restart: kept shut for a reason of its own
     assert found(shut_at=2, enabled_at=None, restart_at=2 + 240, n=260) == []
+    # shut when first seen: when, and why, nobody here saw (an unused port)
+    assert found(shut_at=0, enabled_at=None, restart_at=5, n=24) == []
 
 
 def test_a_switch_back_from_a_restart_settles_before_its_links_are_judged() -> None:
