@@ -35,6 +35,7 @@ from fabricwatch.detection.ecn_missing import missing_marks
 from fabricwatch.detection.explain import (
     ECN,
     FLAPS,
+    GROUP_MARGIN,
     LINK_RECOVERY,
     PFC_RX,
     PFC_TX,
@@ -431,7 +432,8 @@ class LinkDetector:
         self._state = LinkState(bits=((), np.uint16), clean=((), np.int32), active=((), np.bool_),
                                 flaps=((self.rules.flap_window,), np.float32), settle=((), np.int8),
                                 bounce=((), np.int8), evidence=((), np.bool_), down=((), np.int32),
-                                outlier=((len(GROUPED),), np.uint8), saturated_for=((), np.int32),
+                                outlier=((len(GROUPED),), np.uint8), over_group=((len(GROUPED),), np.uint8),
+                                saturated_for=((), np.int32),
                                 heard=((), np.bool_), seen_ns=((), np.int64),
                                 admin_was=((), np.int8), admin_before=((), np.int8), admin_at_restart=((), np.int8),
                                 operated=((), np.int8),
@@ -640,6 +642,12 @@ class LinkDetector:
         beyond = self._beyond_usual(frame, rows, view)
         standing_out = self._standing_out(frame, rows, (settle > 0) | (recent > 0), view, beyond)
         maybe_rule[list(standing_out)] = True
+        # congestion is bursty: over the links sharing its situation is a cause of the forest's finding only
+        # when it held in OUTLIER_K of the last OUTLIER_N intervals, as the group rule asks
+        over = np.nan_to_num(beyond, nan=-np.inf) >= np.log10(GROUP_MARGIN)
+        held_over = ((st["over_group"][rows] << 1) | over.astype(np.uint8)) & np.uint8((1 << OUTLIER_N) - 1)
+        st["over_group"][rows] = held_over
+        beyond = np.where(over & (np.bitwise_count(held_over) < OUTLIER_K), 0.0, beyond)
         trending = self.trends.observe(links, frame.start_ns)
         storming = (own[:, PFC_TX] >= self.rules.pause_storm_per_s) | (own[:, PFC_RX] >= self.rules.pause_storm_per_s)
         shared_pauses = shared_pausing(frame) if storming.any() else np.zeros((n, 2), dtype=bool)
