@@ -21,14 +21,16 @@ class CounterName:
     canonical: str
     scale: int = 1  # one count in the canonical unit: PortXmitData/PortRcvData count 4-octet words
     bits: int | None = None  # width override: extended variants are 64-bit and wrap
-    # IF-MIB's ifOperStatus/ifAdminStatus: up(1), and down(2), testing(3) ... lowerLayerDown(7) are not up
-    up_is_one: bool = False
+    # an enumeration, as (raw, the vocabulary's value) pairs, and the value of any raw value not listed:
+    # IF-MIB's ifOperStatus up(1) is 1, down(2), testing(3) ... lowerLayerDown(7) are not up
+    enum: tuple[tuple[float, float], ...] = ()
+    otherwise: float = 0.0
     by_words: bool = False  # read by its words (`core/name_words.py`), not from a document
 
     def value(self, raw: float) -> float:
         """A value of this name in the canonical unit (and the vocabulary's 1 up / 0 down)."""
-        if self.up_is_one:
-            return 1.0 if raw == 1 else 0.0
+        if self.enum:
+            return next((v for r, v in self.enum if raw == r), self.otherwise)
         return raw * self.scale
 
 
@@ -98,6 +100,43 @@ _UFM_PHY = {
     **{f"RX_Power_Lane_{n}": f"rx_power_dbm_l{n + 1}" for n in range(4)},
     **{f"TX_Power_Lane_{n}": f"tx_power_dbm_l{n + 1}" for n in range(4)},
     **{f"TX_Bias_Lane_{n}": f"tx_bias_ma_l{n + 1}" for n in range(4)},
+}
+_IF_UP = ((1.0, 1.0),)
+# IBA PortState (4 Active is up; 1 Down, 2 Init, 3 Armed are not) and PortPhysicalState (3 Disabled: an
+# operator shut it; 2 Polling is enabled and trying to train, 5 LinkUp)
+_IB_ACTIVE = ((4.0, 1.0),)
+_IB_DISABLED = ((3.0, 0.0),)
+# Prometheus node_exporter's infiniband collector (sysfs counters of an HCA port; the `node_infiniband_`
+# namespace may be trimmed): the kernel's widths, as the vocabulary's IB counters have them, but for the
+# 32-bit PortXmitWait; data in bytes (the kernel's 4-octet words times 4)
+_NODE_EXPORTER_IB = {
+    "port_data_received_bytes_total": CounterName("in_octets"),
+    "port_data_transmitted_bytes_total": CounterName("out_octets"),
+    "port_packets_received_total": CounterName("in_pkts"),
+    "port_packets_transmitted_total": CounterName("out_pkts"),
+    "port_errors_received_total": CounterName("rcv_errors"),
+    "port_discards_transmitted_total": CounterName("xmit_discards"),
+    "port_receive_remote_physical_errors_total": CounterName("rcv_remote_physical_errors"),
+    "port_receive_switch_relay_errors_total": CounterName("rcv_switch_relay_errors"),
+    "port_constraint_errors_received_total": CounterName("rcv_constraint_errors"),
+    "port_constraint_errors_transmitted_total": CounterName("xmit_constraint_errors"),
+    "port_transmit_wait_total": CounterName("xmit_wait", bits=32),
+    "symbol_error_total": CounterName("symbol_errors"),
+    "link_downed_total": CounterName("link_downed"),
+    "link_error_recovery_total": CounterName("link_error_recovery"),
+    "local_link_integrity_errors_total": CounterName("local_link_integrity_errors"),
+    "excessive_buffer_overrun_errors_total": CounterName("excessive_buffer_overrun_errors"),
+    "vl15_dropped_total": CounterName("vl15_dropped"),
+    "state_id": CounterName("oper_status", enum=_IB_ACTIVE),
+    "physical_state_id": CounterName("admin_status", enum=_IB_DISABLED, otherwise=1.0),
+    "rate_bytes_per_second": CounterName("speed_bps", scale=8),
+}
+# UFM Telemetry's port state fields, and its active width as IBA's LinkWidthActive enumerates it (in lanes)
+_UFM_STATE = {
+    "logical_state": CounterName("oper_status", enum=_IB_ACTIVE),
+    "phy_state": CounterName("admin_status", enum=_IB_DISABLED, otherwise=1.0),
+    "Link_width_active": CounterName("link_width_active", enum=((1.0, 1.0), (2.0, 4.0), (4.0, 8.0), (8.0, 12.0),
+                                                                (16.0, 2.0)), otherwise=float("nan")),
 }
 # NIC symbol errors are 64-bit and wrap, unlike IB's 16-bit saturating SymbolErrorCounter
 _NIC_WIDE = {"rx_symbol_err_phy": "symbol_errors", "rx_pcs_symbol_err": "symbol_errors"}
@@ -208,7 +247,10 @@ def _build() -> dict[str, CounterName]:
     for name, canonical in _IF_MIB_TICKS.items():
         table[_key(name)] = CounterName(canonical, bits=32)
     for name, canonical in _IF_STATUS.items():
-        table[_key(name)] = CounterName(canonical, up_is_one=True)
+        table[_key(name)] = CounterName(canonical, enum=_IF_UP)
+    for name, spelled in _NODE_EXPORTER_IB.items():
+        table[_key(name)] = table[_key(f"node_infiniband_{name}")] = spelled
+    table.update({_key(name): spelled for name, spelled in _UFM_STATE.items()})
     for name, canonical in _MBPS.items():
         table[_key(name)] = CounterName(canonical, scale=1_000_000)
     for name, canonical in (*_PLAIN.items(), *SAI_FIELDS.items(), *_SONIC_DOM.items(), *_OPENCONFIG.items(),

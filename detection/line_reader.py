@@ -17,7 +17,7 @@ import numpy as np
 
 from fabricwatch.core.counters import COUNTERS
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
-from fabricwatch.core.names import numeric_fields, rivals, spellings
+from fabricwatch.core.names import CounterName, numeric_fields, rivals, spellings
 from fabricwatch.detection.plain_decoder import INT63, decode_plain
 from fabricwatch.detection.replay import ReadReport
 from fabricwatch.pipeline.rate_columns import common_dtype
@@ -288,7 +288,7 @@ def _canonical(cols: Columns, report: ColumnsReport | None = None) -> Columns:
     # documented spellings first; a row carrying two names whose words read as one counter reads neither
     for name, spelling in sorted(spelled.items(), key=lambda kv: kv[1].by_words):
         raw = values[name]
-        read = (raw == 1).astype(np.int64) if spelling.up_is_one else scaled(raw, spelling.scale)
+        read = enumerated(raw, spelling) if spelling.enum else scaled(raw, spelling.scale)
         to = spelling.canonical
         if to not in values and not contest.get(name):
             if spelling.bits is not None:
@@ -314,6 +314,14 @@ def _canonical(cols: Columns, report: ColumnsReport | None = None) -> Columns:
             if name not in COUNTERS and (n := int(where.sum())):
                 report.unread_fields[name] = report.unread_fields.get(name, 0) + n
     return cols
+
+
+def enumerated(values: np.ndarray, spelling: CounterName) -> np.ndarray:
+    """`values` of an enumeration as the vocabulary reads them (`CounterName.enum`)."""
+    out = np.full(len(values), spelling.otherwise)
+    for raw, value in spelling.enum:
+        out[values == raw] = value
+    return out
 
 
 def scaled(values: np.ndarray, scale: int) -> np.ndarray:

@@ -31,18 +31,21 @@ class RuleConfig:
 
 
 def speed_degraded(li: LinkInterval) -> bool:
-    """The link negotiated below its nominal speed (the `speed` tag); False when either is unknown."""
+    """The link negotiated below its nominal speed (the `speed` tag); False when either is unknown, or while
+    the link is down (a port not up reports a rate it trained to nothing at: the kernel's 10 Gb/s)."""
     nominal = li.tags.get("speed")
     negotiated = li.rates.get("speed_bps", 0.0)
-    return bool(nominal) and 0 < negotiated < SPEED_SHORTFALL * parse_speed(nominal)
+    return bool(nominal) and not li.rates.get("oper_status", 1.0) < 0.5 \
+        and 0 < negotiated < SPEED_SHORTFALL * parse_speed(nominal)
 
 
 def speed_degraded_rows(frame: FeatureFrame) -> np.ndarray:
     """`speed_degraded` of every link of a frame at once."""
     nominal = frame.speeds if frame.speeds is not None else nominal_speeds(frame.links)
     negotiated = frame.rate("speed_bps")
+    up = ~(frame.reading("oper_status") < 0.5)
     with np.errstate(invalid="ignore"):
-        return ~np.isnan(nominal) & (negotiated > 0) & (negotiated < SPEED_SHORTFALL * nominal)
+        return ~np.isnan(nominal) & up & (negotiated > 0) & (negotiated < SPEED_SHORTFALL * nominal)
 
 
 def shared_pausing(frame: FeatureFrame) -> np.ndarray:

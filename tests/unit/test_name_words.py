@@ -52,6 +52,18 @@ DOCUMENTED = {
     "temperature/instant": ("temperature_c", 41.5, 41.5), "port-speed": ("speed_bps", 100_000, 100e9),
     "a_octets_received_ok": ("in_octets", 9, 9.0), "a_frame_check_sequence_errors": ("fcs_errors", 1, 1.0),
     "rx_pause_prio_3": ("pfc_rx_p3", 4, 4.0), "tc_no_buffer_discard_uc_tc_3": ("buffer_discards", 2, 2.0),
+    # Prometheus node_exporter's infiniband collector (HCA ports, from sysfs), with and without its namespace
+    "node_infiniband_port_errors_received_total": ("rcv_errors", 3, 3.0),
+    "port_data_received_bytes_total": ("in_octets", 8, 8.0),
+    "port_transmit_wait_total": ("xmit_wait", 5, 5.0), "link_downed_total": ("link_downed", 1, 1.0),
+    "port_discards_transmitted_total": ("xmit_discards", 2, 2.0),
+    "excessive_buffer_overrun_errors_total": ("excessive_buffer_overrun_errors", 1, 1.0),
+    "state_id": ("oper_status", 4, 1.0), "node_infiniband_state_id": ("oper_status", 1, 0.0),  # 4 Active, 1 Down
+    "physical_state_id": ("admin_status", 3, 0.0),  # 3 Disabled: shut; 2 Polling is up, trying to train
+    "rate_bytes_per_second": ("speed_bps", 5e10, 4e11),
+    # UFM Telemetry's port state and width (IBA enumerations)
+    "logical_state": ("oper_status", 4, 1.0), "phy_state": ("admin_status", 2, 1.0),
+    "Link_width_active": ("link_width_active", 16, 2.0),  # LinkWidthActive 16 is 2x, 2 is 4x
 }
 
 
