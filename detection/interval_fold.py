@@ -62,6 +62,7 @@ class ColumnarIntervals:
         self._has_last = np.zeros(0, dtype=bool)
         self._optics_carry: dict[int, tuple[dict[str, float], int]] = {}
         self._known: dict[str, np.ndarray] = {}  # per counter: the links that have sent it
+        self._states: dict[str, np.ndarray] = {}  # per port state: each link's last reported (NaN: none yet)
 
     def feed(self, cols: Columns) -> Intervals:
         """The intervals completed by these rows; the newest interval waits for the next chunk."""
@@ -177,7 +178,7 @@ class ColumnarIntervals:
         emitted = covered > 0
         self._grow_known(n_links)
         known = self._known
-        names = sorted(set(counted_cols) | set(known) | set(first_in))
+        names = sorted(set(counted_cols) | set(known) | set(first_in) | set(self._states))
         means = np.full((G, len(names)), np.nan)
         for j, name in enumerate(names):
             column = counted_cols.get(name)
@@ -198,6 +199,7 @@ class ColumnarIntervals:
                 reports = reports | (first_in[name][g_link] <= g_bucket)
             means[emitted & ~have & reports, j] = 0.0
         self._learn(first_in, n_links)
+        self._hold_states(means, names, g_link, emitted, n_links)
 
         optics = self._group_optics(optic_cols, optic_any, gid, T, G, g_link, emitted)
         sat_names: dict[int, set[str]] = {}
@@ -239,6 +241,39 @@ class ColumnarIntervals:
         bounds = np.flatnonzero(np.diff(out_bucket[by_interval])) + 1
         return [Window(int(out_bucket[rows[0]]) * interval, [made[j] for j in rows.tolist()], R[rows])
                 for rows in np.split(by_interval, bounds)]
+
+    def _hold_states(self, means: np.ndarray, names: list[str], g_link: np.ndarray, emitted: np.ndarray,
+                     n_links: int) -> None:
+        """A state holds until reported otherwise: each emitted group (in link, then interval order) without a
+        port state takes its link's last one, reported earlier in these rows or in an earlier chunk."""
+        rows = np.flatnonzero(emitted)
+        if not len(rows):
+            return
+        links = g_link[rows]
+        starts = np.ones(len(rows), dtype=bool)
+        starts[1:] = links[1:] != links[:-1]
+        first_of_link = np.maximum.accumulate(np.where(starts, np.arange(len(rows)), 0))
+        for j, name in enumerate(names):
+            if name not in PORT_STATES:
+                continue
+            held = self._states.get(name)
+            if held is None or len(held) < n_links:
+                grown_held = np.full(n_links, np.nan)
+                if held is not None:
+                    grown_held[:len(held)] = held
+                held = self._states[name] = grown_held
+            vals = means[rows, j]
+            seeded = starts & np.isnan(vals)
+            vals[seeded] = held[links[seeded]]
+            at = np.where(np.isnan(vals), -1, np.arange(len(rows)))
+            np.maximum.accumulate(at, out=at)
+            fill = np.isnan(vals) & (at >= first_of_link)
+            vals[fill] = vals[at[fill]]
+            means[rows, j] = vals
+            last = np.ones(len(rows), dtype=bool)
+            last[:-1] = starts[1:]
+            known_now = last & ~np.isnan(vals)
+            held[links[known_now]] = vals[known_now]
 
     def _first_in(self, rows: Columns, L: np.ndarray, bucket: np.ndarray, n_links: int) -> dict[str, np.ndarray]:
         """Per folded counter sent in these rows, per link, the first interval it was sent in (or never)."""

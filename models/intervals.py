@@ -98,6 +98,7 @@ class IntervalAggregator:
         self._carry: dict[tuple[str, str], tuple[dict[str, float], int]] = {}
         self._last_ts: dict[tuple[str, str], int] = {}  # per link: its newest counted sample
         self._known: dict[tuple[str, str], frozenset[str]] = {}  # per link: the folded counters it has sent
+        self._states: dict[tuple[str, str], dict[str, float]] = {}  # per link: its port states last reported
         self.late = 0  # parts left out: stamped before the interval their link was folding
 
     def add(self, device: str, port: str, ts_ns: int, rates: Mapping[str, float],
@@ -181,6 +182,13 @@ class IntervalAggregator:
             if name not in rates:
                 rates[name] = 0.0
         self._note(key, rates)  # callers that do not pass new_names learn from the rates
+        # a state holds until reported otherwise (a device that sends it only when it changes)
+        held = self._states.setdefault(key, {})
+        for name in PORT_STATES:
+            if name in rates:
+                held[name] = rates[name]
+            elif name in held:
+                rates[name] = held[name]
         self._done.setdefault(acc.bucket, []).append(LinkInterval(
             acc.bucket * self.interval_ns, key[0], key[1], acc.tags, rates, frozenset(acc.saturated),
             acc.optics, acc.optics_ns))
@@ -213,6 +221,7 @@ class IntervalAggregator:
             self._carry.pop(key, None)
             self._last_ts.pop(key, None)
             self._known.pop(key, None)
+            self._states.pop(key, None)
         for bucket, links in self._done.items():
             self._done[bucket] = [li for li in links if (li.device, li.port) not in gone]
 
