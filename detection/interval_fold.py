@@ -23,7 +23,7 @@ from fabricwatch.core.influxql import InfluxQL
 from fabricwatch.core.timeparse import parse_time_ns
 from fabricwatch.detection.line_reader import Catalog, Columns, ColumnsReport, columns_from_series, concat, read_chunks
 from fabricwatch.models.features import RATE_INDEX, RATE_KEYS
-from fabricwatch.models.intervals import FOLDED, READINGS, LinkInterval, RowRates
+from fabricwatch.models.intervals import FOLDED, READINGS, TRAFFIC, LinkInterval, RowRates
 from fabricwatch.pipeline.rate_columns import ColumnRates
 
 _NEVER = np.iinfo(np.int64).max
@@ -245,7 +245,8 @@ class ColumnarIntervals:
     def _hold_states(self, means: np.ndarray, names: list[str], g_link: np.ndarray, emitted: np.ndarray,
                      n_links: int) -> None:
         """A state holds until reported otherwise: each emitted group (in link, then interval order) without a
-        port state takes its link's last one, reported earlier in these rows or in an earlier chunk."""
+        port state takes its link's last one, reported earlier in these rows or in an earlier chunk; traffic
+        moving through the port in a group without a report is the port up (a report late to say so)."""
         rows = np.flatnonzero(emitted)
         if not len(rows):
             return
@@ -253,6 +254,10 @@ class ColumnarIntervals:
         starts = np.ones(len(rows), dtype=bool)
         starts[1:] = links[1:] != links[:-1]
         first_of_link = np.maximum.accumulate(np.where(starts, np.arange(len(rows)), 0))
+        moving = np.zeros(len(rows), dtype=bool)
+        for j, name in enumerate(names):
+            if name in TRAFFIC:
+                moving |= np.nan_to_num(means[rows, j]) > 0
         for j, name in enumerate(names):
             if name not in PORT_STATES:
                 continue
@@ -262,18 +267,29 @@ class ColumnarIntervals:
                 if held is not None:
                     grown_held[:len(held)] = held
                 held = self._states[name] = grown_held
-            vals = means[rows, j]
-            seeded = starts & np.isnan(vals)
-            vals[seeded] = held[links[seeded]]
-            at = np.where(np.isnan(vals), -1, np.arange(len(rows)))
-            np.maximum.accumulate(at, out=at)
-            fill = np.isnan(vals) & (at >= first_of_link)
-            vals[fill] = vals[at[fill]]
+            reported = means[rows, j]
+            unreported = np.isnan(reported)
+            seeded = starts & unreported
+            reported[seeded] = held[links[seeded]]  # what the link said in an earlier chunk
+            # once a link has said its state, a group of it without a report but with traffic says up
+            known = self._filled(reported, first_of_link)
+            reported = np.where(unreported & ~np.isnan(known) & moving, 1.0, reported)
+            vals = self._filled(reported, first_of_link)
             means[rows, j] = vals
             last = np.ones(len(rows), dtype=bool)
             last[:-1] = starts[1:]
             known_now = last & ~np.isnan(vals)
             held[links[known_now]] = vals[known_now]
+
+    @staticmethod
+    def _filled(values: np.ndarray, first_of_link: np.ndarray) -> np.ndarray:
+        """`values` with each NaN taken from the last value before it of the same link (rows in link order)."""
+        at = np.where(np.isnan(values), -1, np.arange(len(values)))
+        np.maximum.accumulate(at, out=at)
+        fill = np.isnan(values) & (at >= first_of_link)
+        out = values.copy()
+        out[fill] = values[at[fill]]
+        return out
 
     def _first_in(self, rows: Columns, L: np.ndarray, bucket: np.ndarray, n_links: int) -> dict[str, np.ndarray]:
         """Per folded counter sent in these rows, per link, the first interval it was sent in (or never)."""

@@ -354,18 +354,26 @@ def test_an_extended_ib_counter_past_the_classic_ceiling_is_counted_not_saturate
 def test_a_state_sent_only_when_it_changes_holds_until_the_next_one(tmp_path: Path) -> None:
     """State is a signal, and a state holds until it is reported otherwise (Telegraf's dedup processor, gNMI
     ON_CHANGE, UFM's five-minute secondary counters send it only when it changes or now and then): a port
-    reported down once and then only by its counters is down in every interval until it is reported up."""
+    reported down once and then only by its counters is down in every interval until it is reported up, or
+    until its counters move again: traffic through a port is the port up, whatever report is late."""
     lines = []
     for i in range(20):
         state = ",oper_status=0i" if i == 3 else ",oper_status=1i" if i in (0, 15) else ""
         traffic = 0 if 3 <= i < 15 else 10**9 * i
         lines.append(f"port_counters,device=sw,port=p1 in_octets={traffic}i{state} {i * 30_000_000_000}")
+        # down at 3, its traffic back from 8 on with no state reported until 15
+        moving = 10**9 * i if i < 3 or i >= 8 else 3 * 10**9
+        lines.append(f"port_counters,device=sw,port=p2 in_octets={moving}i{state} {i * 30_000_000_000}")
     path = tmp_path / "dedup.lp"
     path.write_text("\n".join(lines) + "\n")
     scalar = intervals_from_lp([path], 30.0)
     columnar, _ = _columnar([path], 30.0, 200)
     _same(scalar, columnar)
-    states = {li.start_ns // 30_000_000_000: li.rates.get("oper_status") for w in columnar for li in w.links}
+    states = {li.start_ns // 30_000_000_000: li.rates.get("oper_status") for w in columnar for li in w.links
+              if li.port == "p1"}
     assert all(states[k] == 0.0 for k in range(3, 15) if k in states), states
     assert all(states[k] == 1.0 for k in range(15, 20) if k in states), states
     assert len([k for k in range(3, 15) if k in states]) >= 10
+    back = {li.start_ns // 30_000_000_000: li.rates.get("oper_status") for w in columnar for li in w.links
+            if li.port == "p2"}
+    assert back[4] == 0.0 and all(back[k] == 1.0 for k in range(9, 20) if k in back), back
