@@ -17,7 +17,7 @@ import numpy as np
 
 from fabricwatch.core.counters import EVIDENCE, Evidence
 from fabricwatch.core.hits import RuleHit, worst
-from fabricwatch.detection import left_shut, retrained, spread_withdrawn
+from fabricwatch.detection import left_shut, retrained, slow_flap, spread_withdrawn
 from fabricwatch.detection.conditions import (
     DISCARD_COLUMNS,
     OUTLIER_CRITICAL,
@@ -445,7 +445,8 @@ class LinkDetector:
                                 # what the fit learned of each link, taken into its row when it first shows
                                 up_in_training=((), np.bool_), up_in_training_seeded=((), np.bool_),
                                 usual=((len(GROUPED),), np.float32), usual_seeded=((), np.bool_),
-                                **retrained.STATE, **spread_withdrawn.STATE, **left_shut.STATE)
+                                **retrained.STATE, **spread_withdrawn.STATE, **left_shut.STATE,
+                                **slow_flap.STATE)
         self._windows = EvidenceWindows()
         self.trends = TrendWatch()
         self._restarts = Restarts()
@@ -636,6 +637,11 @@ class LinkDetector:
         maybe_rule[list(left_spread)] = True
         shut_left = left_shut.left_shut(frame, rows, st, back, self._restarts.training(), self.interval_s)
         maybe_rule[list(shut_left)] = True
+        # its own downs: transitions (an IB port's downs) not its device's event nor an operator's act
+        own_down = ((flap_hist[:, -1] > 0) | (np.nan_to_num(frame.rate("link_downed")) * self.interval_s >= 0.5)) \
+            & (settle == 0) & ~operated & ~device_event
+        slow = slow_flap.slow_flaps(frame, rows, st, own_down)
+        maybe_rule[list(slow)] = True
         gone_quiet = self._gone_quiet(frame, rows, (settle > 0) | (recent > 0) | operated, judged_quiet, silent)
         maybe_rule[list(gone_quiet)] = True
         view = group_view(frame)
@@ -668,8 +674,8 @@ class LinkDetector:
             if optic_rows[i]:
                 hits += self.optics.hits((li.device, li.port))
             hits += [_evidence_hit(v, self.interval_s) for v in evidence.get(i, ())]
-            hits += [rule[i] for rule in (left_down, lower, left_spread, shut_left, standing_out, gone_quiet)
-                     if i in rule]
+            hits += [rule[i] for rule in (left_down, lower, left_spread, shut_left, slow, standing_out, gone_quiet)
+                     if i in rule and not (rule is slow and any(h.condition == "flap" for h in hits))]
             hits += trending.get((li.device, li.port), [])
             if not fresh_saturation[i]:
                 hits = [h for h in hits if h.condition != "saturated"]

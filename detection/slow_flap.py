@@ -1,0 +1,33 @@
+"""State is a signal, over the hour as over the minute. A link that goes down once is a bounce (a reseat, a
+host's firmware), one that goes down again and again within minutes is a flap. One that goes down every 10-20
+minutes, its traffic moving to its siblings in between, never shows two downs in the flap window, yet every down
+stalls the jobs crossing it: SLOW_FLAP_DOWNS downs within SLOW_FLAP_S are a (slow) flap.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fabricwatch.core.hits import RuleHit
+from fabricwatch.models.features import FeatureFrame, LinkState
+
+SLOW_FLAP_DOWNS = 3
+SLOW_FLAP_S = 3600.0
+STATE = {"downs_ns": ((SLOW_FLAP_DOWNS,), np.int64)}  # the times of a link's last downs, oldest first; 0: none
+
+
+def slow_flaps(frame: FeatureFrame, rows: np.ndarray, state: LinkState, down_now: np.ndarray) -> dict[int, RuleHit]:
+    """Links whose last SLOW_FLAP_DOWNS downs fall within SLOW_FLAP_S, by row; `down_now`: links that went down
+    in this interval by their own doing (not their device's event, not an operator's act)."""
+    times = state["downs_ns"][rows]
+    if down_now.any():
+        times[down_now] = np.column_stack([times[down_now, 1:], np.full(int(down_now.sum()), frame.start_ns)])
+        state["downs_ns"][rows] = times
+    oldest = times[:, 0]
+    held = (oldest > 0) & (frame.start_ns - oldest <= SLOW_FLAP_S * 1e9)
+    out = {}
+    for i in np.nonzero(held)[0].tolist():
+        minutes = (frame.start_ns - int(oldest[i])) / 60e9
+        out[i] = RuleHit("critical", f"the link went down {SLOW_FLAP_DOWNS} times in {minutes:,.0f} min, up in between "
+                                     "(a slow flap: a connector, a module or a cable failing now and then)", "flap")
+    return out

@@ -1,0 +1,49 @@
+"""Principle 5 (state is a signal), over the hour as over the minute: a link that goes down once is a bounce
+(a reseat, a host's firmware), and one that goes down again and again within minutes is a flap. A link that
+goes down once every 10-20 minutes, its traffic moving to its siblings in between, is never two downs in the
+flap window, yet each down stalls the jobs crossing it: three downs within an hour are a (slow) flap.
+Downs a whole switch makes together (its reboot) are its event, not its links' flaps."""
+
+from __future__ import annotations
+
+from fabricwatch.detection.detector import LinkDetector
+from fabricwatch.lab.evaluation import simulate
+from fabricwatch.models.features import FeatureBuilder
+from fabricwatch.simulator.topology import FabricSpec
+
+SPEC = FabricSpec(nodes=32, rails=4, leaves_per_rail=2, spines=4)
+INTERVAL = 30.0
+
+
+def _flapped(downs: tuple[int, ...], whole_leaf: bool = False, n: int = 140) -> list[int]:
+    """Intervals a leaf uplink was found flapping in, IB style (LinkDownedCounter +1, no state seen down)
+    at each of `downs`; with `whole_leaf`, every link of its leaf goes down at those times."""
+    det = LinkDetector(interval_s=INTERVAL)  # rules and state need no model
+    fb = FeatureBuilder(INTERVAL)
+    found = []
+    target = None
+    for i, (start, links) in enumerate(simulate(SPEC, n, interval_s=INTERVAL, seed=4).frames):
+        ups = [li for li in links if li.tags.get("role") == "leaf_up"]
+        target = target or (ups[0].device, ups[0].port)
+        for li in links:
+            li.rates.setdefault("link_downed", 0.0)
+            hit = (li.device, li.port) == target or (whole_leaf and li.device == target[0])
+            if hit and i in downs:
+                li.rates["link_downed"] = 1 / INTERVAL
+        if any((f.device, f.port) == target and "flap" in f.conditions for f in det.detect(fb.build(start, links))):
+            found.append(i)
+    return found
+
+
+def test_three_downs_within_an_hour_are_a_slow_flap() -> None:
+    found = _flapped((10, 40, 70))  # every 15 minutes
+    assert found and 70 <= min(found) <= 72, found
+
+
+def test_two_downs_in_an_hour_or_downs_an_hour_apart_are_bounces() -> None:
+    assert _flapped((10, 70)) == []
+    assert _flapped((10, 135), n=140) == []
+
+
+def test_a_switch_taking_every_link_down_together_is_not_its_links_flapping() -> None:
+    assert _flapped((10, 40, 70), whole_leaf=True) == []
