@@ -433,7 +433,7 @@ class LinkDetector:
                                 flaps=((self.rules.flap_window,), np.float32), settle=((), np.int8),
                                 bounce=((), np.int8), evidence=((), np.bool_), down=((), np.int32),
                                 outlier=((len(GROUPED),), np.uint8), over_group=((len(GROUPED),), np.uint8),
-                                saturated_for=((), np.int32),
+                                saturated_for=((), np.int32), under_speed=((), np.bool_),
                                 heard=((), np.bool_), seen_ns=((), np.int64),
                                 admin_was=((), np.int8), admin_before=((), np.int8), admin_at_restart=((), np.int8),
                                 operated=((), np.int8),
@@ -617,7 +617,11 @@ class LinkDetector:
         sat_for = np.where(saturated, np.where(heard, was + 1, SATURATED_HOLD + 1), np.where(after_gap, was, 0))
         st["saturated_for"][rows] = np.minimum(sat_for, SATURATED_HOLD + 1)
         fresh_saturation = saturated & (sat_for <= SATURATED_HOLD)
-        below_nominal = speed_degraded_rows(frame)
+        # under its nominal speed in this interval and the one before: one interval's reading may be a mean over
+        # a sample while down and one up again, a speed the link never ran at
+        under = speed_degraded_rows(frame)
+        below_nominal = under & st["under_speed"][rows]
+        st["under_speed"][rows] = under
         maybe_rule = optic_rows | (
             (recent_flaps > 0) | (own[:, LINK_RECOVERY] > 0)
             | (own[:, PFC_TX] >= self.rules.pause_storm_per_s) | (own[:, PFC_RX] >= self.rules.pause_storm_per_s)
@@ -625,8 +629,8 @@ class LinkDetector:
             | fresh_saturation
             | (frame.rate("excessive_buffer_overrun_errors") > 0) | below_nominal
         )
-        # said once: by the nominal rule where it is on (an ablation may switch it off)
-        said = below_nominal if "speed_degraded" not in self.switched_off else np.zeros(n, dtype=bool)
+        # said once: by the nominal rule where it is on (an ablation may switch it off), once it holds
+        said = under if "speed_degraded" not in self.switched_off else np.zeros(n, dtype=bool)
         lower = retrained_lower(frame, rows, st, self.trained, said)
         maybe_rule[list(lower)] = True
         left_down = links_left_down(frame, rows, st, settle > 0, back, self._restarts, cables, self.interval_s,
@@ -669,7 +673,7 @@ class LinkDetector:
             hold = bool(forming[i]) and only_now and recent_flaps[i] < self.rules.flaps_critical
             quiet = bool(settle[i] > 0) or hold or bool(operated[i])
             hits = evaluate(li, self.interval_s, self.rules, device_event=quiet, recent_flaps=float(recent_flaps[i]),
-                            drained=bool(drained[i]),
+                            drained=bool(drained[i]), below_nominal=bool(below_nominal[i]),
                             shared_pauses=(bool(shared_pauses[i, 0]), bool(shared_pauses[i, 1])))
             if optic_rows[i]:
                 hits += self.optics.hits((li.device, li.port))

@@ -72,13 +72,15 @@ def shared_pausing(frame: FeatureFrame) -> np.ndarray:
 
 def evaluate(li: LinkInterval, interval_s: float, cfg: RuleConfig = RuleConfig(), *,
              device_event: bool = False, recent_flaps: float = 0.0,
-             shared_pauses: tuple[bool, bool] = (False, False), drained: bool = False) -> list[RuleHit]:
+             shared_pauses: tuple[bool, bool] = (False, False), drained: bool = False,
+             below_nominal: bool | None = None) -> list[RuleHit]:
     """`recent_flaps`: link transitions over the last `flap_window` intervals. `device_event`: most
     links of this link's device (or of the host at its far end) went down together: a reboot or
     maintenance, which is not N link faults. `shared_pauses`: the pauses it sends / receives are what
     the ports of its switch in its role show alike now (`shared_pausing`): no storm of its own. `drained`: the
     link carried nothing before the transitions of its flap window (its traffic moved off for maintenance):
-    one down and up is that act; again and again is still a flap."""
+    one down and up is that act; again and again is still a flap. `below_nominal`: the caller's judgement of
+    `speed_degraded` (held over intervals), else this interval's."""
     r = li.rates
     hits: list[RuleHit] = []
     downs = r.get("link_downed", 0.0) * interval_s
@@ -94,7 +96,7 @@ def evaluate(li: LinkInterval, interval_s: float, cfg: RuleConfig = RuleConfig()
             hits.append(RuleHit("critical", f"link flapped: {flaps} transitions in the last {window}", "flap"))
         elif flaps >= cfg.flaps_warning and not drained:
             hits.append(RuleHit("warning", f"link flapped: {flaps} transitions in the last {window}", "flap"))
-    if speed_degraded(li):
+    if speed_degraded(li) if below_nominal is None else below_nominal:
         nominal, negotiated = li.tags.get("speed"), r["speed_bps"]
         # the link trained down (a bad lane, optic or cable): it carries a fraction of what its peers
         # do and every collective through it runs at its pace

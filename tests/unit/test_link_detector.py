@@ -398,7 +398,7 @@ def test_both_ends_of_one_cable_are_one_finding_that_names_the_far_end(detector:
 
 def test_a_link_trained_below_its_nominal_speed_is_a_finding(detector: LinkDetector) -> None:
     run = simulate(SPEC, 1, interval_s=INTERVAL, seed=23)
-    victim, other = run.frames[0][1][7], run.frames[0][1][8]
+    victim, other, third = run.frames[0][1][7], run.frames[0][1][8], run.frames[0][1][9]
 
     def renegotiate(i: int, links: list[LinkInterval]) -> None:
         for li in links:
@@ -408,6 +408,9 @@ def test_a_link_trained_below_its_nominal_speed_is_a_finding(detector: LinkDetec
             if (li.device, li.port) == (other.device, other.port):
                 # down: the kernel's rate of a port not up (10 Gb/s) is no speed it trained to
                 li.rates.update(oper_status=0.0, speed_bps=10e9)
+            if (li.device, li.port) == (third.device, third.port) and i == 3:
+                # one interval's mean over a sample while down (10 Gb/s) and one up again: no speed it ran at
+                li.rates["speed_bps"] = 205e9
 
     found = _run_with(detector, 23, renegotiate, n=6)
     slow = [f for fs in found[3:] for f in fs if "speed_degraded" in f.conditions]
