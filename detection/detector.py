@@ -678,8 +678,10 @@ class LinkDetector:
             if optic_rows[i]:
                 hits += self.optics.hits((li.device, li.port))
             hits += [_evidence_hit(v, self.interval_s) for v in evidence.get(i, ())]
-            hits += [rule[i] for rule in (left_down, lower, left_spread, shut_left, slow, standing_out, gone_quiet)
-                     if i in rule and not (rule is slow and any(h.condition == "flap" for h in hits))]
+            hits += [rule[i] for rule in (left_down, lower, left_spread, shut_left, standing_out, gone_quiet)
+                     if i in rule]
+            if i in slow and not any(h.condition == "flap" for h in hits):  # a flap is said once
+                hits.append(slow[i])
             hits += trending.get((li.device, li.port), [])
             if not fresh_saturation[i]:
                 hits = [h for h in hits if h.condition != "saturated"]
