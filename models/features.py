@@ -4,6 +4,9 @@ A link's own rates are log-scaled; each is then compared with the median of its 
 (fabric x role x speed) at the same interval, so that a training job raising PFC and ECN on
 every link at once moves nothing, while one link pausing ten times more than its peers does;
 and with the link's own recent baseline (EWMA), so a link that changes stands out too.
+
+It is long because the frame, the per-link state carried between intervals and the builder share one layout
+of columns (RATE_KEYS, OWN_NAMES): split, each would repeat it.
 """
 
 from __future__ import annotations
