@@ -644,7 +644,7 @@ class LinkDetector:
         # its own downs: transitions (an IB port's downs) not its device's event nor an operator's act
         own_down = ((flap_hist[:, -1] > 0) | (np.nan_to_num(frame.rate("link_downed")) * self.interval_s >= 0.5)) \
             & (settle == 0) & ~operated & ~device_event
-        slow = slow_flap.slow_flaps(frame, rows, st, own_down)
+        slow = slow_flap.slow_flaps(frame, rows, st, own_down, self.rules.flap_window * self.interval_s * 1e9)
         maybe_rule[list(slow)] = True
         gone_quiet = self._gone_quiet(frame, rows, (settle > 0) | (recent > 0) | operated, judged_quiet, silent)
         maybe_rule[list(gone_quiet)] = True

@@ -16,18 +16,20 @@ SLOW_FLAP_S = 3600.0
 STATE = {"downs_ns": ((SLOW_FLAP_DOWNS,), np.int64)}  # the times of a link's last downs, oldest first; 0: none
 
 
-def slow_flaps(frame: FeatureFrame, rows: np.ndarray, state: LinkState, down_now: np.ndarray) -> dict[int, RuleHit]:
-    """Links whose last SLOW_FLAP_DOWNS downs fall within SLOW_FLAP_S, by row; `down_now`: links that went down
-    in this interval by their own doing (not their device's event, not an operator's act)."""
+def slow_flaps(frame: FeatureFrame, rows: np.ndarray, state: LinkState, down_now: np.ndarray,
+               hold_ns: float) -> dict[int, RuleHit]:
+    """Links whose last SLOW_FLAP_DOWNS downs fall within SLOW_FLAP_S, by row, said from the last down for
+    `hold_ns` (the flap window): a link that stopped going down is no longer flapping. `down_now`: links that
+    went down in this interval by their own doing (not their device's event, not an operator's act)."""
     times = state["downs_ns"][rows]
     if down_now.any():
         times[down_now] = np.column_stack([times[down_now, 1:], np.full(int(down_now.sum()), frame.start_ns)])
         state["downs_ns"][rows] = times
     oldest = times[:, 0]
-    held = (oldest > 0) & (frame.start_ns - oldest <= SLOW_FLAP_S * 1e9)
+    held = (oldest > 0) & (times[:, -1] - oldest <= SLOW_FLAP_S * 1e9) & (frame.start_ns - times[:, -1] < hold_ns)
     out = {}
     for i in np.nonzero(held)[0].tolist():
-        minutes = (frame.start_ns - int(oldest[i])) / 60e9
+        minutes = (int(times[i, -1]) - int(oldest[i])) / 60e9
         out[i] = RuleHit("critical", f"the link went down {SLOW_FLAP_DOWNS} times in {minutes:,.0f} min, up in between "
                                      "(a slow flap: a connector, a module or a cable failing now and then)", "flap")
     return out

@@ -38,6 +38,7 @@ def _flapped(downs: tuple[int, ...], whole_leaf: bool = False, n: int = 140) -> 
 def test_three_downs_within_an_hour_are_a_slow_flap() -> None:
     found = _flapped((10, 40, 70))  # every 15 minutes
     assert found and 70 <= min(found) <= 72, found
+    assert max(found) <= 70 + 4, found  # said at the down, for the flap window; not for the hour after
 
 
 def test_two_downs_in_an_hour_or_downs_an_hour_apart_are_bounces() -> None:
