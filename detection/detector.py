@@ -641,10 +641,10 @@ class LinkDetector:
         maybe_rule[list(left_spread)] = True
         shut_left = left_shut.left_shut(frame, rows, st, back, self._restarts.training(), self.interval_s)
         maybe_rule[list(shut_left)] = True
-        # its own downs: transitions (an IB port's downs) not its device's event nor an operator's act
-        own_down = ((flap_hist[:, -1] > 0) | (np.nan_to_num(frame.rate("link_downed")) * self.interval_s >= 0.5)) \
-            & (settle == 0) & ~operated & ~device_event
-        slow = slow_flap.slow_flaps(frame, rows, st, own_down, self.rules.flap_window * self.interval_s * 1e9)
+        # its own downs: not its device's event nor an operator's act
+        slow = slow_flap.slow_flaps(frame, rows, st, flap_hist[:, -1], frame.rate("link_downed") * self.interval_s,
+                                    (settle == 0) & ~operated & ~device_event,
+                                    self.rules.flap_window * self.interval_s * 1e9)
         maybe_rule[list(slow)] = True
         gone_quiet = self._gone_quiet(frame, rows, (settle > 0) | (recent > 0) | operated, judged_quiet, silent)
         maybe_rule[list(gone_quiet)] = True
@@ -680,8 +680,9 @@ class LinkDetector:
             hits += [_evidence_hit(v, self.interval_s) for v in evidence.get(i, ())]
             hits += [rule[i] for rule in (left_down, lower, left_spread, shut_left, standing_out, gone_quiet)
                      if i in rule]
-            if i in slow and not any(h.condition == "flap" for h in hits):  # a flap is said once
-                hits.append(slow[i])
+            # a flap is said once: the slow flap says more than one bounce's warning, less than a fast flap
+            if i in slow and not any(h.condition == "flap" and h.severity == "critical" for h in hits):
+                hits = [h for h in hits if h.condition != "flap"] + [slow[i]]
             hits += trending.get((li.device, li.port), [])
             if not fresh_saturation[i]:
                 hits = [h for h in hits if h.condition != "saturated"]

@@ -13,14 +13,22 @@ from fabricwatch.models.features import FeatureFrame, LinkState
 
 SLOW_FLAP_DOWNS = 3
 SLOW_FLAP_S = 3600.0
-STATE = {"downs_ns": ((SLOW_FLAP_DOWNS,), np.int64)}  # the times of a link's last downs, oldest first; 0: none
+# the times of a link's last downs, oldest first (0: none); transitions counted towards the next down
+STATE = {"downs_ns": ((SLOW_FLAP_DOWNS,), np.int64), "transitions_left": ((), np.float32)}
 
 
-def slow_flaps(frame: FeatureFrame, rows: np.ndarray, state: LinkState, down_now: np.ndarray,
-               hold_ns: float) -> dict[int, RuleHit]:
+def slow_flaps(frame: FeatureFrame, rows: np.ndarray, state: LinkState, transitions: np.ndarray,
+               downed: np.ndarray, own: np.ndarray, hold_ns: float) -> dict[int, RuleHit]:
     """Links whose last SLOW_FLAP_DOWNS downs fall within SLOW_FLAP_S, by row, said from the last down for
-    `hold_ns` (the flap window): a link that stopped going down is no longer flapping. `down_now`: links that
-    went down in this interval by their own doing (not their device's event, not an operator's act)."""
+    `hold_ns` (the flap window): a link that stopped going down is no longer flapping. A down is what an IB
+    port's LinkDownedCounter counts (`downed`), else two of a port's transitions (a down and its up, in one
+    interval or two); `own`: links whose transitions now are theirs (not their device's event, not an
+    operator's act)."""
+    left = state["transitions_left"][rows] + np.where(own, np.nan_to_num(transitions), 0.0)
+    by_transitions = np.floor(left / 2)
+    state["transitions_left"][rows] = left - 2 * by_transitions
+    downs = np.where(own, np.where(np.nan_to_num(downed) > 0, np.round(np.nan_to_num(downed)), by_transitions), 0)
+    down_now = downs >= 1
     times = state["downs_ns"][rows]
     if down_now.any():
         times[down_now] = np.column_stack([times[down_now, 1:], np.full(int(down_now.sum()), frame.start_ns)])
