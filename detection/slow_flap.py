@@ -14,7 +14,8 @@ from fabricwatch.models.features import FeatureFrame, LinkState
 SLOW_FLAP_DOWNS = 3
 SLOW_FLAP_S = 3600.0
 # the times of a link's last downs, oldest first (0: none); transitions counted towards the next down
-STATE = {"downs_ns": ((SLOW_FLAP_DOWNS,), np.int64), "transitions_left": ((), np.float32)}
+STATE = {"downs_ns": ((SLOW_FLAP_DOWNS,), np.int64), "transitions_left": ((), np.float32),
+         "went_down_ns": ((), np.int64)}  # when the transition a pending down began with came
 
 
 def slow_flaps(frame: FeatureFrame, rows: np.ndarray, state: LinkState, transitions: np.ndarray,
@@ -24,14 +25,19 @@ def slow_flaps(frame: FeatureFrame, rows: np.ndarray, state: LinkState, transiti
     port's LinkDownedCounter counts (`downed`), else two of a port's transitions (a down and its up, in one
     interval or two); `own`: links whose transitions now are theirs (not their device's event, not an
     operator's act)."""
-    left = state["transitions_left"][rows] + np.where(own, np.nan_to_num(transitions), 0.0)
+    before = state["transitions_left"][rows]
+    left = before + np.where(own, np.nan_to_num(transitions), 0.0)
     by_transitions = np.floor(left / 2)
     state["transitions_left"][rows] = left - 2 * by_transitions
+    # a down and its up in two intervals is a down when it went down
+    began = np.where(before >= 1, state["went_down_ns"][rows], frame.start_ns)
+    state["went_down_ns"][rows] = np.where(left - 2 * by_transitions >= 1, frame.start_ns, began)
     downs = np.where(own, np.where(np.nan_to_num(downed) > 0, np.round(np.nan_to_num(downed)), by_transitions), 0)
     down_now = downs >= 1
     times = state["downs_ns"][rows]
     if down_now.any():
-        times[down_now] = np.column_stack([times[down_now, 1:], np.full(int(down_now.sum()), frame.start_ns)])
+        when = np.where(np.nan_to_num(downed) > 0, frame.start_ns, began)[down_now]
+        times[down_now] = np.column_stack([times[down_now, 1:], when])
         state["downs_ns"][rows] = times
     oldest = times[:, 0]
     held = (oldest > 0) & (times[:, -1] - oldest <= SLOW_FLAP_S * 1e9) & (frame.start_ns - times[:, -1] < hold_ns)

@@ -53,6 +53,7 @@ def test_two_downs_in_an_hour_or_downs_an_hour_apart_are_bounces() -> None:
     assert _flapped((10, 70), ethernet=True) == []
     found = _flapped((10, 40, 70), ethernet=True)
     assert found and 70 <= min(found) <= 72, found
+    assert max(found) <= 70 + 3, found  # from when it went down, as the bounce rule's window
 
 
 def test_a_switch_taking_every_link_down_together_is_not_its_links_flapping() -> None:
