@@ -642,7 +642,7 @@ class LinkDetector:
         shut_left = left_shut.left_shut(frame, rows, st, back, self._restarts.training(), self.interval_s)
         maybe_rule[list(shut_left)] = True
         # its own downs: not its device's event nor an operator's act
-        slow = slow_flap.slow_flaps(frame, rows, st, flap_hist[:, -1], frame.rate("link_downed") * self.interval_s,
+        slow = slow_flap.slow_flaps(frame, rows, st, flap_hist[:, -1], frame.reading("link_downed") * self.interval_s,
                                     (settle == 0) & ~operated & ~device_event,
                                     self.rules.flap_window * self.interval_s * 1e9)
         maybe_rule[list(slow)] = True

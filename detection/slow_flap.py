@@ -22,21 +22,22 @@ def slow_flaps(frame: FeatureFrame, rows: np.ndarray, state: LinkState, transiti
                downed: np.ndarray, own: np.ndarray, hold_ns: float) -> dict[int, RuleHit]:
     """Links whose last SLOW_FLAP_DOWNS downs fall within SLOW_FLAP_S, by row, said from the last down for
     `hold_ns` (the flap window): a link that stopped going down is no longer flapping. A down is what an IB
-    port's LinkDownedCounter counts (`downed`), else two of a port's transitions (a down and its up, in one
-    interval or two); `own`: links whose transitions now are theirs (not their device's event, not an
-    operator's act)."""
+    port's LinkDownedCounter counts (`downed`, NaN where a port has none), else two of a port's transitions (a
+    down and its up, in one interval or two); `own`: links whose transitions now are theirs (not their
+    device's event, not an operator's act)."""
+    counted = ~np.isnan(downed)  # a port that counts its downs: its transitions are those downs and their ups
     before = state["transitions_left"][rows]
-    left = before + np.where(own, np.nan_to_num(transitions), 0.0)
+    left = before + np.where(own & ~counted, np.nan_to_num(transitions), 0.0)
     by_transitions = np.floor(left / 2)
     state["transitions_left"][rows] = left - 2 * by_transitions
     # a down and its up in two intervals is a down when it went down
     began = np.where(before >= 1, state["went_down_ns"][rows], frame.start_ns)
     state["went_down_ns"][rows] = np.where(left - 2 * by_transitions >= 1, frame.start_ns, began)
-    downs = np.where(own, np.where(np.nan_to_num(downed) > 0, np.round(np.nan_to_num(downed)), by_transitions), 0)
+    downs = np.where(own, np.where(counted, np.round(np.nan_to_num(downed)), by_transitions), 0)
     down_now = downs >= 1
     times = state["downs_ns"][rows]
     if down_now.any():
-        when = np.where(np.nan_to_num(downed) > 0, frame.start_ns, began)[down_now]
+        when = np.where(counted, frame.start_ns, began)[down_now]
         times[down_now] = np.column_stack([times[down_now, 1:], when])
         state["downs_ns"][rows] = times
     oldest = times[:, 0]

@@ -17,8 +17,8 @@ INTERVAL = 30.0
 
 def _flapped(downs: tuple[int, ...], whole_leaf: bool = False, n: int = 140, ethernet: bool = False) -> list[int]:
     """Intervals a leaf uplink was found flapping in, IB style (LinkDownedCounter +1, no state seen down)
-    at each of `downs`; with `whole_leaf`, every link of its leaf goes down at those times; with `ethernet`,
-    each down shows as one transition down in its interval and one up in the next (a port's transitions)."""
+    at each of `downs`; with `whole_leaf`, every link of its leaf goes down at those times. Each down shows
+    as one transition down in its interval and one up in the next; with `ethernet`, as nothing else."""
     det = LinkDetector(interval_s=INTERVAL)  # rules and state need no model
     fb = FeatureBuilder(INTERVAL)
     found = []
@@ -27,12 +27,14 @@ def _flapped(downs: tuple[int, ...], whole_leaf: bool = False, n: int = 140, eth
         ups = [li for li in links if li.tags.get("role") == "leaf_up"]
         target = target or (ups[0].device, ups[0].port)
         for li in links:
-            li.rates.setdefault("link_transitions" if ethernet else "link_downed", 0.0)
+            li.rates.setdefault("link_transitions", 0.0)
+            if not ethernet:
+                li.rates.setdefault("link_downed", 0.0)
             hit = (li.device, li.port) == target or (whole_leaf and li.device == target[0])
-            if hit and ethernet and (i in downs or i - 1 in downs):
-                li.rates["link_transitions"] = 1 / INTERVAL
-            elif hit and i in downs:
-                li.rates["link_downed"] = 1 / INTERVAL
+            if hit and (i in downs or i - 1 in downs):
+                li.rates["link_transitions"] = 1 / INTERVAL  # down in its interval, up in the next
+            if hit and not ethernet and i in downs:
+                li.rates["link_downed"] = 1 / INTERVAL  # an IB port counts the down too: one down, not two
         # the slow flap's own words: a single bounce of a port is the bounce rule's (a warning) and not judged here
         if any((f.device, f.port) == target and "flap" in f.conditions and "slow flap" in f.explanation
                for f in det.detect(fb.build(start, links))):
