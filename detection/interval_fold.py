@@ -24,7 +24,7 @@ from fabricwatch.core.influxql import InfluxQL
 from fabricwatch.core.timeparse import parse_time_ns
 from fabricwatch.detection.line_reader import Catalog, Columns, ColumnsReport, columns_from_series, concat, read_chunks
 from fabricwatch.models.features import RATE_INDEX, RATE_KEYS
-from fabricwatch.models.intervals import FOLDED, READINGS, TRAFFIC, LinkInterval, RowRates
+from fabricwatch.models.intervals import FOLDED, HELD, READINGS, TRAFFIC, LinkInterval, RowRates
 from fabricwatch.pipeline.rate_columns import ColumnRates
 
 _NEVER = np.iinfo(np.int64).max
@@ -246,8 +246,9 @@ class ColumnarIntervals:
     def _hold_states(self, means: np.ndarray, names: list[str], g_link: np.ndarray, emitted: np.ndarray,
                      n_links: int) -> None:
         """A state holds until reported otherwise: each emitted group (in link, then interval order) without a
-        port state takes its link's last one, reported earlier in these rows or in an earlier chunk; traffic
-        moving through the port in a group without a report is the port up (a report late to say so)."""
+        port state or a trained reading takes its link's last one, reported earlier in these rows or in an
+        earlier chunk; traffic moving through the port in a group without a report is the port up (a report
+        late to say so)."""
         rows = np.flatnonzero(emitted)
         if not len(rows):
             return
@@ -260,7 +261,7 @@ class ColumnarIntervals:
             if name in TRAFFIC:
                 moving |= np.nan_to_num(means[rows, j]) > 0
         for j, name in enumerate(names):
-            if name not in PORT_STATES:
+            if name not in HELD:
                 continue
             held = self._states.get(name)
             if held is None or len(held) < n_links:
@@ -274,7 +275,8 @@ class ColumnarIntervals:
             reported[seeded] = held[links[seeded]]  # what the link said in an earlier chunk
             # once a link has said its state, a group of it without a report but with traffic says up
             known = self._filled(reported, first_of_link)
-            reported = np.where(unreported & ~np.isnan(known) & moving, 1.0, reported)
+            if name in PORT_STATES:
+                reported = np.where(unreported & ~np.isnan(known) & moving, 1.0, reported)
             vals = self._filled(reported, first_of_link)
             means[rows, j] = vals
             last = np.ones(len(rows), dtype=bool)

@@ -32,7 +32,9 @@ def left_shut(frame: FeatureFrame, rows: np.ndarray, state: LinkState, restarted
     # counts the intervals since the switch stopped training; 1 marks a port shut for the restart
     after = state["shut_for_restart"][rows]
     after = np.where(restarted, shut & (shut_for <= MAINTENANCE_S / interval_s), after).astype(np.int32)
-    training_now = np.fromiter((li.device in training for li in frame.links), dtype=bool, count=len(frame.links))
+    n = len(frame.links)
+    training_now = (np.fromiter((li.device in training for li in frame.links), dtype=bool, count=n) if training
+                    else np.zeros(n, dtype=bool))
     after = np.where(shut & (after > 0), after + ~training_now, 0)
     state["shut_for_restart"][rows] = after
     out = {}

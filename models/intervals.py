@@ -76,6 +76,9 @@ class _Acc:
 # values held over the time a sample covers, not rates over a counter's span: averaged over the
 # samples that carry them
 READINGS = frozenset({*TRAINED, *PORT_STATES})
+# readings a device may send only when they change (Telegraf's dedup, gNMI ON_CHANGE): each holds until
+# reported otherwise
+HELD = (*PORT_STATES, *TRAINED)
 TRAFFIC = ("in_octets", "out_octets", "in_pkts", "out_pkts")  # counters that move only through a port up
 _NONE: frozenset[str] = frozenset()
 # the counters whose rates are folded (summed over time): a link that reports one and says nothing of
@@ -183,15 +186,15 @@ class IntervalAggregator:
             if name not in rates:
                 rates[name] = 0.0
         self._note(key, rates)  # callers that do not pass new_names learn from the rates
-        # a state holds until reported otherwise (a device that sends it only when it changes), or until the
-        # counters say otherwise: traffic through a port is the port up
+        # a state holds until reported otherwise, or until the counters say otherwise: traffic through a
+        # port is the port up
         held = self._states.setdefault(key, {})
         moving = any(rates.get(k, 0.0) > 0 for k in TRAFFIC)
-        for name in PORT_STATES:
+        for name in HELD:
             if name in rates:
                 held[name] = rates[name]
             elif name in held:
-                rates[name] = held[name] = 1.0 if moving else held[name]
+                rates[name] = held[name] = 1.0 if moving and name in PORT_STATES else held[name]
         self._done.setdefault(acc.bucket, []).append(LinkInterval(
             acc.bucket * self.interval_ns, key[0], key[1], acc.tags, rates, frozenset(acc.saturated),
             acc.optics, acc.optics_ns))

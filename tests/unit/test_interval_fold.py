@@ -377,3 +377,23 @@ def test_a_state_sent_only_when_it_changes_holds_until_the_next_one(tmp_path: Pa
     back = {li.start_ns // 30_000_000_000: li.rates.get("oper_status") for w in columnar for li in w.links
             if li.port == "p2"}
     assert back[4] == 0.0 and all(back[k] == 1.0 for k in range(9, 20) if k in back), back
+
+
+def test_a_trained_speed_sent_only_when_it_changes_holds_until_the_next_one(tmp_path: Path) -> None:
+    """What a link trained to is a state as much as up or down is, and holds until reported otherwise: an
+    exporter that sends the speed only when it changes (node_exporter through a dedup processor, gNMI
+    ON_CHANGE) says 200G once after a retrain; every interval after it is 200G, in both folds, not only the
+    one that carried the report."""
+    lines = []
+    for i in range(20):
+        speed = ",speed_bps=400000000000i" if i == 1 else ",speed_bps=200000000000i" if i == 5 else ""
+        lines.append(f"port_counters,device=sw,port=p1 in_octets={10**9 * i}i{speed} {i * 30_000_000_000}")
+    path = tmp_path / "dedup.lp"
+    path.write_text("\n".join(lines) + "\n")
+    scalar = intervals_from_lp([path], 30.0)
+    columnar, _ = _columnar([path], 30.0, 200)
+    _same(scalar, columnar)
+    speeds = {li.start_ns // 30_000_000_000: li.rates.get("speed_bps") for w in columnar for li in w.links}
+    assert all(speeds[k] == 400e9 for k in range(2, 5) if k in speeds), speeds
+    assert all(speeds[k] == 200e9 for k in range(6, 20) if k in speeds), speeds
+    assert len([k for k in range(6, 20) if k in speeds]) >= 12
