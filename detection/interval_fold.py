@@ -24,7 +24,7 @@ from fabricwatch.core.influxql import InfluxQL
 from fabricwatch.core.timeparse import parse_time_ns
 from fabricwatch.detection.line_reader import Catalog, Columns, ColumnsReport, columns_from_series, concat, read_chunks
 from fabricwatch.models.features import RATE_INDEX, RATE_KEYS
-from fabricwatch.models.intervals import FOLDED, HELD, READINGS, TRAFFIC, LinkInterval, RowRates
+from fabricwatch.models.intervals import BOUNCES, FOLDED, READINGS, TRAFFIC, UP_THROUGHOUT, LinkInterval, RowRates
 from fabricwatch.pipeline.rate_columns import ColumnRates
 
 _NEVER = np.iinfo(np.int64).max
@@ -246,9 +246,9 @@ class ColumnarIntervals:
     def _hold_states(self, means: np.ndarray, names: list[str], g_link: np.ndarray, emitted: np.ndarray,
                      n_links: int) -> None:
         """A state holds until reported otherwise: each emitted group (in link, then interval order) without a
-        port state or a trained reading takes its link's last one, reported earlier in these rows or in an
-        earlier chunk; traffic moving through the port in a group without a report is the port up (a report
-        late to say so)."""
+        port state takes its link's last one, reported earlier in these rows or in an earlier chunk; traffic
+        moving through the port in a group without a report is the port up (a report late to say so). What
+        the link trained to holds the same way while it stays up, and is forgotten when it goes down."""
         rows = np.flatnonzero(emitted)
         if not len(rows):
             return
@@ -256,33 +256,58 @@ class ColumnarIntervals:
         starts = np.ones(len(rows), dtype=bool)
         starts[1:] = links[1:] != links[:-1]
         first_of_link = np.maximum.accumulate(np.where(starts, np.arange(len(rows)), 0))
+        last = np.ones(len(rows), dtype=bool)
+        last[:-1] = starts[1:]
+        column = {name: j for j, name in enumerate(names)}
         moving = np.zeros(len(rows), dtype=bool)
-        for j, name in enumerate(names):
-            if name in TRAFFIC:
-                moving |= np.nan_to_num(means[rows, j]) > 0
-        for j, name in enumerate(names):
-            if name not in HELD:
+        for name in TRAFFIC:
+            if name in column:
+                moving |= np.nan_to_num(means[rows, column[name]]) > 0
+        for name in PORT_STATES:
+            if name not in column:
                 continue
-            held = self._states.get(name)
-            if held is None or len(held) < n_links:
-                grown_held = np.full(n_links, np.nan)
-                if held is not None:
-                    grown_held[:len(held)] = held
-                held = self._states[name] = grown_held
-            reported = means[rows, j]
+            held = self._last_values(name, n_links)
+            reported = means[rows, column[name]]
             unreported = np.isnan(reported)
             seeded = starts & unreported
             reported[seeded] = held[links[seeded]]  # what the link said in an earlier chunk
             # once a link has said its state, a group of it without a report but with traffic says up
             known = self._filled(reported, first_of_link)
-            if name in PORT_STATES:
-                reported = np.where(unreported & ~np.isnan(known) & moving, 1.0, reported)
+            reported = np.where(unreported & ~np.isnan(known) & moving, 1.0, reported)
             vals = self._filled(reported, first_of_link)
-            means[rows, j] = vals
-            last = np.ones(len(rows), dtype=bool)
-            last[:-1] = starts[1:]
+            means[rows, column[name]] = vals
             known_now = last & ~np.isnan(vals)
             held[links[known_now]] = vals[known_now]
+        oper = means[rows, column["oper_status"]] if "oper_status" in column else np.ones(len(rows))
+        up = np.isnan(oper) | (oper >= UP_THROUGHOUT)
+        for name in BOUNCES:
+            if name in column:
+                up &= ~(np.nan_to_num(means[rows, column[name]]) > 0)
+        for name in TRAINED:
+            if name not in column:
+                continue
+            held = self._last_values(name, n_links)
+            reported = means[rows, column[name]]
+            seeded = starts & np.isnan(reported) & up
+            reported[seeded] = held[links[seeded]]
+            # a group not up is a source of nothing: what came before it is not held past it
+            sources = np.where(up, reported, np.nan)
+            at = np.where(~np.isnan(sources) | ~up, np.arange(len(rows)), -1)
+            np.maximum.accumulate(at, out=at)
+            fill = np.isnan(reported) & up & (at >= first_of_link)
+            reported[fill] = sources[at[fill]]
+            means[rows, column[name]] = reported
+            held[links[last]] = np.where(up[last], reported[last], np.nan)
+
+    def _last_values(self, name: str, n_links: int) -> np.ndarray:
+        """Per link, the last value of a held reading (NaN: none), grown to `n_links`."""
+        held = self._states.get(name)
+        if held is None or len(held) < n_links:
+            grown_held = np.full(n_links, np.nan)
+            if held is not None:
+                grown_held[:len(held)] = held
+            held = self._states[name] = grown_held
+        return held
 
     @staticmethod
     def _filled(values: np.ndarray, first_of_link: np.ndarray) -> np.ndarray:

@@ -76,9 +76,8 @@ class _Acc:
 # values held over the time a sample covers, not rates over a counter's span: averaged over the
 # samples that carry them
 READINGS = frozenset({*TRAINED, *PORT_STATES})
-# readings a device may send only when they change (Telegraf's dedup, gNMI ON_CHANGE): each holds until
-# reported otherwise
-HELD = (*PORT_STATES, *TRAINED)
+BOUNCES = ("link_transitions", "link_downed")
+UP_THROUGHOUT = 0.999  # an interval's mean state at 1: up at every sample
 TRAFFIC = ("in_octets", "out_octets", "in_pkts", "out_pkts")  # counters that move only through a port up
 _NONE: frozenset[str] = frozenset()
 # the counters whose rates are folded (summed over time): a link that reports one and says nothing of
@@ -190,11 +189,21 @@ class IntervalAggregator:
         # port is the port up
         held = self._states.setdefault(key, {})
         moving = any(rates.get(k, 0.0) > 0 for k in TRAFFIC)
-        for name in HELD:
+        for name in PORT_STATES:
             if name in rates:
                 held[name] = rates[name]
             elif name in held:
-                rates[name] = held[name] = 1.0 if moving and name in PORT_STATES else held[name]
+                rates[name] = held[name] = 1.0 if moving else held[name]
+        # what a link trained to holds while it stays up: a reading while down (the kernel's placeholder) or
+        # from an interval it went down or came up in is no speed it runs at, and nothing is held past it
+        up = wholly_up(rates)
+        for name in TRAINED:
+            if not up:
+                held.pop(name, None)
+            elif name in rates:
+                held[name] = rates[name]
+            elif name in held:
+                rates[name] = held[name]
         self._done.setdefault(acc.bucket, []).append(LinkInterval(
             acc.bucket * self.interval_ns, key[0], key[1], acc.tags, rates, frozenset(acc.saturated),
             acc.optics, acc.optics_ns))
@@ -237,6 +246,11 @@ class IntervalAggregator:
         self._acc.clear()
         out = [(b * self.interval_ns, self._done.pop(b)) for b in sorted(self._done)]
         return out
+
+
+def wholly_up(rates: Mapping[str, float]) -> bool:
+    """Whether the link was up for the whole interval (or never said otherwise): no down, no bounce."""
+    return rates.get("oper_status", 1.0) >= UP_THROUGHOUT and not any(rates.get(k, 0.0) > 0 for k in BOUNCES)
 
 
 def was_down(li: LinkInterval) -> bool:

@@ -397,3 +397,53 @@ def test_a_trained_speed_sent_only_when_it_changes_holds_until_the_next_one(tmp_
     assert all(speeds[k] == 400e9 for k in range(2, 5) if k in speeds), speeds
     assert all(speeds[k] == 200e9 for k in range(6, 20) if k in speeds), speeds
     assert len([k for k in range(6, 20) if k in speeds]) >= 12
+
+
+def test_a_counter_stuck_at_the_all_ones_of_its_width_is_saturated_in_both_folds(tmp_path: Path) -> None:
+    """A counter that cannot count is no evidence, through every path: node_exporter's 32-bit
+    port_transmit_wait held at 2**32 - 1 is saturated in the intervals of both folds (the detector's
+    blind spot), while a sibling HCA's counter that still counts is read as it counts."""
+    lines = []
+    for i in range(12):
+        t = i * 30_000_000_000
+        for port, wait in (("mlx5_0", 2**32 - 1), ("mlx5_1", 10**6 * i)):
+            lines.append(f"port_counters,device=dgx1,port={port},role=hca port_data_received_bytes_total="
+                         f"{10**9 * i},port_transmit_wait_total={wait} {t}")
+    path = tmp_path / "hca.lp"
+    path.write_text("\n".join(lines) + "\n")
+    scalar = intervals_from_lp([path], 30.0)
+    columnar, _ = _columnar([path], 30.0, 300)
+    _same(scalar, columnar)
+    by_port: dict[str, list] = {}
+    for w in columnar:
+        for li in w.links:
+            by_port.setdefault(li.port, []).append(li)
+    assert len(by_port["mlx5_0"]) >= 10 and all("xmit_wait" in li.saturated for li in by_port["mlx5_0"])
+    assert all(not li.saturated and li.rates["xmit_wait"] > 0 for li in by_port["mlx5_1"])
+
+
+def test_a_speed_read_while_down_is_not_held_into_the_link_up_again(tmp_path: Path) -> None:
+    """A link has a trained speed only while up: the kernel says 10G for an HCA port that is down, and a
+    reading from an interval in which the link went down or came back mixes two trainings. Neither is held
+    into the intervals after: until the link says what it trained to, nothing is known of it, in both folds."""
+    lines = []
+    for i in range(20):
+        if i == 1:
+            extra = ",state_id=4,rate_bytes_per_second=50000000000"
+        elif i == 6:  # down, with the placeholder speed
+            extra = ",state_id=1,rate_bytes_per_second=1250000000"
+        elif i == 10:  # up again, saying the state and not the speed
+            extra = ",state_id=4"
+        else:
+            extra = ""
+        moved = 10**12 * i if not 6 <= i < 10 else 10**12 * 6
+        lines.append(f"port_counters,device=dgx,port=mlx5_0,role=hca port_data_received_bytes_total={moved}{extra} "
+                     f"{i * 30_000_000_000}")
+    path = tmp_path / "down.lp"
+    path.write_text("\n".join(lines) + "\n")
+    scalar = intervals_from_lp([path], 30.0)
+    columnar, _ = _columnar([path], 30.0, 250)
+    _same(scalar, columnar)
+    speeds = {li.start_ns // 30_000_000_000: li.rates.get("speed_bps") for w in columnar for li in w.links}
+    assert all(speeds[k] == 400e9 for k in range(2, 6) if k in speeds), speeds
+    assert all(speeds[k] is None for k in range(10, 20) if k in speeds), speeds
