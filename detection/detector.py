@@ -64,7 +64,7 @@ from fabricwatch.detection.maintenance import (
 from fabricwatch.detection.model_file import ModelError, read_model, write_model
 from fabricwatch.detection.optics import OpticsWatch
 from fabricwatch.detection.retrained import TrainedFit, retrained_lower
-from fabricwatch.detection.rules import RuleConfig, evaluate, shared_pausing, speed_degraded_rows
+from fabricwatch.detection.rules import RuleConfig, evaluate, full_evidence, shared_pausing, speed_degraded_rows
 from fabricwatch.detection.stalls import StallWatch, fold_stalls
 from fabricwatch.models.background import (
     EVIDENCE_NAMES,
@@ -605,7 +605,7 @@ class LinkDetector:
             if optic else np.zeros(n, dtype=bool)
         # a counter stuck at its ceiling is a burst that filled it (evidence, for a while) and then a blind
         # spot until someone clears it: the finding says so when it fills, not for as long as it stays full
-        saturated = np.fromiter((bool(li.saturated) for li in links), dtype=bool, count=n)
+        saturated = np.fromiter((bool(full_evidence(li)) for li in links), dtype=bool, count=n)
         # full when first heard: it filled before anyone looked, nothing new to say
         heard = st["heard"][rows]
         st["heard"][rows] = True

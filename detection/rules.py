@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fabricwatch.core.counters import EVIDENCE
 from fabricwatch.core.hits import RuleHit
 from fabricwatch.models.features import OWN_NAMES, FeatureFrame, group_medians, nominal_speeds, parse_speed
 from fabricwatch.models.intervals import LinkInterval
@@ -70,6 +71,12 @@ def shared_pausing(frame: FeatureFrame) -> np.ndarray:
     return (size >= MIN_PAUSE_GROUP)[:, None] & flowing & (values < STORM_APART * median[:, :2])
 
 
+def full_evidence(li: LinkInterval) -> list[str]:
+    """The link's evidence counters at their ceiling: a burst of faults filled them (a counter of load, such
+    as credit waits, fills with hours of ordinary congestion: time, not a burst)."""
+    return sorted(n for n in li.saturated if n in EVIDENCE) if li.saturated else []
+
+
 def evaluate(li: LinkInterval, interval_s: float, cfg: RuleConfig = RuleConfig(), *,
              device_event: bool = False, recent_flaps: float = 0.0,
              shared_pauses: tuple[bool, bool] = (False, False), drained: bool = False,
@@ -102,7 +109,7 @@ def evaluate(li: LinkInterval, interval_s: float, cfg: RuleConfig = RuleConfig()
         # do and every collective through it runs at its pace
         hits.append(RuleHit("critical", f"link runs at {negotiated / 1e9:,.0f}G, below its nominal {nominal}: "
                                         "it renegotiated down (lane, optic or cable?)", "speed_degraded"))
-    for name in sorted(li.saturated):
+    for name in full_evidence(li):
         hits.append(RuleHit("warning", f"{name} is saturated at its ceiling (value is at least the max)", "saturated"))
     if r.get("excessive_buffer_overrun_errors", 0.0) > 0:
         hits.append(RuleHit("warning", "excessive buffer overrun errors", "buffer_overrun"))

@@ -136,6 +136,18 @@ class ColumnRates:
                     sat[idx[at_ceiling]] = True
                     saturated[name] = sat
                 self.stats.resets += int(reset.sum())
+            # held at the all-ones of a narrow width: a counter that saturates where the vocabulary says it wraps
+            # (the kernel's 32-bit PortXmitWait) has stopped counting, and says nothing of now
+            bits_now = np.full(len(idx), spec.bits) if row_bits is None else row_bits
+            held = ok & (V == prev_v) & (bits_now <= 32)
+            if spec.saturates:
+                held &= ~stops
+            stuck = held & (V.astype(np.float64) == np.exp2(bits_now.astype(np.float64)) - 1)
+            if stuck.any():
+                ok &= ~stuck
+                sat = saturated.get(name, np.zeros(n, dtype=bool))
+                sat[idx[stuck]] = True
+                saturated[name] = sat
             neg = ok & down
             if neg.any():
                 neg_bits = np.full(int(neg.sum()), spec.bits) if row_bits is None else row_bits[neg]

@@ -216,8 +216,13 @@ class RateEngine:
                 if dt_ns != span:
                     span = _note_span(result, name, dt_ns, span)
                 continue
+            bits = bits_override.get(name, spec.bits) if bits_override else spec.bits
+            if delta == 0 and bits <= 32 and value == (1 << bits) - 1:
+                # held at the all-ones of its width: a counter that saturates where the vocabulary says it
+                # wraps (the kernel's 32-bit PortXmitWait) has stopped counting, and says nothing of now
+                result.saturated.append(name)
+                continue
             if delta < 0:
-                bits = bits_override.get(name, spec.bits) if bits_override else spec.bits
                 wrapped = value + (1 << bits) - prev
                 if 0 <= wrapped < (1 << (bits - 1)):
                     stats.wraps += 1

@@ -331,6 +331,17 @@ def test_a_counter_stuck_at_its_ceiling_is_a_finding_when_it_fills_not_for_ever(
     assert when and when[0] <= 3 and max(when) < 2 + 6
 
 
+def test_a_load_counter_filling_up_is_no_burst(detector: LinkDetector) -> None:
+    """A counter of load (credit waits) fills its 32 bits with hours of ordinary congestion: reaching its
+    ceiling is time, not a burst of faults, and is no finding; the same moment on an error counter is."""
+    def full(i: int, links: list[LinkInterval]) -> None:
+        if i >= 2:
+            _host_ports(links)[2].saturated = frozenset({"xmit_wait"})
+
+    found = _run(detector, 10, 11, full)
+    assert not [f for fs in found for f in fs if "saturated" in f.conditions]
+
+
 @pytest.mark.parametrize("why", ["far_end_shut", "far_switch_down"])
 def test_a_link_towards_a_planned_or_dead_far_end_is_not_left_down(detector: LinkDetector, why: str) -> None:
     """Principle 5 (state is a signal), with a cable being one link: a port down while its far end is shut

@@ -94,6 +94,22 @@ def test_extended_ib_counter_declared_64_bit_never_saturates() -> None:
     assert r.saturated == [] and e.stats.saturated == 0
 
 
+def test_a_counter_stuck_at_the_all_ones_of_its_width_stopped_counting() -> None:
+    """A counter that cannot count is no evidence: a 32-bit credit-wait counter (the kernel's PortXmitWait,
+    which saturates as every classic IB PortCounter does) held at 2**32 - 1 is at its ceiling, not quiet: no
+    rate while it stays there, and said to be saturated. Reaching that value once in passing is a wrap."""
+    e = RateEngine()
+    full = 2**32 - 1
+    rates_of(e, sample(0, xmit_wait=full - 100, bits={"xmit_wait": 32}))
+    passing = e.process(sample(10, xmit_wait=full, bits={"xmit_wait": 32}))
+    assert passing is not None and passing.rates["xmit_wait"] == pytest.approx(10.0)
+    stuck = e.process(sample(20, xmit_wait=full, bits={"xmit_wait": 32}))
+    assert stuck is not None
+    assert "xmit_wait" not in stuck.rates and stuck.saturated == ["xmit_wait"]
+    wrapped = e.process(sample(30, xmit_wait=99, bits={"xmit_wait": 32}))
+    assert wrapped is not None and wrapped.rates["xmit_wait"] == pytest.approx(10.0) and wrapped.saturated == []
+
+
 def test_gap_gives_no_spike() -> None:
     e = RateEngine(max_gap_s=60)
     rates_of(e, sample(0, in_octets=0))
