@@ -63,3 +63,45 @@ def test_one_uplinks_burst_in_a_shared_all_to_all_is_no_finding(detector: LinkDe
 def test_one_uplink_standing_out_interval_after_interval_is_found(detector: LinkDetector) -> None:
     found = _flagged(detector, range(5, 12))
     assert found and min(found) <= 5 + 3, found
+
+
+
+def _host_waits(links: list[LinkInterval], rng: np.random.Generator) -> None:
+    for li in links:
+        if li.tags.get("role") == "leaf_down":
+            li.rates["xmit_wait"] = 1e5 * rng.lognormal(0, 0.3)
+
+
+@pytest.fixture(scope="module")
+def host_detector() -> LinkDetector:
+    rng = np.random.default_rng(1)
+    fb = FeatureBuilder(INTERVAL)
+    frames = []
+    for start, links in simulate(SPEC, 80, interval_s=INTERVAL, seed=1).frames:
+        _host_waits(links, rng)
+        frames.append(fb.build(start, links))
+    return LinkDetector(interval_s=INTERVAL).fit(frames)
+
+
+def _host_flagged(detector: LinkDetector, burst: range) -> set[int]:
+    """Intervals a host port was found in, it waiting 100x its class's usual in `burst`, nothing shared."""
+    detector.reset()
+    rng = np.random.default_rng(3)
+    fb = FeatureBuilder(INTERVAL)
+    found = set()
+    for i, (start, links) in enumerate(simulate(SPEC, 14, interval_s=INTERVAL, seed=9).frames):
+        _host_waits(links, rng)
+        target = [li for li in links if li.tags.get("role") == "leaf_down"][5]
+        if i in burst:
+            target.rates["xmit_wait"] *= 100
+        if any((f.device, f.port) == (target.device, target.port) for f in detector.detect(fb.build(start, links))):
+            found.add(i)
+    return found
+
+
+def test_one_host_ports_burst_against_its_class_is_no_finding(host_detector: LinkDetector) -> None:
+    """The same in time for a link with no siblings sharing its situation: waiting a hundred times its class
+    for a poll is a burst; only waiting so interval after interval makes the forest's finding."""
+    assert _host_flagged(host_detector, range(5, 7)) == set()
+    found = _host_flagged(host_detector, range(5, 12))
+    assert found and min(found) <= 5 + 3, found
