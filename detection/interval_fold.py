@@ -131,6 +131,7 @@ class ColumnarIntervals:
         for k in PORT_STATES:
             if k in rows.present and rows.present[k].any():
                 counted_cols[k] = np.where(rows.present[k], rows.values[k].astype(np.float64), np.nan)
+        self._hold_first(rows, np.flatnonzero(~has_prev), L, n_links)
         optic_cols: dict[str, np.ndarray] = {k: v for k, v in rates.items() if k in OPTICS}
         for k in rows.present:
             if k in _OPTIC_GAUGES:
@@ -298,6 +299,24 @@ class ColumnarIntervals:
             reported[fill] = sources[at[fill]]
             means[rows, column[name]] = reported
             held[links[last]] = np.where(up[last], reported[last], np.nan)
+
+    def _hold_first(self, rows: Columns, at: np.ndarray, L: np.ndarray, n_links: int) -> None:
+        """The states and trained readings of each link's first sample (rows `at`: no rates yet) hold from it."""
+        if not len(at):
+            return
+        up = np.ones(len(at), dtype=bool)
+        for k in PORT_STATES:
+            if k in rows.present:
+                said = rows.present[k][at]
+                value = rows.values[k][at].astype(np.float64)
+                self._last_values(k, n_links)[L[at[said]]] = value[said]
+                if k == "oper_status":
+                    up = ~said | (value >= UP_THROUGHOUT)
+        for k in TRAINED:
+            if k in rows.present:
+                value = rows.values[k][at].astype(np.float64)
+                said = rows.present[k][at] & (value > 0) & up
+                self._last_values(k, n_links)[L[at[said]]] = value[said]
 
     def _last_values(self, name: str, n_links: int) -> np.ndarray:
         """Per link, the last value of a held reading (NaN: none), grown to `n_links`."""

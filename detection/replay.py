@@ -13,7 +13,7 @@ from fabricwatch.core.counters import COUNTERS
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
 from fabricwatch.core.names import canonical_fields, numeric_fields
 from fabricwatch.models.intervals import IntervalAggregator, LinkInterval
-from fabricwatch.pipeline.rates import RateEngine, detector_view
+from fabricwatch.pipeline.rates import RateEngine, detector_view, first_readings
 
 log = logging.getLogger("fabricwatch.replay")
 TAG_KEYS = ("device", "port")
@@ -111,9 +111,10 @@ def intervals_from_samples(samples: Iterable[PortSample], interval_s: float = 30
         if result is None:
             continue
         view = detector_view(s, result) if prev is not None else {}
-        if not view and not result.new_names:
+        first = first_readings(s, result) if prev is None else None
+        if not view and not result.new_names and not first:
             continue
         agg.add(s.device, s.port, s.ts_ns, view, s.tags, result.saturated,
                 dt_s=(s.ts_ns - prev) / 1e9 if prev is not None else None,
-                span_ns=result.span_ns, spans_ns=result.spans_ns, new_names=result.new_names)
+                span_ns=result.span_ns, spans_ns=result.spans_ns, new_names=result.new_names, first=first)
     return agg.flush()

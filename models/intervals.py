@@ -107,7 +107,7 @@ class IntervalAggregator:
     def add(self, device: str, port: str, ts_ns: int, rates: Mapping[str, float],
             tags: Mapping[str, str], saturated: Iterable[str] = (), dt_s: float | None = None, *,
             span_ns: int = 0, spans_ns: Mapping[str, int] | None = None,
-            new_names: Iterable[str] | None = None) -> None:
+            new_names: Iterable[str] | None = None, first: Mapping[str, float] | None = None) -> None:
         """One sample's rates. The link's covered time grows by the time since its previous sample
         (`dt_s` when given). Each rate weighs the span it was computed over, `span_ns` or its own in
         `spans_ns` (the rate engine's): a counter a device sends in a notification of its own time,
@@ -116,7 +116,8 @@ class IntervalAggregator:
         rate weighs the time the sample covers. Parts of one sample that come apart (several
         notifications at one timestamp) cover its time once: never diluted by the number of messages.
         `new_names`: what the port sent for the first time; a counter among them is one the link
-        reports (its intervals without it: unchanged, 0), even before it has a rate."""
+        reports (its intervals without it: unchanged, 0), even before it has a rate. `first`: the states and
+        trained readings of the port's first sample, which has no rates: each holds from it."""
         bucket = ts_ns // self.interval_ns
         key = (device, port)
         acc = self._acc.get(key)
@@ -129,6 +130,8 @@ class IntervalAggregator:
             acc = None
         if new_names:
             self._note(key, new_names)
+        if first:
+            self._first(key, first)
         if not rates:
             return
         if acc is None:
@@ -207,6 +210,12 @@ class IntervalAggregator:
         self._done.setdefault(acc.bucket, []).append(LinkInterval(
             acc.bucket * self.interval_ns, key[0], key[1], acc.tags, rates, frozenset(acc.saturated),
             acc.optics, acc.optics_ns))
+
+    def _first(self, key: tuple[str, str], readings: Mapping[str, float]) -> None:
+        held = self._states.setdefault(key, {})
+        held.update((k, readings[k]) for k in PORT_STATES if k in readings)
+        if readings.get("oper_status", 1.0) >= UP_THROUGHOUT:  # trained to, while up
+            held.update((k, readings[k]) for k in TRAINED if k in readings)
 
     def _note(self, key: tuple[str, str], names: Iterable[str]) -> None:
         known = self._known.get(key, _NONE)

@@ -13,7 +13,7 @@ from fabricwatch.core.counters import STORED_AS_FLOAT, STORED_AS_INT
 from fabricwatch.core.lineprotocol import line, tag_prefix
 from fabricwatch.core.topology import Topology
 from fabricwatch.pipeline.history import LinkHistory
-from fabricwatch.pipeline.rates import RateEngine, RateResult, detector_view, optic_gauges
+from fabricwatch.pipeline.rates import RateEngine, RateResult, detector_view, first_readings, optic_gauges
 
 log = logging.getLogger("fabricwatch.pipeline")
 _INF = float("inf")
@@ -29,7 +29,7 @@ class RatesListener(Protocol):
 
     def __call__(self, device: str, port: str, ts_ns: int, rates: Mapping[str, float], tags: Mapping[str, str],
                  saturated: list[str], *, span_ns: int = 0, spans_ns: Mapping[str, int] | None = None,
-                 new_names: Sequence[str] | None = None) -> None: ...
+                 new_names: Sequence[str] | None = None, first: Mapping[str, float] | None = None) -> None: ...
 
 
 @dataclass(slots=True)
@@ -240,14 +240,17 @@ class Pipeline:
                     self.on_rates(s.device, s.port, s.ts_ns, detector_view(s, result), tags, result.saturated,
                                   span_ns=result.span_ns, spans_ns=result.spans_ns, new_names=result.new_names)
             else:
-                # a reading of the module alone (DOM comes every few minutes, apart from the counters),
-                # or counters sent for the first time
+                # a reading of the module alone (DOM comes every few minutes, apart from the counters), a state
+                # sent on its own when it changed, or the port's first sample
                 gauges = optic_gauges(s)
                 if gauges and self.history is not None:
                     self.history.add_gauges((s.device, s.port), s.ts_ns, gauges)
-                if self.on_rates is not None and (gauges or result.new_names):
-                    self.on_rates(s.device, s.port, s.ts_ns, gauges, tags, result.saturated,
-                                  new_names=result.new_names)
+                if self.on_rates is not None:
+                    given = gauges if result.first else detector_view(s, result)
+                    first = first_readings(s, result) if result.first else None
+                    if given or result.new_names or first:
+                        self.on_rates(s.device, s.port, s.ts_ns, given, tags, result.saturated,
+                                      new_names=result.new_names, first=first)
             self._events(s, result, tags, out)
         for dev_event in batch.events:
             self._device_event(dev_event, out)

@@ -63,6 +63,7 @@ class RateResult:
     spans_ns: dict[str, int] | None = None
     # names the port sent for the first time (no rate yet): the detector learns what a link reports
     new_names: list[str] | None = None
+    first: bool = False  # the port's first sample: no rates yet, but what it says of the port's state holds
 
 
 def with_trained(result: RateResult) -> dict[str, float]:
@@ -90,6 +91,20 @@ def detector_view(sample: PortSample, result: RateResult) -> dict[str, float]:
     if states:
         rates = {**rates, **states}
     return {**rates, **gauges} if gauges else rates
+
+
+def _trained(sample: PortSample) -> dict[str, float] | None:
+    """What the sample says the link trained to (0: nothing, while down)."""
+    if _TRAINED.isdisjoint(sample.values):
+        return None
+    return {k: float(v) for k in TRAINED if (v := sample.values.get(k)) is not None and v > 0} or None
+
+
+def first_readings(sample: PortSample, result: RateResult) -> dict[str, float]:
+    """What a port's first sample says that holds until reported otherwise: its states and what it trained to."""
+    values = sample.values
+    held = {k: float(values[k]) for k in PORT_STATES if k in values}
+    return {**held, **result.trained} if result.trained else held
 
 
 def _note_span(result: RateResult, name: str, dt_ns: int, span: int) -> int:
@@ -140,7 +155,7 @@ class RateEngine:
             self._ports[key] = _PortState(
                 sample.uptime_s, {n: (v, ts) for n, v in sample.values.items()}
             )
-            return RateResult({}, [], [], new_names=list(sample.values))
+            return RateResult({}, [], [], new_names=list(sample.values), first=True, trained=_trained(sample))
         result = RateResult({}, [], [])
         last = state.last
         if (
@@ -159,9 +174,7 @@ class RateEngine:
         bits_override = sample.bits
         rates = result.rates
         max_gap = self.max_gap_ns
-        if not _TRAINED.isdisjoint(sample.values):
-            trained = {k: float(v) for k in TRAINED if (v := sample.values.get(k)) is not None and v > 0}
-            result.trained = trained or None
+        result.trained = _trained(sample)
         span = 0  # of the first rate; others that differ go to result.spans_ns
         for name, value in sample.values.items():
             prev_entry = last.get(name)

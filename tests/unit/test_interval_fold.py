@@ -447,3 +447,25 @@ def test_a_speed_read_while_down_is_not_held_into_the_link_up_again(tmp_path: Pa
     speeds = {li.start_ns // 30_000_000_000: li.rates.get("speed_bps") for w in columnar for li in w.links}
     assert all(speeds[k] == 400e9 for k in range(2, 6) if k in speeds), speeds
     assert all(speeds[k] is None for k in range(10, 20) if k in speeds), speeds
+
+
+def test_a_state_said_only_in_a_ports_first_sample_holds_from_it(tmp_path: Path) -> None:
+    """A state holds from its first report: a daemon started (or a recording begun) while a port is down
+    and an exporter that sends its state only when it changes says "down" once, in the first sample, which
+    has no rates yet. Every interval after is down, in both folds, and a link first seen up keeps its speed."""
+    lines = []
+    for i in range(12):
+        first = i == 0
+        lines.append(f"port_counters,device=dgx,port=mlx5_0,role=hca port_data_received_bytes_total=5"
+                     f"{',state_id=1,physical_state_id=2' if first else ''} {i * 30_000_000_000}")
+        lines.append(f"port_counters,device=dgx,port=mlx5_1,role=hca port_data_received_bytes_total={10**9 * i}"
+                     f"{',state_id=4,rate_bytes_per_second=25000000000' if first else ''} {i * 30_000_000_000}")
+    path = tmp_path / "first.lp"
+    path.write_text("\n".join(lines) + "\n")
+    scalar = intervals_from_lp([path], 30.0)
+    columnar, _ = _columnar([path], 30.0, 300)
+    _same(scalar, columnar)
+    down = [li.rates.get("oper_status") for w in columnar for li in w.links if li.port == "mlx5_0"]
+    speeds = [li.rates.get("speed_bps") for w in columnar for li in w.links if li.port == "mlx5_1"]
+    assert len(down) >= 10 and all(v == 0.0 for v in down), down
+    assert len(speeds) >= 10 and all(v == 200e9 for v in speeds), speeds

@@ -259,3 +259,18 @@ def test_values_that_are_not_numbers_are_dropped_and_counted_not_rated() -> None
     assert p.latest[("d", "p")].rates["in_octets"] == 10.0  # (500 - 300) / 20 s: the bad readings skipped
     assert not [e for e in events if e.kind == "counter_reset"]
     assert p.rates.stats.bad_values == 6
+
+
+def test_a_state_notification_alone_reaches_the_detector_as_the_replay_reads_it() -> None:
+    """The same through every path: a device that sends a port's state on its own when it changes (gNMI
+    ON_CHANGE for oper-status, a dedup'd exporter's point with nothing else new) says the port is down; the
+    daemon's detector is told so, as the replay of the same recording is, and so is the state and trained
+    speed of a port's first sample, which has no rates yet."""
+    seen: list[tuple[int, dict[str, float]]] = []
+    p = Pipeline()
+    p.on_rates = lambda device, port, ts, rates, *a, **k: seen.append((ts, {**rates, **(k.get("first") or {})}))
+    p.process(batch(0, in_octets=100, oper_status=1, speed_bps=400e9))
+    p.process(batch(10, in_octets=1100))
+    p.process(batch(15, oper_status=0))
+    assert (0, {"oper_status": 1.0, "speed_bps": 400e9}) in seen
+    assert any(ts == 15 * S and rates.get("oper_status") == 0.0 for ts, rates in seen), seen
