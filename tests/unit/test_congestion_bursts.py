@@ -6,6 +6,8 @@ asks for), whichever layer (the forest or the group rule) notices it first."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
@@ -27,15 +29,21 @@ def _waits(i: int, links: list[LinkInterval], rng: np.random.Generator, shared: 
             li.rates["xmit_wait"] = 1e6 * shared * rng.lognormal(0, 0.3)
 
 
-@pytest.fixture(scope="module")
-def detector() -> LinkDetector:
+def _fitted(waits: Callable[[int, list[LinkInterval], np.random.Generator], None]) -> LinkDetector:
+    """A detector fitted on a healthy history whose credit waits `waits` writes."""
     rng = np.random.default_rng(1)
     fb = FeatureBuilder(INTERVAL)
     frames = []
     for i, (start, links) in enumerate(simulate(SPEC, 80, interval_s=INTERVAL, seed=1).frames):
-        _waits(i, links, rng, 20.0 if 30 <= i < 45 else 1.0)  # an all-to-all phase in the healthy history
+        waits(i, links, rng)
         frames.append(fb.build(start, links))
     return LinkDetector(interval_s=INTERVAL).fit(frames)
+
+
+@pytest.fixture(scope="module")
+def detector() -> LinkDetector:
+    # an all-to-all phase in the healthy history
+    return _fitted(lambda i, links, rng: _waits(i, links, rng, 20.0 if 30 <= i < 45 else 1.0))
 
 
 def _flagged(detector: LinkDetector, burst: range) -> set[int]:
@@ -74,13 +82,7 @@ def _host_waits(links: list[LinkInterval], rng: np.random.Generator) -> None:
 
 @pytest.fixture(scope="module")
 def host_detector() -> LinkDetector:
-    rng = np.random.default_rng(1)
-    fb = FeatureBuilder(INTERVAL)
-    frames = []
-    for start, links in simulate(SPEC, 80, interval_s=INTERVAL, seed=1).frames:
-        _host_waits(links, rng)
-        frames.append(fb.build(start, links))
-    return LinkDetector(interval_s=INTERVAL).fit(frames)
+    return _fitted(lambda i, links, rng: _host_waits(links, rng))
 
 
 def _host_flagged(detector: LinkDetector, burst: range) -> set[int]:

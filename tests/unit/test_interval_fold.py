@@ -57,6 +57,15 @@ def _columnar(paths: list[Path], interval_s: float, chunk_bytes: int) -> tuple[l
     return out, report
 
 
+def _both_folds(path: Path, lines: list[str], chunk_bytes: int) -> list:
+    """Write `lines` to `path`, fold them both ways, check the folds agree; the columnar intervals."""
+    path.write_text("\n".join(lines) + "\n")
+    scalar = intervals_from_lp([path], 30.0)
+    columnar, _ = _columnar([path], 30.0, chunk_bytes)
+    _same(scalar, columnar)
+    return columnar
+
+
 step = st.tuples(
     st.integers(0, 40),  # seconds since the previous sample of this port (0: the same instant again)
     st.sampled_from(["up", "up", "up", "wrap", "clear", "saturate", "missing"]),
@@ -338,11 +347,7 @@ def test_an_extended_ib_counter_past_the_classic_ceiling_is_counted_not_saturate
                      f"PortRcvSwitchRelayErrorsExtended={70_000 + 300 * i}i {t}")
         lines.append(f"port_counters,device=ibdiag,port=p1 PortXmitData={10**6 * i}i,"
                      f"PortRcvSwitchRelayErrors=65535i {t}")
-    path = tmp_path / "ext.lp"
-    path.write_text("\n".join(lines) + "\n")
-    scalar = intervals_from_lp([path], 30.0)
-    columnar, _ = _columnar([path], 30.0, 1 << 20)
-    _same(scalar, columnar)
+    columnar = _both_folds(tmp_path / "ext.lp", lines, 1 << 20)
     ufm = [li for w in columnar for li in w.links if li.device == "ufm"]
     ibdiag = [li for w in columnar for li in w.links if li.device == "ibdiag"]
     assert ufm and ibdiag
@@ -364,11 +369,7 @@ def test_a_state_sent_only_when_it_changes_holds_until_the_next_one(tmp_path: Pa
         # down at 3, its traffic back from 8 on with no state reported until 15
         moving = 10**9 * i if i < 3 or i >= 8 else 3 * 10**9
         lines.append(f"port_counters,device=sw,port=p2 in_octets={moving}i{state} {i * 30_000_000_000}")
-    path = tmp_path / "dedup.lp"
-    path.write_text("\n".join(lines) + "\n")
-    scalar = intervals_from_lp([path], 30.0)
-    columnar, _ = _columnar([path], 30.0, 200)
-    _same(scalar, columnar)
+    columnar = _both_folds(tmp_path / "dedup.lp", lines, 200)
     states = {li.start_ns // 30_000_000_000: li.rates.get("oper_status") for w in columnar for li in w.links
               if li.port == "p1"}
     assert all(states[k] == 0.0 for k in range(3, 15) if k in states), states
@@ -388,11 +389,7 @@ def test_a_trained_speed_sent_only_when_it_changes_holds_until_the_next_one(tmp_
     for i in range(20):
         speed = ",speed_bps=400000000000i" if i == 1 else ",speed_bps=200000000000i" if i == 5 else ""
         lines.append(f"port_counters,device=sw,port=p1 in_octets={10**9 * i}i{speed} {i * 30_000_000_000}")
-    path = tmp_path / "dedup.lp"
-    path.write_text("\n".join(lines) + "\n")
-    scalar = intervals_from_lp([path], 30.0)
-    columnar, _ = _columnar([path], 30.0, 200)
-    _same(scalar, columnar)
+    columnar = _both_folds(tmp_path / "dedup.lp", lines, 200)
     speeds = {li.start_ns // 30_000_000_000: li.rates.get("speed_bps") for w in columnar for li in w.links}
     assert all(speeds[k] == 400e9 for k in range(2, 5) if k in speeds), speeds
     assert all(speeds[k] == 200e9 for k in range(6, 20) if k in speeds), speeds
@@ -409,11 +406,7 @@ def test_a_counter_stuck_at_the_all_ones_of_its_width_is_saturated_in_both_folds
         for port, wait in (("mlx5_0", 2**32 - 1), ("mlx5_1", 10**6 * i)):
             lines.append(f"port_counters,device=dgx1,port={port},role=hca port_data_received_bytes_total="
                          f"{10**9 * i},port_transmit_wait_total={wait} {t}")
-    path = tmp_path / "hca.lp"
-    path.write_text("\n".join(lines) + "\n")
-    scalar = intervals_from_lp([path], 30.0)
-    columnar, _ = _columnar([path], 30.0, 300)
-    _same(scalar, columnar)
+    columnar = _both_folds(tmp_path / "hca.lp", lines, 300)
     by_port: dict[str, list] = {}
     for w in columnar:
         for li in w.links:
@@ -439,11 +432,7 @@ def test_a_speed_read_while_down_is_not_held_into_the_link_up_again(tmp_path: Pa
         moved = 10**12 * i if not 6 <= i < 10 else 10**12 * 6
         lines.append(f"port_counters,device=dgx,port=mlx5_0,role=hca port_data_received_bytes_total={moved}{extra} "
                      f"{i * 30_000_000_000}")
-    path = tmp_path / "down.lp"
-    path.write_text("\n".join(lines) + "\n")
-    scalar = intervals_from_lp([path], 30.0)
-    columnar, _ = _columnar([path], 30.0, 250)
-    _same(scalar, columnar)
+    columnar = _both_folds(tmp_path / "down.lp", lines, 250)
     speeds = {li.start_ns // 30_000_000_000: li.rates.get("speed_bps") for w in columnar for li in w.links}
     assert all(speeds[k] == 400e9 for k in range(2, 6) if k in speeds), speeds
     assert all(speeds[k] is None for k in range(10, 20) if k in speeds), speeds
@@ -460,11 +449,7 @@ def test_a_state_said_only_in_a_ports_first_sample_holds_from_it(tmp_path: Path)
                      f"{',state_id=1,physical_state_id=2' if first else ''} {i * 30_000_000_000}")
         lines.append(f"port_counters,device=dgx,port=mlx5_1,role=hca port_data_received_bytes_total={10**9 * i}"
                      f"{',state_id=4,rate_bytes_per_second=25000000000' if first else ''} {i * 30_000_000_000}")
-    path = tmp_path / "first.lp"
-    path.write_text("\n".join(lines) + "\n")
-    scalar = intervals_from_lp([path], 30.0)
-    columnar, _ = _columnar([path], 30.0, 300)
-    _same(scalar, columnar)
+    columnar = _both_folds(tmp_path / "first.lp", lines, 300)
     down = [li.rates.get("oper_status") for w in columnar for li in w.links if li.port == "mlx5_0"]
     speeds = [li.rates.get("speed_bps") for w in columnar for li in w.links if li.port == "mlx5_1"]
     assert len(down) >= 10 and all(v == 0.0 for v in down), down
