@@ -26,9 +26,13 @@ class CounterName:
     enum: tuple[tuple[float, float], ...] = ()
     otherwise: float = 0.0
     by_words: bool = False  # read by its words (`core/name_words.py`), not from a document
+    # raw values that say the writer cannot tell (ethtool's SPEED_UNKNOWN, -1 read unsigned): read as 0, nothing
+    unknown: tuple[float, ...] = ()
 
     def value(self, raw: float) -> float:
         """A value of this name in the canonical unit (and the vocabulary's 1 up / 0 down)."""
+        if raw in self.unknown:
+            return 0.0
         if self.enum:
             return next((v for r, v in self.enum if raw == r), self.otherwise)
         return raw * self.scale
@@ -210,7 +214,9 @@ _IEEE8023 = {
     **{f"tx_pause_prio_{p}": f"pfc_tx_p{p}" for p in range(8)},
     **{f"tc_no_buffer_discard_uc_tc_{p}": "buffer_discards" for p in range(8)},
 }
-# in Mbit/s: IF-MIB's ifHighSpeed, and the kernel's /sys/class/net/<if>/speed (-1 while down: no speed)
+# in Mbit/s: IF-MIB's ifHighSpeed, and the kernel's /sys/class/net/<if>/speed and ethtool's (-1 while down: no
+# speed, which a collector reading it unsigned writes as 2**32 - 1)
+SPEED_UNKNOWN = float(2**32 - 1)
 _MBPS = {"ifHighSpeed": "speed_bps", "speed": "speed_bps", "port-speed": "speed_bps",
          "negotiated-port-speed": "speed_bps"}
 # the kernel's /sys/class/net/<if>/carrier (1 up, 0 down), and module gauges written without their unit
@@ -252,7 +258,7 @@ def _build() -> dict[str, CounterName]:
         table[_key(name)] = table[_key(f"node_infiniband_{name}")] = spelled
     table.update({_key(name): spelled for name, spelled in _UFM_STATE.items()})
     for name, canonical in _MBPS.items():
-        table[_key(name)] = CounterName(canonical, scale=1_000_000)
+        table[_key(name)] = CounterName(canonical, scale=1_000_000, unknown=(SPEED_UNKNOWN,))
     for name, canonical in (*_PLAIN.items(), *SAI_FIELDS.items(), *_SONIC_DOM.items(), *_OPENCONFIG.items(),
                             *_IEEE8023.items()):
         table[_key(name)] = CounterName(canonical)

@@ -289,6 +289,8 @@ def _canonical(cols: Columns, report: ColumnsReport | None = None) -> Columns:
     for name, spelling in sorted(spelled.items(), key=lambda kv: kv[1].by_words):
         raw = values[name]
         read = enumerated(raw, spelling) if spelling.enum else scaled(raw, spelling.scale)
+        if spelling.unknown:
+            read = np.where(np.isin(raw, spelling.unknown), 0, read)
         to = spelling.canonical
         if to not in values and not contest.get(name):
             if spelling.bits is not None:

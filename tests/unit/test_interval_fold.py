@@ -454,3 +454,18 @@ def test_a_state_said_only_in_a_ports_first_sample_holds_from_it(tmp_path: Path)
     speeds = [li.rates.get("speed_bps") for w in columnar for li in w.links if li.port == "mlx5_1"]
     assert len(down) >= 10 and all(v == 0.0 for v in down), down
     assert len(speeds) >= 10 and all(v == 200e9 for v in speeds), speeds
+
+
+def test_a_speed_the_driver_cannot_tell_is_no_speed(tmp_path: Path) -> None:
+    """A reading at the all-ones of its 32 bits is the driver's "unknown" (ethtool's SPEED_UNKNOWN, -1 read
+    unsigned, while a NIC's link is down), not a link trained to 4,295 Tb/s: in both readers it is no speed,
+    so the link trained back to 400G is no "trained lower than it held"."""
+    lines = []
+    for i in range(12):
+        speed = 4294967295 if 4 <= i < 7 else 400000
+        state = 0 if 4 <= i < 7 else 1
+        lines.append(f"port_counters,device=gpu1,port=eth0,role=host rx_bytes_phy={10**9 * i},speed={speed},"
+                     f"carrier={state} {i * 30_000_000_000}")
+    columnar = _both_folds(tmp_path / "unknown.lp", lines, 300)
+    speeds = [li.rates.get("speed_bps") for w in columnar for li in w.links]
+    assert max(s for s in speeds if s is not None) == 400e9, speeds
