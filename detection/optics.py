@@ -30,7 +30,10 @@ class OpticsConfig:
     # RS(544,514) "KP4", the FEC of 200/400/800G Ethernet and of HDR/NDR InfiniBand links: above
     # this pre-FEC BER, codewords stop being correctable and frames are lost
     ber_limit: float = 2.4e-4
-    ber_high_share: float = 0.1  # pre-FEC BER over this share of the limit: warning, trend or not
+    # pre-FEC BER within half a decade of the limit: a warning, trend or not. Under it the FEC corrects what
+    # comes with room to spare (at a tenth of the limit a codeword carries ~0.4 symbol errors of the 15 it
+    # can correct), which every PAM4 link does all the time: a rise is the trend's to judge, not the level's
+    ber_high_share: float = 10 ** -0.5
     ber_floor: float = 1e-8  # a trend of a BER under this is no concern yet
     trend_window_s: float = 7200.0
     trend_min_points: int = 5

@@ -53,3 +53,18 @@ def test_low_rx_against_the_module_threshold_holds_and_clears_with_a_margin() ->
     frames = [[_interval(3 * i, "swp1", {**limits, "rx_power_dbm_l1": rx})] for i, rx in enumerate(readings)]
     flagged = [bool(f) and "rx_power_low" in f[0].conditions for f in _run(frames)]
     assert flagged == [False, True, True, True, False]
+
+
+def test_a_pam4_link_working_its_fec_far_from_the_limit_is_background() -> None:
+    """Every PAM4 link corrects errors all the time: a pre-FEC BER steady at a tenth of the RS(544,514) limit
+    (2.4e-5: about 0.4 symbol errors per codeword where 15 are correctable) loses no frame, and a link's
+    margin matters only within half a decade of the limit; there a warning, at half of it a critical page."""
+    def frame(i: int) -> list[LinkInterval]:
+        return [_interval(i, "swp1", {**LANES_OK, "pre_fec_ber": 2.6e-5}),
+                _interval(i, "swp2", {**LANES_OK, "pre_fec_ber": 9e-5}),
+                _interval(i, "swp3", {**LANES_OK, "pre_fec_ber": 1.3e-4})]
+
+    out = _run([frame(3 * i) for i in range(4)])
+    found = {f.port: f for f in out[-1] if "ber_high" in f.conditions}
+    assert "swp1" not in found
+    assert found["swp2"].severity == "warning" and found["swp3"].severity == "critical"
