@@ -28,8 +28,8 @@ from fabricwatch.models.intervals import BOUNCES, FOLDED, READINGS, TRAFFIC, UP_
 from fabricwatch.pipeline.rate_columns import ColumnRates
 
 _NEVER = np.iinfo(np.int64).max
+_UNSAID = np.iinfo(np.int64).min  # a time before any sample: no state reported yet
 _OPTIC_GAUGES = frozenset(n for n in OPTICS if COUNTERS[n].kind is Kind.GAUGE)
-
 
 class Window(NamedTuple):
     """One interval of the fabric: its links, and their rates as `FeatureBuilder.build` takes them."""
@@ -64,6 +64,7 @@ class ColumnarIntervals:
         self._optics_carry: dict[int, tuple[dict[str, float], int]] = {}
         self._known: dict[str, np.ndarray] = {}  # per counter: the links that have sent it
         self._states: dict[str, np.ndarray] = {}  # per port state: each link's last reported (NaN: none yet)
+        self._said = np.zeros(0, dtype=np.int64)  # per link: when its port state was last reported (_UNSAID: not yet)
 
     def feed(self, cols: Columns) -> Intervals:
         """The intervals completed by these rows; the newest interval waits for the next chunk."""
@@ -119,6 +120,7 @@ class ColumnarIntervals:
         last[:-1] = ~same[1:]
         self._last_ts[L[last]] = T[last]
         self._has_last[L[last]] = True
+        moved = self._moved_since_said(rows, rates, spans_ns, L, T, n_links)
 
         # what the detector is given of each sample: rates, what the link trained to, the module's readings
         counted_cols: dict[str, np.ndarray] = {k: v for k, v in rates.items() if k not in OPTICS}
@@ -201,7 +203,8 @@ class ColumnarIntervals:
                 reports = reports | (first_in[name][g_link] <= g_bucket)
             means[emitted & ~have & reports, j] = 0.0
         self._learn(first_in, n_links)
-        self._hold_states(means, names, g_link, emitted, n_links)
+        moved_in = np.bincount(gid[np.flatnonzero(moved & valid)], minlength=G) > 0
+        self._hold_states(means, names, g_link, emitted, moved_in, n_links)
 
         optics = self._group_optics(optic_cols, optic_any, gid, T, G, g_link, emitted)
         sat_names: dict[int, set[str]] = {}
@@ -245,7 +248,7 @@ class ColumnarIntervals:
                 for rows in np.split(by_interval, bounds)]
 
     def _hold_states(self, means: np.ndarray, names: list[str], g_link: np.ndarray, emitted: np.ndarray,
-                     n_links: int) -> None:
+                     moved_in: np.ndarray, n_links: int) -> None:
         """A state holds until reported otherwise: each emitted group (in link, then interval order) without a
         port state takes its link's last one, reported earlier in these rows or in an earlier chunk; traffic
         moving through the port in a group without a report is the port up (a report late to say so). What
@@ -260,10 +263,7 @@ class ColumnarIntervals:
         last = np.ones(len(rows), dtype=bool)
         last[:-1] = starts[1:]
         column = {name: j for j, name in enumerate(names)}
-        moving = np.zeros(len(rows), dtype=bool)
-        for name in TRAFFIC:
-            if name in column:
-                moving |= np.nan_to_num(means[rows, column[name]]) > 0
+        moving = moved_in[rows]
         for name in PORT_STATES:
             if name not in column:
                 continue
@@ -317,6 +317,31 @@ class ColumnarIntervals:
                 value = rows.values[k][at].astype(np.float64)
                 said = rows.present[k][at] & (value > 0) & up
                 self._last_values(k, n_links)[L[at[said]]] = value[said]
+
+    def _moved_since_said(self, rows: Columns, rates: dict[str, np.ndarray], spans: dict[str, np.ndarray],
+                          L: np.ndarray, T: np.ndarray, n_links: int) -> np.ndarray:
+        """Per row (in link, then time order): traffic counted after its link's port state was last reported."""
+        n = len(T)
+        if len(self._said) < n_links:
+            self._said = np.concatenate([self._said, np.full(n_links - len(self._said), _UNSAID, dtype=np.int64)])
+        said_here = np.zeros(n, dtype=bool)
+        for k in PORT_STATES:
+            if k in rows.present:
+                said_here |= rows.present[k]
+        starts = np.ones(n, dtype=bool)
+        starts[1:] = L[1:] != L[:-1]
+        source = np.where(said_here | ~starts, T, self._said[L])
+        at = np.where(said_here | starts, np.arange(n), -1)
+        np.maximum.accumulate(at, out=at)
+        said = source[at]
+        moved = np.zeros(n, dtype=bool)
+        for name in TRAFFIC:
+            if name in rates:
+                moved |= (np.nan_to_num(rates[name]) > 0) & (T - spans[name] >= said)
+        last = np.ones(n, dtype=bool)
+        last[:-1] = starts[1:]
+        self._said[L[last]] = said[last]
+        return moved
 
     def _last_values(self, name: str, n_links: int) -> np.ndarray:
         """Per link, the last value of a held reading (NaN: none), grown to `n_links`."""

@@ -71,6 +71,7 @@ class _Acc:
     saturated: set[str] = field(default_factory=set)
     optics: dict[str, float] = field(default_factory=dict)
     optics_ns: int = 0
+    moved: bool = False  # traffic counted after the port's state was last reported: the port up since
 
 
 # values held over the time a sample covers, not rates over a counter's span: averaged over the
@@ -102,6 +103,7 @@ class IntervalAggregator:
         self._last_ts: dict[tuple[str, str], int] = {}  # per link: its newest counted sample
         self._known: dict[tuple[str, str], frozenset[str]] = {}  # per link: the folded counters it has sent
         self._states: dict[tuple[str, str], dict[str, float]] = {}  # per link: its port states last reported
+        self._said: dict[tuple[str, str], int] = {}  # per link: when its port state was last reported
         self.late = 0  # parts left out: stamped before the interval their link was folding
 
     def add(self, device: str, port: str, ts_ns: int, rates: Mapping[str, float],
@@ -132,6 +134,8 @@ class IntervalAggregator:
             self._note(key, new_names)
         if first:
             self._first(key, first)
+            if any(k in first for k in PORT_STATES):
+                self._said[key] = ts_ns
         if not rates:
             return
         if acc is None:
@@ -150,6 +154,13 @@ class IntervalAggregator:
                 dt_s = (ts_ns - prev) / 1e9 if prev is not None else span_ns / 1e9
             weight, new_time = (dt_s if dt_s > 0 else 1.0), True
         common = span_ns / 1e9 if span_ns > 0 else weight
+        if any(k in rates for k in PORT_STATES):
+            self._said[key] = ts_ns
+        said = self._said.get(key)
+        for name in TRAFFIC:
+            if rates.get(name, 0.0) > 0:
+                span = spans_ns.get(name, span_ns) if spans_ns else span_ns
+                acc.moved |= said is None or ts_ns - span >= said
         sums = acc.sums
         counted = False
         for name, value in rates.items():
@@ -191,7 +202,7 @@ class IntervalAggregator:
         # a state holds until reported otherwise, or until the counters say otherwise: traffic through a
         # port is the port up
         held = self._states.setdefault(key, {})
-        moving = any(rates.get(k, 0.0) > 0 for k in TRAFFIC)
+        moving = acc.moved  # only what was counted after the state was said can say otherwise
         for name in PORT_STATES:
             if name in rates:
                 held[name] = rates[name]
@@ -246,6 +257,7 @@ class IntervalAggregator:
             self._last_ts.pop(key, None)
             self._known.pop(key, None)
             self._states.pop(key, None)
+            self._said.pop(key, None)
         for bucket, links in self._done.items():
             self._done[bucket] = [li for li in links if (li.device, li.port) not in gone]
 

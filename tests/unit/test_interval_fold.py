@@ -469,3 +469,23 @@ def test_a_speed_the_driver_cannot_tell_is_no_speed(tmp_path: Path) -> None:
     columnar = _both_folds(tmp_path / "unknown.lp", lines, 300)
     speeds = [li.rates.get("speed_bps") for w in columnar for li in w.links]
     assert max(s for s in speeds if s is not None) == 400e9, speeds
+
+
+def test_traffic_counted_before_a_port_went_down_does_not_bring_it_up(tmp_path: Path) -> None:
+    """A state holds until the counters say otherwise, and only what they counted after it says so: a port shut
+    at 119 s and a counter sample at 122 s whose bytes were counted since 62 s (a gNMI stream that sends
+    counters every minute and states on change) carried them before the shut. The port is down from then
+    on, in both folds; bytes counted after the shut would bring it up."""
+    lines = ["port_counters,device=leaf,port=swp35 in_octets=0i,admin_status=1i,oper_status=1i 2000000000"]
+    t = 2
+    for i in range(1, 12):
+        t = 2 + 60 * i
+        moved = 10**9 * min(i, 2) if i < 9 else 10**9 * (i - 6)
+        lines.append(f"port_counters,device=leaf,port=swp35 in_octets={moved}i {t * 1_000_000_000}")
+        if i == 1:
+            lines.append("port_counters,device=leaf,port=swp35 admin_status=0i,oper_status=0i 119000000000")
+    lines.sort(key=lambda ln: int(ln.rsplit(" ", 1)[1]))
+    columnar = _both_folds(tmp_path / "shut.lp", lines, 300)
+    state = {li.start_ns // 30_000_000_000: li.rates.get("oper_status") for w in columnar for li in w.links}
+    assert all(state[k] == 0.0 for k in range(4, 18) if k in state), state
+    assert state[max(state)] == 1.0, state  # its counters moved again after the shut: up
