@@ -19,7 +19,8 @@ OUT = frozenset({"tx", "out", "egress", "xmit", "xmt", "sent", "send", "transmit
 # words that name where a value is kept or how it is counted, not what it is
 FILLER = frozenset({"port", "if", "hc", "phy", "dom", "module", "total", "stat", "stats", "count", "counter",
                     "counters", "num", "sfp", "qsfp", "transceiver", "xcvr", "optic", "optical", "prio",
-                    "priority", "pkts", "packets", "frames", "avg", "average", "ucast", "unicast", "instant"})
+                    "priority", "pkts", "packets", "frames", "avg", "average", "ucast", "unicast", "instant",
+                    "queue"})
 # subject words -> the subject; several words may name one
 SUBJECTS = {
     "pfc": "pfc", "pause": "pause", "ecn": "ecn", "marked": "", "marks": "", "ce": "",
@@ -32,7 +33,7 @@ SUBJECTS = {
     "effective": "ber_post", "post": "ber_post", "postfec": "ber_post", "fec": "fec",
     "corrected": "corrected", "correctable": "corrected", "uncorrectable": "uncorrectable",
     "uncorrected": "uncorrectable", "codewords": "", "blocks": "",
-    "symbol": "symbol", "lane": "lane",
+    "symbol": "symbol", "lane": "lane", "ch": "lane", "channel": "lane",  # a module's physical channel
 }
 PACKETS = frozenset({"pkts", "packets", "frames"})
 # unit words and the subject each is the unit of

@@ -143,7 +143,8 @@ _UFM_STATE = {
                                                                 (16.0, 2.0)), otherwise=float("nan")),
 }
 # NIC symbol errors are 64-bit and wrap, unlike IB's 16-bit saturating SymbolErrorCounter
-_NIC_WIDE = {"rx_symbol_err_phy": "symbol_errors", "rx_pcs_symbol_err": "symbol_errors"}
+_NIC_WIDE = {"rx_symbol_err_phy": "symbol_errors", "rx_pcs_symbol_err": "symbol_errors",
+             "rx_pcs_symbol_err_phy": "symbol_errors"}
 # SONiC's COUNTERS_DB fields (SAI attribute names, saiport.h / saiqueue.h), as its gNMI server and exporters of
 # it give them; ECN marks are per queue (a port's are the sum over its queues)
 SAI_FIELDS: dict[str, str] = {

@@ -27,6 +27,9 @@ READ = {
     "FEC_UNCORRECTABLE_BLOCKS": "fec_uncorrectable", "crcErrors": "fcs_errors", "egressDrops": "out_discards",
     "rx_octets": "in_octets", "tx_pause_frames": "pause_tx", "ifInErrors": "in_errors",
     "in-unicast-pkts": "in_pkts",  # as IF-MIB's ifHCInUcastPkts is read: the unicast packets are RDMA's
+    # OpenConfig's transceiver physical channels and QoS queues, one field per channel or queue
+    "input_power_instant_ch3": "rx_power_dbm_l3", "output_power_instant_ch2": "tx_power_dbm_l2",
+    "rx_power_channel_6": "rx_power_dbm_l6", "ecn_marked_pkts_queue3": "ecn_marked",
 }
 UNREAD = [
     "pfcWdDroppedPkts3",  # a watchdog's drops: "wd" is no word we know
@@ -64,6 +67,8 @@ DOCUMENTED = {
     # UFM Telemetry's port state and width (IBA enumerations)
     "logical_state": ("oper_status", 4, 1.0), "phy_state": ("admin_status", 2, 1.0),
     "Link_width_active": ("link_width_active", 16, 2.0),  # LinkWidthActive 16 is 2x, 2 is 4x
+    # mlx5's ethtool counters: symbol errors the FEC did not correct; the speed a driver cannot tell (-1 unsigned)
+    "rx_pcs_symbol_err_phy": ("symbol_errors", 3, 3.0), "speed": ("speed_bps", 4294967295, 0.0),
 }
 
 
