@@ -19,8 +19,10 @@ OUT = frozenset({"tx", "out", "egress", "xmit", "xmt", "sent", "send", "transmit
 # words that name where a value is kept or how it is counted, not what it is
 FILLER = frozenset({"port", "if", "hc", "phy", "dom", "module", "total", "stat", "stats", "count", "counter",
                     "counters", "num", "sfp", "qsfp", "transceiver", "xcvr", "optic", "optical", "prio",
-                    "priority", "pkts", "packets", "frames", "avg", "average", "ucast", "unicast", "instant",
-                    "queue"})
+                    "priority", "pkts", "packets", "frames", "avg", "average", "ucast", "unicast", "instant"})
+# words that say the name's number is a queue's: understood only with that number (a queue's ECN marks are the
+# port's), not alone (mlx5's `tx_queue_dropped` counts the host's software queues, not the port's)
+QUEUE = frozenset({"queue", "tc"})
 # subject words -> the subject; several words may name one
 SUBJECTS = {
     "pfc": "pfc", "pause": "pause", "ecn": "ecn", "marked": "", "marks": "", "ce": "",
@@ -68,9 +70,9 @@ def read(name: str) -> str | None:
                 subjects.add(SUBJECTS[w])
         elif w in UNITS:
             units.add(UNITS[w])
-        elif w not in FILLER:
+        elif w not in FILLER and w not in QUEUE:
             return None
-    if len(direction) > 1 or len(numbers) > 1:
+    if len(direction) > 1 or len(numbers) > 1 or (QUEUE & set(ws) and not numbers):
         return None
     way = next(iter(direction), "")
     number = numbers[0] if numbers else None

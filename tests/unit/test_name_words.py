@@ -35,6 +35,7 @@ UNREAD = [
     "pfcWdDroppedPkts3",  # a watchdog's drops: "wd" is no word we know
     "rx_prio3_pause_duration",  # a duration, not a count of frames
     "domRxPowerMin", "ifHCInMulticastPkts", "pfcRxPausePkts", "pfcRxPausePkts9",  # no priority 0-7
+    "tx_queue_dropped", "rx_queue_errors",  # the host's software queues (mlx5), not the port
     "rx_tx_octets", "temperature_dbm", "rxTemperature", "ieee8021PfcRequests", "rx_power_mw", "", "___",
 ]
 
