@@ -24,7 +24,16 @@ from fabricwatch.core.influxql import InfluxQL
 from fabricwatch.core.timeparse import parse_time_ns
 from fabricwatch.detection.line_reader import Catalog, Columns, ColumnsReport, columns_from_series, concat, read_chunks
 from fabricwatch.models.features import RATE_INDEX, RATE_KEYS
-from fabricwatch.models.intervals import BOUNCES, FOLDED, READINGS, TRAFFIC, UP_THROUGHOUT, LinkInterval, RowRates
+from fabricwatch.models.intervals import (
+    BOUNCES,
+    FOLDED,
+    MOVED_RUN,
+    READINGS,
+    TRAFFIC,
+    UP_THROUGHOUT,
+    LinkInterval,
+    RowRates,
+)
 from fabricwatch.pipeline.rate_columns import ColumnRates
 
 _NEVER = np.iinfo(np.int64).max
@@ -65,6 +74,7 @@ class ColumnarIntervals:
         self._known: dict[str, np.ndarray] = {}  # per counter: the links that have sent it
         self._states: dict[str, np.ndarray] = {}  # per port state: each link's last reported (NaN: none yet)
         self._said = np.zeros(0, dtype=np.int64)  # per link: when its port state was last reported (_UNSAID: not yet)
+        self._run = np.zeros(0, dtype=np.int64)  # per link: its intervals in a row with traffic since then
 
     def feed(self, cols: Columns) -> Intervals:
         """The intervals completed by these rows; the newest interval waits for the next chunk."""
@@ -120,7 +130,7 @@ class ColumnarIntervals:
         last[:-1] = ~same[1:]
         self._last_ts[L[last]] = T[last]
         self._has_last[L[last]] = True
-        moved = self._moved_since_said(rows, rates, spans_ns, L, T, n_links)
+        moved, said_here = self._moved_since_said(rows, rates, spans_ns, L, T, n_links)
 
         # what the detector is given of each sample: rates, what the link trained to, the module's readings
         counted_cols: dict[str, np.ndarray] = {k: v for k, v in rates.items() if k not in OPTICS}
@@ -203,8 +213,22 @@ class ColumnarIntervals:
                 reports = reports | (first_in[name][g_link] <= g_bucket)
             means[emitted & ~have & reports, j] = 0.0
         self._learn(first_in, n_links)
-        moved_in = np.bincount(gid[np.flatnonzero(moved & valid)], minlength=G) > 0
-        self._hold_states(means, names, g_link, emitted, moved_in, n_links)
+        # traffic after the group's latest state report (what was counted before it says nothing of now)
+        reports = np.flatnonzero(valid & said_here)
+        said_at = np.full(G, -1, dtype=np.int64)
+        np.maximum.at(said_at, gid[reports], reports)
+        after_said = np.flatnonzero(moved & valid)
+        after_said = after_said[after_said > said_at[gid[after_said]]]
+        moved_in = np.bincount(gid[after_said], minlength=G) > 0
+        said_in = said_at >= 0
+        latest = {}  # per held reading, each group's latest report (NaN: none): what holds after the group
+        for name in (*PORT_STATES, *TRAINED):
+            if name in counted_cols:
+                m = np.flatnonzero(valid & ~np.isnan(counted_cols[name]))
+                newest = np.full(G, -1, dtype=np.int64)
+                np.maximum.at(newest, gid[m], m)
+                latest[name] = np.where(newest >= 0, counted_cols[name][np.maximum(newest, 0)], np.nan)
+        self._hold_states(means, names, g_link, emitted, moved_in, said_in, latest, n_links)
 
         optics = self._group_optics(optic_cols, optic_any, gid, T, G, g_link, emitted)
         sat_names: dict[int, set[str]] = {}
@@ -248,7 +272,7 @@ class ColumnarIntervals:
                 for rows in np.split(by_interval, bounds)]
 
     def _hold_states(self, means: np.ndarray, names: list[str], g_link: np.ndarray, emitted: np.ndarray,
-                     moved_in: np.ndarray, n_links: int) -> None:
+                     moved_in: np.ndarray, said_in: np.ndarray, latest: dict[str, np.ndarray], n_links: int) -> None:
         """A state holds until reported otherwise: each emitted group (in link, then interval order) without a
         port state takes its link's last one, reported earlier in these rows or in an earlier chunk; traffic
         moving through the port in a group without a report is the port up (a report late to say so). What
@@ -263,42 +287,65 @@ class ColumnarIntervals:
         last = np.ones(len(rows), dtype=bool)
         last[:-1] = starts[1:]
         column = {name: j for j, name in enumerate(names)}
-        moving = moved_in[rows]
+        moving = self._moved_runs(moved_in[rows], said_in[rows], links, first_of_link, last, n_links) >= MOVED_RUN
+        nothing = np.full(len(rows), np.nan)
+        after: dict[str, np.ndarray] = {}  # per state, what holds after each group
         for name in PORT_STATES:
             if name not in column:
                 continue
             held = self._last_values(name, n_links)
-            reported = means[rows, column[name]]
-            unreported = np.isnan(reported)
+            mean = means[rows, column[name]]
+            unreported = np.isnan(mean)
+            source = latest[name][rows] if name in latest else nothing.copy()
             seeded = starts & unreported
-            reported[seeded] = held[links[seeded]]  # what the link said in an earlier chunk
+            source[seeded] = held[links[seeded]]  # what the link said in an earlier chunk
             # once a link has said its state, a group of it without a report but with traffic says up
-            known = self._filled(reported, first_of_link)
-            reported = np.where(unreported & ~np.isnan(known) & moving, 1.0, reported)
-            vals = self._filled(reported, first_of_link)
-            means[rows, column[name]] = vals
-            known_now = last & ~np.isnan(vals)
-            held[links[known_now]] = vals[known_now]
+            known = self._filled(source, first_of_link)
+            source = np.where(unreported & ~np.isnan(known) & moving, 1.0, source)
+            after[name] = self._filled(source, first_of_link)
+            means[rows, column[name]] = np.where(unreported, after[name], mean)
+            known_now = last & ~np.isnan(after[name])
+            held[links[known_now]] = after[name][known_now]
         oper = means[rows, column["oper_status"]] if "oper_status" in column else np.ones(len(rows))
         up = np.isnan(oper) | (oper >= UP_THROUGHOUT)
         for name in BOUNCES:
             if name in column:
                 up &= ~(np.nan_to_num(means[rows, column[name]]) > 0)
+        oper_after = after.get("oper_status", nothing)
+        last_up = np.isnan(oper_after) | (oper_after >= UP_THROUGHOUT)
         for name in TRAINED:
             if name not in column:
                 continue
             held = self._last_values(name, n_links)
-            reported = means[rows, column[name]]
-            seeded = starts & np.isnan(reported) & up
-            reported[seeded] = held[links[seeded]]
-            # a group not up is a source of nothing: what came before it is not held past it
-            sources = np.where(up, reported, np.nan)
-            at = np.where(~np.isnan(sources) | ~up, np.arange(len(rows)), -1)
+            mean = means[rows, column[name]]
+            unreported = np.isnan(mean)
+            # a group whose link ends it down is a source of nothing: what came before is not held past it
+            holds = np.where(last_up, latest[name][rows] if name in latest else nothing, np.nan)
+            sources = ~unreported | ~last_up | starts
+            first = starts & unreported & last_up
+            holds[first] = held[links[first]]
+            at = np.where(sources, np.arange(len(rows)), -1)
             np.maximum.accumulate(at, out=at)
-            fill = np.isnan(reported) & up & (at >= first_of_link)
-            reported[fill] = sources[at[fill]]
-            means[rows, column[name]] = reported
-            held[links[last]] = np.where(up[last], reported[last], np.nan)
+            holds = holds[at]
+            means[rows, column[name]] = np.where(unreported & up, holds, mean)
+            held[links[last]] = holds[last]
+
+    def _moved_runs(self, moved: np.ndarray, said: np.ndarray, links: np.ndarray, first_of_link: np.ndarray,
+                    last: np.ndarray, n_links: int) -> np.ndarray:
+        """Per emitted group (link, then interval order): its link's groups in a row, up to it, with traffic
+        counted after its state was said (a group that says it starts a run), counting on from an earlier chunk."""
+        if len(self._run) < n_links:
+            self._run = np.concatenate([self._run, np.zeros(n_links - len(self._run), dtype=np.int64)])
+        idx = np.arange(len(moved), dtype=np.float64)
+        # where each run last started over: at a group without traffic, or just before one that said its state
+        broke = np.where(~moved, idx, np.where(said, idx - 0.5, -np.inf))
+        np.maximum.accumulate(broke, out=broke)
+        within = broke >= first_of_link - 0.5
+        since = np.where(within, broke, 0.0)
+        runs = np.where(within, idx - since + 0.5 * (since % 1 != 0),
+                        idx - first_of_link + 1 + self._run[links]).astype(np.int64)
+        self._run[links[last]] = runs[last]
+        return runs
 
     def _hold_first(self, rows: Columns, at: np.ndarray, L: np.ndarray, n_links: int) -> None:
         """The states and trained readings of each link's first sample (rows `at`: no rates yet) hold from it."""
@@ -319,8 +366,9 @@ class ColumnarIntervals:
                 self._last_values(k, n_links)[L[at[said]]] = value[said]
 
     def _moved_since_said(self, rows: Columns, rates: dict[str, np.ndarray], spans: dict[str, np.ndarray],
-                          L: np.ndarray, T: np.ndarray, n_links: int) -> np.ndarray:
-        """Per row (in link, then time order): traffic counted after its link's port state was last reported."""
+                          L: np.ndarray, T: np.ndarray, n_links: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per row (in link, then time order): traffic counted after its link's port state was last reported,
+        and whether the row reports the state."""
         n = len(T)
         if len(self._said) < n_links:
             self._said = np.concatenate([self._said, np.full(n_links - len(self._said), _UNSAID, dtype=np.int64)])
@@ -341,7 +389,7 @@ class ColumnarIntervals:
         last = np.ones(n, dtype=bool)
         last[:-1] = starts[1:]
         self._said[L[last]] = said[last]
-        return moved
+        return moved, said_here
 
     def _last_values(self, name: str, n_links: int) -> np.ndarray:
         """Per link, the last value of a held reading (NaN: none), grown to `n_links`."""

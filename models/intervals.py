@@ -72,6 +72,8 @@ class _Acc:
     optics: dict[str, float] = field(default_factory=dict)
     optics_ns: int = 0
     moved: bool = False  # traffic counted after the port's state was last reported: the port up since
+    said: bool = False  # the port's state was reported in the interval
+    last: dict[str, float] = field(default_factory=dict)  # per reading: the latest reported, what holds after
 
 
 # values held over the time a sample covers, not rates over a counter's span: averaged over the
@@ -79,6 +81,7 @@ class _Acc:
 READINGS = frozenset({*TRAINED, *PORT_STATES})
 BOUNCES = ("link_transitions", "link_downed")
 UP_THROUGHOUT = 0.999  # an interval's mean state at 1: up at every sample
+MOVED_RUN = 2  # intervals in a row with traffic counted after a port was said down that say it is up
 TRAFFIC = ("in_octets", "out_octets", "in_pkts", "out_pkts")  # counters that move only through a port up
 _NONE: frozenset[str] = frozenset()
 # the counters whose rates are folded (summed over time): a link that reports one and says nothing of
@@ -104,6 +107,7 @@ class IntervalAggregator:
         self._known: dict[tuple[str, str], frozenset[str]] = {}  # per link: the folded counters it has sent
         self._states: dict[tuple[str, str], dict[str, float]] = {}  # per link: its port states last reported
         self._said: dict[tuple[str, str], int] = {}  # per link: when its port state was last reported
+        self._moved_run: dict[tuple[str, str], int] = {}  # per link: its intervals in a row with traffic since
         self.late = 0  # parts left out: stamped before the interval their link was folding
 
     def add(self, device: str, port: str, ts_ns: int, rates: Mapping[str, float],
@@ -154,8 +158,9 @@ class IntervalAggregator:
                 dt_s = (ts_ns - prev) / 1e9 if prev is not None else span_ns / 1e9
             weight, new_time = (dt_s if dt_s > 0 else 1.0), True
         common = span_ns / 1e9 if span_ns > 0 else weight
-        if any(k in rates for k in PORT_STATES):
+        if any(k in rates for k in PORT_STATES):  # what was counted before it says nothing of the state now
             self._said[key] = ts_ns
+            acc.moved, acc.said = False, True
         said = self._said.get(key)
         for name in TRAFFIC:
             if rates.get(name, 0.0) > 0:
@@ -171,6 +176,7 @@ class IntervalAggregator:
             if name in READINGS:
                 w = weight
                 acc.read[name] = acc.read.get(name, 0.0) + w
+                acc.last[name] = value
             elif spans_ns and name in spans_ns:
                 w = spans_ns[name] / 1e9
             else:
@@ -202,21 +208,27 @@ class IntervalAggregator:
         # a state holds until reported otherwise, or until the counters say otherwise: traffic through a
         # port is the port up
         held = self._states.setdefault(key, {})
-        moving = acc.moved  # only what was counted after the state was said can say otherwise
+        # only what was counted after the state was said can say otherwise, and only when it goes on: a
+        # trickle counted just after a shut is what was queued, not the port back up
+        run = (1 if acc.said else self._moved_run.get(key, 0) + 1) if acc.moved else 0
+        self._moved_run[key] = run
+        moving = run >= MOVED_RUN
         for name in PORT_STATES:
             if name in rates:
-                held[name] = rates[name]
+                held[name] = acc.last[name]  # what holds after is the latest report, not the interval's mean
             elif name in held:
                 rates[name] = held[name] = 1.0 if moving else held[name]
-        # what a link trained to holds while it stays up: a reading while down (the kernel's placeholder) or
-        # from an interval it went down or came up in is no speed it runs at, and nothing is held past it
+        # what a link trained to holds while it stays up: a reading while down (the kernel's placeholder) is no
+        # speed it runs at, and nothing is held past a down; an interval it went down or came up in is not given
+        # the held one
+        last_up = held.get("oper_status", 1.0) >= UP_THROUGHOUT
         up = wholly_up(rates)
         for name in TRAINED:
-            if not up:
+            if not last_up:
                 held.pop(name, None)
             elif name in rates:
-                held[name] = rates[name]
-            elif name in held:
+                held[name] = acc.last[name]
+            elif up and name in held:
                 rates[name] = held[name]
         self._done.setdefault(acc.bucket, []).append(LinkInterval(
             acc.bucket * self.interval_ns, key[0], key[1], acc.tags, rates, frozenset(acc.saturated),
@@ -258,6 +270,7 @@ class IntervalAggregator:
             self._known.pop(key, None)
             self._states.pop(key, None)
             self._said.pop(key, None)
+            self._moved_run.pop(key, None)
         for bucket, links in self._done.items():
             self._done[bucket] = [li for li in links if (li.device, li.port) not in gone]
 

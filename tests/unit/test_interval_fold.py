@@ -97,7 +97,7 @@ def streams(draw: st.DrawFn) -> str:
                 vals["pause_rx"] += draw(st.integers(0, 1000))
             # how the device sends it: whole; PFC and ECN in a notification of their own, stamped up to
             # 0.9 s later; or those two left out (sent only when they change)
-            how = draw(st.sampled_from(["whole", "whole", "part", "suppressed"]))
+            how = draw(st.sampled_from(["whole", "whole", "part", "suppressed", "state"]))
             own = {k: v for k, v in vals.items() if how == "whole" or k not in ("pause_rx", "ecn_marked")}
             ints = [f"{k}={v}i" if k != "in_octets" or v < 2**63 else f"{k}={v}u" for k, v in own.items()]
             extra = ["speed_bps=400000000000i"] if draw(st.booleans()) else []
@@ -106,6 +106,10 @@ def streams(draw: st.DrawFn) -> str:
             if how == "part":
                 lines.append(f"{tags} pause_rx={vals['pause_rx']}i,ecn_marked={vals['ecn_marked']}i "
                              f"{t + draw(st.integers(1, 900)) * 1_000_000}")
+            elif how == "state":  # the port's state sent alone when it changes, with what it trained to
+                speed = draw(st.sampled_from(["", ",speed_bps=200000000000i", ",speed_bps=0i"]))
+                lines.append(f"{tags} oper_status={draw(st.integers(0, 1))}i{speed} "
+                             f"{t + draw(st.integers(0, 9_000)) * 1_000_000}")
             if module:
                 lines.append(f"{tags} temperature_c={draw(st.floats(20, 90)):.2f},"
                              f"rx_power_dbm_l1={draw(st.floats(-12, 3)):.3f},fec_corrected={t // 7}i {t}")
@@ -489,3 +493,40 @@ def test_traffic_counted_before_a_port_went_down_does_not_bring_it_up(tmp_path: 
     state = {li.start_ns // 30_000_000_000: li.rates.get("oper_status") for w in columnar for li in w.links}
     assert all(state[k] == 0.0 for k in range(4, 18) if k in state), state
     assert state[max(state)] == 1.0, state  # its counters moved again after the shut: up
+
+
+def test_a_trickle_just_after_a_shut_does_not_bring_the_port_up(tmp_path: Path) -> None:
+    """Only traffic that goes on says a port is up: a switch's counters sampled ten seconds after its port was
+    shut still carry what was queued (counted after the shut, by a few megabytes) and then stop. The port
+    stays down; counters that move interval after interval bring it up."""
+    lines = ["port_counters,device=spine,port=swp1 in_octets=0i,admin_status=1i,oper_status=1i 0"]
+    octets = 0
+    for i in range(1, 40):
+        octets += 10**9 if i < 12 else 10**7 if i == 12 else 10**9 if i >= 30 else 0
+        if i == 11:
+            lines.append("port_counters,device=spine,port=swp1 admin_status=0i,oper_status=0i 109500000000")
+        lines.append(f"port_counters,device=spine,port=swp1 in_octets={octets}i {i * 10_000_000_000}")
+    columnar = _both_folds(tmp_path / "drain.lp", lines, 400)
+    state = {li.start_ns // 30_000_000_000: li.rates.get("oper_status") for w in columnar for li in w.links}
+    assert all(state[k] == 0.0 for k in range(4, 10) if k in state), state
+    assert state[max(state)] == 1.0, state
+
+
+def test_what_holds_after_an_interval_is_its_latest_report_not_its_mean(tmp_path: Path) -> None:
+    """A state holds until reported otherwise, and what was last reported is what holds: a link that went down
+    and came back within one interval, saying its state and speed only when they change, is up at 400G in the
+    intervals after, not 3/4 up at the mean of 400G and a placeholder 10G."""
+    lines = ["port_counters,device=dgx,port=mlx5_0 port_data_received_bytes_total=0,state_id=4,"
+             "rate_bytes_per_second=50000000000 0"]
+    for i in range(1, 16):
+        t = i * 30_000_000_000
+        lines.append(f"port_counters,device=dgx,port=mlx5_0 port_data_received_bytes_total={10**9 * i} {t}")
+        if i == 3:
+            lines.append(f"port_counters,device=dgx,port=mlx5_0 state_id=1,rate_bytes_per_second=1250000000 "
+                         f"{t + 5 * 10**9}")
+            lines.append(f"port_counters,device=dgx,port=mlx5_0 state_id=4,rate_bytes_per_second=50000000000 "
+                         f"{t + 20 * 10**9}")
+    columnar = _both_folds(tmp_path / "flap.lp", lines, 300)
+    after = [li.rates for w in columnar for li in w.links if li.start_ns // 30_000_000_000 >= 5]
+    assert len(after) >= 9
+    assert all(r.get("oper_status") == 1.0 and r.get("speed_bps") == 400e9 for r in after), after
