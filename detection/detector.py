@@ -605,7 +605,7 @@ class LinkDetector:
             if optic else np.zeros(n, dtype=bool)
         # a counter stuck at its ceiling is a burst that filled it (evidence, for a while) and then a blind
         # spot until someone clears it: the finding says so when it fills, not for as long as it stays full
-        saturated = np.fromiter((bool(full_evidence(li)) for li in links), dtype=bool, count=n)
+        saturated = np.fromiter((bool(li.saturated) and bool(full_evidence(li)) for li in links), dtype=bool, count=n)
         # full when first heard: it filled before anyone looked, nothing new to say
         heard = st["heard"][rows]
         st["heard"][rows] = True
