@@ -211,6 +211,8 @@ class ColumnarIntervals:
             reports = known[name][g_link] if name in known else np.zeros(G, dtype=bool)
             if name in first_in:
                 reports = reports | (first_in[name][g_link] <= g_bucket)
+            if name in saturated:  # a counter at its ceiling with no rate cannot say it did not change
+                reports = reports & ~(np.bincount(gid[np.flatnonzero(saturated[name] & valid)], minlength=G) > 0)
             means[emitted & ~have & reports, j] = 0.0
         self._learn(first_in, n_links)
         # traffic after the group's latest state report (what was counted before it says nothing of now)

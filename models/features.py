@@ -291,19 +291,6 @@ def marking_load(frame: FeatureFrame) -> np.ndarray:
     return np.where(np.isnan(load), util, load)
 
 
-def _blind_masked(links: list[LinkInterval], R: np.ndarray) -> np.ndarray:
-    """`R` with each counter that sits full and reads nothing not reported: it cannot count, so it is no
-    evidence for its link nor part of its class's expectation (one that filled in the interval still says
-    at least what it counted)."""
-    blind = [(i, _K[name]) for i, li in enumerate(links) if li.saturated for name in li.saturated
-             if name in _K and not R[i, _K[name]] > 0]
-    if not blind:
-        return R
-    out = R.copy()
-    rows, cols = zip(*blind, strict=True)
-    out[list(rows), list(cols)] = np.nan
-    return out
-
 
 def own_matrix(links: list[LinkInterval], interval_s: float, R: np.ndarray | None = None,
                nominal: np.ndarray | None = None, topology: Topology | None = None) -> np.ndarray:
@@ -316,7 +303,6 @@ def own_matrix(links: list[LinkInterval], interval_s: float, R: np.ndarray | Non
     if nominal is None:
         nominal = nominal_speeds(links)
     speeds = line_speeds(nominal)
-    R = _blind_masked(links, R)
 
     def col(*names: str) -> np.ndarray:
         block = R[:, [_K[n] for n in names]]

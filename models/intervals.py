@@ -202,7 +202,7 @@ class IntervalAggregator:
         # when there is nothing to say; only a counter never reported is missing
         known = self._known.get(key, _NONE)
         for name in known:
-            if name not in rates:
+            if name not in rates and name not in acc.saturated:  # one at its ceiling cannot say it did not change
                 rates[name] = 0.0
         self._note(key, rates)  # callers that do not pass new_names learn from the rates
         # a state holds until reported otherwise, or until the counters say otherwise: traffic through a

@@ -416,6 +416,7 @@ def test_a_counter_stuck_at_the_all_ones_of_its_width_is_saturated_in_both_folds
         for li in w.links:
             by_port.setdefault(li.port, []).append(li)
     assert len(by_port["mlx5_0"]) >= 10 and all("xmit_wait" in li.saturated for li in by_port["mlx5_0"])
+    assert all("xmit_wait" not in li.rates for li in by_port["mlx5_0"])  # nothing known of it: not 0
     assert all(not li.saturated and li.rates["xmit_wait"] > 0 for li in by_port["mlx5_1"])
 
 
