@@ -1,7 +1,9 @@
-"""State is a signal, and an operator's act is not a fault until the act is over. A port shut on a running
-switch is planned however long it stays shut. A port shut shortly before its switch restarts was shut for
-that maintenance (an optic cleaned, a module swapped before the firmware update): once the switch is back and
-has brought its other links up, one still shut had its re-enable forgotten, and the fabric runs a link short.
+"""State is a signal, and an operator's act is not a fault until the act is over. A port shut on its own is
+planned however long it stays shut. A port shut shortly before its switch restarts was shut for that
+maintenance (an optic cleaned, a module swapped before the firmware update), and a port shut with others of
+its switch was shut for their maintenance: once the switch is back and has brought its other links up, or
+the others of the act are enabled again, one still shut had its re-enable forgotten, and the fabric runs a
+link short.
 """
 
 from __future__ import annotations
@@ -14,7 +16,10 @@ from fabricwatch.models.features import FeatureFrame, LinkState
 
 MAINTENANCE_S = 3600.0  # a shut this long before the restart belongs to the same maintenance
 UNSEEN = 1 << 30  # intervals shut, for a port already shut when first seen: nobody here saw when
-STATE = {"shut_for": ((), np.int32), "shut_for_restart": ((), np.int32)}
+# per port: when the shut it is in was seen (0: not seen), and when it was last enabled after a seen shut,
+# with when that shut began
+STATE = {"shut_for": ((), np.int32), "shut_for_restart": ((), np.int32), "shut_since": ((), np.int64),
+         "enabled_at": ((), np.int64), "enabled_shut_since": ((), np.int64)}
 
 
 def left_shut(frame: FeatureFrame, rows: np.ndarray, state: LinkState, restarted: np.ndarray,
@@ -43,4 +48,38 @@ def left_shut(frame: FeatureFrame, rows: np.ndarray, state: LinkState, restarted
         out[i] = RuleHit("warning", f"administratively down since before {li.device}'s restart, "
                                     f"{(shut_for[i] * interval_s) / 60:,.0f} min, while its other links came back: "
                                     "shut for the maintenance and not enabled again?", "left_shut")
+    for i, words in _left_by_its_act(frame, rows, state, shut, shut_for, interval_s).items():
+        out.setdefault(i, RuleHit("warning", words, "left_shut"))
+    return out
+
+
+def _left_by_its_act(frame: FeatureFrame, rows: np.ndarray, state: LinkState, shut: np.ndarray,
+                     shut_for: np.ndarray, interval_s: float) -> dict[int, str]:
+    """Ports still shut DOWN_INTERVALS after others of their switch, shut in the same maintenance (within
+    MAINTENANCE_S of them), were enabled again."""
+    now = frame.start_ns
+    since = state["shut_since"][rows]
+    admin = frame.reading("admin_status")
+    enabled = ~shut & (since > 0) & (admin >= 0.5)
+    state["enabled_at"][rows[enabled]] = now
+    state["enabled_shut_since"][rows[enabled]] = since[enabled]
+    since = np.where(shut, np.where(shut_for == 1, now, since), 0)  # only a shut seen happening has a time
+    state["shut_since"][rows] = since
+    wait_ns = DOWN_INTERVALS * interval_s * 1e9
+    left = np.flatnonzero(shut & (since > 0) & (now - since > wait_ns))
+    if not len(left):
+        return {}
+    act_ns = MAINTENANCE_S * 1e9
+    by_device: dict[str, list[int]] = {}
+    for i, li in enumerate(frame.links):
+        by_device.setdefault(li.device, []).append(i)
+    at, began = state["enabled_at"][rows], state["enabled_shut_since"][rows]
+    out = {}
+    for i in left.tolist():
+        li = frame.links[i]
+        back = [j for j in by_device[li.device] if j != i and at[j] >= since[i]
+                and abs(int(began[j]) - int(since[i])) <= act_ns and now - at[j] > wait_ns]
+        if back:
+            out[i] = (f"administratively down for {(now - since[i]) / 6e10:,.0f} min while {len(back)} other "
+                      f"port(s) of {li.device} shut in the same maintenance were enabled again: not enabled with them?")
     return out

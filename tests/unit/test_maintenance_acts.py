@@ -284,3 +284,42 @@ def test_a_switch_polled_slower_than_the_interval_is_not_back_from_a_restart_at_
     found = _run(script, n=40)
     assert [i for i, fs in enumerate(found) for f in fs if (f.device, f.port) == (up.device, up.port)
             and "flap" in f.conditions]
+
+
+def _shut_together(enabled: dict[int, int | None], shut_at: dict[int, int], n: int = 30) -> dict[int, list[int]]:
+    """Per uplink k of one leaf (shut at `shut_at[k]`, enabled again at `enabled[k]`, None: never): the intervals
+    it was found left shut in."""
+    ups = [li for li in simulate(SPEC, 1, interval_s=INTERVAL, seed=2).frames[0][1]
+           if li.tags.get("role") == "leaf_up"]
+    leaf = ups[0].device
+    ports = [li.port for li in ups if li.device == leaf][:len(shut_at)]
+    far = {li.port: (li.tags["peer_device"], li.tags["peer_port"]) for li in ups if li.device == leaf}
+
+    def script(i: int, li: LinkInterval) -> LinkInterval | None:
+        for k, port in enumerate(ports):
+            end = enabled.get(k)
+            if shut_at[k] <= i and (end is None or i < end) and (li.device, li.port) in ((leaf, port), far[port]):
+                li.rates["oper_status"] = 0.0
+                li.rates["admin_status"] = 0.0 if li.device == leaf else 1.0
+                for name in ("in_octets", "out_octets", "in_pkts", "out_pkts"):
+                    li.rates[name] = 0.0
+        return li
+
+    found = _run(script, n=n)
+    return {k: [i for i, fs in enumerate(found) for f in fs
+                if (f.device, f.port) == (leaf, port) and "left_shut" in f.conditions]
+            for k, port in enumerate(ports)}
+
+
+def test_a_port_shut_with_others_and_not_enabled_with_them_is_left_shut() -> None:
+    """Principle 5 (an act is over when what it acted on is back): uplinks an operator shut together for one
+    maintenance, on a switch that keeps running, are planned while they are shut. Once the others of that act
+    are enabled again, one still shut a few intervals later had its re-enable forgotten: a warning. A port shut
+    alone, or in an act of its own long before, stays planned however long it stays shut."""
+    left = _shut_together(enabled={0: 12, 1: 12, 2: 13, 3: None}, shut_at={0: 4, 1: 4, 2: 5, 3: 5})
+    assert not left[0] and not left[1] and not left[2]
+    assert left[3] and min(left[3]) <= 13 + 4 + 2, left
+    assert _shut_together(enabled={0: None}, shut_at={0: 4})[0] == []
+    # shut two hours before the others' act: its own reason
+    apart = _shut_together(enabled={0: 250, 1: None}, shut_at={0: 245, 1: 4}, n=262)
+    assert apart[1] == [], apart
