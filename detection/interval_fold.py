@@ -40,6 +40,16 @@ _NEVER = np.iinfo(np.int64).max
 _UNSAID = np.iinfo(np.int64).min  # a time before any sample: no state reported yet
 _OPTIC_GAUGES = frozenset(n for n in OPTICS if COUNTERS[n].kind is Kind.GAUGE)
 
+
+def _last_of_group(at: np.ndarray, gid: np.ndarray, n_groups: int) -> np.ndarray:
+    """Per group, the last of the rows `at` (ascending) in it, or -1; groups are in row order."""
+    out = np.full(n_groups, -1, dtype=np.int64)
+    if len(at):
+        g = gid[at]
+        ends = np.flatnonzero(np.append(g[1:] != g[:-1], True))
+        out[g[ends]] = at[ends]
+    return out
+
 class Window(NamedTuple):
     """One interval of the fabric: its links, and their rates as `FeatureBuilder.build` takes them."""
 
@@ -216,9 +226,7 @@ class ColumnarIntervals:
             means[emitted & ~have & reports, j] = 0.0
         self._learn(first_in, n_links)
         # traffic after the group's latest state report (what was counted before it says nothing of now)
-        reports = np.flatnonzero(valid & said_here)
-        said_at = np.full(G, -1, dtype=np.int64)
-        np.maximum.at(said_at, gid[reports], reports)
+        said_at = _last_of_group(np.flatnonzero(valid & said_here), gid, G)
         after_said = np.flatnonzero(moved & valid)
         after_said = after_said[after_said > said_at[gid[after_said]]]
         moved_in = np.bincount(gid[after_said], minlength=G) > 0
@@ -226,9 +234,7 @@ class ColumnarIntervals:
         latest = {}  # per held reading, each group's latest report (NaN: none): what holds after the group
         for name in (*PORT_STATES, *TRAINED):
             if name in counted_cols:
-                m = np.flatnonzero(valid & ~np.isnan(counted_cols[name]))
-                newest = np.full(G, -1, dtype=np.int64)
-                np.maximum.at(newest, gid[m], m)
+                newest = _last_of_group(np.flatnonzero(valid & ~np.isnan(counted_cols[name])), gid, G)
                 latest[name] = np.where(newest >= 0, counted_cols[name][np.maximum(newest, 0)], np.nan)
         self._hold_states(means, names, g_link, emitted, moved_in, said_in, latest, n_links)
 
