@@ -6,7 +6,7 @@ counter column, then each (link, interval) group's weighted means with `bincount
 the same order as the scalar fold (so the means are the same floats). Chunks are cut at interval
 boundaries; a sample older than what was already folded for its link is counted (`late`) and
 left out, as the daemon leaves out a sample that arrives after its interval was scored.
-It is a little over 400 lines because the steps of one pass over a chunk share its arrays.
+The port states and trained readings held between reports are `held_states.py`'s.
 """
 
 from __future__ import annotations
@@ -22,22 +22,18 @@ import numpy as np
 from fabricwatch.core.counters import COUNTERS, OPTICS, PORT_STATES, TRAINED, Kind
 from fabricwatch.core.influxql import InfluxQL
 from fabricwatch.core.timeparse import parse_time_ns
+from fabricwatch.detection.held_states import HeldStates
 from fabricwatch.detection.line_reader import Catalog, Columns, ColumnsReport, columns_from_series, concat, read_chunks
 from fabricwatch.models.features import RATE_INDEX, RATE_KEYS
 from fabricwatch.models.intervals import (
-    BOUNCES,
     FOLDED,
-    MOVED_RUN,
     READINGS,
-    TRAFFIC,
-    UP_THROUGHOUT,
     LinkInterval,
     RowRates,
 )
 from fabricwatch.pipeline.rate_columns import ColumnRates
 
 _NEVER = np.iinfo(np.int64).max
-_UNSAID = np.iinfo(np.int64).min  # a time before any sample: no state reported yet
 _OPTIC_GAUGES = frozenset(n for n in OPTICS if COUNTERS[n].kind is Kind.GAUGE)
 
 
@@ -82,9 +78,7 @@ class ColumnarIntervals:
         self._has_last = np.zeros(0, dtype=bool)
         self._optics_carry: dict[int, tuple[dict[str, float], int]] = {}
         self._known: dict[str, np.ndarray] = {}  # per counter: the links that have sent it
-        self._states: dict[str, np.ndarray] = {}  # per port state: each link's last reported (NaN: none yet)
-        self._said = np.zeros(0, dtype=np.int64)  # per link: when its port state was last reported (_UNSAID: not yet)
-        self._run = np.zeros(0, dtype=np.int64)  # per link: its intervals in a row with traffic since then
+        self.held = HeldStates()
 
     def feed(self, cols: Columns) -> Intervals:
         """The intervals completed by these rows; the newest interval waits for the next chunk."""
@@ -140,7 +134,7 @@ class ColumnarIntervals:
         last[:-1] = ~same[1:]
         self._last_ts[L[last]] = T[last]
         self._has_last[L[last]] = True
-        moved, said_here = self._moved_since_said(rows, rates, spans_ns, L, T, n_links)
+        moved, said_here = self.held.moved_since_said(rows, rates, spans_ns, L, T, n_links)
 
         # what the detector is given of each sample: rates, what the link trained to, the module's readings
         counted_cols: dict[str, np.ndarray] = {k: v for k, v in rates.items() if k not in OPTICS}
@@ -153,7 +147,7 @@ class ColumnarIntervals:
         for k in PORT_STATES:
             if k in rows.present and rows.present[k].any():
                 counted_cols[k] = np.where(rows.present[k], rows.values[k].astype(np.float64), np.nan)
-        self._hold_first(rows, np.flatnonzero(~has_prev), L, n_links)
+        self.held.first(rows, np.flatnonzero(~has_prev), L, n_links)
         optic_cols: dict[str, np.ndarray] = {k: v for k, v in rates.items() if k in OPTICS}
         for k in rows.present:
             if k in _OPTIC_GAUGES:
@@ -202,7 +196,7 @@ class ColumnarIntervals:
         emitted = covered > 0
         self._grow_known(n_links)
         known = self._known
-        names = sorted(set(counted_cols) | set(known) | set(first_in) | set(self._states))
+        names = sorted(set(counted_cols) | set(known) | set(first_in) | self.held.names())
         means = np.full((G, len(names)), np.nan)
         for j, name in enumerate(names):
             column = counted_cols.get(name)
@@ -236,7 +230,7 @@ class ColumnarIntervals:
             if name in counted_cols:
                 newest = _last_of_group(np.flatnonzero(valid & ~np.isnan(counted_cols[name])), gid, G)
                 latest[name] = np.where(newest >= 0, counted_cols[name][np.maximum(newest, 0)], np.nan)
-        self._hold_states(means, names, g_link, emitted, moved_in, said_in, latest, n_links)
+        self.held.hold(means, names, g_link, emitted, moved_in, said_in, latest, n_links)
 
         optics = self._group_optics(optic_cols, optic_any, gid, T, G, g_link, emitted)
         sat_names: dict[int, set[str]] = {}
@@ -278,146 +272,6 @@ class ColumnarIntervals:
         bounds = np.flatnonzero(np.diff(out_bucket[by_interval])) + 1
         return [Window(int(out_bucket[rows[0]]) * interval, [made[j] for j in rows.tolist()], R[rows])
                 for rows in np.split(by_interval, bounds)]
-
-    def _hold_states(self, means: np.ndarray, names: list[str], g_link: np.ndarray, emitted: np.ndarray,
-                     moved_in: np.ndarray, said_in: np.ndarray, latest: dict[str, np.ndarray], n_links: int) -> None:
-        """A state holds until reported otherwise: each emitted group (in link, then interval order) without a
-        port state takes its link's last one, reported earlier in these rows or in an earlier chunk; traffic
-        moving through the port in a group without a report is the port up (a report late to say so). What
-        the link trained to holds the same way while it stays up, and is forgotten when it goes down."""
-        rows = np.flatnonzero(emitted)
-        if not len(rows):
-            return
-        links = g_link[rows]
-        starts = np.ones(len(rows), dtype=bool)
-        starts[1:] = links[1:] != links[:-1]
-        first_of_link = np.maximum.accumulate(np.where(starts, np.arange(len(rows)), 0))
-        last = np.ones(len(rows), dtype=bool)
-        last[:-1] = starts[1:]
-        column = {name: j for j, name in enumerate(names)}
-        moving = self._moved_runs(moved_in[rows], said_in[rows], links, first_of_link, last, n_links) >= MOVED_RUN
-        nothing = np.full(len(rows), np.nan)
-        after: dict[str, np.ndarray] = {}  # per state, what holds after each group
-        for name in PORT_STATES:
-            if name not in column:
-                continue
-            held = self._last_values(name, n_links)
-            mean = means[rows, column[name]]
-            unreported = np.isnan(mean)
-            source = latest[name][rows] if name in latest else nothing.copy()
-            seeded = starts & unreported
-            source[seeded] = held[links[seeded]]  # what the link said in an earlier chunk
-            # once a link has said its state, a group of it without a report but with traffic says up
-            known = self._filled(source, first_of_link)
-            source = np.where(unreported & ~np.isnan(known) & moving, 1.0, source)
-            after[name] = self._filled(source, first_of_link)
-            means[rows, column[name]] = np.where(unreported, after[name], mean)
-            known_now = last & ~np.isnan(after[name])
-            held[links[known_now]] = after[name][known_now]
-        oper = means[rows, column["oper_status"]] if "oper_status" in column else np.ones(len(rows))
-        up = np.isnan(oper) | (oper >= UP_THROUGHOUT)
-        for name in BOUNCES:
-            if name in column:
-                up &= ~(np.nan_to_num(means[rows, column[name]]) > 0)
-        oper_after = after.get("oper_status", nothing)
-        last_up = np.isnan(oper_after) | (oper_after >= UP_THROUGHOUT)
-        for name in TRAINED:
-            if name not in column:
-                continue
-            held = self._last_values(name, n_links)
-            mean = means[rows, column[name]]
-            unreported = np.isnan(mean)
-            # a group whose link ends it down is a source of nothing: what came before is not held past it
-            holds = np.where(last_up, latest[name][rows] if name in latest else nothing, np.nan)
-            sources = ~unreported | ~last_up | starts
-            first = starts & unreported & last_up
-            holds[first] = held[links[first]]
-            at = np.where(sources, np.arange(len(rows)), -1)
-            np.maximum.accumulate(at, out=at)
-            holds = holds[at]
-            means[rows, column[name]] = np.where(unreported & up, holds, mean)
-            held[links[last]] = holds[last]
-
-    def _moved_runs(self, moved: np.ndarray, said: np.ndarray, links: np.ndarray, first_of_link: np.ndarray,
-                    last: np.ndarray, n_links: int) -> np.ndarray:
-        """Per emitted group (link, then interval order): its link's groups in a row, up to it, with traffic
-        counted after its state was said (a group that says it starts a run), counting on from an earlier chunk."""
-        if len(self._run) < n_links:
-            self._run = np.concatenate([self._run, np.zeros(n_links - len(self._run), dtype=np.int64)])
-        idx = np.arange(len(moved), dtype=np.float64)
-        # where each run last started over: at a group without traffic, or just before one that said its state
-        broke = np.where(~moved, idx, np.where(said, idx - 0.5, -np.inf))
-        np.maximum.accumulate(broke, out=broke)
-        within = broke >= first_of_link - 0.5
-        since = np.where(within, broke, 0.0)
-        runs = np.where(within, idx - since + 0.5 * (since % 1 != 0),
-                        idx - first_of_link + 1 + self._run[links]).astype(np.int64)
-        self._run[links[last]] = runs[last]
-        return runs
-
-    def _hold_first(self, rows: Columns, at: np.ndarray, L: np.ndarray, n_links: int) -> None:
-        """The states and trained readings of each link's first sample (rows `at`: no rates yet) hold from it."""
-        if not len(at):
-            return
-        up = np.ones(len(at), dtype=bool)
-        for k in PORT_STATES:
-            if k in rows.present:
-                said = rows.present[k][at]
-                value = rows.values[k][at].astype(np.float64)
-                self._last_values(k, n_links)[L[at[said]]] = value[said]
-                if k == "oper_status":
-                    up = ~said | (value >= UP_THROUGHOUT)
-        for k in TRAINED:
-            if k in rows.present:
-                value = rows.values[k][at].astype(np.float64)
-                said = rows.present[k][at] & (value > 0) & up
-                self._last_values(k, n_links)[L[at[said]]] = value[said]
-
-    def _moved_since_said(self, rows: Columns, rates: dict[str, np.ndarray], spans: dict[str, np.ndarray],
-                          L: np.ndarray, T: np.ndarray, n_links: int) -> tuple[np.ndarray, np.ndarray]:
-        """Per row (in link, then time order): traffic counted after its link's port state was last reported,
-        and whether the row reports the state."""
-        n = len(T)
-        if len(self._said) < n_links:
-            self._said = np.concatenate([self._said, np.full(n_links - len(self._said), _UNSAID, dtype=np.int64)])
-        said_here = np.zeros(n, dtype=bool)
-        for k in PORT_STATES:
-            if k in rows.present:
-                said_here |= rows.present[k]
-        starts = np.ones(n, dtype=bool)
-        starts[1:] = L[1:] != L[:-1]
-        source = np.where(said_here | ~starts, T, self._said[L])
-        at = np.where(said_here | starts, np.arange(n), -1)
-        np.maximum.accumulate(at, out=at)
-        said = source[at]
-        moved = np.zeros(n, dtype=bool)
-        for name in TRAFFIC:
-            if name in rates:
-                moved |= (np.nan_to_num(rates[name]) > 0) & (T - spans[name] >= said)
-        last = np.ones(n, dtype=bool)
-        last[:-1] = starts[1:]
-        self._said[L[last]] = said[last]
-        return moved, said_here
-
-    def _last_values(self, name: str, n_links: int) -> np.ndarray:
-        """Per link, the last value of a held reading (NaN: none), grown to `n_links`."""
-        held = self._states.get(name)
-        if held is None or len(held) < n_links:
-            grown_held = np.full(n_links, np.nan)
-            if held is not None:
-                grown_held[:len(held)] = held
-            held = self._states[name] = grown_held
-        return held
-
-    @staticmethod
-    def _filled(values: np.ndarray, first_of_link: np.ndarray) -> np.ndarray:
-        """`values` with each NaN taken from the last value before it of the same link (rows in link order)."""
-        at = np.where(np.isnan(values), -1, np.arange(len(values)))
-        np.maximum.accumulate(at, out=at)
-        fill = np.isnan(values) & (at >= first_of_link)
-        out = values.copy()
-        out[fill] = values[at[fill]]
-        return out
 
     def _first_in(self, rows: Columns, L: np.ndarray, bucket: np.ndarray, n_links: int) -> dict[str, np.ndarray]:
         """Per folded counter sent in these rows, per link, the first interval it was sent in (or never)."""
