@@ -531,3 +531,49 @@ def test_what_holds_after_an_interval_is_its_latest_report_not_its_mean(tmp_path
     after = [li.rates for w in columnar for li in w.links if li.start_ns // 30_000_000_000 >= 5]
     assert len(after) >= 9
     assert all(r.get("oper_status") == 1.0 and r.get("speed_bps") == 400e9 for r in after), after
+
+
+def test_an_interval_the_link_bounced_in_is_not_given_the_held_speed(tmp_path: Path) -> None:
+    """What a link trained to holds only while it stays up: in an interval it went down and came back in
+    (its transitions counted, though every sample read it up), it may have trained to anything, so the held
+    speed is not given to that interval, in both folds; the intervals before keep it."""
+    lines = []
+    for i in range(12):
+        speed = ",speed_bps=400000000000i" if i == 1 else ""
+        lines.append(f"port_counters,device=sw,port=p1 in_octets={10**9 * i}i,oper_status=1i,"
+                     f"link_transitions={2 if i >= 6 else 0}i{speed} {i * 30_000_000_000}")
+    columnar = _both_folds(tmp_path / "bounce.lp", lines, 250)
+    speeds = {li.start_ns // 30_000_000_000: li.rates.get("speed_bps") for w in columnar for li in w.links}
+    assert all(speeds[k] == 400e9 for k in range(2, 6)), speeds
+    assert speeds[6] is None, speeds
+
+
+def test_a_speed_in_a_first_sample_that_reads_the_link_down_is_not_held(tmp_path: Path) -> None:
+    """A state holds from its first report, but a trained reading only from one taken while the link is up: a
+    port first seen down carries the kernel's placeholder (10G for an HCA); seconds later it is up, saying
+    only its state. Nothing is known of what it trained to until it says, in both folds."""
+    lines = ["port_counters,device=dgx,port=mlx5_0 port_data_received_bytes_total=0,state_id=1,"
+             "rate_bytes_per_second=1250000000 0",
+             "port_counters,device=dgx,port=mlx5_0 state_id=4 5000000000"]
+    for i in range(1, 12):
+        lines.append(f"port_counters,device=dgx,port=mlx5_0 port_data_received_bytes_total={10**9 * i} "
+                     f"{i * 30_000_000_000}")
+    columnar = _both_folds(tmp_path / "first_down.lp", lines, 250)
+    rates = [li.rates for w in columnar for li in w.links]
+    assert len(rates) >= 10 and all(r.get("oper_status") == 1.0 for r in rates[1:]), rates
+    assert all(r.get("speed_bps") is None for r in rates), rates
+
+
+def test_traffic_counted_from_the_instant_a_state_was_said_is_counted_after_it(tmp_path: Path) -> None:
+    """Only traffic counted after a state was said says otherwise, and a span that begins at the very sample
+    that said it is after it: a port said down with its counters at 60 s whose counters move again from that
+    sample on is up two intervals later (traffic two intervals running), not three, in both folds."""
+    lines = []
+    for i in range(12):
+        moved = 10**9 * (1 if i < 3 else i - 1)  # flat from 30 s to 60 s, moving again from 60 s
+        state = ",oper_status=1i" if i == 0 else ",oper_status=0i" if i == 2 else ""
+        lines.append(f"port_counters,device=sw,port=p1 in_octets={moved}i{state} {i * 30_000_000_000}")
+    columnar = _both_folds(tmp_path / "said.lp", lines, 250)
+    state = {li.start_ns // 30_000_000_000: li.rates.get("oper_status") for w in columnar for li in w.links}
+    assert state[2] == 0.0 and state[3] == 0.0, state
+    assert state[4] == 1.0, state
