@@ -215,3 +215,19 @@ def spec(name: str) -> CounterSpec | None:
 def pfc(direction: str, priority: int) -> str:
     """Canonical name of a per-priority PFC counter, e.g. pfc('rx', 3) == 'pfc_rx_p3'."""
     return f"pfc_{direction}_p{priority}"
+
+
+# one part of a port's counter kept per queue or traffic class (`ecn_marked_pkts_queue3` of `ecn_marked`): each
+# part is rated on its own, since an exporter may send only the parts that changed, and the port's is their sum.
+# A line break joins the names: no line-protocol field key can hold one, so no field is read as a part by its name
+PART = "\n"
+
+
+def part(whole_name: str, raw: str) -> str:
+    """The name a part of `whole_name` is carried under until its rate is summed into the whole's."""
+    return f"{whole_name}{PART}{raw}"
+
+
+def whole(name: str) -> str:
+    """The counter a part belongs to (a whole counter's own name for any other)."""
+    return name.split(PART, 1)[0]

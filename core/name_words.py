@@ -120,3 +120,9 @@ def _counter(subjects: frozenset[str], way: str, number: int | None, prio: bool)
     if subjects == {"fec", "uncorrectable"}:
         return "fec_uncorrectable" if way in ("", "in") else None
     return None
+
+
+def a_part(name: str, canonical: str) -> bool:
+    """Whether `name`, read as `canonical`, is one queue's share of a port's counter: its number names no
+    counter of the vocabulary (a priority's PFC frames and a lane's reading carry theirs)."""
+    return any(w.isdigit() for w in words(name)) and not any(c.isdigit() for c in canonical)

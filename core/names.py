@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from fabricwatch.core import name_words
-from fabricwatch.core.counters import COUNTERS
+from fabricwatch.core.counters import COUNTERS, part
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +28,8 @@ class CounterName:
     by_words: bool = False  # read by its words (`core/name_words.py`), not from a document
     # raw values that say the writer cannot tell (ethtool's SPEED_UNKNOWN, -1 read unsigned): read as 0, nothing
     unknown: tuple[float, ...] = ()
+    part: bool = False  # one queue's or class's share of the port's counter (`core/counters.part`): summed
+
 
     def value(self, raw: float) -> float:
         """A value of this name in the canonical unit (and the vocabulary's 1 up / 0 down)."""
@@ -213,8 +215,9 @@ _IEEE8023 = {
     # mlxsw's per-priority and per-traffic-class groups: PFC frames, and packets dropped for want of buffer
     **{f"rx_pause_prio_{p}": f"pfc_rx_p{p}" for p in range(8)},
     **{f"tx_pause_prio_{p}": f"pfc_tx_p{p}" for p in range(8)},
-    **{f"tc_no_buffer_discard_uc_tc_{p}": "buffer_discards" for p in range(8)},
 }
+# mlxsw's per-traffic-class drops for want of buffer: parts of the port's
+_PER_CLASS = {f"tc_no_buffer_discard_uc_tc_{p}": "buffer_discards" for p in range(8)}
 # in Mbit/s: IF-MIB's ifHighSpeed, and the kernel's /sys/class/net/<if>/speed and ethtool's (-1 while down: no
 # speed, which a collector reading it unsigned writes as 2**32 - 1)
 SPEED_UNKNOWN = float(2**32 - 1)
@@ -258,6 +261,8 @@ def _build() -> dict[str, CounterName]:
     for name, spelled in _NODE_EXPORTER_IB.items():
         table[_key(name)] = table[_key(f"node_infiniband_{name}")] = spelled
     table.update({_key(name): spelled for name, spelled in _UFM_STATE.items()})
+    for name, canonical in _PER_CLASS.items():
+        table[_key(name)] = CounterName(canonical, part=True)
     for name, canonical in _MBPS.items():
         table[_key(name)] = CounterName(canonical, scale=1_000_000, unknown=(SPEED_UNKNOWN,))
     for name, canonical in (*_PLAIN.items(), *SAI_FIELDS.items(), *_SONIC_DOM.items(), *_OPENCONFIG.items(),
@@ -288,15 +293,16 @@ def spellings(names: Iterable[str]) -> dict[str, CounterName]:
     out = {n: c for n in names if (c := lookup(n)) is not None}
     for n in names:
         if n not in out and (canonical := name_words.read(n)) in COUNTERS:
-            out[n] = CounterName(str(canonical), by_words=True)
+            out[n] = CounterName(str(canonical), by_words=True, part=name_words.a_part(n, str(canonical)))
     return out
 
 
 def rivals(spelled: dict[str, CounterName]) -> dict[str, list[str]]:
-    """Per name read by its words, the other names read by their words as the same counter."""
+    """Per name read by its words, the other names read by their words as the same counter (parts of one
+    counter are no rivals: they sum)."""
     by: dict[str, list[str]] = {}
     for n, c in spelled.items():
-        if c.by_words:
+        if c.by_words and not c.part:
             by.setdefault(c.canonical, []).append(n)
     return {n: [m for m in same if m != n] for same in by.values() for n in same}
 
@@ -316,9 +322,11 @@ def canonical_fields(values: dict[str, float], widths: dict[str, int] | None = N
             aliased.append((spelling, name, value))
         else:
             out[name] = value
-    aliased.sort(key=lambda a: a[0].by_words)  # a documented spelling first
+    aliased.sort(key=lambda a: (a[0].part, a[0].by_words))  # a whole first, a documented spelling first
     for spelling, name, value in aliased:
-        if spelling.canonical not in out:
+        if spelling.part and spelling.canonical not in out:  # parts are read where the row has no whole
+            out[part(spelling.canonical, name)] = spelling.value(value)
+        elif spelling.canonical not in out:
             out[spelling.canonical] = spelling.value(value)
             if widths is not None and spelling.bits is not None:
                 widths[spelling.canonical] = spelling.bits

@@ -15,7 +15,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from fabricwatch.core.counters import COUNTERS
+from fabricwatch.core.counters import COUNTERS, part, whole
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
 from fabricwatch.core.names import CounterName, numeric_fields, rivals, spellings
 from fabricwatch.detection.plain_decoder import INT63, decode_plain
@@ -285,13 +285,24 @@ def _canonical(cols: Columns, report: ColumnsReport | None = None) -> Columns:
     values, present = cols.values, cols.present
     spelled = spellings(values)
     contest = rivals(spelled)
-    # documented spellings first; a row carrying two names whose words read as one counter reads neither
-    for name, spelling in sorted(spelled.items(), key=lambda kv: kv[1].by_words):
+    # wholes first, documented spellings first; a row carrying two names whose words read as one counter reads
+    # neither; a part (one queue's) is read where its row carries no whole
+    for name, spelling in sorted(spelled.items(), key=lambda kv: (kv[1].part, kv[1].by_words)):
         raw = values[name]
         read = enumerated(raw, spelling) if spelling.enum else scaled(raw, spelling.scale)
         if spelling.unknown:
             read = np.where(np.isin(raw, spelling.unknown), 0, read)
         to = spelling.canonical
+        if spelling.part:
+            share = part(to, name)
+            if to not in present:
+                values[share], present[share] = read, present.pop(name)
+                del values[name]
+            else:
+                take = present[name] & ~present[to]
+                values[share], present[share] = np.where(take, read, 0), take
+                present[name] = present[name] & ~take
+            continue
         if to not in values and not contest.get(name):
             if spelling.bits is not None:
                 cols.widths[to] = np.where(present[name], spelling.bits, 0).astype(np.uint8)
@@ -313,7 +324,7 @@ def _canonical(cols: Columns, report: ColumnsReport | None = None) -> Columns:
             present[name] = present[name] & ~take
     if report is not None:
         for name, where in cols.present.items():
-            if name not in COUNTERS and (n := int(where.sum())):
+            if whole(name) not in COUNTERS and (n := int(where.sum())):
                 report.unread_fields[name] = report.unread_fields.get(name, 0) + n
     return cols
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fabricwatch.core.counters import COUNTERS, OPTICS, PORT_STATES, TRAINED, Kind
+from fabricwatch.core.counters import COUNTERS, OPTICS, PORT_STATES, TRAINED, Kind, whole
 
 
 class RowRates(Mapping[str, float]):
@@ -135,7 +135,7 @@ class IntervalAggregator:
             del self._acc[key]
             acc = None
         if new_names:
-            self._note(key, new_names)
+            self._note(key, (whole(n) for n in new_names))
         if first:
             self._first(key, first)
             if any(k in first for k in PORT_STATES):

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from fabricwatch.core.counters import COUNTERS, OPTICS, Kind
+from fabricwatch.core.counters import COUNTERS, OPTICS, PART, Kind, whole
 from fabricwatch.pipeline.rates import SLOW_MAX_GAP_S
 
 
@@ -84,9 +84,9 @@ class ColumnRates:
         saturated: dict[str, np.ndarray] = {}
         n = len(ts)
         for name, mask in present.items():
-            if name not in RATED:
+            if name not in RATED and (PART not in name or whole(name) not in RATED):
                 continue
-            spec = COUNTERS[name]
+            spec = COUNTERS[whole(name)]
             idx = np.flatnonzero(mask)
             if not len(idx):
                 continue
@@ -173,6 +173,8 @@ class ColumnRates:
             carry.value[L[last]] = V[last]
             carry.ts[L[last]] = T[last]
             carry.has[L[last]] = True
+        if any(PART in name for name in rates):
+            _sum_parts(rates, spans, saturated)
         return ColumnResult(rates, spans, saturated)
 
     @staticmethod
@@ -189,3 +191,28 @@ class ColumnRates:
         if bits >= 63:  # modulo 2**64 in unsigned arithmetic is the wrapped delta itself
             return (value.astype(np.uint64) - prev.astype(np.uint64)).astype(np.float64)
         return (value - prev + (1 << bits)).astype(np.float64)
+
+
+def _sum_parts(rates: dict[str, np.ndarray], spans: dict[str, np.ndarray], saturated: dict[str, np.ndarray]) -> None:
+    """Each part's rates summed into its whole's, as the scalar engine sums them: per row, the parts' counts over
+    the newest span among those with a rate (NaN where none has one)."""
+    counts: dict[str, np.ndarray] = {}
+    newest: dict[str, np.ndarray] = {}
+    for name in sorted(n for n in rates if PART in n):
+        to = whole(name)
+        rate, span = rates.pop(name), spans.pop(name)
+        has = ~np.isnan(rate)
+        counts[to] = counts.get(to, 0.0) + np.where(has, rate * span, 0.0)
+        newest[to] = np.minimum(newest.get(to, _NO_SPAN), np.where(has, span, _NO_SPAN))
+        if name in saturated:
+            saturated[to] = saturated.pop(name) | saturated.get(to, False)
+    for to, count in counts.items():
+        has = newest[to] < _NO_SPAN
+        rate = np.where(has, count / np.where(has, newest[to], 1), np.nan)
+        span = np.where(has, newest[to], 0)
+        if to in rates:  # rows that carry the whole itself
+            rate, span = np.where(has, rate, rates[to]), np.where(has, span, spans[to])
+        rates[to], spans[to] = rate, span
+
+
+_NO_SPAN = np.iinfo(np.int64).max

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fabricwatch.core.batch import PortSample
-from fabricwatch.core.counters import COUNTERS, OPTICS, PORT_STATES, TRAINED, Kind
+from fabricwatch.core.counters import COUNTERS, OPTICS, PART, PORT_STATES, TRAINED, Kind, whole
 
 _SPECS = COUNTERS
 _OPTIC_GAUGES = frozenset(n for n in OPTICS if COUNTERS[n].kind is Kind.GAUGE)
@@ -118,6 +118,24 @@ def _note_span(result: RateResult, name: str, dt_ns: int, span: int) -> int:
     return span
 
 
+def _sum_parts(result: RateResult) -> None:
+    """Each part's rate summed into its whole's (`core/counters.part`): their counts over the newest span among
+    them (a part sent only when it changed covers the time since it last changed)."""
+    rates, spans = result.rates, result.spans_ns or {}
+    counts: dict[str, float] = {}
+    newest: dict[str, int] = {}
+    for name in sorted(n for n in rates if PART in n):
+        dt = spans.pop(name, result.span_ns)
+        to = whole(name)
+        counts[to] = counts.get(to, 0.0) + rates.pop(name) * dt
+        newest[to] = min(newest.get(to, dt), dt)
+    for to, count in counts.items():
+        rates[to] = count / newest[to]
+        if newest[to] != result.span_ns:
+            spans[to] = newest[to]
+    result.spans_ns = spans or None
+
+
 class RateEngine:
     def __init__(self, max_gap_s: float = 300.0) -> None:
         self.max_gap_ns = int(max_gap_s * 1e9)
@@ -176,6 +194,7 @@ class RateEngine:
         max_gap = self.max_gap_ns
         result.trained = _trained(sample)
         span = 0  # of the first rate; others that differ go to result.spans_ns
+        parts = False
         for name, value in sample.values.items():
             prev_entry = last.get(name)
             if prev_entry is None:
@@ -197,7 +216,9 @@ class RateEngine:
             last[name] = (value, ts)
             spec = _SPECS.get(name)
             if spec is None:
-                continue
+                if PART not in name or (spec := _SPECS.get(whole(name))) is None:
+                    continue
+                parts = True
             if spec.kind is not Kind.COUNTER:
                 # states, and the negotiated speed: a link retrained slower is an event too
                 if (spec.kind is Kind.STATE or name == "speed_bps") and prev != value:
@@ -247,6 +268,8 @@ class RateEngine:
             rates[name] = delta * 1e9 / dt_ns
             if dt_ns != span:
                 span = _note_span(result, name, dt_ns, span)
+        if parts:
+            _sum_parts(result)
         if gap:
             stats.gaps += 1
         if stats_ooo:

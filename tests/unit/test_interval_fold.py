@@ -577,3 +577,26 @@ def test_traffic_counted_from_the_instant_a_state_was_said_is_counted_after_it(t
     state = {li.start_ns // 30_000_000_000: li.rates.get("oper_status") for w in columnar for li in w.links}
     assert state[2] == 0.0 and state[3] == 0.0, state
     assert state[4] == 1.0, state
+
+
+def test_a_counter_kept_per_queue_is_the_ports_summed_over_its_queues(tmp_path: Path) -> None:
+    """A known input is read, whole: a switch with two lossless classes counts ECN marks per queue
+    (`ecn_marked_pkts_queue3`, `..._queue4`), and a gNMI stream with `suppress_redundant` sends each only when
+    it changes. The port's marks are the sum over its queues, a queue not sent being a queue that did not
+    change, in both folds; no queue is left unread."""
+    lines = []
+    q3 = q4 = 0
+    for k in range(37):
+        q3 += 100
+        fields = f"in_octets={10**9 * k}i,ecn_marked_pkts_queue3={q3}i"
+        if k % 3 == 0:
+            q4 += 50
+            fields += f",ecn_marked_pkts_queue4={q4}i"
+        lines.append(f"port_counters,device=leaf,port=swp1 {fields} {k * 10_000_000_000}")
+    columnar = _both_folds(tmp_path / "queues.lp", lines, 300)
+    marks = {li.start_ns // 30_000_000_000: li.rates.get("ecn_marked") for w in columnar for li in w.links}
+    assert len([k for k in range(2, 12) if k in marks]) >= 9, marks
+    assert all(marks[k] == pytest.approx(350 / 30) for k in range(2, 12) if k in marks), marks
+    report = ReplayReport()
+    list(intervals_from_files([tmp_path / "queues.lp"], 30.0, report=report))
+    assert report.unread_fields == {}, report.unread_fields

@@ -12,11 +12,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fabricwatch.core.counters import COUNTERS
+from fabricwatch.core.batch import PortSample
+from fabricwatch.core.counters import COUNTERS, PART
 from fabricwatch.core.name_words import FILLER, IN, OUT, SUBJECTS, UNITS, read, words
 from fabricwatch.core.names import canonical_fields, spellings
 from fabricwatch.detection.interval_fold import ReplayReport, intervals_from_files
 from fabricwatch.detection.replay import intervals_from_lp
+from fabricwatch.pipeline.rates import RateEngine
 
 READ = {
     "pfcRxPausePkts3": "pfc_rx_p3", "pfcTxPausePkts3": "pfc_tx_p3", "PfcTxFrames4": "pfc_tx_p4",
@@ -173,3 +175,16 @@ def test_a_recording_of_two_exporters_reads_each_ones_names(tmp_path: Path) -> N
         assert rates["host1"]["in_octets"] == pytest.approx(3000.0)
         assert "in_discards" not in rates["host1"]
     assert {"rx_discards", "rx_total_discard_pkts"} <= set(report.unread_fields)
+
+
+def test_a_counter_kept_per_traffic_class_is_the_ports_summed_over_its_classes() -> None:
+    """A known input is read whole: mlxsw counts the drops for want of buffer per traffic class; the port's
+    drops are their sum, whichever classes a sample carries, and a row with the port's own total reads that."""
+    engine = RateEngine()
+    for i, (tc0, tc3) in enumerate(((0, 0), (10, 5), (10, 25))):
+        values = canonical_fields({"tc_no_buffer_discard_uc_tc_0": tc0, "tc_no_buffer_discard_uc_tc_3": tc3,
+                                   "in_octets": 1000 * i})
+        result = engine.process(PortSample("sw", "swp1", i * 10**10, values))
+    assert result is not None and result.rates["buffer_discards"] == pytest.approx(2.0)
+    assert not any(PART in n for n in result.rates)
+    assert canonical_fields({"buffer_discards": 3, "tc_no_buffer_discard_uc_tc_3": 1})["buffer_discards"] == 3
