@@ -13,7 +13,7 @@ from fabricwatch.core.counters import COUNTERS
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
 from fabricwatch.core.names import canonical_fields, numeric_fields
 from fabricwatch.models.intervals import IntervalAggregator, LinkInterval
-from fabricwatch.pipeline.rates import RateEngine, detector_view, first_readings
+from fabricwatch.pipeline.rates import RateEngine, covered_s, detector_view, first_readings
 
 log = logging.getLogger("fabricwatch.replay")
 TAG_KEYS = ("device", "port")
@@ -102,19 +102,14 @@ def intervals_from_samples(samples: Iterable[PortSample], interval_s: float = 30
     """Rate engine + interval folding over samples in any order (they are sorted first)."""
     engine = RateEngine(max_gap_s)
     agg = IntervalAggregator(interval_s)
-    last_ts: dict[tuple[str, str], int] = {}
     for s in sorted(samples, key=lambda s: s.ts_ns):
         result = engine.process(s)
-        key = (s.device, s.port)
-        prev = last_ts.get(key)
-        last_ts[key] = s.ts_ns
         if result is None:
             continue
-        view = detector_view(s, result) if prev is not None else {}
-        first = first_readings(s, result) if prev is None else None
+        view = detector_view(s, result) if not result.first else {}
+        first = first_readings(s, result) if result.first else None
         if not view and not result.new_names and not first:
             continue
-        agg.add(s.device, s.port, s.ts_ns, view, s.tags, result.saturated,
-                dt_s=(s.ts_ns - prev) / 1e9 if prev is not None else None,
+        agg.add(s.device, s.port, s.ts_ns, view, s.tags, result.saturated, dt_s=covered_s(result),
                 span_ns=result.span_ns, spans_ns=result.spans_ns, new_names=result.new_names, first=first)
     return agg.flush()

@@ -79,11 +79,11 @@ class DetectorService:
     def add(self, device: str, port: str, ts_ns: int, rates: Mapping[str, float],
             tags: Mapping[str, str], saturated: list[str], *, span_ns: int = 0,
             spans_ns: Mapping[str, int] | None = None, new_names: Sequence[str] | None = None,
-            first: Mapping[str, float] | None = None) -> None:
+            first: Mapping[str, float] | None = None, dt_s: float | None = None) -> None:
         """One sample's rates (the pipeline's `RatesListener`)."""
         if tags.get("if_type"):
             return  # a LAG, VLAN or loopback interface: its traffic is its members' or none, not a link's
-        self.aggregator.add(device, port, self.clocks.place(device, ts_ns), rates, tags, saturated,
+        self.aggregator.add(device, port, self.clocks.place(device, ts_ns), rates, tags, saturated, dt_s=dt_s,
                             span_ns=span_ns, spans_ns=spans_ns, new_names=new_names, first=first)
 
     def ranked_findings(self) -> list[Finding]:

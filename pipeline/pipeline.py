@@ -13,7 +13,14 @@ from fabricwatch.core.counters import STORED_AS_FLOAT, STORED_AS_INT
 from fabricwatch.core.lineprotocol import line, tag_prefix
 from fabricwatch.core.topology import Topology
 from fabricwatch.pipeline.history import LinkHistory
-from fabricwatch.pipeline.rates import RateEngine, RateResult, detector_view, first_readings, optic_gauges
+from fabricwatch.pipeline.rates import (
+    RateEngine,
+    RateResult,
+    covered_s,
+    detector_view,
+    first_readings,
+    optic_gauges,
+)
 
 log = logging.getLogger("fabricwatch.pipeline")
 _INF = float("inf")
@@ -24,12 +31,14 @@ MAX_PORTS_PER_DEVICE = 16_384
 
 class RatesListener(Protocol):
     """Takes what the detector is given of one sample: rates (and module readings), the time each
-    rate covers (`span_ns`, or its own in `spans_ns`; none for readings alone), and the names the port
-    sent for the first time (what the link reports, before it has rates of them)."""
+    rate covers (`span_ns`, or its own in `spans_ns`; none for readings alone), the time since the port's
+    previous sample (`dt_s`: what the sample covers), and the names the port sent for the first time (what
+    the link reports, before it has rates of them)."""
 
     def __call__(self, device: str, port: str, ts_ns: int, rates: Mapping[str, float], tags: Mapping[str, str],
                  saturated: list[str], *, span_ns: int = 0, spans_ns: Mapping[str, int] | None = None,
-                 new_names: Sequence[str] | None = None, first: Mapping[str, float] | None = None) -> None: ...
+                 new_names: Sequence[str] | None = None, first: Mapping[str, float] | None = None,
+                 dt_s: float | None = None) -> None: ...
 
 
 @dataclass(slots=True)
@@ -238,7 +247,8 @@ class Pipeline:
                     self.history.add((s.device, s.port), s.ts_ns, view.rates, optic_gauges(s))
                 if self.on_rates is not None:
                     self.on_rates(s.device, s.port, s.ts_ns, detector_view(s, result), tags, result.saturated,
-                                  span_ns=result.span_ns, spans_ns=result.spans_ns, new_names=result.new_names)
+                                  span_ns=result.span_ns, spans_ns=result.spans_ns, new_names=result.new_names,
+                                  dt_s=covered_s(result))
             else:
                 # a reading of the module alone (DOM comes every few minutes, apart from the counters), a state
                 # sent on its own when it changed, or the port's first sample
@@ -250,7 +260,7 @@ class Pipeline:
                     first = first_readings(s, result) if result.first else None
                     if given or result.new_names or first:
                         self.on_rates(s.device, s.port, s.ts_ns, given, tags, result.saturated,
-                                      new_names=result.new_names, first=first)
+                                      new_names=result.new_names, first=first, dt_s=covered_s(result))
             self._events(s, result, tags, out)
         for dev_event in batch.events:
             self._device_event(dev_event, out)

@@ -44,6 +44,7 @@ class _PortState:
     # name -> (raw value, timestamp ns): per counter, because a device may send one port's
     # counters in several notifications (per priority, per path) with the same timestamp
     last: dict[str, tuple[float, int]]
+    seen_ns: int  # the port's newest sample, whatever it carried
     saturated: set[str] = field(default_factory=set)
 
 
@@ -64,6 +65,9 @@ class RateResult:
     # names the port sent for the first time (no rate yet): the detector learns what a link reports
     new_names: list[str] | None = None
     first: bool = False  # the port's first sample: no rates yet, but what it says of the port's state holds
+    # the time since the port's previous sample (None for its first): what this one covers, whatever that one
+    # carried (a sample after a gap of no rates covers only its own span, not the gap)
+    since_ns: int | None = None
 
 
 def with_trained(result: RateResult) -> dict[str, float]:
@@ -105,6 +109,11 @@ def first_readings(sample: PortSample, result: RateResult) -> dict[str, float]:
     values = sample.values
     held = {k: float(values[k]) for k in PORT_STATES if k in values}
     return {**held, **result.trained} if result.trained else held
+
+
+def covered_s(result: RateResult) -> float | None:
+    """The seconds a sample covers: since its port's previous sample (None for the port's first)."""
+    return None if result.since_ns is None else result.since_ns / 1e9
 
 
 def _note_span(result: RateResult, name: str, dt_ns: int, span: int) -> int:
@@ -171,10 +180,11 @@ class RateEngine:
         state = self._ports.get(key)
         if state is None:
             self._ports[key] = _PortState(
-                sample.uptime_s, {n: (v, ts) for n, v in sample.values.items()}
+                sample.uptime_s, {n: (v, ts) for n, v in sample.values.items()}, ts
             )
             return RateResult({}, [], [], new_names=list(sample.values), first=True, trained=_trained(sample))
-        result = RateResult({}, [], [])
+        result = RateResult({}, [], [], since_ns=ts - state.seen_ns)
+        state.seen_ns = max(state.seen_ns, ts)
         last = state.last
         if (
             sample.uptime_s is not None
