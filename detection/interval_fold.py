@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from fabricwatch.core.counters import COUNTERS, OPTICS, PORT_STATES, TRAINED, Kind
+from fabricwatch.core.counters import COUNTERS, OPTICS, PORT_STATES, TRAINED, Kind, whole
 from fabricwatch.core.influxql import InfluxQL
 from fabricwatch.core.timeparse import parse_time_ns
 from fabricwatch.detection.held_states import HeldStates
@@ -277,11 +277,13 @@ class ColumnarIntervals:
         """Per folded counter sent in these rows, per link, the first interval it was sent in (or never)."""
         first_in: dict[str, np.ndarray] = {}
         for name, mask in rows.present.items():
-            if name in FOLDED and mask.any():
+            counter = whole(name)  # a queue's part says its port reports the whole
+            if counter in FOLDED and mask.any():
                 at = np.flatnonzero(mask)
-                first = np.full(n_links, _NEVER, dtype=np.int64)
+                first = first_in.get(counter)
+                if first is None:
+                    first = first_in[counter] = np.full(n_links, _NEVER, dtype=np.int64)
                 np.minimum.at(first, L[at], bucket[at])
-                first_in[name] = first
         return first_in
 
     def _learn(self, first_in: dict[str, np.ndarray], n_links: int) -> None:

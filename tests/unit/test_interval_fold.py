@@ -95,10 +95,15 @@ def streams(draw: st.DrawFn) -> str:
                 vals["out_pkts"] = (vals["out_pkts"] + draw(st.integers(0, 10**6))) % 2**32
                 vals["symbol_errors"] = min(SAT16, vals["symbol_errors"] + draw(st.integers(0, 50)))
                 vals["pause_rx"] += draw(st.integers(0, 1000))
+                vals["ecn_marked"] += draw(st.integers(0, 100))
             # how the device sends it: whole; PFC and ECN in a notification of their own, stamped up to
             # 0.9 s later; or those two left out (sent only when they change)
-            how = draw(st.sampled_from(["whole", "whole", "part", "suppressed", "state"]))
+            how = draw(st.sampled_from(["whole", "whole", "part", "suppressed", "state", "queues"]))
             own = {k: v for k, v in vals.items() if how == "whole" or k not in ("pause_rx", "ecn_marked")}
+            if how == "queues":  # ECN marks per queue, each sent only when it changed (the port's: their sum)
+                for q, share in ((3, 1), (4, 2)):
+                    if draw(st.booleans()):
+                        own[f"ecn_marked_pkts_queue{q}"] = vals["ecn_marked"] // share
             ints = [f"{k}={v}i" if k != "in_octets" or v < 2**63 else f"{k}={v}u" for k, v in own.items()]
             extra = ["speed_bps=400000000000i"] if draw(st.booleans()) else []
             tags = f"port_counters,device=sw{p % 2},port=p{p},role=leaf_down,speed=400G"
@@ -586,17 +591,20 @@ def test_a_counter_kept_per_queue_is_the_ports_summed_over_its_queues(tmp_path: 
     change, in both folds; no queue is left unread."""
     lines = []
     q3 = q4 = 0
-    for k in range(37):
-        q3 += 100
-        fields = f"in_octets={10**9 * k}i,ecn_marked_pkts_queue3={q3}i"
-        if k % 3 == 0:
-            q4 += 50
-            fields += f",ecn_marked_pkts_queue4={q4}i"
+    for k in range(49):
+        fields = f"in_octets={10**9 * k}i"
+        if k < 37:  # then the port stops marking: neither queue is sent again
+            q3 += 100
+            fields += f",ecn_marked_pkts_queue3={q3}i"
+            if k % 3 == 0:
+                q4 += 50
+                fields += f",ecn_marked_pkts_queue4={q4}i"
         lines.append(f"port_counters,device=leaf,port=swp1 {fields} {k * 10_000_000_000}")
     columnar = _both_folds(tmp_path / "queues.lp", lines, 300)
     marks = {li.start_ns // 30_000_000_000: li.rates.get("ecn_marked") for w in columnar for li in w.links}
     assert len([k for k in range(2, 12) if k in marks]) >= 9, marks
     assert all(marks[k] == pytest.approx(350 / 30) for k in range(2, 12) if k in marks), marks
+    assert all(marks[k] == 0.0 for k in range(13, 16)), marks  # none sent: none changed, not unknown
     report = ReplayReport()
     list(intervals_from_files([tmp_path / "queues.lp"], 30.0, report=report))
     assert report.unread_fields == {}, report.unread_fields
