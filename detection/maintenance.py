@@ -256,8 +256,11 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
     never up (`up_before`: up in its healthy history, per row) is unused, never cabled: nothing was left.
     Towards a device whose every link is down (a host powered off), it is that device's event."""
     oper = frame.reading("oper_status")
+    admin = frame.reading("admin_status")
     down = np.nan_to_num(oper, nan=1.0) < 0.5
     state["been_up"][rows] |= ~down
+    # an end enabled again counts its time down from then: a link trains for a while after its port is enabled
+    state["shut_ns"][rows] = np.where(np.nan_to_num(admin, nan=1.0) < 0.5, frame.start_ns, state["shut_ns"][rows])
     was_up = state["been_up"][rows] | up_before
     # a device coming back settles (its links train), and the time down counts on meanwhile
     count = np.where(down, state["down"][rows] + 1, 0)
@@ -274,8 +277,8 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
     if not len(long):
         return {}
     alive = cables.alive  # a missing state is up, as for `down`
-    admin = frame.reading("admin_status")
     out = {}
+    interval_ns = int(interval_s * 1e9)
     training = restarts.training()
     for i in long.tolist():
         li = frame.links[i]
@@ -293,13 +296,19 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
         far_device = li.tags.get("peer_device", "")
         if not far_up and admin[i] != 1 and not left_behind:
             continue
-        since = frame.start_ns - (int(count[i]) - 1) * int(interval_s * 1e9)
+        since = frame.start_ns - (int(count[i]) - 1) * interval_ns
+        shut = int(max(state["shut_ns"][rows[i]], state["shut_ns"][rows[far]] if far is not None else 0))
+        if not unsaved and shut >= since:  # down since its port (or the far one) was enabled again
+            since = shut + interval_ns
+            if frame.start_ns - since < (DOWN_INTERVALS - 1) * interval_ns:
+                continue
         why = (f"it came back from {li.device}'s restart administratively down, where it was up before (a "
                "configuration not saved?)" if unsaved
                else f"its far end {li.tags['peer_device']}:{li.tags['peer_port']} reports up" if far_up
                else "administratively up" + (f", {far_device} up" if far_device in alive else "")
                if admin[i] == 1 else f"the other links of {li.device} came back from its restart")
-        out[i] = RuleHit("critical", f"link down since {_utc(since)} ({count[i] * interval_s / 60:,.0f} min) "
+        minutes = (frame.start_ns - since) / 60e9 + interval_s / 60
+        out[i] = RuleHit("critical", f"link down since {_utc(since)} ({minutes:,.0f} min) "
                                      f"while {why}: a port left down after a replacement, a one-way optic "
                                      "or a pulled cable?", "link_left_down")
     return out

@@ -323,3 +323,31 @@ def test_a_port_shut_with_others_and_not_enabled_with_them_is_left_shut() -> Non
     # shut two hours before the others' act: its own reason
     apart = _shut_together(enabled={0: 250, 1: None}, shut_at={0: 245, 1: 4}, n=262)
     assert apart[1] == [], apart
+
+
+def _enabled_again(enable_at: int, up_at: int | None, n: int = 30) -> list[int]:
+    """A leaf uplink shut at interval 4 and enabled again at `enable_at`, its link up at `up_at` (None: never):
+    the intervals either end of it was found left down in."""
+    up = next(li for li in simulate(SPEC, 1, interval_s=INTERVAL, seed=2).frames[0][1]
+              if li.tags.get("role") == "leaf_up")
+    ends = ((up.device, up.port), (up.tags["peer_device"], up.tags["peer_port"]))
+
+    def script(i: int, li: LinkInterval) -> LinkInterval:
+        if (li.device, li.port) in ends and 4 <= i and (up_at is None or i < up_at):
+            li.rates["oper_status"] = 0.0
+            li.rates["admin_status"] = 0.0 if li.device == up.device and i < enable_at else 1.0
+            for name in ("in_octets", "out_octets", "in_pkts", "out_pkts"):
+                li.rates[name] = 0.0
+        return li
+
+    return [i for i, fs in enumerate(_run(script, n=n)) for f in fs
+            if (f.device, f.port) in ends and "link_left_down" in f.conditions]
+
+
+def test_a_port_enabled_again_is_given_the_time_a_link_takes_to_come_up() -> None:
+    """Principle 5 (state is a signal): a link is left down only for the time it has been down while enabled.
+    An uplink shut for a quarter of an hour and enabled again trains for a minute before it is up: no page,
+    though it has been down for 16 minutes. One that stays down once enabled is left down, counted from then."""
+    assert _enabled_again(enable_at=19, up_at=21) == []
+    never = _enabled_again(enable_at=19, up_at=None)
+    assert never and 19 + 3 <= min(never) <= 19 + 4 + 2, never
