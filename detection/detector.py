@@ -402,7 +402,10 @@ class LinkDetector:
         # material: above what its class shows at this moment, not a ratio of two near-zeros
         material = own > 2 * np.nan_to_num(frame.class_median_raw[:, G_INDEX])
         material &= (np.nan_to_num(frame.own_raw[:, UTIL]) >= OUTLIER_MIN_UTIL)[:, None]  # and it carries traffic
-        strong = np.nan_to_num(lr, nan=-np.inf) >= math.log10(OUTLIER_RATIO)
+        # beyond OUTLIER_RATIO and beyond what healthy links of its class reach now and then
+        floor = frame.layout.memo(f"outlier_floor:{self.sibling_ratios.fit_id}", lambda: np.maximum(
+            math.log10(OUTLIER_RATIO), self.sibling_ratios.tails(frame.classes)))
+        strong = np.nan_to_num(lr, nan=-np.inf) >= floor
         strong &= material & ~quiet[:, None]
         st = self._state
         bits = ((st["outlier"][rows] << 1) | strong.astype(np.uint8)) & np.uint8((1 << OUTLIER_N) - 1)

@@ -12,6 +12,7 @@ that always waits 3x its siblings, a polarised uplink); `score` gives the ratio 
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -40,6 +41,10 @@ HOST_ROLES = frozenset({"leaf_down", "host"})
 FACING_HOSTS = "leaf_down"  # a switch's port towards a host
 FLOWING_PCT = 10.0  # % of line rate the paused direction still carries: the pauses pace it, they do not stop it
 USUAL_QUANTILE = 0.95
+# how far healthy links of a class stand from their group now and then: beyond this quantile of their ratios, and
+# beyond OUTLIER_RATIO, a link stands out (where every port's waits are heavy-tailed the tail is no finding)
+TAIL_QUANTILE = 0.99
+_FITS = itertools.count()
 MIN_GROUP = 4  # links in a group before its median means anything
 MIN_UTIL = 1.0  # % of line rate: per-load values below this are not compared
 
@@ -157,10 +162,13 @@ def _group_names(by_signal: list[Grouping], n: int) -> np.ndarray:
 
 @dataclass
 class SiblingRatios:
-    """Fitted attribute `usual_`: per link that usually stands out of its group, how far it went (log10,
-    the USUAL_QUANTILE of healthy history)."""
+    """Fitted attributes `usual_`: per link that usually stands out of its group, how far it went (log10,
+    the USUAL_QUANTILE of healthy history); `tails_`: per link class, how far its links that sit with their
+    group went now and then (log10, the TAIL_QUANTILE of their healthy history pooled)."""
 
     usual_: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
+    tails_: dict[str, np.ndarray] = field(default_factory=dict)
+    fit_id: int = field(default_factory=lambda: next(_FITS))  # which fit these are: what a cache goes by
 
     def fit(self, frames: Iterable[FeatureFrame]) -> SiblingRatios:
         index: dict[tuple[str, str], int] = {}
@@ -179,20 +187,37 @@ class SiblingRatios:
                     out[i] = u
         return out
 
+    def tails(self, classes: Sequence[str]) -> np.ndarray:
+        """(n, len(GROUPED)): the tail of each link's class (0 where none was learned)."""
+        out = np.zeros((len(classes), len(GROUPED)))
+        if self.tails_:
+            for i, c in enumerate(classes):
+                t = self.tails_.get(c)
+                if t is not None:
+                    out[i] = t
+        return out
+
     def to_json(self) -> dict[str, Any]:
         return {"names": list(GROUPED),
-                "links": [[d, p, [round(float(v), 3) for v in u]] for (d, p), u in sorted(self.usual_.items())]}
+                "links": [[d, p, [round(float(v), 3) for v in u]] for (d, p), u in sorted(self.usual_.items())],
+                "tails": [[c, [round(float(v), 3) for v in t]] for c, t in sorted(self.tails_.items())]}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> SiblingRatios:
         names = list(data["names"])
         out = cls()
-        for d, p, values in data["links"]:
+
+        def row_of(values: Iterable[float]) -> np.ndarray:
             row = np.zeros(len(GROUPED))
             for name, v in zip(names, values, strict=True):
                 if name in GROUPED:
                     row[GROUPED.index(name)] = float(v)
-            out.usual_[(str(d), str(p))] = row
+            return row
+
+        for d, p, values in data["links"]:
+            out.usual_[(str(d), str(p))] = row_of(values)
+        for c, values in data.get("tails", ()):  # a model file from before tails: none
+            out.tails_[str(c)] = row_of(values)
         return out
 
 
@@ -208,6 +233,7 @@ class SiblingFit:
         self._rng = np.random.default_rng(seed)
         self._rows = np.zeros((0, cap, len(GROUPED)))
         self._seen = np.zeros(0, dtype=np.int64)
+        self._class = np.zeros(0, dtype=object)
 
     def add(self, frame: FeatureFrame, ids: np.ndarray) -> None:
         """One interval; `ids[i]` is the link id of `frame.links[i]` (each link once)."""
@@ -225,6 +251,8 @@ class SiblingFit:
             self._rows = np.concatenate([self._rows, np.full((grow - len(self._rows), self.cap, len(GROUPED)),
                                                              np.nan)])
             self._seen = np.concatenate([self._seen, np.zeros(grow - len(self._seen), dtype=np.int64)])
+            self._class = np.concatenate([self._class, np.full(grow - len(self._class), "", dtype=object)])
+        self._class[ids] = np.asarray(frame.classes, dtype=object)[some]
         t = self._seen[ids]
         slot = np.where(t < self.cap, t, self._rng.integers(0, np.maximum(t, 1) + 1))
         keep = slot < self.cap
@@ -245,6 +273,24 @@ class SiblingFit:
             # how far it went in healthy history; one that usually sits with it, from its group alone
             if med.max() >= 0.1:
                 out.usual_[keys[i]] = np.where(med >= 0.1, np.maximum(high, 0.0), 0.0)
+        out.tails_ = self._tails()
+        out.fit_id = next(_FITS)
+        return out
+
+    def _tails(self) -> dict[str, np.ndarray]:
+        """Per class, the TAIL_QUANTILE of its links' log-ratios, pooled over the links that sit with their
+        group (a link that usually stands out is judged from its own history)."""
+        out = {}
+        seen = np.nonzero(self._seen)[0]
+        for c in sorted(set(self._class[seen].tolist())):
+            of = seen[self._class[seen] == c]
+            rows = self._rows[of]  # (k, cap, G); NaN beyond each link's rows
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                sits = np.nan_to_num(np.nanmedian(rows, axis=1)) < 0.1  # (k, G)
+                pooled = np.where(sits[:, None, :], rows, np.nan).reshape(-1, len(GROUPED))
+                tail = np.nanquantile(pooled, TAIL_QUANTILE, axis=0)
+            out[c] = np.maximum(np.nan_to_num(tail), 0.0)
         return out
 
 
