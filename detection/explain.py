@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from fabricwatch.models.class_model import _LOAD_FREE, ClassModel
-from fabricwatch.models.features import DOWN_ROLES, N_OWN, OWN_NAMES, UNITS, FeatureFrame
+from fabricwatch.models.features import DOWN_ROLES, IDLE_PCT, MIN_SPREAD_LOAD, N_OWN, OWN_NAMES, UNITS, FeatureFrame
 from fabricwatch.models.groups import G_INDEX
 from fabricwatch.models.intervals import LinkInterval
 
@@ -38,8 +38,6 @@ SIBLING_MARGIN = 2.0  # within this factor of its siblings' median, a link does 
 # load, beyond its usual, as the group rule asks (conditions.OUTLIER_RATIO: waits grow faster than load,
 # and heavy tails spike)
 GROUP_MARGIN = 8.0
-IDLE_UTIL = 1.0  # % of line rate: a link carrying less carries nothing
-MIN_GROUP_UTIL = 5.0  # % the siblings' median must carry for a shortfall to mean anything
 GROUPED_AT = {k: j for j, k in enumerate(G_INDEX)}
 MIN_SIBLINGS = 4
 
@@ -94,13 +92,13 @@ def _received_pauses(frame: FeatureFrame, i: int) -> bool:
 
 def under_group(frame: FeatureFrame, i: int, util: float) -> tuple[str, dict[str, Any]] | None:
     """Words when row i carries (nearly) nothing while the links the fabric spreads the same traffic over
-    carry MIN_GROUP_UTIL or more now (a leaf's uplinks, the spines' ports towards one leaf): traffic no longer
+    carry MIN_SPREAD_LOAD or more now (a leaf's uplinks, the spines' ports towards one leaf): traffic no longer
     spread onto it. Carrying less than them is hashing (polarised ECMP puts 4 % on one uplink and 37 % on
     another)."""
     if frame.group_util is None or frame.group_size is None:
         return None
     med = float(frame.group_util[i])
-    if not med >= MIN_GROUP_UTIL or util >= IDLE_UTIL:
+    if not med >= MIN_SPREAD_LOAD or util >= IDLE_PCT:
         return None
     li = frame.links[i]
     role, far = li.tags.get("role", ""), li.tags.get("peer_device", "")

@@ -16,12 +16,19 @@ from typing import Any
 import numpy as np
 
 from fabricwatch.core.hits import RuleHit
-from fabricwatch.models.features import MIN_SPREAD, FeatureFrame, LinkState, group_medians, grown, spread_ids
+from fabricwatch.models.features import (
+    IDLE_PCT,
+    MIN_SPREAD,
+    MIN_SPREAD_LOAD,
+    FeatureFrame,
+    LinkState,
+    group_medians,
+    grown,
+    spread_ids,
+)
 
 CARRIED = 0.25  # of its group's median: the link carried a share (polarised or not)
 WITHDRAWN = 0.05  # of its group's median, and under IDLE_PCT of its line rate: nothing
-IDLE_PCT = 1.0
-MIN_LOAD = 10.0  # % of line rate the group's median carries before a missing share means anything
 RAISE_K, RAISE_N = 3, 4  # withdrawn in RAISE_K of the last RAISE_N intervals
 DRAINING = 2  # switches one switch's links leaving the spread at once lead to or come from: it is drained
 DIRECTIONS = ("receives", "sends")  # in, out
@@ -42,7 +49,7 @@ def _shares(frame: FeatureFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     reported = ~np.isnan(octets)
     util = np.where(up[:, None], np.nan_to_num(octets) * 8 * 100.0 / frame.line_bps[:, None], 0.0)
     median = group_medians(gid, util, len(names))[gid] if len(names) else np.zeros_like(util)
-    loaded = usable[:, None] & reported & (median >= MIN_LOAD)
+    loaded = usable[:, None] & reported & (median >= MIN_SPREAD_LOAD)
     with np.errstate(divide="ignore", invalid="ignore"):
         share = np.where(loaded, util / median, np.nan)
     return util, median, loaded, share, names, gid

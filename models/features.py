@@ -56,6 +56,10 @@ SPREAD_ROLES = frozenset({"leaf_up", "spine", "spine_down", "spine_up", "core"})
 # which lead to other places) share a situation
 DOWN_ROLES = frozenset({"spine", "spine_down", "core"})
 MIN_SPREAD = 4  # links of a switch in one spread role before their median load means anything
+# a spread group lightly loaded says nothing of a link it leaves idle (a few flows routed statically), for the
+# rule and for the words that explain an anomaly alike; a link carrying less than IDLE_PCT carries nothing
+MIN_SPREAD_LOAD = 10.0  # % of line rate the group's median carries
+IDLE_PCT = 1.0
 N_OWN = len(OWN_NAMES)
 # utilisation % separating idle, light, busy and saturated links
 LOAD_BINS = (5.0, 30.0, 70.0)
