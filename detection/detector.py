@@ -442,7 +442,7 @@ class LinkDetector:
                                 operated=((), np.int8),
                                 quiet=((len(SIGNALS),), np.int32), unjudged=((len(SIGNALS),), np.int32),
                                 from_restart=((), np.bool_), been_up=((), np.bool_), util_before=((2,), np.float32),
-                                shut_ns=((), np.int64),
+                                shut_ns=((), np.int64), down_ns=((), np.int64),
                                 quiet_for=((), np.int32), quiet_before=((), np.int32),
                                 util_hist=((3,), np.float32), in_window=((), np.bool_), drain_held=((), np.bool_),
                                 window_flaps=((), np.float32),
@@ -639,6 +639,10 @@ class LinkDetector:
         maybe_rule[list(lower)] = True
         left_down = links_left_down(frame, rows, st, settle > 0, back, self._restarts, cables, self.interval_s,
                                     st.seeded("up_in_training", rows, frame.layout.keys, self._up_in_training))
+        # up again within the settle window: routing has yet to spread traffic onto it
+        was_down = st["down_ns"][rows]
+        just_up = (was_down > 0) & (was_down < frame.start_ns) & \
+            (frame.start_ns - was_down <= SETTLE_INTERVALS * self.interval_s * 1e9)
         maybe_rule[list(left_down)] = True
         acting = (settle > 0) | (recent > 0) | operated | drained
         left_spread = spread_withdrawn.spread_withdrawn(frame, rows, st, acting, self.spread_carried)
@@ -702,7 +706,8 @@ class LinkDetector:
             if model_active and paced is None:
                 paced = paced_by_host(frame)
             words, feats = explain(frame, i, model=model, just_bounced=bool(recent[i] > 0), siblings=siblings,
-                                   group_excess=beyond[i], paced=paced) if model_active else ("", [])
+                                   group_excess=beyond[i], paced=paced, just_up=bool(just_up[i])) \
+                if model_active else ("", [])
             if model_active and not words and not ecn_missing[i]:
                 # over the forest's threshold without one feature worse than expected: quieter or
                 # differently busy, not degraded; no page

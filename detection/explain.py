@@ -112,7 +112,7 @@ def under_group(frame: FeatureFrame, i: int, util: float) -> tuple[str, dict[str
 
 def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None = None,
             just_bounced: bool = False, siblings: Siblings | None = None,
-            group_excess: np.ndarray | None = None, paced: np.ndarray | None = None
+            group_excess: np.ndarray | None = None, paced: np.ndarray | None = None, just_up: bool = False
             ) -> tuple[str, list[dict[str, Any]]]:
     """The features that make row i *worse* than expected, in words and numbers: above its
     load-matched class peers, or above its own history. Empty when nothing is worse (a link that
@@ -120,7 +120,8 @@ def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None 
     congestion signal, log10 of how far the link stands over the links sharing its situation now per
     unit of load, beyond its usual (NaN: no group): within GROUP_MARGIN of them, it carries their load.
     `paced`: per link, a port towards a host whose pauses received pace traffic that still flows
-    (`models.groups.paced_by_host`)."""
+    (`models.groups.paced_by_host`). `just_up`: the link came up within the settle window, and routing has yet
+    to spread traffic onto it: carrying nothing is no shortfall."""
     X = frame.X
     cls = frame.classes[i]
     rows = [j for j, c in enumerate(frame.classes) if c == cls]
@@ -164,7 +165,7 @@ def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None 
             baseline = float(np.expm1(max(np.log1p(value) - float(X[i, 2 * N_OWN + k]), 0.0)))
             if value > baseline:
                 candidates.append((float(hist_dev[k]) / 2, k, "history", baseline))
-    spread_words = under_group(frame, i, util)
+    spread_words = None if just_up else under_group(frame, i, util)
     if spread_words:
         parts.append(spread_words[0])
         feats.append(spread_words[1])

@@ -259,6 +259,7 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
     admin = frame.reading("admin_status")
     down = np.nan_to_num(oper, nan=1.0) < 0.5
     state["been_up"][rows] |= ~down
+    state["down_ns"][rows] = np.where(down, frame.start_ns, state["down_ns"][rows])  # when it was last seen down
     # an end enabled again counts its time down from then: a link trains for a while after its port is enabled
     state["shut_ns"][rows] = np.where(np.nan_to_num(admin, nan=1.0) < 0.5, frame.start_ns, state["shut_ns"][rows])
     was_up = state["been_up"][rows] | up_before

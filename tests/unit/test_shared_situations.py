@@ -146,3 +146,40 @@ def test_a_lightly_loaded_group_says_nothing_of_a_link_it_leaves_idle() -> None:
     short = {(li.device, li.port) for i, li in enumerate(frame.links) if li.device.startswith("spine")
              and under_group(frame, i, float(frame.own_raw[i, UTIL])) is not None}
     assert short == set(), short
+
+
+def test_a_link_just_up_is_given_the_time_routing_takes_to_spread_traffic_onto_it(detector: LinkDetector) -> None:
+    """Principle 2 (and 5): a link that comes up (a port enabled after a drain, a replaced cable) carries nothing
+    until routing spreads traffic onto it (a subnet manager's sweep, ECMP converging): no shortfall against its
+    busy siblings in its first intervals up. One still idle after that has left the spread."""
+    chosen: dict[str, str] = {}
+
+    def change(step: int, links: list[LinkInterval], idle_until: int) -> None:
+        for li in links:
+            if li.device == "spine-0" and li.tags.get("peer_device") == LEAF:
+                chosen.setdefault("port", li.port)
+            for k in ("in_octets", "out_octets", "in_pkts", "out_pkts"):
+                li.rates[k] = li.rates.get(k, 0.0) + 0.3 * 400e9 / 8
+            if (li.device, li.port) == ("spine-0", chosen.get("port")):
+                if step < 8:  # drained and shut
+                    li.rates["oper_status"] = li.rates["admin_status"] = 0.0
+                if step < idle_until:
+                    for k in ("in_octets", "out_octets", "in_pkts", "out_pkts"):
+                        li.rates[k] = 0.0
+
+    def found(idle_until: int) -> set[tuple[str, str]]:
+        steps = itertools.count(1)
+        detector.reset()
+        fb = FeatureBuilder(INTERVAL)
+        out: set[tuple[str, str]] = set()
+        for start, links in simulate(SPEC, 20, interval_s=INTERVAL, seed=5).frames:
+            for li in links:
+                li.rates.setdefault("oper_status", 1.0)
+                li.rates.setdefault("admin_status", 1.0)
+            change(next(steps), links, idle_until)
+            out |= {(f.device, p["port"]) for f in detector.detect(fb.build(start, links)) for p in f.per_link()
+                    if "no longer reaches this link" in f.explanation}
+        return out
+
+    assert found(idle_until=10) == set()
+    assert found(idle_until=99) == {("spine-0", chosen["port"])}
