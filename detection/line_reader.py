@@ -392,6 +392,6 @@ def columns_from_series(series: list[dict[str, object]], catalog: Catalog, repor
             part = part.take(has_any)
         report.skipped += n - len(part)
         parts.append(part)
-    out = concat(parts) if parts else _empty()
+    out = _canonical(concat(parts), report) if parts else _empty()  # another writer's spellings, as lines'
     report.samples += len(out)
     return out
