@@ -14,15 +14,20 @@ import re
 
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
-IN = frozenset({"rx", "in", "ingress", "rcv", "recv", "received", "receive", "input"})
-OUT = frozenset({"tx", "out", "egress", "xmit", "xmt", "sent", "send", "transmit", "transmitted", "output"})
+# IEEE 802.1Qbb counts PFC frames as indications (received) and requests (sent)
+IN = frozenset({"rx", "in", "ingress", "rcv", "recv", "received", "receive", "input", "indications"})
+OUT = frozenset({"tx", "out", "egress", "xmit", "xmt", "sent", "send", "transmit", "transmitted", "output",
+                 "requests"})
 # words that name where a value is kept or how it is counted, not what it is
 FILLER = frozenset({"port", "if", "hc", "phy", "dom", "module", "total", "stat", "stats", "count", "counter",
                     "counters", "num", "sfp", "qsfp", "transceiver", "xcvr", "optic", "optical", "prio",
-                    "priority", "pkts", "packets", "frames", "avg", "average", "ucast", "unicast", "instant"})
+                    "priority", "pkts", "packets", "frames", "avg", "average", "ucast", "unicast", "instant",
+                    "p",  # a priority's number as a suffix: `_p3`
+                    # a vendor's name before its counters says who wrote them, not what they are
+                    "arista", "cisco", "juniper", "mellanox", "nvidia", "broadcom", "dell", "hpe", "nokia"})
 # words that say the name's number is a queue's: understood only with that number (a queue's ECN marks are the
 # port's), not alone (mlx5's `tx_queue_dropped` counts the host's software queues, not the port's)
-QUEUE = frozenset({"queue", "tc"})
+QUEUE = frozenset({"queue", "tc", "q"})
 # subject words -> the subject; several words may name one
 SUBJECTS = {
     "pfc": "pfc", "pause": "pause", "ecn": "ecn", "marked": "", "marks": "", "ce": "",
@@ -80,18 +85,19 @@ def read(name: str) -> str | None:
         return f"{way}_pkts" if way else None
     if not units <= subjects:  # a unit names the quantity the name is of, or the words disagree
         return None
-    return _counter(frozenset(subjects), way, number, bool({"prio", "priority"} & set(ws)))
+    return _counter(frozenset(subjects), way, number, bool({"prio", "priority"} & set(ws)), bool(QUEUE & set(ws)))
 
 
-def _counter(subjects: frozenset[str], way: str, number: int | None, prio: bool) -> str | None:
+def _counter(subjects: frozenset[str], way: str, number: int | None, prio: bool, queued: bool = False) -> str | None:
     """The counter the subjects, direction ("in", "out", "") and number name, or None; `prio`: the name
-    says its number is a priority (pause frames on a priority are PFC)."""
+    says its number is a priority (pause frames on a priority are PFC); `queued`: that it is a queue's."""
     rx_tx = {"in": "rx", "out": "tx"}.get(way)
     lane = number if number is not None and 1 <= number <= 8 else None
     if subjects in ({"pfc"}, {"pfc", "pause"}) or (subjects == {"pause"} and prio):
         return f"pfc_{rx_tx}_p{number}" if rx_tx and number is not None and 0 <= number <= 7 else None
-    if number is not None and subjects not in ({"ecn"},) and "lane" not in subjects:
-        return None  # a number is a priority (PFC, ECN per queue) or a lane, nothing else
+    a_queues = subjects == {"ecn"} or (queued and subjects == {"discards"})
+    if number is not None and not a_queues and "lane" not in subjects:
+        return None  # a number is a priority (PFC), a queue's (its ECN marks, its drops) or a lane, nothing else
     if subjects == {"pause"}:
         return f"pause_{rx_tx}" if rx_tx else None
     if subjects == {"ecn"}:

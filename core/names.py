@@ -110,6 +110,22 @@ _UFM_PHY = {
 _IF_UP = ((1.0, 1.0),)
 # IBA PortState (4 Active is up; 1 Down, 2 Init, 3 Armed are not) and PortPhysicalState (3 Disabled: an
 # operator shut it; 2 Polling is enabled and trying to train, 5 LinkUp)
+# Prometheus node_exporter's netdev and netclass collectors (the kernel's interface statistics; the speed in
+# bytes/s); its ethtool collector names every `ethtool -S` stat `node_ethtool_<stat>` (`ETHTOOL_PREFIX`)
+_NODE_EXPORTER_NET = {
+    "node_network_receive_bytes_total": CounterName("in_octets"),
+    "node_network_transmit_bytes_total": CounterName("out_octets"),
+    "node_network_receive_packets_total": CounterName("in_pkts"),
+    "node_network_transmit_packets_total": CounterName("out_pkts"),
+    "node_network_receive_errs_total": CounterName("in_errors"),
+    "node_network_transmit_errs_total": CounterName("out_errors"),
+    "node_network_receive_drop_total": CounterName("in_discards"),
+    "node_network_transmit_drop_total": CounterName("out_discards"),
+    "node_network_carrier": CounterName("oper_status", enum=((1.0, 1.0),)),
+    "node_network_carrier_changes_total": CounterName("link_transitions"),
+    "node_network_speed_bytes": CounterName("speed_bps", scale=8),
+}
+ETHTOOL_PREFIX = "node_ethtool_"
 _IB_ACTIVE = ((4.0, 1.0),)
 _IB_DISABLED = ((3.0, 0.0),)
 # Prometheus node_exporter's infiniband collector (sysfs counters of an HCA port; the `node_infiniband_`
@@ -261,6 +277,7 @@ def _build() -> dict[str, CounterName]:
     for name, spelled in _NODE_EXPORTER_IB.items():
         table[_key(name)] = table[_key(f"node_infiniband_{name}")] = spelled
     table.update({_key(name): spelled for name, spelled in _UFM_STATE.items()})
+    table.update({_key(name): spelled for name, spelled in _NODE_EXPORTER_NET.items()})
     for name, canonical in _PER_CLASS.items():
         table[_key(name)] = CounterName(canonical, part=True)
     for name, canonical in _MBPS.items():
@@ -280,6 +297,8 @@ def lookup(name: str) -> CounterName | None:
     UFM Telemetry's `_u_<unit>` suffix is ignored; `Infiniband_MBOut/MBIn` are not mapped: their
     unit is not documented in the samples we have."""
     base, sep, _unit = name.partition("_u_")
+    if name.startswith(ETHTOOL_PREFIX):
+        base, sep = name[len(ETHTOOL_PREFIX):], "ethtool"
     return TABLE.get(_key(base if sep else name))
 
 
@@ -292,8 +311,9 @@ def spellings(names: Iterable[str]) -> dict[str, CounterName]:
     names = [n for n in names if n not in COUNTERS]
     out = {n: c for n in names if (c := lookup(n)) is not None}
     for n in names:
-        if n not in out and (canonical := name_words.read(n)) in COUNTERS:
-            out[n] = CounterName(str(canonical), by_words=True, part=name_words.a_part(n, str(canonical)))
+        said = n.removeprefix(ETHTOOL_PREFIX)
+        if n not in out and (canonical := name_words.read(said)) in COUNTERS:
+            out[n] = CounterName(str(canonical), by_words=True, part=name_words.a_part(said, str(canonical)))
     return out
 
 

@@ -32,6 +32,10 @@ READ = {
     # OpenConfig's transceiver physical channels and QoS queues, one field per channel or queue
     "input_power_instant_ch3": "rx_power_dbm_l3", "output_power_instant_ch2": "tx_power_dbm_l2",
     "rx_power_channel_6": "rx_power_dbm_l6", "ecn_marked_pkts_queue3": "ecn_marked",
+    # IEEE 802.1Qbb's words for PFC frames (a request is one sent, an indication one received), a priority or a
+    # queue as a `_pN` / `_qN` suffix, and a vendor's name before it, which says who wrote it, not what it is
+    "aristaPfcPriorityRequests_p3": "pfc_tx_p3", "aristaPfcPriorityIndications_p4": "pfc_rx_p4",
+    "aristaEgressQueueEcnMarkedPkts_q3": "ecn_marked", "aristaEgressQueuePktsDropped_q3": "out_discards",
 }
 UNREAD = [
     "pfcWdDroppedPkts3",  # a watchdog's drops: "wd" is no word we know
@@ -72,6 +76,14 @@ DOCUMENTED = {
     "Link_width_active": ("link_width_active", 16, 2.0),  # LinkWidthActive 16 is 2x, 2 is 4x
     # mlx5's ethtool counters: symbol errors the FEC did not correct; the speed a driver cannot tell (-1 unsigned)
     "rx_pcs_symbol_err_phy": ("symbol_errors", 3, 3.0), "speed": ("speed_bps", 4294967295, 0.0),
+    # Prometheus node_exporter: its ethtool collector (every `ethtool -S` stat under `node_ethtool_`) and its
+    # netdev and netclass collectors (`node_network_*`; the speed in bytes/s)
+    "node_ethtool_rx_out_of_buffer": ("buffer_discards", 5, 5.0), "node_ethtool_rx_bytes_phy": ("in_octets", 9, 9.0),
+    "node_ethtool_tx_prio3_pause": ("pfc_tx_p3", 4, 4.0),
+    "node_ethtool_rx_crc_errors_phy": ("fcs_errors", 2, 2.0), "node_network_carrier": ("oper_status", 0, 0.0),
+    "node_network_carrier_changes_total": ("link_transitions", 6, 6.0),
+    "node_network_speed_bytes": ("speed_bps", 5e10, 4e11), "node_network_receive_bytes_total": ("in_octets", 7, 7.0),
+    "node_network_transmit_drop_total": ("out_discards", 1, 1.0),
 }
 
 
