@@ -32,6 +32,7 @@ from fabricwatch.models.intervals import (
     RowRates,
 )
 from fabricwatch.pipeline.rate_columns import ColumnRates
+from fabricwatch.pipeline.rates import line_bytes
 
 _NEVER = np.iinfo(np.int64).max
 _OPTIC_GAUGES = frozenset(n for n in OPTICS if COUNTERS[n].kind is Kind.GAUGE)
@@ -79,6 +80,7 @@ class ColumnarIntervals:
         self._optics_carry: dict[int, tuple[dict[str, float], int]] = {}
         self._known: dict[str, np.ndarray] = {}  # per counter: the links that have sent it
         self.held = HeldStates()
+        self._tagset_bytes = np.zeros(0, dtype=np.float64)  # per tag set: the bytes a second its speed carries
 
     def feed(self, cols: Columns) -> Intervals:
         """The intervals completed by these rows; the newest interval waits for the next chunk."""
@@ -129,7 +131,8 @@ class ColumnarIntervals:
         first = ~same
         prev_t[first] = self._last_ts[L[first]]
         has_prev = same | self._has_last[L]
-        rates, spans_ns, saturated = self.rates.rates(L, T, rows.values, rows.present, n_links, rows.widths)
+        rates, spans_ns, saturated = self.rates.rates(L, T, rows.values, rows.present, n_links, rows.widths,
+                                                      self._line_bytes(rows.tagset))
         last = np.ones(n, dtype=bool)
         last[:-1] = ~same[1:]
         self._last_ts[L[last]] = T[last]
@@ -272,6 +275,14 @@ class ColumnarIntervals:
         bounds = np.flatnonzero(np.diff(out_bucket[by_interval])) + 1
         return [Window(int(out_bucket[rows[0]]) * interval, [made[j] for j in rows.tolist()], R[rows])
                 for rows in np.split(by_interval, bounds)]
+
+    def _line_bytes(self, tagset: np.ndarray) -> np.ndarray:
+        """Per row, the bytes a second its link can carry, from its speed tag (0: none)."""
+        known = self._tagset_bytes
+        if len(known) < len(self.catalog.tagsets):
+            more = [line_bytes(t.get("speed")) for t in self.catalog.tagsets[len(known):]]
+            self._tagset_bytes = known = np.concatenate([known, np.array(more, dtype=np.float64)])
+        return known[tagset]
 
     def _first_in(self, rows: Columns, L: np.ndarray, bucket: np.ndarray, n_links: int) -> dict[str, np.ndarray]:
         """Per folded counter sent in these rows, per link, the first interval it was sent in (or never)."""

@@ -12,7 +12,6 @@ of columns (RATE_KEYS, OWN_NAMES): split, each would repeat it.
 from __future__ import annotations
 
 import math
-import re
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fabricwatch.core.counters import EVIDENCE, OPTICS, TRAINED
+from fabricwatch.core.speeds import IB_RATES, parse_speed  # noqa: F401  (imported from here by others)
 from fabricwatch.models.intervals import LinkInterval
 from fabricwatch.models.topology import Topology
 
@@ -66,28 +66,6 @@ LOAD_BINS = (5.0, 30.0, 70.0)
 # a whole rail busy leaves only its few uplinks per leaf class at that load
 MIN_PEERS = 3
 BASELINE_STEP = 0.5  # log1p units a single interval may pull the own-history baseline
-
-
-# InfiniBand generations as UFM's `active_speed` and ibstat name a 4x port's rate; a split port carries
-# its own after the name ("HDR100")
-IB_RATES = {"SDR": 10e9, "DDR": 20e9, "QDR": 40e9, "FDR10": 40e9, "FDR": 56e9, "EDR": 100e9, "HDR": 200e9,
-            "NDR": 400e9, "XDR": 800e9}
-_SPEED = re.compile(r"(\d{1,7}(?:\.\d{1,6})?)([GMT]?)")
-_IB_SPLIT = re.compile(r"([A-Z]DR)(\d{2,3})")
-
-
-def parse_speed(text: str | None, default_bps: float = 400e9) -> float:
-    """A nominal speed tag ("400G", "100000M", "HDR", "HDR100") in bit/s; `default_bps` for anything else."""
-    if not text:
-        return default_bps
-    t = text.strip().upper()
-    if t in IB_RATES:
-        return IB_RATES[t]
-    if (m := _IB_SPLIT.fullmatch(t)) and m.group(1) in IB_RATES:
-        return float(m.group(2)) * 1e9
-    if m := _SPEED.fullmatch(t):
-        return float(m.group(1)) * {"G": 1e9, "M": 1e6, "T": 1e12}.get(m.group(2), 1.0)
-    return default_bps
 
 
 @dataclass

@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from fabricwatch.core.counters import COUNTERS, OPTICS, PART, Kind, whole
-from fabricwatch.pipeline.rates import SLOW_MAX_GAP_S
+from fabricwatch.pipeline.rates import NARROW_OCTETS, SLOW_MAX_GAP_S
 
 
 def common_dtype(*arrays: np.ndarray) -> type:
@@ -75,10 +75,11 @@ class ColumnRates:
 
     def rates(self, link: np.ndarray, ts: np.ndarray, values: dict[str, np.ndarray],
               present: dict[str, np.ndarray], n_links: int,
-              widths: dict[str, np.ndarray] | None = None) -> ColumnResult:
+              widths: dict[str, np.ndarray] | None = None, line_bytes: np.ndarray | None = None) -> ColumnResult:
         """Per counter, its rate at every row (NaN where none), the span each covers, and, for
         saturating counters, the rows at their ceiling. Rows must be in (link, time) order, none older
-        than its link's last call; `widths`: per counter, a row's own width where not the vocabulary's (0)."""
+        than its link's last call; `widths`: per counter, a row's own width where not the vocabulary's (0);
+        `line_bytes`: per row, the bytes a second its link can carry (0: not known)."""
         rates: dict[str, np.ndarray] = {}
         spans: dict[str, np.ndarray] = {}
         saturated: dict[str, np.ndarray] = {}
@@ -136,6 +137,14 @@ class ColumnRates:
                     sat[idx[at_ceiling]] = True
                     saturated[name] = sat
                 self.stats.resets += int(reset.sum())
+            if line_bytes is not None and name in NARROW_OCTETS and row_bits is not None:
+                # the link can fill it more than once between the two samples: no rate (`rates.RateEngine`)
+                blind = ok & (row_bits <= 32) & (line_bytes[idx] * dt / 1e9 >= np.exp2(row_bits.astype(np.float64)))
+                if blind.any():
+                    ok &= ~blind
+                    sat = saturated.get(name, np.zeros(n, dtype=bool))
+                    sat[idx[blind]] = True
+                    saturated[name] = sat
             # held at the all-ones of a narrow width: a counter that saturates where the vocabulary says it wraps
             # (the kernel's 32-bit PortXmitWait) has stopped counting, and says nothing of now
             bits_now = np.full(len(idx), spec.bits) if row_bits is None else row_bits

@@ -14,10 +14,12 @@ spike); a sample not newer than the previous one is out of order and is ignored 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from fabricwatch.core.batch import PortSample
 from fabricwatch.core.counters import COUNTERS, OPTICS, PART, PORT_STATES, TRAINED, Kind, whole
+from fabricwatch.core.speeds import parse_speed
 
 _SPECS = COUNTERS
 _OPTIC_GAUGES = frozenset(n for n in OPTICS if COUNTERS[n].kind is Kind.GAUGE)
@@ -109,6 +111,17 @@ def first_readings(sample: PortSample, result: RateResult) -> dict[str, float]:
     values = sample.values
     held = {k: float(values[k]) for k in PORT_STATES if k in values}
     return {**held, **result.trained} if result.trained else held
+
+
+# the counters a link fills at its line rate: one narrower than what the link carries between two samples wraps
+# an unknown number of times (the others' rates are far below any width's range)
+NARROW_OCTETS = frozenset({"in_octets", "out_octets"})
+
+
+@functools.lru_cache(maxsize=256)
+def line_bytes(speed_tag: str | None) -> float:
+    """Bytes a second a link of this nominal speed tag can carry (0: no tag, not known)."""
+    return parse_speed(speed_tag, 0.0) / 8
 
 
 def covered_s(result: RateResult) -> float | None:
@@ -261,6 +274,11 @@ class RateEngine:
                     span = _note_span(result, name, dt_ns, span)
                 continue
             bits = bits_override.get(name, spec.bits) if bits_override else spec.bits
+            if bits <= 32 and name in NARROW_OCTETS and line_bytes(sample.tags.get("speed")) * dt_ns / 1e9 >= 1 << bits:
+                # the link can fill it more than once between the two samples (IF-MIB's Counter32 ifInOctets on a
+                # fast port): what it moved modulo its width is no rate, neither a trickle nor idle
+                result.saturated.append(name)
+                continue
             if delta == 0 and bits <= 32 and value == (1 << bits) - 1:
                 # held at the all-ones of its width: a counter that saturates where the vocabulary says it
                 # wraps (the kernel's 32-bit PortXmitWait) has stopped counting, and says nothing of now

@@ -608,3 +608,22 @@ def test_a_counter_kept_per_queue_is_the_ports_summed_over_its_queues(tmp_path: 
     report = ReplayReport()
     list(intervals_from_files([tmp_path / "queues.lp"], 30.0, report=report))
     assert report.unread_fields == {}, report.unread_fields
+
+
+def test_an_octet_counter_the_link_can_fill_between_two_samples_says_nothing_of_that_span(tmp_path: Path) -> None:
+    """A counter that cannot count is no evidence: IF-MIB's 32-bit ifInOctets on a 400G port polled every minute
+    wraps hundreds of times between polls (RFC 2863 asks for the HC columns above 20 Mb/s), so what it moved
+    modulo 2**32 is no rate, neither a trickle nor idle: the interval has none, in both folds, and is not filled
+    as unchanged. The same counter on a 100M port, which cannot fill it in a minute, is read."""
+    lines = []
+    for i in range(12):
+        t = i * 60_000_000_000
+        lines.append(f"port_counters,device=sw,port=fast,speed=400G ifInOctets={(i * 9 * 10**11) % 2**32}i,"
+                     f"ifHCInUcastPkts={i * 10**8}i {t}")
+        lines.append(f"port_counters,device=sw,port=slow,speed=100M ifInOctets={(i * 3 * 10**8) % 2**32}i,"
+                     f"ifHCInUcastPkts={i * 10**5}i {t}")
+    columnar = _both_folds(tmp_path / "c32.lp", lines, 300)
+    fast = [li for w in columnar for li in w.links if li.port == "fast"]
+    slow = [li for w in columnar for li in w.links if li.port == "slow"]
+    assert len(fast) >= 10 and all("in_octets" not in li.rates and "in_octets" in li.saturated for li in fast)
+    assert len(slow) >= 10 and all(li.rates["in_octets"] == pytest.approx(5e6) for li in slow)
