@@ -19,6 +19,7 @@ LINK_RECOVERY = OWN_NAMES.index("link_recovery")
 PFC_TX = OWN_NAMES.index("pfc_tx")
 PFC_RX = OWN_NAMES.index("pfc_rx")
 PAUSE = OWN_NAMES.index("pause")
+UTIL_PCT = OWN_NAMES.index("util_pct")
 PACED = (PFC_RX, PAUSE)  # pauses a port receives (802.3x pauses: where it receives more than it sends)
 
 _NOT_CAUSES = ("util_pct", "ecn_per_mpkt", "pfc_tx", "flaps")
@@ -95,8 +96,8 @@ def under_group(frame: FeatureFrame, i: int, util: float) -> tuple[str, dict[str
     carry MIN_SPREAD_LOAD or more now (a leaf's uplinks, the spines' ports towards one leaf): traffic no longer
     spread onto it. Carrying less than them is hashing (polarised ECMP puts 4 % on one uplink and 37 % on
     another)."""
-    if frame.group_util is None or frame.group_size is None:
-        return None
+    if frame.group_util is None or frame.group_size is None or np.isnan(frame.own_raw[i, UTIL_PCT]):
+        return None  # what it carries is unknown (no octet counter that can count), not nothing
     med = float(frame.group_util[i])
     if not med >= MIN_SPREAD_LOAD or util >= IDLE_PCT:
         return None

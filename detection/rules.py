@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -114,7 +115,8 @@ def evaluate(li: LinkInterval, interval_s: float, cfg: RuleConfig = RuleConfig()
     if r.get("excessive_buffer_overrun_errors", 0.0) > 0:
         hits.append(RuleHit("warning", "excessive buffer overrun errors", "buffer_overrun"))
     # a storm is pausing that stops the traffic: a NIC stuck sending pauses freezes what its port
-    # would send it (a busy port that pauses hard but keeps moving data is congestion, not a storm)
+    # would send it (a busy port that pauses hard but keeps moving data is congestion, not a storm); traffic no
+    # counter can tell (a 32-bit octet counter on a fast port) is unknown, not stopped
     speed = parse_speed(li.tags.get("speed")) / 8
     for p in range(8):
         for sent, direction, frozen, shared in (("tx", "sent", "in_octets", shared_pauses[0]),
@@ -122,7 +124,7 @@ def evaluate(li: LinkInterval, interval_s: float, cfg: RuleConfig = RuleConfig()
             if shared:
                 continue
             rate = r.get(f"pfc_{sent}_p{p}", 0.0)
-            if rate >= cfg.pause_storm_per_s and r.get(frozen, 0.0) < STALLED * speed:
+            if rate >= cfg.pause_storm_per_s and r.get(frozen, math.inf) < STALLED * speed:
                 hits.append(RuleHit("critical", f"PFC pause storm: {rate:,.0f} pause frames/s {direction} on "
                                                 f"priority {p} while the paused direction carries "
                                                 f"{r.get(frozen, 0.0) * 8 / 1e9:,.2f} Gb/s", "pause_storm"))

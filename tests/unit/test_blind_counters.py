@@ -42,3 +42,35 @@ def test_a_full_counter_is_not_read_as_no_waits(tmp_path: Path) -> None:
     full = [i for i, li in enumerate(frame.links) if li.device in {f"dgx{h}" for h in range(6)}]
     assert len(full) == 6
     assert np.all(frame.X[full, len(OWN_NAMES) + WAIT] == 0.0)  # no deviation from its class: nothing known
+
+
+def test_traffic_no_counter_can_tell_is_unknown_not_stopped_nor_idle() -> None:
+    """Unknown is not zero: a spine port whose octet counters cannot count (32-bit on 400G, no rate) receiving
+    pauses is no storm "while it carries nothing", and is no shortfall "while its siblings carry": nothing says
+    it carries nothing. The same port with its octets counted at 0 is both."""
+    from fabricwatch.detection.explain import under_group
+    from fabricwatch.detection.rules import evaluate
+    from fabricwatch.lab.evaluation import simulate
+    from fabricwatch.models.class_model import UTIL
+    from fabricwatch.simulator.topology import FabricSpec
+
+    start, links = simulate(FabricSpec(nodes=32, rails=4, leaves_per_rail=2, spines=4), 1, interval_s=30.0,
+                            seed=5).frames[0]
+    for li in links:
+        for k in ("in_octets", "out_octets", "in_pkts", "out_pkts"):
+            li.rates[k] = 0.4 * 400e9 / 8
+    port = next(li for li in links if li.device == "spine-0")
+    port.rates["pfc_rx_p3"] = 20_000.0
+    port.rates.pop("util_pct", None)  # the simulator's own figure: here the load is what the octets say
+    for blind in (True, False):
+        for k in ("in_octets", "out_octets"):
+            if blind:
+                port.rates.pop(k, None)
+            else:
+                port.rates[k] = 0.0
+        port.saturated = frozenset({"in_octets", "out_octets"}) if blind else frozenset()
+        storm = [h for h in evaluate(port, 30.0) if h.condition == "pause_storm"]
+        frame = FeatureBuilder(30.0).build(start, links)
+        i = next(k for k, li in enumerate(frame.links) if li is port)
+        short = under_group(frame, i, float(np.nan_to_num(frame.own_raw[i, UTIL])))
+        assert (storm == [] and short is None) if blind else (storm != [] and short is not None), (blind, storm, short)

@@ -105,7 +105,7 @@ def test_hysteresis_needs_k_of_n_and_m_clean_to_clear(detector: LinkDetector,
 
 
 def test_rules_need_no_model() -> None:
-    li = LinkInterval(0, "leaf", "p1", {}, {"link_downed": 0.1, "pfc_tx_p3": 25_000.0},
+    li = LinkInterval(0, "leaf", "p1", {}, {"link_downed": 0.1, "pfc_tx_p3": 25_000.0, "in_octets": 0.0},
                       frozenset({"symbol_errors"}))
     hits = evaluate(li, INTERVAL)
     assert [h.severity for h in hits] == ["critical", "warning", "critical"]
