@@ -77,6 +77,7 @@ class ColumnarIntervals:
         self._done_bucket = np.iinfo(np.int64).min  # every interval up to this one was folded
         self._last_ts = np.zeros(0, dtype=np.int64)  # per link: its newest sample so far
         self._has_last = np.zeros(0, dtype=bool)
+        self._counted_ts = np.zeros(0, dtype=np.int64)  # per link: its newest sample that carried counters
         self._optics_carry: dict[int, tuple[dict[str, float], int]] = {}
         self._known: dict[str, np.ndarray] = {}  # per counter: the links that have sent it
         self.held = HeldStates()
@@ -104,6 +105,7 @@ class ColumnarIntervals:
         if len(self._last_ts) < n_links:
             grow = max(n_links, 2 * len(self._last_ts)) - len(self._last_ts)
             self._last_ts = np.concatenate([self._last_ts, np.zeros(grow, dtype=np.int64)])
+            self._counted_ts = np.concatenate([self._counted_ts, np.zeros(grow, dtype=np.int64)])
             self._has_last = np.concatenate([self._has_last, np.zeros(grow, dtype=bool)])
         bucket = rows.ts // interval
         late = (bucket <= self._done_bucket) | (self._has_last[rows.link] & (rows.ts < self._last_ts[rows.link]))
@@ -131,12 +133,29 @@ class ColumnarIntervals:
         first = ~same
         prev_t[first] = self._last_ts[L[first]]
         has_prev = same | self._has_last[L]
+        # a reading of the module alone, on a line of its own, is no time the counters cover: a row's time runs
+        # from its link's previous row that carried more (`rates.RateEngine`, `counted_ns`)
+        counts = np.zeros(n, dtype=bool)
+        for k, m in rows.present.items():
+            if k not in OPTICS:
+                counts |= m
+        at = np.where(counts, np.arange(n), -1)
+        np.maximum.accumulate(at, out=at)
+        before = np.empty(n, dtype=np.int64)
+        before[0] = -1
+        before[1:] = at[:-1]
+        own = (before >= 0) & (L[np.maximum(before, 0)] == L)
+        carried = self._counted_ts[L]
+        prev_t = np.where(own, T[np.maximum(before, 0)], np.where(carried > 0, carried, prev_t))
         rates, spans_ns, saturated = self.rates.rates(L, T, rows.values, rows.present, n_links, rows.widths,
                                                       self._line_bytes(rows.tagset))
         last = np.ones(n, dtype=bool)
         last[:-1] = ~same[1:]
         self._last_ts[L[last]] = T[last]
         self._has_last[L[last]] = True
+        latest = np.where(at >= 0, T[np.maximum(at, 0)], 0)  # each row's link's newest counting row so far
+        latest = np.where((at >= 0) & (L[np.maximum(at, 0)] == L), latest, self._counted_ts[L])
+        self._counted_ts[L[last]] = np.maximum(self._counted_ts[L[last]], latest[last])
         moved, said_here = self.held.moved_since_said(rows, rates, spans_ns, L, T, n_links)
 
         # what the detector is given of each sample: rates, what the link trained to, the module's readings

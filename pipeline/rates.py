@@ -24,6 +24,7 @@ from fabricwatch.core.speeds import parse_speed
 _SPECS = COUNTERS
 _OPTIC_GAUGES = frozenset(n for n in OPTICS if COUNTERS[n].kind is Kind.GAUGE)
 _TRAINED = frozenset(TRAINED)
+_MODULE = frozenset(OPTICS)
 # FEC counters come with the module's readings, every few minutes: a rate over up to this long is fine
 SLOW_MAX_GAP_S = 1800.0
 
@@ -47,6 +48,7 @@ class _PortState:
     # counters in several notifications (per priority, per path) with the same timestamp
     last: dict[str, tuple[float, int]]
     seen_ns: int  # the port's newest sample, whatever it carried
+    counted_ns: int = 0  # its newest sample that carried more than the module's readings (0: none yet)
     saturated: set[str] = field(default_factory=set)
 
 
@@ -124,6 +126,11 @@ def line_bytes(speed_tag: str | None) -> float:
     return parse_speed(speed_tag, 0.0) / 8
 
 
+def _counts(sample: PortSample) -> bool:
+    """Whether a sample carries more than the module's readings (which come apart, every few minutes)."""
+    return not _MODULE.issuperset(sample.values)
+
+
 def covered_s(result: RateResult) -> float | None:
     """The seconds a sample covers: since its port's previous sample (None for the port's first)."""
     return None if result.since_ns is None else result.since_ns / 1e9
@@ -193,11 +200,14 @@ class RateEngine:
         state = self._ports.get(key)
         if state is None:
             self._ports[key] = _PortState(
-                sample.uptime_s, {n: (v, ts) for n, v in sample.values.items()}, ts
+                sample.uptime_s, {n: (v, ts) for n, v in sample.values.items()}, ts, ts if _counts(sample) else 0
             )
             return RateResult({}, [], [], new_names=list(sample.values), first=True, trained=_trained(sample))
-        result = RateResult({}, [], [], since_ns=ts - state.seen_ns)
+        # a reading of the module alone, on a line of its own, is no time the counters cover
+        result = RateResult({}, [], [], since_ns=ts - (state.counted_ns or state.seen_ns))
         state.seen_ns = max(state.seen_ns, ts)
+        if _counts(sample):
+            state.counted_ns = max(state.counted_ns, ts)
         last = state.last
         if (
             sample.uptime_s is not None
