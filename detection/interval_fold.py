@@ -153,9 +153,9 @@ class ColumnarIntervals:
         last[:-1] = ~same[1:]
         self._last_ts[L[last]] = T[last]
         self._has_last[L[last]] = True
-        latest = np.where(at >= 0, T[np.maximum(at, 0)], 0)  # each row's link's newest counting row so far
-        latest = np.where((at >= 0) & (L[np.maximum(at, 0)] == L), latest, self._counted_ts[L])
-        self._counted_ts[L[last]] = np.maximum(self._counted_ts[L[last]], latest[last])
+        counted_to = np.where((at >= 0) & (L[np.maximum(at, 0)] == L), T[np.maximum(at, 0)],
+                              self._counted_ts[L])  # each row's link's newest counting row so far
+        self._counted_ts[L[last]] = np.maximum(self._counted_ts[L[last]], counted_to[last])
         moved, said_here = self.held.moved_since_said(rows, rates, spans_ns, L, T, n_links)
 
         # what the detector is given of each sample: rates, what the link trained to, the module's readings
