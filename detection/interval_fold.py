@@ -136,14 +136,14 @@ class ColumnarIntervals:
         # a reading of the module alone, on a line of its own, is no time the counters cover: a row's time runs
         # from its link's previous row that carried more (`rates.RateEngine`, `counted_ns`)
         counts = np.zeros(n, dtype=bool)
-        for k, m in rows.present.items():
+        for k, sent in rows.present.items():
             if k not in OPTICS:
-                counts |= m
-        at = np.where(counts, np.arange(n), -1)
-        np.maximum.accumulate(at, out=at)
+                counts |= sent
+        upto = np.where(counts, np.arange(n), -1)
+        np.maximum.accumulate(upto, out=upto)
         before = np.empty(n, dtype=np.int64)
         before[0] = -1
-        before[1:] = at[:-1]
+        before[1:] = upto[:-1]
         own = (before >= 0) & (L[np.maximum(before, 0)] == L)
         carried = self._counted_ts[L]
         prev_t = np.where(own, T[np.maximum(before, 0)], np.where(carried > 0, carried, prev_t))
@@ -153,7 +153,7 @@ class ColumnarIntervals:
         last[:-1] = ~same[1:]
         self._last_ts[L[last]] = T[last]
         self._has_last[L[last]] = True
-        counted_to = np.where((at >= 0) & (L[np.maximum(at, 0)] == L), T[np.maximum(at, 0)],
+        counted_to = np.where((upto >= 0) & (L[np.maximum(upto, 0)] == L), T[np.maximum(upto, 0)],
                               self._counted_ts[L])  # each row's link's newest counting row so far
         self._counted_ts[L[last]] = np.maximum(self._counted_ts[L[last]], counted_to[last])
         moved, said_here = self.held.moved_since_said(rows, rates, spans_ns, L, T, n_links)
