@@ -431,14 +431,20 @@ class FeatureBuilder:
         median_raw = np.zeros_like(own)
         # peers = same class at the same moment and at a similar load, so that one rail busy
         # while the others idle is not an anomaly; a group too small falls back to the class
-        util = np.nan_to_num(own_raw[:, OWN_NAMES.index("util_pct")])
-        load_bin = np.digitize(util, LOAD_BINS)
+        load = own_raw[:, OWN_NAMES.index("util_pct")]
+        util = np.nan_to_num(load)
+        # a link whose load is unknown (octet counters that cannot count) is no idle link: its peers are its
+        # class's links of known load
+        unknown = np.isnan(load)
+        load_bin = np.where(unknown, -1, np.digitize(util, LOAD_BINS))
         cls_arr = np.array(classes)
         for c in set(classes):
             in_class = cls_arr == c
             for b in np.unique(load_bin[in_class]):
                 rows = np.nonzero(in_class & (load_bin == b))[0]
-                rows_for_median = rows if len(rows) >= MIN_PEERS else np.nonzero(in_class)[0]
+                known = np.nonzero(in_class & ~unknown)[0]
+                rows_for_median = (known if len(known) >= MIN_PEERS else np.nonzero(in_class)[0]) if b < 0 \
+                    else rows if len(rows) >= MIN_PEERS else np.nonzero(in_class)[0]
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)  # a feature no peer reports
                     med = np.nan_to_num(np.nanmedian(own[rows_for_median], axis=0))
@@ -458,7 +464,7 @@ class FeatureBuilder:
         # the baseline follows slow change but is not dragged by an episode: each step is
         # clipped, so a link returning to normal does not look strange against it
         baseline[rows] = base + self.alpha * np.clip(hist, -BASELINE_STEP, BASELINE_STEP)
-        group_util, group_size = spread_groups(links, util, topology)
+        group_util, group_size = spread_groups(links, np.nan_to_num(own_raw[:, OWN_NAMES.index("util_pct")]), topology)
         X = np.hstack([own, peer, hist])
         return FeatureFrame(start_ns, links, classes, own_raw, X, median_raw, R, nominal, group_util, group_size,
                             topology)

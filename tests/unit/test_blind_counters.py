@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from fabricwatch.detection.replay import intervals_from_lp
 from fabricwatch.models.features import OWN_NAMES, FeatureBuilder
@@ -74,3 +75,30 @@ def test_traffic_no_counter_can_tell_is_unknown_not_stopped_nor_idle() -> None:
         i = next(k for k, li in enumerate(frame.links) if li is port)
         short = under_group(frame, i, float(np.nan_to_num(frame.own_raw[i, UTIL])))
         assert (storm == [] and short is None) if blind else (storm != [] and short is not None), (blind, storm, short)
+
+
+def test_links_whose_load_is_unknown_are_not_judged_as_idle_peers_of_each_other() -> None:
+    """Unknown is not zero, in a crowd too: where a whole line card's octet counters cannot count, those ports'
+    load is unknown, not that of the idle ports they would be binned with; a feature they lack sits at what their
+    class's ports of known load show, and none of them is a shortfall against its busy siblings."""
+    from fabricwatch.detection.explain import under_group
+    from fabricwatch.lab.evaluation import simulate
+    from fabricwatch.models.class_model import UTIL
+    from fabricwatch.simulator.topology import FabricSpec
+
+    start, links = simulate(FabricSpec(nodes=32, rails=4, leaves_per_rail=2, spines=4), 1, interval_s=30.0,
+                            seed=5).frames[0]
+    blind = [li for li in links if li.device == "spine-0"]
+    for li in links:
+        li.rates.pop("util_pct", None)
+        for k in ("in_octets", "out_octets"):
+            li.rates[k] = 0.4 * 400e9 / 8
+    for li in blind:
+        for k in ("in_octets", "out_octets"):
+            li.rates.pop(k)
+        li.saturated = frozenset({"in_octets", "out_octets"})
+    frame = FeatureBuilder(30.0).build(start, links)
+    rows = [i for i, li in enumerate(frame.links) if li.device == "spine-0"]
+    assert len(rows) >= 8
+    assert all(frame.own_raw[i, UTIL] == pytest.approx(40.0, rel=0.05) for i in rows), frame.own_raw[rows, UTIL]
+    assert all(under_group(frame, i, float(frame.own_raw[i, UTIL])) is None for i in rows)
