@@ -106,7 +106,7 @@ def spread_withdrawn(frame: FeatureFrame, rows: np.ndarray, state: LinkState, qu
     state["spread_carried"][rows] = carried
     gone = loaded & carried & up[:, None] & ~quiet[:, None] & (share < WITHDRAWN) & (util < IDLE_PCT)
     if gone.any():
-        gone &= ~_drained(frame, gone)[:, None]
+        gone &= ~_drained(frame, gone, util)[:, None]
     bits = ((state["spread_bits"][rows] << 1) | gone.astype(np.uint8)) & np.uint8((1 << RAISE_N) - 1)
     state["spread_bits"][rows] = bits
     held = gone & (np.bitwise_count(bits) >= RAISE_K)
@@ -120,9 +120,11 @@ def spread_withdrawn(frame: FeatureFrame, rows: np.ndarray, state: LinkState, qu
     return out
 
 
-def _drained(frame: FeatureFrame, gone: np.ndarray) -> np.ndarray:
+def _drained(frame: FeatureFrame, gone: np.ndarray, util: np.ndarray) -> np.ndarray:
     """(n,): links of a switch drained now: its links towards DRAINING or more switches leave the spread at
-    once, or links of DRAINING or more switches towards it do."""
+    once, or links of DRAINING or more switches towards it do, or it carries (nearly) nothing on most of its
+    ports (`util`: per link and direction, % of line rate): drained a while ago, what is left of its links'
+    groups loaded again later is not each of them withdrawn."""
     topo = frame.layout
     rows = np.nonzero(gone.any(axis=1))[0].tolist()
     reach: dict[str, set[str]] = {}
@@ -131,7 +133,11 @@ def _drained(frame: FeatureFrame, gone: np.ndarray) -> np.ndarray:
         if far:
             reach.setdefault(near, set()).add(far)
             reach.setdefault(far, set()).add(near)
+    carrying: dict[str, list[float]] = {}
+    for d, u in zip(topo.devices, util.max(axis=1).tolist(), strict=True):
+        carrying.setdefault(d, []).append(u)
+    idle = {d for d, us in carrying.items() if float(np.median(us)) < IDLE_PCT}
     out = np.zeros(len(gone), dtype=bool)
     for i in rows:
-        out[i] = any(len(reach.get(d, ())) >= DRAINING for d in (topo.devices[i], topo.far_devices[i]))
+        out[i] = any(len(reach.get(d, ())) >= DRAINING or d in idle for d in (topo.devices[i], topo.far_devices[i]))
     return out

@@ -105,3 +105,22 @@ def test_an_uplink_idle_while_its_siblings_carry_little_is_hashing_not_a_fault()
         _withdraw(links)
 
     assert _run(light) == {}
+
+
+def test_links_towards_a_switch_drained_a_while_ago_are_not_withdrawn_when_their_group_loads_again() -> None:
+    """A switch drained stays drained: while spine-2 carries nothing, the leaves' groups are too lightly loaded to
+    judge; one leaf's group loaded again later (a storage incast on it) leaves its uplink to spine-2 idle as the
+    drain does, which is that spine's state, not the uplink withdrawn."""
+    step = iter(range(10**6))
+
+    def drain_then_load(links: list[LinkInterval]) -> None:
+        k = next(step)
+        for li in links:
+            if li.tags.get("role") in ("leaf_up", "spine"):
+                li.rates["out_octets"] = li.rates["in_octets"] = 0.02 * 400e9 / 8  # light: nothing to judge
+            if li.tags.get("peer_device") == "spine-2" or li.device == "spine-2":
+                li.rates["out_octets"] = li.rates["in_octets"] = CONTROL
+            elif k >= 5 and li.device == BAD[0] and li.tags.get("role") == "leaf_up":
+                li.rates["out_octets"] = li.rates["in_octets"] = 0.4 * 400e9 / 8
+
+    assert _run(drain_then_load) == {}
