@@ -454,6 +454,7 @@ class LinkDetector:
         self._windows = EvidenceWindows()
         self.trends = TrendWatch()
         self._restarts = Restarts()
+        self._idle_switches: dict[str, bool] = {}  # per switch: it carried (nearly) nothing when last heard
         self.stalls = StallWatch()
 
     def forget(self, keys: Iterable[tuple[str, str]]) -> None:
@@ -645,7 +646,8 @@ class LinkDetector:
             (frame.start_ns - was_down <= SETTLE_INTERVALS * self.interval_s * 1e9)
         maybe_rule[list(left_down)] = True
         acting = (settle > 0) | (recent > 0) | operated | drained
-        left_spread = spread_withdrawn.spread_withdrawn(frame, rows, st, acting, self.spread_carried)
+        left_spread = spread_withdrawn.spread_withdrawn(frame, rows, st, acting, self.spread_carried,
+                                                        self._idle_switches)
         maybe_rule[list(left_spread)] = True
         shut_left = left_shut.left_shut(frame, rows, st, back, self._restarts.training(), self.interval_s)
         maybe_rule[list(shut_left)] = True

@@ -26,6 +26,7 @@ from fabricwatch.models.features import (
     grown,
     spread_ids,
 )
+from fabricwatch.models.topology import first_sight
 
 CARRIED = 0.25  # of its group's median: the link carried a share (polarised or not)
 WITHDRAWN = 0.05  # of its group's median, and under IDLE_PCT of its line rate: nothing
@@ -93,11 +94,14 @@ def from_json(rows: list[list[Any]]) -> dict[tuple[str, str], tuple[bool, bool]]
 
 
 def spread_withdrawn(frame: FeatureFrame, rows: np.ndarray, state: LinkState, quiet: np.ndarray,
-                     fitted: dict[tuple[str, str], tuple[bool, bool]]) -> dict[int, RuleHit]:
+                     fitted: dict[tuple[str, str], tuple[bool, bool]], idle_switches: dict[str, bool]
+                     ) -> dict[int, RuleHit]:
     """Links that left the spread of their group, by row; `quiet`: links whose device or operator acts now
     (a reboot settling, a bounce, a port shut), which say nothing of the routing; `fitted`: the directions
-    each link carried its share in during the fit."""
+    each link carried its share in during the fit; `idle_switches`: per switch, whether it carried (nearly)
+    nothing when last heard (kept here across intervals)."""
     util, median, loaded, share, names, gid = _shares(frame)
+    _note_idle(frame, util, idle_switches)
     if not loaded.any():
         return {}
     up = ~(frame.reading("oper_status") < 0.5)
@@ -106,7 +110,8 @@ def spread_withdrawn(frame: FeatureFrame, rows: np.ndarray, state: LinkState, qu
     state["spread_carried"][rows] = carried
     gone = loaded & carried & up[:, None] & ~quiet[:, None] & (share < WITHDRAWN) & (util < IDLE_PCT)
     if gone.any():
-        gone &= ~_drained(frame, gone, util)[:, None]
+        far_idle = np.array([idle_switches.get(f, False) for f in frame.layout.far_devices], dtype=bool)
+        gone &= ~(_drained(frame, gone) | far_idle)[:, None]
     bits = ((state["spread_bits"][rows] << 1) | gone.astype(np.uint8)) & np.uint8((1 << RAISE_N) - 1)
     state["spread_bits"][rows] = bits
     held = gone & (np.bitwise_count(bits) >= RAISE_K)
@@ -120,11 +125,20 @@ def spread_withdrawn(frame: FeatureFrame, rows: np.ndarray, state: LinkState, qu
     return out
 
 
-def _drained(frame: FeatureFrame, gone: np.ndarray, util: np.ndarray) -> np.ndarray:
+def _note_idle(frame: FeatureFrame, util: np.ndarray, idle_switches: dict[str, bool]) -> None:
+    """Whether each switch heard now carries (nearly) nothing on most of its ports (`util`: per link and
+    direction, % of line rate): a switch drained a while ago stays drained, and what is left of its links'
+    groups loaded again later is not each of them withdrawn. A switch not heard in an interval (polled at
+    another moment) is what it said last."""
+    topo = frame.layout
+    ids, devices = topo.memo("device_index", lambda: first_sight(topo.devices))
+    idle = group_medians(ids, util.max(axis=1)[:, None], len(devices))[:, 0] < IDLE_PCT
+    idle_switches.update(zip(map(str, devices), idle.tolist(), strict=True))
+
+
+def _drained(frame: FeatureFrame, gone: np.ndarray) -> np.ndarray:
     """(n,): links of a switch drained now: its links towards DRAINING or more switches leave the spread at
-    once, or links of DRAINING or more switches towards it do, or it carries (nearly) nothing on most of its
-    ports (`util`: per link and direction, % of line rate): drained a while ago, what is left of its links'
-    groups loaded again later is not each of them withdrawn."""
+    once, or links of DRAINING or more switches towards it do."""
     topo = frame.layout
     rows = np.nonzero(gone.any(axis=1))[0].tolist()
     reach: dict[str, set[str]] = {}
@@ -133,11 +147,7 @@ def _drained(frame: FeatureFrame, gone: np.ndarray, util: np.ndarray) -> np.ndar
         if far:
             reach.setdefault(near, set()).add(far)
             reach.setdefault(far, set()).add(near)
-    carrying: dict[str, list[float]] = {}
-    for d, u in zip(topo.devices, util.max(axis=1).tolist(), strict=True):
-        carrying.setdefault(d, []).append(u)
-    idle = {d for d, us in carrying.items() if float(np.median(us)) < IDLE_PCT}
     out = np.zeros(len(gone), dtype=bool)
     for i in rows:
-        out[i] = any(len(reach.get(d, ())) >= DRAINING or d in idle for d in (topo.devices[i], topo.far_devices[i]))
+        out[i] = any(len(reach.get(d, ())) >= DRAINING for d in (topo.devices[i], topo.far_devices[i]))
     return out
