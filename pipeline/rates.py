@@ -69,8 +69,8 @@ class RateResult:
     # names the port sent for the first time (no rate yet): the detector learns what a link reports
     new_names: list[str] | None = None
     first: bool = False  # the port's first sample: no rates yet, but what it says of the port's state holds
-    # the time since the port's previous sample (None for its first): what this one covers, whatever that one
-    # carried (a sample after a gap of no rates covers only its own span, not the gap)
+    # the time since the port's previous sample that carried more than the module's readings (None for its
+    # first): what this one covers (a sample after a gap of no rates covers only its own span, not the gap)
     since_ns: int | None = None
 
 
@@ -132,7 +132,7 @@ def _counts(sample: PortSample) -> bool:
 
 
 def covered_s(result: RateResult) -> float | None:
-    """The seconds a sample covers: since its port's previous sample (None for the port's first)."""
+    """The seconds a sample covers: since its port's previous sample that carried counters (None for its first)."""
     return None if result.since_ns is None else result.since_ns / 1e9
 
 
