@@ -15,6 +15,7 @@ import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from fabricwatch.core.counters import LANES, lane
 from fabricwatch.core.hits import RuleHit
 from fabricwatch.core.optics import NO_LIGHT_DBM
 from fabricwatch.models.intervals import LinkInterval, was_down
@@ -33,6 +34,7 @@ class Slow:
     # judged apart from what the device's other modules read now (their air, their load): what they share
     # is the device's, not this module's
     apart: bool = False
+    both_ways: bool = False  # a change either way is the signal's (a laser's bias falls as it fails, rises as it ages)
 
 
 SLOW_SIGNALS: tuple[Slow, ...] = (
@@ -42,8 +44,10 @@ SLOW_SIGNALS: tuple[Slow, ...] = (
     Slow("pre_fec_ber", True, True, 0.3, ""),
     Slow("ib_raw_ber", True, True, 0.3, ""),
     Slow("temperature_c", False, True, 6.0, " degC", apart=True),
-    Slow("tx_bias_ma_l1", False, True, 1.5, " mA"),
-    Slow("rx_power_dbm_l1", False, False, 2.0, " dB", dark=NO_LIGHT_DBM),
+    # every lane is a laser and a receiver of its own: one failing lane is its own slow signal
+    *(Slow(lane("tx_bias_ma", n), False, True, 1.5, " mA", both_ways=True) for n in LANES),
+    *(Slow(lane("tx_power_dbm", n), False, False, 2.0, " dB", dark=NO_LIGHT_DBM) for n in LANES),
+    *(Slow(lane("rx_power_dbm", n), False, False, 2.0, " dB", dark=NO_LIGHT_DBM) for n in LANES),
 )
 # the baseline's time constant while the signal is steady: it follows what holds over hours, so an optic ageing
 # through a day outruns it; a pace per reading would trail a slow ramp by less than its step at any polling rate
@@ -134,7 +138,7 @@ class TrendWatch:
         elapsed_s = max(ts_ns - t.last_ns, 0) / 1e9
         t.last_ns = ts_ns
         dev = x - t.base
-        worse = dev if s.worse_up else -dev
+        worse = abs(dev) if s.both_ways else dev if s.worse_up else -dev
         material = worse >= max(s.step, NOISE_MULT * t.wander)
         if t.n >= WARMUP and material:
             if t.away == 0:
@@ -152,7 +156,7 @@ class TrendWatch:
             return None
         shown = (10 ** x, 10 ** t.base) if s.log else (x, t.base)
         change = f"{worse:.1f} decades" if s.log else f"{worse:.1f}{s.unit}"
-        direction = "up" if s.worse_up else "down"
+        direction = "up" if (dev > 0 if s.both_ways else s.worse_up) else "down"
         what, sign = (f"{s.name} against its device's other modules", "+") if apart else (s.name, "")
         return RuleHit("warning", f"{what} {shown[0]:{sign},.3g}{s.unit}, {change} {direction} from its usual "
                                   f"{shown[1]:{sign},.3g}{s.unit} for {t.away} readings: the module or the link is "

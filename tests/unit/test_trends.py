@@ -135,3 +135,31 @@ def test_a_slow_ramp_outruns_the_baseline_whatever_the_polling_rate() -> None:
     for step_s in (30.0, 10.0):
         warned = _first_warned(step_s, hours=6.0, start_h=2.0, decades_per_h=1 / 3)
         assert warned is not None and warned <= 1.5, (step_s, warned)
+
+
+def test_every_lane_of_a_module_is_watched_whichever_way_its_laser_drifts() -> None:
+    """Principle 3: a module's lanes are lasers and receivers of their own; one failing lane is its own slow
+    signal, whichever lane it is. A laser on lane 3 of an 8-lane module whose bias current falls 2.5 mA and whose
+    transmit power falls 2.5 dB over 40 minutes (the others steady) is warned about, by its lane, before the
+    ramp ends; a laser on lane 6 of another module drawing 2.5 mA more (compensating its ageing) too; the
+    lanes that wander together with the module's temperature never are."""
+    rng = np.random.default_rng(13)
+    watch = TrendWatch()
+    warned: dict[str, tuple[int, str]] = {}
+    for i in range(300):
+        temp_wander = 0.3 * np.sin(i / 20)
+        ramp = min(1.0, max(0.0, (i - 200) / 80))
+        readings = []
+        for port, lane_n, sign in (("falling", 3, -1.0), ("rising", 6, 1.0), ("fine", 0, 0.0)):
+            optics: dict[str, float] = {}
+            for n in range(1, 9):
+                drift = 2.5 * ramp * sign if n == lane_n else 0.0
+                optics[f"tx_bias_ma_l{n}"] = 7.0 + temp_wander + drift + rng.normal(0, 0.05)
+                optics[f"tx_power_dbm_l{n}"] = (0.5 + (drift if sign < 0 else 0.0) + rng.normal(0, 0.05))
+                optics[f"rx_power_dbm_l{n}"] = -1.0 + rng.normal(0, 0.05)
+            readings.append(_reading(i, port, **optics))
+        for (_, port), hits in watch.observe(readings, i * STEP_NS).items():
+            warned.setdefault(port, (i, hits[0].reason))
+    assert set(warned) == {"falling", "rising"}, warned
+    assert warned["falling"][0] < 280 and "_l3" in warned["falling"][1], warned
+    assert warned["rising"][0] < 280 and "_l6" in warned["rising"][1], warned
