@@ -439,6 +439,7 @@ class LinkDetector:
                                 saturated_for=((), np.int32), under_speed=((), np.bool_),
                                 heard=((), np.bool_), seen_ns=((), np.int64),
                                 admin_was=((), np.int8), admin_before=((), np.int8), admin_at_restart=((), np.int8),
+                                said_oper=((), np.int8),
                                 operated=((), np.int8),
                                 quiet=((len(SIGNALS),), np.int32), unjudged=((len(SIGNALS),), np.int32),
                                 from_restart=((), np.bool_), been_up=((), np.bool_), util_before=((2,), np.float32),
@@ -543,8 +544,9 @@ class LinkDetector:
         over_score = has_model & (np.nan_to_num(scores) > 1.0) & (settle == 0)
         # idle because an operator shut its cable or its far switch is down: that act or that switch's event
         idle = np.nonzero(over_score & (np.nan_to_num(own[:, UTIL]) < 1.0))[0]
-        cables = Cables(frame)  # built once, when a decision below first needs it
-        over_score[idle[idle_not_its_own(frame, idle, self._restarts.heard, cables)]] = False
+        cables = Cables(frame, st, self._restarts)  # built once, when a decision below first needs it
+        over_score[idle[idle_not_its_own(frame, idle, self._restarts.heard, cables,
+                                         self._idle_switches)]] = False
         # no marks on one job's hosts across every rail is that job's traffic (a steady stream marks
         # nothing), not a switch with ECN off: a switch's ports reach as many hosts as it has ports
         if ecn_missing.any():
@@ -561,7 +563,8 @@ class LinkDetector:
         # another's act (its far switch down, its cable shut): hysteresis holds it, no model finding now
         excused = active & (settle > 0) & ~ecn_missing
         held_idle = np.nonzero(active & ~excused & (np.nan_to_num(own[:, UTIL]) < 1.0))[0]
-        excused[held_idle[idle_not_its_own(frame, held_idle, self._restarts.heard, cables)]] = True
+        excused[held_idle[idle_not_its_own(frame, held_idle, self._restarts.heard, cables,
+                                              self._idle_switches)]] = True
         # transitions over the last few intervals: a link that keeps flapping, not one that bounced once
         flap_hist = np.concatenate([st["flaps"][rows][:, 1:], np.nan_to_num(own[:, FLAPS:FLAPS + 1])], axis=1)
         flap_hist[settle > 0] = 0.0  # a device's reboot is not its links flapping

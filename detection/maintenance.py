@@ -4,6 +4,7 @@ down once the maintenance is over is one: the fault an act leaves behind."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from functools import cached_property
 
@@ -28,11 +29,14 @@ DRAIN_QUIET = 8  # intervals without a transition before a bounce can be a drain
 
 
 class Cables:
-    """One frame's links by (device, port) and the devices with a port up: built when first asked, once per
-    interval, by whichever decision needs them."""
+    """One frame's links by (device, port), the far end of each cable and the devices with a port up: built
+    when first asked, once per interval, by whichever decision needs them. A device not heard in this interval
+    (polled at another moment) is as it said when last heard, while it reports within its cadence."""
 
-    def __init__(self, frame: FeatureFrame) -> None:
+    def __init__(self, frame: FeatureFrame, state: LinkState | None = None, restarts: Restarts | None = None) -> None:
         self._frame = frame
+        self._state = state
+        self._restarts = restarts
 
     @cached_property
     def at(self) -> dict[tuple[str, str], int]:
@@ -41,7 +45,10 @@ class Cables:
     @cached_property
     def alive(self) -> set[str]:
         oper = self._frame.reading("oper_status")
-        return {li.device for li, o in zip(self._frame.links, oper, strict=True) if not o < 0.5}
+        here = {li.device for li, o in zip(self._frame.links, oper, strict=True) if not o < 0.5}
+        if self._restarts is None:
+            return here
+        return here | self._restarts.said_up({li.device for li in self._frame.links})
 
     @cached_property
     def dark(self) -> set[str]:
@@ -58,6 +65,35 @@ class Cables:
         """The row of the far end of link i's cable, if it is in the frame."""
         return self.at.get(_peer(self._frame.links[i]) or ("", ""))
 
+    def far_link(self, i: int) -> int | None:
+        """The state row of the far end of link i's cable, if it was ever heard."""
+        key = _peer(self._frame.links[i])
+        return None if self._state is None or key is None else self._state.index.get(key)
+
+    def far_said(self, i: int) -> tuple[float, float]:
+        """The far end's (oper, admin) status, 1 up, 0 down, NaN not known: from this interval, else from what
+        it said when last heard if its device still reports within its cadence."""
+        far = self.far(i)
+        if far is not None:
+            return float(self._frame.reading("oper_status")[far]), float(self._frame.reading("admin_status")[far])
+        row, peer = self.far_link(i), self._frame.links[i].tags.get("peer_device", "")
+        if row is None or self._state is None or self._restarts is None or not self._restarts.reporting(peer):
+            return math.nan, math.nan
+        return _said(self._state["said_oper"][row]), _said(self._state["admin_was"][row])
+
+
+def _said(code: int) -> float:
+    """A remembered state (0 not reported, 1 down, 2 up) as a reading."""
+    return math.nan if code == 0 else float(code == 2)
+
+
+def remember_said(frame: FeatureFrame, rows: np.ndarray, state: LinkState) -> None:
+    """Keep each link's operational state as it said it (0 not reported, 1 down, 2 up) for the intervals its
+    device is not heard in."""
+    oper = frame.reading("oper_status")
+    now = np.where(np.isnan(oper), 0, np.where(oper >= 0.5, 2, 1)).astype(np.int8)
+    state["said_oper"][rows] = np.where(now > 0, now, state["said_oper"][rows])
+
 
 class Restarts:
     """Which devices have reported, and which came back from being unreachable (a restart, a replacement)."""
@@ -69,6 +105,7 @@ class Restarts:
         self._usual_gap: dict[str, float] = {}  # per device, the intervals between its reports (its poll cadence)
         self._dark: set[str] = set()  # far devices whose every link was down in the last interval
         self._down_links: dict[str, int] = {}  # per device still training, its links down in the last interval
+        self._up: dict[str, bool] = {}  # per device, whether it had a port up when last heard
         self._tick = 0
 
     def returned(self, frame: FeatureFrame) -> np.ndarray:
@@ -84,6 +121,9 @@ class Restarts:
         for d, g in gaps.items():
             self._usual_gap[d] = 0.8 * self._usual_gap.get(d, 1.0) + 0.2 * g
         self._last_heard.update(dict.fromkeys(devices, tick))
+        oper = frame.reading("oper_status")
+        up = {li.device for li, o in zip(frame.links, oper, strict=True) if not o < 0.5}
+        self._up.update({d: d in up for d in devices})
         for d in [d for d, t in self._back_at.items() if tick - t >= RETURN_TRAIN]:
             del self._back_at[d]
             self._down_links.pop(d, None)
@@ -91,6 +131,17 @@ class Restarts:
         if not back:
             return np.zeros(len(frame.links), dtype=bool)
         return np.fromiter((li.device in back for li in frame.links), dtype=bool, count=len(frame.links))
+
+    def reporting(self, device: str) -> bool:
+        """Whether `device` has reported within its cadence: unheard for longer than its usual gap between
+        reports, it is not as it said last (a restart, an outage) but not known."""
+        last = self._last_heard.get(device)
+        return last is not None and self._tick - 1 - last < max(1.0, self._usual_gap.get(device, 1.0)) + 0.5
+
+    def said_up(self, present: set[str]) -> set[str]:
+        """The devices not in `present` (this interval's) that had a port up when last heard, within their
+        cadence."""
+        return {d for d, up in self._up.items() if up and d not in present and self.reporting(d)}
 
     def lit(self, dark: set[str]) -> None:
         """Far devices dark before (every link down: a host powered off, which reports nothing itself) and not
@@ -128,6 +179,7 @@ class Restarts:
             self._back_at.pop(device, None)
             self._usual_gap.pop(device, None)
             self._down_links.pop(device, None)
+            self._up.pop(device, None)
 
 
 class UpRecord:
@@ -174,31 +226,34 @@ def operated_links(frame: FeatureFrame, rows: np.ndarray, state: LinkState, flap
     return left > 0
 
 
-def _not_its_own(frame: FeatureFrame, i: int, far: int | None, admin: np.ndarray, alive: set[str],
-                 heard: set[str]) -> bool:
+def _not_its_own(frame: FeatureFrame, i: int, cables: Cables, admin: np.ndarray, heard: set[str]) -> bool:
     """Link i's being down or idle is not its own: shut by an operator at either end of its cable, or
     towards a switch that has reported before and now has no port up (a reboot, a replacement)."""
-    if admin[i] == 0 or (far is not None and admin[far] == 0):
+    if admin[i] == 0 or cables.far_said(i)[1] == 0:
         return True
     far_device = frame.links[i].tags.get("peer_device", "")
-    return far_device in heard and far_device not in alive
+    return far_device in heard and far_device not in cables.alive
 
 
-def idle_not_its_own(frame: FeatureFrame, rows: np.ndarray, heard: set[str], cables: Cables) -> np.ndarray:
+def idle_not_its_own(frame: FeatureFrame, rows: np.ndarray, heard: set[str], cables: Cables,
+                     idle_switches: dict[str, bool]) -> np.ndarray:
     """Per row of `rows` (indices into the frame), whether its carrying nothing is another's event:
-    `_not_its_own`, its far end down, or down at both ends with no administrative state."""
+    `_not_its_own`, its far end down, down at both ends with no administrative state, or towards a switch that
+    carried (nearly) nothing on most of its ports when last heard (drained: `idle_switches`)."""
     out = np.zeros(len(rows), dtype=bool)
     if not len(rows):
         return out
     oper = frame.reading("oper_status")
     admin = frame.reading("admin_status")
     for n, i in enumerate(rows.tolist()):
-        far = cables.far(i)
-        up, far_up = not oper[i] < 0.5, far is not None and not oper[far] < 0.5
+        far_oper = cables.far_said(i)[0]
+        known = not math.isnan(far_oper)
+        up, far_up = not oper[i] < 0.5, known and not far_oper < 0.5
         # a cable is one link, named at the end that is down; down at both ends with no administrative
         # state is what a planned shutdown looks like (as for `links_left_down`)
-        out[n] = (_not_its_own(frame, i, far, admin, cables.alive, heard) or (up and far is not None and not far_up)
-                  or (not up and not far_up and admin[i] != 1))
+        out[n] = (_not_its_own(frame, i, cables, admin, heard) or (up and known and not far_up)
+                  or (not up and not far_up and admin[i] != 1)
+                  or idle_switches.get(frame.links[i].tags.get("peer_device", ""), False))
     return out
 
 
@@ -257,6 +312,7 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
     Towards a device whose every link is down (a host powered off), it is that device's event."""
     oper = frame.reading("oper_status")
     admin = frame.reading("admin_status")
+    remember_said(frame, rows, state)
     down = np.nan_to_num(oper, nan=1.0) < 0.5
     state["been_up"][rows] |= ~down
     state["down_ns"][rows] = np.where(down, frame.start_ns, state["down_ns"][rows])  # when it was last seen down
@@ -283,22 +339,23 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
     training = restarts.training()
     for i in long.tolist():
         li = frame.links[i]
-        far = cables.far(i)
+        far_oper, _ = cables.far_said(i)
+        far = cables.far_link(i)
         # not back with the rest of its switch: a port shut while the switch ran is not this
         left_behind = bool(state["from_restart"][rows[i]]) and li.device in alive
         # back from its switch's restart shut where it was up before: no one shut it while the switch ran
         unsaved = left_behind and admin[i] == 0 and state["admin_at_restart"][rows[i]] == 2
-        if (not unsaved and _not_its_own(frame, i, far, admin, alive, restarts.heard)) \
+        if (not unsaved and _not_its_own(frame, i, cables, admin, restarts.heard)) \
                 or li.tags.get("peer_device", "") in cables.dark:
             continue
         if li.device in training or li.tags.get("peer_device", "") in training:
             continue  # a switch just back from a restart still trains its links
-        far_up = far is not None and oper[far] >= 0.5
+        far_up = far_oper >= 0.5
         far_device = li.tags.get("peer_device", "")
         if not far_up and admin[i] != 1 and not left_behind:
             continue
         since = frame.start_ns - (int(count[i]) - 1) * interval_ns
-        shut = int(max(state["shut_ns"][rows[i]], state["shut_ns"][rows[far]] if far is not None else 0))
+        shut = int(max(state["shut_ns"][rows[i]], state["shut_ns"][far] if far is not None else 0))
         if not unsaved and shut >= since:  # down since its port (or the far one) was enabled again
             since = shut + interval_ns
             if frame.start_ns - since < (DOWN_INTERVALS - 1) * interval_ns:

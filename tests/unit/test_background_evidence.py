@@ -629,3 +629,62 @@ def test_corruption_within_the_standards_error_budget_is_no_finding(detector: Li
 
     flagged = {(f.device, f.port) for fs in _run(detector, 24, 4, burst) for f in fs}
     assert (target[0] in flagged) == found
+
+
+@pytest.mark.parametrize(("far_admin", "far_heard", "expect"), [
+    (1.0, True, True),  # both ends enabled, neither trains: left down
+    (0.0, True, False),  # shut at its far end, as that end said when last heard: an operator's act
+    (1.0, False, False),  # its far switch unheard since (rebooting, replaced): that switch's event
+])
+def test_a_far_end_heard_at_another_moment_is_as_it_said_last(
+        detector: LinkDetector, far_admin: float, far_heard: bool, expect: bool) -> None:
+    """Principle 5 (state is a signal), with switches polled in turn: a device not heard in this interval is
+    as it said when last heard, within its cadence. A leaf and the spine at the far end of one of its cables
+    report in alternate intervals (each polled every two), never in the same one; the cable goes down, both
+    ends administratively up, and stays down: a finding within a few polls. Shut at the far end, it is not;
+    nor when the far switch stops reporting altogether (it is down, not up as it last said)."""
+    pair: list[tuple[str, str]] = []
+
+    def in_turn(i: int, links: list[LinkInterval]) -> None:
+        a, b = _cable_up(links, pair)
+        if i >= 3:
+            _down(a)
+            _down(b)
+            a.rates["admin_status"] = 1.0
+            b.rates["admin_status"] = far_admin
+        silent = {a.device if i % 2 else b.device}
+        if not far_heard and i >= 3:
+            silent.add(b.device)
+        links[:] = [li for li in links if li.device not in silent]
+
+    found = _run(detector, 20, 8, in_turn)
+    left = [(n, f) for n, fs in enumerate(found) for f in fs if "link_left_down" in f.conditions]
+    assert bool(left) == expect, left
+    if expect:
+        n, f = left[0]
+        assert (f.device, f.port) in pair and n <= 3 + 8, (n, f.explanation)
+
+
+def test_links_towards_a_drained_switch_heard_at_another_moment_are_its_drain() -> None:
+    """Principles 2 and 5: links idle towards a switch that carries (nearly) nothing on most of its ports (a
+    spine drained for maintenance, its ports up) are that switch's event, not each link's, whether or not the
+    switch is heard in the same interval as the leaves (polled in turn, it is as it said last)."""
+    run = simulate(SPEC, 80, interval_s=INTERVAL, seed=1)
+    fb = FeatureBuilder(INTERVAL)
+    det = LinkDetector(interval_s=INTERVAL).fit([fb.build(s, links) for s, links in run.frames])
+    spine = next(li.device for li in run.frames[0][1] if li.tags.get("role") == "spine")
+
+    def drained(i: int, links: list[LinkInterval]) -> None:
+        for li in links:
+            li.rates["oper_status"] = 1.0
+            if i >= 3 and spine in (li.device, li.tags.get("peer_device")):
+                for k in ("in_octets", "out_octets", "in_pkts", "out_pkts", "util_pct"):
+                    if k in li.rates:
+                        li.rates[k] = 0.0
+        if i % 2:
+            links[:] = [li for li in links if li.device != spine]
+
+    found = _run(det, 30, 8, drained)
+    towards = [(n, f.device, f.port, f.explanation) for n, fs in enumerate(found) for f in fs
+               if spine in (f.device, (f.peer or ("", ""))[0])]
+    assert not towards, towards[:3]
