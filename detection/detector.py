@@ -151,6 +151,7 @@ class LinkDetector:
         # fitted: the most each link trained to (speed, width) while up in the healthy history
         self.trained: dict[tuple[str, str], tuple[float, ...]] = {}
         self.spread_carried: dict[tuple[str, str], tuple[bool, bool]] = {}  # directions a link carried its share in
+        self.trend_baselines = TrendWatch()  # fitted: each module's slow signals as the healthy history read them
         # conditions whose rules are switched off: what the generic layer finds without them (ablation)
         self.switched_off: frozenset[str] = frozenset()
         self.reset()
@@ -180,9 +181,11 @@ class LinkDetector:
         peaks: dict[str, LinkPeaks] = {}
         background, siblings, silence, ups = BackgroundFit(), SiblingFit(seed=self.seed), SilenceFit(), UpRecord()
         trained, spread = TrainedFit(), spread_withdrawn.SpreadFit()
+        trends = TrendWatch()  # the modules' baselines, learned from the healthy history
         n_frames, first_ns, last_ns = 0, None, None
         for frame in again():
             ids = self._link_ids(frame, index)
+            trends.observe(frame.links)
             background.add(ids, frame.classes, evidence_counts(frame, EVIDENCE_NAMES, self.interval_s))
             siblings.add(frame, ids)
             silence.add(frame, ids)
@@ -207,7 +210,8 @@ class LinkDetector:
         self.never_up = ups.result(keys)
         self.trained = trained.result(keys)
         self.spread_carried = spread.result(keys)
-        del background, siblings, silence
+        self.trend_baselines = trends.baselines()
+        del background, siblings, silence, trends
         if self.false_alarms_per_day is not None:
             self.false_alarm_rate = budget_rate(self.false_alarms_per_day, n_links, self.interval_s)
         # (device, port) order of every link: rows sort in time, then by link
@@ -453,7 +457,7 @@ class LinkDetector:
                                 **retrained.STATE, **spread_withdrawn.STATE, **left_shut.STATE,
                                 **slow_flap.STATE)
         self._windows = EvidenceWindows()
-        self.trends = TrendWatch()
+        self.trends = self.trend_baselines.baselines()
         self._restarts = Restarts()
         self._idle_switches: dict[str, bool] = {}  # per switch: it carried (nearly) nothing when last heard
         self.stalls = StallWatch()
@@ -671,7 +675,7 @@ class LinkDetector:
         held_over = ((st["over_group"][rows] << 1) | over.astype(np.uint8)) & np.uint8((1 << OUTLIER_N) - 1)
         st["over_group"][rows] = held_over
         beyond = np.where(over & (np.bitwise_count(held_over) < OUTLIER_K), 0.0, beyond)
-        trending = self.trends.observe(links, frame.start_ns)
+        trending = self.trends.observe(links)
         storming = (own[:, PFC_TX] >= self.rules.pause_storm_per_s) | (own[:, PFC_RX] >= self.rules.pause_storm_per_s)
         shared_pauses = shared_pausing(frame) if storming.any() else np.zeros((n, 2), dtype=bool)
         if trending:

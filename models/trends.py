@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from fabricwatch.core.counters import LANES, lane
 from fabricwatch.core.hits import RuleHit
@@ -77,11 +77,15 @@ class TrendWatch:
     signals: tuple[Slow, ...] = SLOW_SIGNALS
     _tracks: dict[tuple[str, str, str], _Track] = field(default_factory=dict)
     _raised: dict[tuple[str, str], list[RuleHit]] = field(default_factory=dict)
+    _read_ns: dict[tuple[str, str], int] = field(default_factory=dict)  # per link, when its last reading was taken
 
-    def observe(self, links: Iterable[LinkInterval], start_ns: int) -> dict[tuple[str, str], list[RuleHit]]:
-        """Take this interval's fresh readings; the links with a trend raised, and why. A link down says nothing
-        of its module's ageing, nor does a receiver reading no light (its far end dark): that is its state. One
-        that went down (or bounced) may come back with another module: its baselines start again."""
+    def observe(self, links: Iterable[LinkInterval]) -> dict[tuple[str, str], list[RuleHit]]:
+        """Take this interval's fresh readings; the links with a trend raised, and why. A reading is fresh when
+        taken after the link's last one, whenever it was taken (a module read at another moment than its
+        counters hands its reading to the link's next interval). A link down
+        says nothing of its module's ageing, nor does a receiver reading no light (its far end dark): that is
+        its state. One that went down (or bounced) may come back with another module: its baselines start
+        again."""
         fresh = []
         for li in links:
             if was_down(li):  # it may come back with another module: its baselines are the old one's
@@ -90,7 +94,9 @@ class TrendWatch:
                         t.base = math.nan
                 self._raised.pop((li.device, li.port), None)
                 continue
-            if li.optics and li.optics_ns >= start_ns:
+            key = (li.device, li.port)
+            if li.optics and li.optics_ns > self._read_ns.get(key, -1):
+                self._read_ns[key] = li.optics_ns
                 fresh.append(li)
         shared = self._shared(fresh)
         for li in fresh:
@@ -162,9 +168,15 @@ class TrendWatch:
                                   f"{shown[1]:{sign},.3g}{s.unit} for {t.away} readings: the module or the link is "
                                   "ageing (an early warning, before errors)", "trend")
 
+    def baselines(self) -> TrendWatch:
+        """A watch with this one's baselines and nothing raised: what a healthy history taught, to start from."""
+        return TrendWatch(self.signals, {k: replace(t, away=0) for k, t in self._tracks.items()}, {},
+                          dict(self._read_ns))
+
     def forget(self, keys: Iterable[tuple[str, str]]) -> None:
         gone = set(keys)
         for tk in [tk for tk in self._tracks if (tk[0], tk[1]) in gone]:
             del self._tracks[tk]
         for key in gone:
             self._raised.pop(key, None)
+            self._read_ns.pop(key, None)

@@ -688,3 +688,32 @@ def test_links_towards_a_drained_switch_heard_at_another_moment_are_its_drain() 
     towards = [(n, f.device, f.port, f.explanation) for n, fs in enumerate(found) for f in fs
                if spine in (f.device, (f.peer or ("", ""))[0])]
     assert not towards, towards[:3]
+
+
+def test_a_modules_baseline_is_learned_from_the_healthy_history() -> None:
+    """Principles 1 and 3: a module read every five minutes has few readings; its baseline is learned from the
+    site's healthy history, so a lane whose receive power starts to slide (1 dB a reading) as detection begins
+    is warned about within a few readings (the fifth), not after a warm-up of its own (ten readings)."""
+    run = simulate(SPEC, 200, interval_s=INTERVAL, seed=1)
+    target = next((li.device, li.port) for li in run.frames[0][1] if li.tags.get("role") == "leaf_up")
+
+    def read(i: int, start: int, links: list[LinkInterval], slide: float) -> None:
+        if i % 10 == 0:
+            for li in links:
+                if (li.device, li.port) == target:
+                    li.optics = {"rx_power_dbm_l2": -0.5 - slide}
+                    li.optics_ns = start + 1
+
+    fb = FeatureBuilder(INTERVAL)
+    frames = []
+    for i, (start, links) in enumerate(run.frames[:120]):
+        read(i, start, links, 0.0)
+        frames.append(fb.build(start, links))
+    det = LinkDetector(interval_s=INTERVAL).fit(frames)
+    warned = None
+    for i, (start, links) in enumerate(run.frames[120:]):
+        read(i, start, links, max(0.0, i / 10 - 1) * 1.0)
+        if any((f.device, f.port) == target and "rx_power_dbm_l2" in f.explanation
+               for f in det.detect(fb.build(start, links))) and warned is None:
+            warned = i
+    assert warned is not None and warned <= 60, warned  # the slide's fifth reading

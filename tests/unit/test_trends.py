@@ -27,7 +27,7 @@ def test_a_module_heating_for_an_hour_is_warned_about_long_before_any_limit() ->
         heating = 55.0 + max(0, i - 120) * (23.0 / 120) + rng.normal(0, 0.5)
         wander = 55.0 + 3.0 * np.sin(i / 7) + rng.normal(0, 0.5)
         raised = watch.observe([_reading(i, "hot", temperature_c=heating),
-                                _reading(i, "fine", temperature_c=wander)], i * STEP_NS)
+                                _reading(i, "fine", temperature_c=wander)])
         if ("leaf1", "hot") in raised and warned_at is None:
             warned_at = i
             assert "temperature_c" in raised[("leaf1", "hot")][0].reason
@@ -48,7 +48,7 @@ def test_corrected_codewords_rising_are_warned_about_before_errors_get_through()
         rising = 150.0 * (1.05 ** max(0, i - 100)) * rng.lognormal(0, 0.05)
         steady = 150.0 * rng.lognormal(0, 0.05)
         raised = watch.observe([_reading(i, "aging", fec_corrected=rising),
-                                _reading(i, "steady", fec_corrected=steady)], i * STEP_NS)
+                                _reading(i, "steady", fec_corrected=steady)])
         if ("leaf1", "aging") in raised and first is None:
             first = i
         steady_flagged |= ("leaf1", "steady") in raised
@@ -60,10 +60,10 @@ def test_a_stale_reading_is_not_a_new_step() -> None:
     """A module read every few minutes travels with every interval: only a fresh reading moves the trend."""
     watch = TrendWatch()
     for i in range(30):
-        watch.observe([_reading(i, "p", temperature_c=50.0)], i * STEP_NS)
+        watch.observe([_reading(i, "p", temperature_c=50.0)])
     hot = LinkInterval(30 * STEP_NS, "leaf1", "p", {}, {}, optics={"temperature_c": 70.0}, optics_ns=1)
-    for i in range(30, 40):
-        assert not watch.observe([hot], i * STEP_NS)
+    for _ in range(30, 40):
+        assert not watch.observe([hot])
 
 
 def test_no_light_from_a_dark_far_end_is_a_state_not_an_ageing_module() -> None:
@@ -80,7 +80,7 @@ def test_no_light_from_a_dark_far_end_is_a_state_not_an_ageing_module() -> None:
                  _reading(i, "down", rx_power_dbm_l1=-1.5 - 5.0 * (30 <= i < 45)),
                  _reading(i, "sliding", rx_power_dbm_l1=sliding)]
         links[1].rates.update(down)
-        flagged |= {port for _, port in watch.observe(links, i * STEP_NS)}
+        flagged |= {port for _, port in watch.observe(links)}
     assert flagged == {"sliding"}
 
 
@@ -102,7 +102,7 @@ def test_what_a_whole_switch_warms_by_is_its_air_not_one_modules_ageing() -> Non
         cooling = 10.0 * min(1.0, max(0.0, (i - 150) / 40)) * (1.0 if i < 230 else max(0.0, 1 - (i - 230) / 40))
         temps = {p: 50.0 + k + day + cooling + rng.normal(0, 0.3) for k, p in enumerate(ports)}
         temps["Ethernet5"] += 0.2 * max(0, i - 300)  # 0.4 degC a minute at 30 s readings
-        for _, port in watch.observe(_switch(i, temps), i * STEP_NS):
+        for _, port in watch.observe(_switch(i, temps)):
             warned.setdefault(port, i)
     assert set(warned) == {"Ethernet5"}, warned
     assert warned["Ethernet5"] - 300 <= 50
@@ -120,7 +120,7 @@ def _first_warned(step_s: float, hours: float, start_h: float, decades_per_h: fl
         links = [LinkInterval(i * step_ns, "leaf1", p, {"role": "leaf_up"}, {}, optics={"pre_fec_ber": v},
                               optics_ns=i * step_ns + 1)
                  for p, v in (("ageing", rising), ("steady", 1e-7 * rng.lognormal(0, 0.05)))]
-        raised = watch.observe(links, i * step_ns)
+        raised = watch.observe(links)
         assert ("leaf1", "steady") not in raised
         if ("leaf1", "ageing") in raised:
             return h - start_h
@@ -158,8 +158,26 @@ def test_every_lane_of_a_module_is_watched_whichever_way_its_laser_drifts() -> N
                 optics[f"tx_power_dbm_l{n}"] = (0.5 + (drift if sign < 0 else 0.0) + rng.normal(0, 0.05))
                 optics[f"rx_power_dbm_l{n}"] = -1.0 + rng.normal(0, 0.05)
             readings.append(_reading(i, port, **optics))
-        for (_, port), hits in watch.observe(readings, i * STEP_NS).items():
+        for (_, port), hits in watch.observe(readings).items():
             warned.setdefault(port, (i, hits[0].reason))
     assert set(warned) == {"falling", "rising"}, warned
     assert warned["falling"][0] < 280 and "_l3" in warned["falling"][1], warned
     assert warned["rising"][0] < 280 and "_l6" in warned["rising"][1], warned
+
+
+def test_a_reading_taken_between_two_intervals_counters_is_still_a_reading() -> None:
+    """Principle 3: modules polled apart from the counters (DOM every 5 minutes, counters every minute, at
+    other moments) hand their reading to the link's next interval, stamped with when it was taken, which is
+    before that interval began. Each such reading is new and moves the trend once: a receive power sliding
+    1 dB every reading is warned about within a few readings."""
+    watch = TrendWatch()
+    warned = None
+    for k in range(40):
+        i = 10 * k + 1  # the interval after the one the module was read in
+        taken_ns = (i - 1) * STEP_NS + 5 * 10**9
+        power = -0.5 - max(0, k - 20) * 1.0
+        li = LinkInterval(i * STEP_NS, "leaf1", "p", {"role": "leaf_up"}, {}, optics={"rx_power_dbm_l4": power},
+                          optics_ns=taken_ns)
+        if ("leaf1", "p") in watch.observe([li]) and warned is None:
+            warned = k
+    assert warned is not None and warned - 20 <= 6, warned
