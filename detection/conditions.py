@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Set as AbstractSet
 
 import numpy as np
 
@@ -104,3 +105,29 @@ def on_many_switches(frame: FeatureFrame, held: np.ndarray) -> np.ndarray:
         roles, switches = np.unique(pairs[:, 0], return_counts=True)
         out[rows[np.isin(role[rows], roles[switches >= OUTLIER_SWITCHES])], j] = True
     return out
+
+
+class DeviceHold:
+    """Which devices show a condition in OUTLIER_K of their last OUTLIER_N reports. A device not heard in an
+    interval (polled at another moment) holds what it showed: its own reports count, not the intervals."""
+
+    def __init__(self) -> None:
+        self._bits: dict[str, int] = {}
+
+    def update(self, heard: AbstractSet[str], showing: set[str]) -> set[str]:
+        """`heard`: the devices reporting now; `showing`: those of them with the condition now. The held ones."""
+        mask = (1 << OUTLIER_N) - 1
+        held = set()
+        for device in (set(self._bits) | showing) & heard:
+            bits = ((self._bits.get(device, 0) << 1) | (device in showing)) & mask
+            if bits:
+                self._bits[device] = bits
+            else:
+                self._bits.pop(device, None)
+            if device in showing and bits.bit_count() >= OUTLIER_K:
+                held.add(device)
+        return held
+
+    def forget(self, devices: set[str]) -> None:
+        for d in devices:
+            self._bits.pop(d, None)

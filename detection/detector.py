@@ -31,6 +31,7 @@ from fabricwatch.detection.conditions import (
     on_many_switches,
 )
 from fabricwatch.detection.crowds import SETTLE_INTERVALS, _crowd, _device_events
+from fabricwatch.detection.ecn_excess import MarkingWatch
 from fabricwatch.detection.ecn_missing import missing_marks
 from fabricwatch.detection.explain import (
     ECN,
@@ -461,6 +462,7 @@ class LinkDetector:
         self._restarts = Restarts()
         self._idle_switches: dict[str, bool] = {}  # per switch: it carried (nearly) nothing when last heard
         self.stalls = StallWatch()
+        self.marking = MarkingWatch()
 
     def forget(self, keys: Iterable[tuple[str, str]]) -> None:
         """Forget these links' hysteresis state (their target was removed)."""
@@ -742,6 +744,8 @@ class LinkDetector:
         out = _devices_counting(frame.start_ns, _device_findings(frame, out))
         if "stalled_switch" not in self.switched_off:
             out = fold_stalls(frame, out, *self.stalls.observe(frame))
+        if "ecn_excess" not in self.switched_off:
+            out += self.marking.observe(frame)
         return _one_per_cable(_hot_switches(frame.start_ns, out, self.optics))
 
     def _up_in_training(self, key: tuple[str, str]) -> bool:

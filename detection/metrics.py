@@ -32,8 +32,9 @@ class DetectorMetrics(Collector):
         cond = GaugeMetricFamily("fabricwatch_link_condition",
                                  "1 while a condition holds on a link: anomaly, ecn_missing, pause_storm, flap, "
                                  "link_down, saturated, buffer_overrun, corruption, speed_degraded, retrained_lower, "
-                                 "gone_quiet, link_left_down, outlier_in_group, stalled_switch, trend; the optics' "
-                                 "fec_uncorrectable, ber_high, ber_rising, rx_power_low, module_hot, lane_outlier",
+                                 "gone_quiet, link_left_down, outlier_in_group, stalled_switch, ecn_excess, trend; "
+                                 "the optics' fec_uncorrectable, ber_high, ber_rising, rx_power_low, module_hot, "
+                                 "lane_outlier",
                                  labels=["device", "port", "rail", "role", "condition"])
         for f in active.values():
             rail, role = det.groups.get((f.device, f.port), ("", ""))

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fabricwatch.core.hits import worst
-from fabricwatch.detection.conditions import OUTLIER_K, OUTLIER_N, OUTLIER_RATIO
+from fabricwatch.detection.conditions import OUTLIER_RATIO, DeviceHold
 from fabricwatch.detection.findings import Finding
 from fabricwatch.models.features import OWN_NAMES, FeatureFrame
 from fabricwatch.models.groups import GROUPED, device_view
@@ -34,10 +34,10 @@ class Stall:
 
 
 class StallWatch:
-    """Which switches have stood out of their tier in OUTLIER_K of the last OUTLIER_N intervals."""
+    """Which switches have stood out of their tier in OUTLIER_K of their last OUTLIER_N reports."""
 
     def __init__(self) -> None:
-        self._bits: dict[str, int] = {}
+        self._hold = DeviceHold()
 
     def observe(self, frame: FeatureFrame) -> tuple[dict[str, Stall], set[str]]:
         """The switches stuck now and held so (OUTLIER_K of OUTLIER_N), and those standing out of their
@@ -57,21 +57,12 @@ class StallWatch:
                 now[view.devices[d]] = Stall(view.devices[d], view.role[d], GROUPED[j], float(view.ratio[d, j]),
                                              float(view.share[d, j]), float(view.util[d]),
                                              float(view.role_util[d]), int(view.peers[d]))
-        mask = (1 << OUTLIER_N) - 1
-        held = {}
-        for device in set(self._bits) | set(now):
-            bits = ((self._bits.get(device, 0) << 1) | (device in now)) & mask
-            if bits:
-                self._bits[device] = bits
-            else:
-                self._bits.pop(device, None)
-            if device in now and bits.bit_count() >= OUTLIER_K:
-                held[device] = now[device]
+        held_now = self._hold.update(frame.layout.heard, set(now))
+        held = {d: now[d] for d in held_now}
         return held, set(now) - set(held)
 
     def forget(self, devices: set[str]) -> None:
-        for d in devices:
-            self._bits.pop(d, None)
+        self._hold.forget(devices)
 
 
 def _waiting(frame: FeatureFrame, device: str, k: int) -> tuple[list[str], list[str]]:

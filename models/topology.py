@@ -54,6 +54,11 @@ class Topology:
         return [d for d, _, _ in self._signature]
 
     @cached_property
+    def heard(self) -> frozenset[str]:
+        """The devices with a link here."""
+        return frozenset(self.devices)
+
+    @cached_property
     def device_ids(self) -> np.ndarray:
         """Each link's device, numbered in order of first sight."""
         return first_sight(self.devices)[0]

@@ -1,0 +1,93 @@
+"""ECN set too low on a switch: most of its ports carrying traffic mark many times what the links carrying as
+much or more on other switches mark, for several intervals. One link marking more than its peers is congestion control
+doing its job on a busier link (an incast, hash polarisation); a load every switch marks under is the load's;
+a whole switch marking where its load-matched peers barely do is its marking profile (WRED thresholds set too
+low), and its senders back off for nothing. One device finding lists its ports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from fabricwatch.detection.conditions import DeviceHold
+from fabricwatch.detection.explain import ECN
+from fabricwatch.detection.findings import DEVICE_MIN_PORTS, Finding
+from fabricwatch.models.features import LOAD_BINS, FeatureFrame, marking_load
+from fabricwatch.models.silence import MIN_UTIL
+
+EXCESS_RATIO = 10.0  # times what links at the same load on other switches mark
+EXCESS_SHARE = 0.5  # of a switch's ports carrying traffic: its profile, not a few busy links
+MATERIAL_PER_MPKT = 10_000.0  # one packet in a hundred: marking senders back off from, not a trickle
+CRITICAL_RATIO = 30.0
+
+
+@dataclass(frozen=True)
+class Excess:
+    device: str
+    ports: list[str]
+    busy: int  # its ports carrying traffic that could be judged
+    marks: float  # median marks per 1M packets of the ports marking in excess
+    peers: float  # median of what the links at their loads on other switches mark
+
+
+def excess_now(frame: FeatureFrame) -> dict[str, Excess]:
+    """The switches marking in excess of their load-matched peers now, on most of their ports carrying traffic."""
+    own = frame.own_raw[:, ECN]
+    load = marking_load(frame)
+    busy = ~np.isnan(own) & (load >= MIN_UTIL)
+    if busy.sum() < 2 * DEVICE_MIN_PORTS:
+        return {}
+    topo = frame.layout
+    device = topo.device_ids
+    rows = np.nonzero(busy)[0]
+    cls, load_bin, dev, marks = topo.class_ids[rows], np.digitize(load[rows], LOAD_BINS), device[rows], own[rows]
+    # its peers: the links of its class carrying as much as it does or more (a queue marks more as it fills,
+    # so a switch marking far more than links carrying more marks too early); a set one switch makes half of
+    # or more has no peers elsewhere to judge it by
+    peers = np.full(len(rows), np.nan)
+    judged = np.zeros(len(rows), dtype=bool)
+    for c in np.unique(cls).tolist():
+        in_c = cls == c
+        for b in np.unique(load_bin[in_c]).tolist():
+            ref = in_c & (load_bin >= b)
+            at = in_c & (load_bin == b)
+            peers[at] = np.median(marks[ref])
+            per_device = np.bincount(dev[ref])
+            judged[at] = 2 * per_device[dev[at]] < ref.sum()
+    excess = judged & (marks >= np.maximum(EXCESS_RATIO * peers, MATERIAL_PER_MPKT))
+    n_dev = int(device.max(initial=-1)) + 1
+    n_busy = np.bincount(dev, minlength=n_dev)
+    n_excess = np.bincount(dev, weights=excess, minlength=n_dev)
+    out = {}
+    for d in np.nonzero((n_excess >= DEVICE_MIN_PORTS) & (n_excess >= EXCESS_SHARE * n_busy))[0].tolist():
+        at = excess & (dev == d)
+        name = topo.devices[int(rows[np.argmax(at)])]
+        out[name] = Excess(name, sorted(frame.links[i].port for i in rows[at].tolist()), int(n_busy[d]),
+                           float(np.median(marks[at])), float(np.median(peers[at])))
+    return out
+
+
+class MarkingWatch:
+    """Switches marking in excess of their load-matched peers in OUTLIER_K of their last OUTLIER_N reports."""
+
+    def __init__(self) -> None:
+        self._hold = DeviceHold()
+
+    def observe(self, frame: FeatureFrame) -> list[Finding]:
+        now = excess_now(frame)
+        held = self._hold.update(frame.layout.heard, set(now))
+        return [_finding(frame.start_ns, now[d]) for d in sorted(held)]
+
+
+def _finding(start_ns: int, e: Excess) -> Finding:
+    ratio = e.marks / e.peers if e.peers > 0 else float("inf")
+    times = f"{ratio:,.0f}x" if ratio != float("inf") else "where they mark nothing,"
+    words = (f"ECN marks {e.marks:,.0f} per 1M pkts on {len(e.ports)} of its {e.busy} ports carrying traffic, {times} "
+             f"what links at the same load on other switches mark ({e.peers:,.0f}): its marking thresholds set too "
+             "low? Its senders back off for congestion that is not there")
+    return Finding(start_ns, e.device, "*", "device", min(ratio, 1e6), float("inf"), True,
+                   "critical" if ratio >= CRITICAL_RATIO else "warning", "rule", words,
+                   [{"feature": "ecn_per_mpkt", "value": e.marks, "expected": e.peers,
+                     "against": "peers at the same load", "deviation": round(min(ratio, 1e6), 2)}],
+                   ["ecn_excess"], level="device", ports=e.ports)
