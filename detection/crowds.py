@@ -57,6 +57,9 @@ def _crowd(frame: FeatureFrame, over: np.ndarray, *, far_end_only: bool = False,
         everyone = np.ones(n, dtype=bool)
         groupings += [(CROWD_CLASS, 4, by_class, everyone), (CROWD_RAIL, 4, by_rail, everyone),
                       (CROWD_RAIL, 4, by_device, busier)]
+    per_device: dict[tuple[str, str], int] = {}
+    for g in by_device:
+        per_device[g] = per_device.get(g, 0) + 1
     for share, least, keys, may in groupings:
         size: dict[tuple[str, str], int] = {}
         hot: dict[tuple[str, str], list[int]] = {}
@@ -66,9 +69,20 @@ def _crowd(frame: FeatureFrame, over: np.ndarray, *, far_end_only: bool = False,
             if over[i] and may[i]:
                 hot.setdefault(g, []).append(i)
         for g, rows in hot.items():
-            if len(rows) >= least and len(rows) >= share * size[g]:
+            # towards one far device, a crowd is that device's traffic (an incast), through whichever ports
+            if len(rows) >= least and len(rows) >= share * size[g] and (
+                    keys is by_far_end or not _part_of_one_switch(rows, by_device, per_device)):
                 out[rows] = True
     return out & ~load_free
+
+
+def _part_of_one_switch(rows: list[int], by_device: list[tuple[str, str]], per_device: dict[tuple[str, str], int]
+                        ) -> bool:
+    """Whether a crowd is confined to under CROWD_RAIL of one switch's links of its class: that switch's (a line
+    card, its profile), whatever share of the links heard at that moment it makes (a switch polled apart from
+    the others is the class's only one then)."""
+    device = by_device[rows[0]]
+    return all(by_device[i] == device for i in rows) and len(rows) < CROWD_RAIL * per_device[device]
 
 
 def _device_events(links: list[LinkInterval], bounced: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

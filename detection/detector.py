@@ -69,6 +69,7 @@ from fabricwatch.detection.rules import RuleConfig, evaluate, full_evidence, sha
 from fabricwatch.detection.stalls import StallWatch, fold_stalls
 from fabricwatch.models.background import (
     EVIDENCE_NAMES,
+    RECENT,
     BackgroundFit,
     BackgroundRates,
     EvidenceWindows,
@@ -354,8 +355,10 @@ class LinkDetector:
             on[rows[i]] = win is not None
             if win is None:
                 continue
+            # a fault that ended is judged by the time since its counts stopped, not by how many reports ago
+            recent = max(1, round(RECENT / self._restarts.cadence(li.device)))
             verdicts = self.background.score(win[0], win[1], self.background.background(key, frame.classes[i]),
-                                             self.interval_s)
+                                             self.interval_s, recent)
             if verdicts:
                 out[i] = verdicts
         return out

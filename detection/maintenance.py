@@ -136,7 +136,11 @@ class Restarts:
         """Whether `device` has reported within its cadence: unheard for longer than its usual gap between
         reports, it is not as it said last (a restart, an outage) but not known."""
         last = self._last_heard.get(device)
-        return last is not None and self._tick - 1 - last < max(1.0, self._usual_gap.get(device, 1.0)) + 0.5
+        return last is not None and self._tick - 1 - last < self.cadence(device) + 0.5
+
+    def cadence(self, device: str) -> float:
+        """The intervals between `device`'s reports, usually (its poll cadence; 1 until known)."""
+        return max(1.0, self._usual_gap.get(device, 1.0))
 
     def said_up(self, present: set[str]) -> set[str]:
         """The devices not in `present` (this interval's) that had a port up when last heard, within their

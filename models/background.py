@@ -122,9 +122,10 @@ class BackgroundRates:
         return Background(np.full(E, NO_HISTORY_P), np.full(E, NO_HISTORY_RATE), np.ones(E))
 
     def score(self, window: np.ndarray, packets: np.ndarray, background: Background,
-              interval_s: float) -> list[Verdict]:
+              interval_s: float, recent: int = RECENT) -> list[Verdict]:
         """The counters whose recent counts stand above the background beyond LOG10_ALPHA, each at its most
-        unlikely window. `window`: (W, E) counts of the last W intervals, oldest first; `packets`: (W,)."""
+        unlikely window. `window`: (W, E) counts of the link's last W reports, oldest first; `packets`: (W,);
+        `recent`: the reports that make RECENT intervals at the link's cadence."""
         out = []
         W_all = len(window)
         erred_any = window >= 0.5
@@ -136,7 +137,7 @@ class BackgroundRates:
                 col = window[-w:, j]
                 k = int((col >= 0.5).sum())
                 # still going: a window that stopped counting a while ago is a fault that ended
-                if k < MIN_ERRED or not (col[-RECENT:] >= 0.5).any():
+                if k < MIN_ERRED or not (col[-recent:] >= 0.5).any():
                     continue
                 total = float(col.sum())
                 p0 = float(background.p[j])
