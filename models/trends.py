@@ -68,6 +68,7 @@ class _Track:
     first: float = 0.0  # the value when it left the baseline
     since_ns: int = 0
     last_ns: int = 0  # the reading before this one
+    apart: bool = False  # judged against its device's other modules (else as read)
 
 
 @dataclass
@@ -78,6 +79,8 @@ class TrendWatch:
     _tracks: dict[tuple[str, str, str], _Track] = field(default_factory=dict)
     _raised: dict[tuple[str, str], list[RuleHit]] = field(default_factory=dict)
     _read_ns: dict[tuple[str, str], int] = field(default_factory=dict)  # per link, when its last reading was taken
+    # per (device, signal judged apart), each module's latest reading, whenever taken
+    _latest: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)
 
     def observe(self, links: Iterable[LinkInterval]) -> dict[tuple[str, str], list[RuleHit]]:
         """Take this interval's fresh readings; the links with a trend raised, and why. A reading is fresh when
@@ -92,6 +95,7 @@ class TrendWatch:
                 for sig in self.signals:
                     if (t := self._tracks.get((li.device, li.port, sig.name))) is not None:
                         t.base = math.nan
+                    self._latest.get((li.device, sig.name), {}).pop(li.port, None)
                 self._raised.pop((li.device, li.port), None)
                 continue
             key = (li.device, li.port)
@@ -118,28 +122,32 @@ class TrendWatch:
         return self._raised
 
     def _shared(self, links: list[LinkInterval]) -> dict[tuple[str, str], float]:
-        """Per (device, signal) judged apart, the median its modules read now (MIN_APART or more of them)."""
-        values: dict[tuple[str, str], list[float]] = {}
+        """Per (device, signal) judged apart, the median of its modules' latest readings, whenever each was
+        taken (MIN_APART or more of them): modules read at moments of their own share their switch's air."""
+        touched = set()
         for s in self.signals:
             if s.apart:
                 for li in links:
                     v = li.optics.get(s.name)
                     if v is not None and math.isfinite(v):
-                        values.setdefault((li.device, s.name), []).append(v)
-        return {k: statistics.median(vs) for k, vs in values.items() if len(vs) >= MIN_APART}
+                        self._latest.setdefault((li.device, s.name), {})[li.port] = v
+                        touched.add((li.device, s.name))
+        return {k: statistics.median(vs.values()) for k in touched if len(vs := self._latest[k]) >= MIN_APART}
 
     def _step(self, key: tuple[str, str], s: Slow, value: float, ts_ns: int, apart: bool = False) -> RuleHit | None:
         x = math.log10(max(value, FLOOR)) if s.log else value
         tk = (key[0], key[1], s.name)
         t = self._tracks.get(tk)
-        if t is None or math.isnan(t.base):  # a baseline afresh (first heard, or back from down)
+        if t is not None and t.apart != apart:  # judged another way now: its baseline is of the other reading
+            t.base = math.nan
+        if t is None or math.isnan(t.base):  # a baseline afresh (first heard, back from down, judged anew)
             # a count or BER of zero (the device's window restarting with the link) is no level to start from
             if s.log and value <= 0:
                 return None
             if t is None:
-                self._tracks[tk] = _Track(x, last_ns=ts_ns)
+                self._tracks[tk] = _Track(x, last_ns=ts_ns, apart=apart)
             else:  # how far the reading wanders is the port's: kept
-                t.base, t.n, t.away, t.last_ns = x, 1, 0, ts_ns
+                t.base, t.n, t.away, t.last_ns, t.apart = x, 1, 0, ts_ns, apart
             return None
         elapsed_s = max(ts_ns - t.last_ns, 0) / 1e9
         t.last_ns = ts_ns
@@ -171,7 +179,7 @@ class TrendWatch:
     def baselines(self) -> TrendWatch:
         """A watch with this one's baselines and nothing raised: what a healthy history taught, to start from."""
         return TrendWatch(self.signals, {k: replace(t, away=0) for k, t in self._tracks.items()}, {},
-                          dict(self._read_ns))
+                          dict(self._read_ns), {k: dict(v) for k, v in self._latest.items()})
 
     def forget(self, keys: Iterable[tuple[str, str]]) -> None:
         gone = set(keys)
@@ -180,3 +188,5 @@ class TrendWatch:
         for key in gone:
             self._raised.pop(key, None)
             self._read_ns.pop(key, None)
+            for s in self.signals:
+                self._latest.get((key[0], s.name), {}).pop(key[1], None)

@@ -181,3 +181,21 @@ def test_a_reading_taken_between_two_intervals_counters_is_still_a_reading() -> 
         if ("leaf1", "p") in watch.observe([li]) and warned is None:
             warned = k
     assert warned is not None and warned - 20 <= 6, warned
+
+
+def test_what_a_switch_shares_is_read_from_its_modules_latest_readings() -> None:
+    """Principles 2 and 3: a switch's modules read at moments of their own (one or two per interval) still share
+    the switch's air: what they share is judged from each module's latest reading, whenever taken, so a day
+    warming the whole switch 8 degC is no module's trend, read in any order; one module heating apart is."""
+    rng = np.random.default_rng(17)
+    watch = TrendWatch()
+    ports = [f"Ethernet1/{k}" for k in range(1, 7)]
+    warned: dict[str, int] = {}
+    for i in range(600):
+        day = 8.0 * np.sin(i / 90)
+        port = ports[i % len(ports)]  # one module read per interval, in turn
+        k = ports.index(port)
+        t = 45.0 + k + day + rng.normal(0, 0.2) + (0.1 * max(0, i - 450) if port == "Ethernet1/4" else 0.0)
+        for _, p in watch.observe([_reading(i, port, temperature_c=t)]):
+            warned.setdefault(p, i)
+    assert set(warned) == {"Ethernet1/4"}, warned
