@@ -23,23 +23,28 @@ FILLER = frozenset({"port", "if", "hc", "phy", "dom", "module", "total", "stat",
                     "counters", "num", "sfp", "qsfp", "transceiver", "xcvr", "optic", "optical", "prio",
                     "priority", "pkts", "packets", "frames", "avg", "average", "ucast", "unicast", "instant",
                     "p",  # a priority's number as a suffix: `_p3`
+                    "cos",  # a class of service: the priority its number names (`pfc_rxPPP_cos3`)
+                    "supply", "laser",  # a module's supply voltage is its voltage, its laser's bias its bias
+                    # how a packet was dropped (a queue's WRED or AFD, its tail, its buffer overflowing) says
+                    # nothing of which drops they are
+                    "wred", "afd", "tail", "overflow",
                     # a vendor's name before its counters says who wrote them, not what they are
                     "arista", "cisco", "juniper", "mellanox", "nvidia", "broadcom", "dell", "hpe", "nokia"})
 # words that say the name's number is a queue's: understood only with that number (a queue's ECN marks are the
 # port's), not alone (mlx5's `tx_queue_dropped` counts the host's software queues, not the port's)
-QUEUE = frozenset({"queue", "tc", "q"})
+QUEUE = frozenset({"queue", "tc", "q", "qg", "queuing"})  # `qg`: a queue group (NX-OS)
 # subject words -> the subject; several words may name one
 SUBJECTS = {
-    "pfc": "pfc", "pause": "pause", "ecn": "ecn", "marked": "", "marks": "", "ce": "",
+    "pfc": "pfc", "ppp": "pfc", "pause": "pause", "ecn": "ecn", "marked": "", "marks": "", "ce": "",
     "fcs": "fcs", "crc": "fcs",
-    "discards": "discards", "discard": "discards", "drops": "discards", "dropped": "discards",
+    "discards": "discards", "discard": "discards", "drops": "discards", "drop": "discards", "dropped": "discards",
     "errors": "errors", "error": "errors", "err": "errors", "errs": "errors",
     "octets": "octets", "bytes": "octets",
     "temperature": "temp", "temp": "temp", "power": "power", "bias": "bias", "voltage": "voltage",
     "vcc": "voltage", "ber": "ber", "raw": "ber_pre", "pre": "ber_pre", "prefec": "ber_pre",
     "effective": "ber_post", "post": "ber_post", "postfec": "ber_post", "fec": "fec",
     "corrected": "corrected", "correctable": "corrected", "uncorrectable": "uncorrectable",
-    "uncorrected": "uncorrectable", "codewords": "", "blocks": "",
+    "uncorrected": "uncorrectable", "codewords": "", "cws": "", "blocks": "",
     "symbol": "symbol", "lane": "lane", "ch": "lane", "channel": "lane",  # a module's physical channel
 }
 PACKETS = frozenset({"pkts", "packets", "frames"})
@@ -108,6 +113,7 @@ def _counter(subjects: frozenset[str], way: str, number: int | None, prio: bool,
         return "symbol_errors" if way in ("", "in") else None
     if subjects in ({"discards"}, {"errors"}, {"octets"}):
         what = next(iter(subjects))
+        way = way or ("out" if queued and what == "discards" else "")  # a queue drops what it would have sent
         return f"{way}_{what}" if way else None
     if subjects == {"temp"}:
         return "temperature_c" if not way else None

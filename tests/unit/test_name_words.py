@@ -36,9 +36,16 @@ READ = {
     # queue as a `_pN` / `_qN` suffix, and a vendor's name before it, which says who wrote it, not what it is
     "aristaPfcPriorityRequests_p3": "pfc_tx_p3", "aristaPfcPriorityIndications_p4": "pfc_rx_p4",
     "aristaEgressQueueEcnMarkedPkts_q3": "ecn_marked", "aristaEgressQueuePktsDropped_q3": "out_discards",
+    # NX-OS native names: per-priority pause (PPP) on a class of service, a queue group's marks and its drops
+    # (whichever mechanism dropped: WRED, AFD, the tail), codewords, a module's channel and its laser
+    "pfc_rxPPP_cos3": "pfc_rx_p3", "pfc_txPPP_cos3": "pfc_tx_p3", "queuing_ecnMarkedPkts_qg3": "ecn_marked",
+    "queuing_wredAfdTailDropPkts_qg3": "out_discards", "fec_correctedCws": "fec_corrected",
+    "fec_uncorrectedCws": "fec_uncorrectable", "ch3_laser_bias_ma": "tx_bias_ma_l3",
+    "ingressOverflowDropPkts": "in_discards", "supply_voltage_v": "voltage_v",
 }
 UNREAD = [
-    "pfcWdDroppedPkts3",  # a watchdog's drops: "wd" is no word we know
+    "pfcWdDroppedPkts3", "queuing_wdTailDropPkts_qg3",  # a watchdog's drops: "wd" is no word we know
+    "queuing_txPkts_qg0", "queuing_qDepthByts_qg3",  # a queue's own traffic and depth: no counter of the port
     "rx_prio3_pause_duration",  # a duration, not a count of frames
     "domRxPowerMin", "ifHCInMulticastPkts", "pfcRxPausePkts", "pfcRxPausePkts9",  # no priority 0-7
     "tx_queue_dropped", "rx_queue_errors",  # the host's software queues (mlx5), not the port
