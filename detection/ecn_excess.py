@@ -6,6 +6,7 @@ low), and its senders back off for nothing. One device finding lists its ports."
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,7 +14,8 @@ import numpy as np
 from fabricwatch.detection.conditions import DeviceHold
 from fabricwatch.detection.explain import ECN
 from fabricwatch.detection.findings import DEVICE_MIN_PORTS, Finding
-from fabricwatch.models.features import LOAD_BINS, FeatureFrame, marking_load
+from fabricwatch.models.features import LOAD_BINS, FeatureFrame, marking_load, marks_received
+from fabricwatch.models.groups import FACING_HOSTS
 from fabricwatch.models.silence import MIN_UTIL
 
 EXCESS_RATIO = 10.0  # times what links at the same load on other switches mark
@@ -29,13 +31,20 @@ class Excess:
     busy: int  # its ports carrying traffic that could be judged
     marks: float  # median marks per 1M packets of the ports marking in excess
     peers: float  # median of what the links at their loads on other switches mark
+    role: str  # the role of most of those ports
 
 
-def excess_now(frame: FeatureFrame) -> dict[str, Excess]:
-    """The switches marking in excess of their load-matched peers now, on most of their ports carrying traffic."""
+def excess_now(frame: FeatureFrame, hosts: AbstractSet[str] = frozenset()) -> dict[str, Excess]:
+    """The switches marking in excess of their load-matched peers now, on most of their ports carrying traffic;
+    `hosts`: devices known to be hosts (what switches' host-facing ports reach)."""
     own = frame.own_raw[:, ECN]
     load = marking_load(frame)
-    busy = ~np.isnan(own) & (load >= MIN_UTIL)
+    # the marks a NIC counts were set by the switches towards it: it has no marking profile of its own
+    endpoint = marks_received(frame.layout)
+    if hosts:
+        endpoint = endpoint | np.fromiter((d in hosts for d in frame.layout.devices), dtype=bool,
+                                          count=len(frame.links))
+    busy = ~np.isnan(own) & (load >= MIN_UTIL) & ~endpoint
     if busy.sum() < 2 * DEVICE_MIN_PORTS:
         return {}
     topo = frame.layout
@@ -63,21 +72,33 @@ def excess_now(frame: FeatureFrame) -> dict[str, Excess]:
     for d in np.nonzero((n_excess >= DEVICE_MIN_PORTS) & (n_excess >= EXCESS_SHARE * n_busy))[0].tolist():
         at = excess & (dev == d)
         name = topo.devices[int(rows[np.argmax(at)])]
+        roles = [topo.roles[i] for i in rows[at].tolist()]
         out[name] = Excess(name, sorted(frame.links[i].port for i in rows[at].tolist()), int(n_busy[d]),
-                           float(np.median(marks[at])), float(np.median(peers[at])))
+                           float(np.median(marks[at])), float(np.median(peers[at])), max(set(roles), key=roles.count))
     return out
 
 
 class MarkingWatch:
-    """Switches marking in excess of their load-matched peers in OUTLIER_K of their last OUTLIER_N reports."""
+    """Switches marking in excess of their load-matched peers in OUTLIER_K of their last OUTLIER_N reports, alone
+    of their role: what several switches of a role show at once (each as its latest report said) is their load
+    (an all-to-all through one pod), not each one's profile."""
 
     def __init__(self) -> None:
         self._hold = DeviceHold()
+        self._hosts: set[str] = set()  # the devices switches' host-facing ports reach, whenever heard
+        self._showing: dict[str, str] = {}  # the switches whose latest report showed excess, and their role
 
     def observe(self, frame: FeatureFrame) -> list[Finding]:
-        now = excess_now(frame)
-        held = self._hold.update(frame.layout.heard, set(now))
-        return [_finding(frame.start_ns, now[d]) for d in sorted(held)]
+        topo = frame.layout
+        self._hosts |= topo.memo("hosts_faced", lambda: frozenset(
+            far for role, far in zip(topo.roles, topo.far_devices, strict=True) if role == FACING_HOSTS and far))
+        now = excess_now(frame, self._hosts)
+        held = self._hold.update(topo.heard, set(now))
+        for device in topo.heard:
+            self._showing.pop(device, None)
+        self._showing.update({d: e.role for d, e in now.items()})
+        roles = list(self._showing.values())
+        return [_finding(frame.start_ns, now[d]) for d in sorted(held) if roles.count(now[d].role) < 2]
 
 
 def _finding(start_ns: int, e: Excess) -> Finding:

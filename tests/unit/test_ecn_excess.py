@@ -81,3 +81,37 @@ def test_one_link_marking_more_is_its_traffic(detector: LinkDetector) -> None:
 
 def test_every_switch_marking_is_the_load(detector: LinkDetector) -> None:
     assert not _excess(_live(detector, lambda li: li.tags.get("role") in ("leaf_down", "leaf_up", "spine")))
+
+
+@pytest.mark.parametrize("role", ["host", "nic"])
+def test_marks_a_host_receives_are_the_fabrics_congestion_not_its_profile(role: str) -> None:
+    """The marks a NIC counts were set by the switches towards it: hosts receiving many marks in an all-to-all
+    (every one of their NICs) have no marking profile of their own to be wrong. A NIC is known by its role
+    where the site names it so, else as what a switch's host-facing port (`leaf_down`) reaches."""
+    from fabricwatch.detection.ecn_excess import MarkingWatch
+
+    watch = MarkingWatch()
+    fb = FeatureBuilder(INTERVAL)
+    for start, links in simulate(SPEC, 6, interval_s=INTERVAL, seed=5).frames:
+        down = [li for li in links if li.tags.get("role") == "leaf_down"]
+        nics = []
+        hosts = sorted({li.tags["peer_device"] for li in down})
+        for li in down:  # the far end of every host port, as its NIC counts it; a quarter of the hosts marked heavily
+            heavy = hosts.index(li.tags["peer_device"]) % 4 == 0
+            rates = {"in_octets": li.rates["out_octets"], "out_octets": li.rates["in_octets"],
+                     "in_pkts": li.rates["out_pkts"], "out_pkts": li.rates["in_pkts"],
+                     "ecn_marked": (HEAVY if heavy else 0.001) * li.rates["out_pkts"]}
+            nics.append(LinkInterval(start, li.tags["peer_device"], li.tags["peer_port"],
+                                     {"role": role, "speed": li.tags.get("speed", "400G"),
+                                      "peer_device": li.device, "peer_port": li.port}, rates))
+        assert not {f.device for f in watch.observe(fb.build(start, links + nics)) if f.device in hosts}
+
+
+def test_switches_of_one_role_marking_together_are_their_load(detector: LinkDetector) -> None:
+    """Principle 2: an all-to-all in one pod makes its leaves mark far more than the other pod's at the same load,
+    every one of them at once: what several switches of a role show together is their load, not each one's
+    profile. Three of the eight leaves marking heavily together: nothing."""
+    links = simulate(SPEC, 1, interval_s=INTERVAL, seed=1).frames[0][1]
+    leaves = sorted({li.device for li in links if li.tags.get("role") == "leaf_down"})
+    pod = set(leaves[:3])
+    assert not _excess(_live(detector, lambda li: li.device in pod))
