@@ -9,7 +9,15 @@ import numpy as np
 from fabricwatch.detection.explain import ECN
 from fabricwatch.detection.findings import DEVICE_MIN_PORTS
 from fabricwatch.models.features import FeatureFrame
-from fabricwatch.models.silence import PAUSING_LESS, PAUSING_MORE, SIGNALS, SilentRuns, pausing_ratio, weak_now
+from fabricwatch.models.silence import (
+    DISCARDS,
+    PAUSING_LESS,
+    PAUSING_MORE,
+    SIGNALS,
+    SilentRuns,
+    pausing_ratio,
+    weak_now,
+)
 
 INSTANT_RECORD = 1  # longest silent run in healthy history (or none known) for which silence is a finding at once
 ECN_PEER_MIN = 200.0  # marks per 1M packets sent among peers (100 per 1M both ways) before silence counts
@@ -31,10 +39,12 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
         rec = silent_runs.records([(frame.links[i].device, frame.links[i].port) for i in rows.tolist()])
         # nor where its switch pauses clearly less than its peers (under half the median switch, which a storm
         # elsewhere can lift among few): a queue ECN does not mark fills to the pause threshold, so a switch
-        # with ECN off pauses at least as they do; this traffic fills no queue now
+        # with ECN off pauses at least as they do; this traffic fills no queue now. One with PFC off as well
+        # (factory defaults) pauses nothing and drops what they would pause: judged at once where it drops
+        # PAUSING_MORE times what they do
         pausing = pausing_ratio(frame, rows)
-        # (one that pauses nothing at all while its peers pause has PFC off too: judged at once)
-        out[rows] &= (rec[:, j] <= INSTANT_RECORD) & ~((pausing > 0) & (pausing < PAUSING_LESS))
+        dropping = pausing_ratio(frame, rows, DISCARDS)
+        out[rows] &= (rec[:, j] <= INSTANT_RECORD) & ~((pausing < PAUSING_LESS) & ~(dropping >= PAUSING_MORE))
         # a profile is set per switch: weak marking is its finding where most of its ports that can be judged
         # show it together (one port marking little while its switch pauses is as often that port's traffic
         # mix; a few beside an incast that lifts their class's marking, that incast)

@@ -68,11 +68,12 @@ def silent_now(frame: FeatureFrame, showing_share: float = PEERS_SHOWING) -> tup
             share = np.where(peers >= MIN_PEERS, show / np.maximum(peers, 1), 0.0)
         judged[:, j] = reports[:, j] & (util >= MIN_UTIL) & (share >= showing_share)
     if judged.any():
-        judged &= ~_quiet_paths(frame, own, util >= MIN_UTIL, reports, device)
+        judged &= ~_quiet_paths(frame, own, util >= MIN_UTIL, reports)
     return judged, judged & ~showing
 
 
 PFC_TX = OWN_NAMES.index("pfc_tx")
+DISCARDS = OWN_NAMES.index("discards")
 UTIL = OWN_NAMES.index("util_pct")
 
 
@@ -81,18 +82,19 @@ PAUSING_LESS = 0.5  # of the median switch's pausing per unit of load: a switch 
 PAUSING_MORE = 2.0  # times the median switch's pausing per unit of load: its queues reach the pause threshold
 
 
-def pausing_ratio(frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
+def pausing_ratio(frame: FeatureFrame, rows: np.ndarray, column: int = PFC_TX) -> np.ndarray:
     """Per row of `rows`: how much its switch pauses its senders, per unit of what it carries, over the median
     switch with links of the same role now. A queue that ECN does not mark (or marks late) fills to the pause
     threshold, so a switch with ECN off or set too high pauses more than its peers; one pausing less carries
     traffic that fills no queue. NaN where the switch has fewer than MIN_PEERS peers (a switch that reports no
-    pauses reads as its class's median, so as one of them)."""
+    pauses reads as its class's median, so as one of them). `column`: another signal of a filling queue,
+    judged the same way (its drops, where PFC does not hold it)."""
     own = frame.own_raw
     topo = frame.layout
     dev = topo.device_ids
     n_dev = int(dev.max(initial=-1)) + 1
     role_id = topo.role_ids
-    pfc = own[:, PFC_TX]
+    pfc = own[:, column]
     reports = np.bincount(dev, weights=~np.isnan(pfc), minlength=n_dev) > 0
     per_load = np.bincount(dev, weights=np.nan_to_num(pfc), minlength=n_dev) / np.maximum(
         np.bincount(dev, weights=np.nan_to_num(own[:, UTIL]), minlength=n_dev), 1.0)
@@ -118,38 +120,45 @@ def weak_now(frame: FeatureFrame, judged: np.ndarray) -> np.ndarray:
     return judged & (own > 0) & (own < WEAK * frame.class_median_raw[:, S_INDEX])
 
 
-def _quiet_paths(frame: FeatureFrame, own: np.ndarray, busy: np.ndarray, reports: np.ndarray,
-                 device: np.ndarray) -> np.ndarray:
-    """(n, len(SIGNALS)): the links whose parallel paths (same role, same far device: the links the traffic
-    towards that device is spread over) show next to none of the signal: the median over the switches
-    carrying traffic on that path (each switch one vote, its most marking link; at least MIN_PARALLEL
-    switches besides the link's own) under TRICKLE of the load-matched peers'. Silence there is the
-    traffic's."""
-    out = np.zeros(own.shape, dtype=bool)
+def parallel_paths(frame: FeatureFrame, values: np.ndarray, busy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per link, what its parallel paths (same role, same far device: the links the traffic towards that device
+    is spread over) show of `values` now: the median over the switches carrying traffic (`busy`) on that path,
+    each switch one vote (its most showing link), and how many switches besides the link's own carry on it
+    (0 where none)."""
     topo = frame.layout
+    device = topo.device_ids
     pid = topo.memo("parallel_paths", lambda: first_sight(
         [f"{r}\0{p}" if p else f"\0{i}" for i, (r, p) in enumerate(zip(topo.roles, topo.far_devices, strict=True))])[0])
+    n = len(values)
+    rows = np.nonzero(busy)[0]
+    if not len(rows):
+        return np.full(n, np.nan), np.zeros(n, dtype=np.int64)
+    pair = _pairs(device[rows], pid[rows])  # (switch, path) pairs carrying traffic
+    n_pairs = int(pair.max()) + 1
+    vote = np.full(n_pairs, -np.inf)
+    np.maximum.at(vote, pair, np.nan_to_num(values[rows]))
+    path_of_pair = np.zeros(n_pairs, dtype=np.int64)
+    path_of_pair[pair] = pid[rows]
+    path_no, path_of_pair = np.unique(path_of_pair, return_inverse=True)
+    med = group_medians(path_of_pair, vote[:, None], len(path_no))[:, 0]
+    switches = np.bincount(path_of_pair, minlength=len(path_no))
+    at = np.searchsorted(path_no, pid)
+    known = (at < len(path_no)) & (path_no[np.minimum(at, len(path_no) - 1)] == pid)
+    at = np.minimum(at, len(path_no) - 1)
+    own_counts = np.zeros(n, dtype=bool)
+    own_counts[rows] = True  # the link's own switch is one of the path's switches only if it carries
+    return np.where(known, med[at], np.nan), np.where(known, switches[at] - own_counts, 0)
+
+
+def _quiet_paths(frame: FeatureFrame, own: np.ndarray, busy: np.ndarray, reports: np.ndarray) -> np.ndarray:
+    """(n, len(SIGNALS)): the links whose parallel paths show next to none of the signal (at least MIN_PARALLEL
+    switches besides the link's own, their median under TRICKLE of the load-matched peers'). Silence there
+    is the traffic's."""
+    out = np.zeros(own.shape, dtype=bool)
     peers_med = frame.class_median_raw[:, S_INDEX]
     for j in range(len(SIGNALS)):
-        rows = np.nonzero(busy & reports[:, j])[0]
-        if not len(rows):
-            continue
-        pair = _pairs(device[rows], pid[rows])  # (switch, path) pairs carrying traffic
-        n_pairs = int(pair.max()) + 1
-        vote = np.full(n_pairs, -np.inf)
-        np.maximum.at(vote, pair, np.nan_to_num(own[rows, j]))
-        path_of_pair = np.zeros(n_pairs, dtype=np.int64)
-        path_of_pair[pair] = pid[rows]
-        path_no, path_of_pair = np.unique(path_of_pair, return_inverse=True)
-        med = group_medians(path_of_pair, vote[:, None], len(path_no))[:, 0]
-        switches = np.bincount(path_of_pair, minlength=len(path_no))
-        at = np.searchsorted(path_no, pid)
-        known = (at < len(path_no)) & (path_no[np.minimum(at, len(path_no) - 1)] == pid)
-        at = np.minimum(at, len(path_no) - 1)
-        own_counts = np.zeros(len(own), dtype=bool)
-        own_counts[rows] = True  # the link's own switch is one of the path's switches only if it carries
-        others = np.where(known, switches[at] - own_counts, 0)
-        out[:, j] = known & (others >= MIN_PARALLEL) & (med[at] < TRICKLE * peers_med[:, j])
+        med, others = parallel_paths(frame, own[:, j], busy & reports[:, j])
+        out[:, j] = (others >= MIN_PARALLEL) & (med < TRICKLE * peers_med[:, j])
     return out
 
 

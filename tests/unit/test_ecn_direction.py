@@ -205,25 +205,29 @@ def test_silence_is_judged_at_once_only_where_the_switch_pauses_as_its_peers_do(
     switch with ECN off pauses its senders at least as much as the switches of its role at the same load.
     A leaf whose uplinks stop marking while it pauses a tenth of what the others do carries traffic that
     fills no queue at that moment: not an instant finding (its run is still judged against its own record,
-    later); the same silence while it pauses 5x the other leaves is found at once, as ECN off, and so is
-    one while it pauses nothing at all (PFC off as well)."""
+    later); the same silence while it pauses 5x the other leaves is found at once, as ECN off. One that
+    pauses nothing at all is either calm too or has PFC off as well (a switch left at factory defaults): its
+    queues then overflow, so it is found at once where it drops what the others pause, and not where it
+    drops nothing (a partner spine drained, it carries the pod's all-reduce, which fills no queue)."""
     _, victim = _two_leaves()
     det = _fitted(lambda i, links: _load(links, None, None))
 
-    def silent(pause_factor: float) -> list[list[Finding]]:
+    def silent(pause_factor: float, drops: float = 0.0) -> list[list[Finding]]:
         def mark(i: int, links: list[LinkInterval]) -> None:
             _load(links, None, victim if i >= 3 else None)
             if i >= 3:
                 for li in links:
                     if li.device == victim:
                         li.rates["pfc_tx_p3"] = li.rates.get("pfc_tx_p3", 0.0) * pause_factor
+                        li.rates["out_discards"] = drops * li.rates.get("out_pkts", 0.0)
         return _live(det, 12, mark)
 
     calm = silent(0.1)
     assert not [f for fs in calm[:5] for f in _silent(fs, victim)]
     assert [f for fs in calm for f in _silent(fs, victim)]  # a silence longer than its record still is
-    # pausing nothing at all while its peers pause: PFC is off too (a switch left at factory defaults), at once
-    assert [f for fs in silent(0.0)[:5] for f in _silent(fs, victim) if f.level == "device"]
+    # pausing nothing at all and dropping: PFC is off too (a switch left at factory defaults), at once
+    assert [f for fs in silent(0.0, drops=1e-3)[:5] for f in _silent(fs, victim) if f.level == "device"]
+    assert not [f for fs in silent(0.0)[:5] for f in _silent(fs, victim)]
     pausing = silent(5.0)
     assert [f for fs in pausing[:5] for f in _silent(fs, victim) if f.level == "device"]
 
