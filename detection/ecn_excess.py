@@ -1,6 +1,7 @@
 """ECN set too low on a switch: most of its ports carrying traffic mark many times what the links carrying as
 much or more on other switches mark, for several intervals. One link marking more than its peers is congestion control
-doing its job on a busier link (an incast, hash polarisation); a load every switch marks under is the load's;
+doing its job on a busier link (an incast, hash polarisation); a load every switch marks under is the load's, and
+so is what the switches reaching the same far devices (its parallel paths) mark as much of;
 a whole switch marking where its load-matched peers barely do is its marking profile (WRED thresholds set too
 low), and its senders back off for nothing. One device finding lists its ports."""
 
@@ -16,7 +17,7 @@ from fabricwatch.detection.explain import ECN
 from fabricwatch.detection.findings import DEVICE_MIN_PORTS, Finding
 from fabricwatch.models.features import LOAD_BINS, FeatureFrame, marking_load, marks_received
 from fabricwatch.models.groups import FACING_HOSTS
-from fabricwatch.models.silence import MIN_UTIL
+from fabricwatch.models.silence import MIN_UTIL, parallel_paths
 
 EXCESS_RATIO = 10.0  # times what links at the same load on other switches mark
 EXCESS_SHARE = 0.5  # of a switch's ports carrying traffic: its profile, not a few busy links
@@ -32,11 +33,13 @@ class Excess:
     marks: float  # median marks per 1M packets of the ports marking in excess
     peers: float  # median of what the links at their loads on other switches mark
     role: str  # the role of most of those ports
+    apart: bool  # most of its ports carrying traffic also mark many times what their parallel paths mark
 
 
 def excess_now(frame: FeatureFrame, hosts: AbstractSet[str] = frozenset()) -> dict[str, Excess]:
-    """The switches marking in excess of their load-matched peers now, on most of their ports carrying traffic;
-    `hosts`: devices known to be hosts (what switches' host-facing ports reach)."""
+    """The switches marking in excess of their load-matched peers now, on most of their ports carrying traffic
+    (and whether apart from their parallel paths too); `hosts`: devices known to be hosts (what switches'
+    host-facing ports reach)."""
     own = frame.own_raw[:, ECN]
     load = marking_load(frame)
     # the marks a NIC counts were set by the switches towards it: it has no marking profile of its own
@@ -64,17 +67,26 @@ def excess_now(frame: FeatureFrame, hosts: AbstractSet[str] = frozenset()) -> di
             peers[at] = np.median(marks[ref])
             per_device = np.bincount(dev[ref])
             judged[at] = 2 * per_device[dev[at]] < ref.sum()
+    # and many times what its parallel paths mark (the switches reaching the same far devices carry the same
+    # traffic: an all-to-all through a pod marks on all of them), where another switch carries on them (one
+    # witness that marks within EXCESS_RATIO of it says the traffic marks so; a misconfigured one still marks
+    # many times what its partner does)
+    parallel, others = parallel_paths(frame, own, busy)
+    parallel = np.where(others[rows] >= 1, parallel[rows], 0.0)
     excess = judged & (marks >= np.maximum(EXCESS_RATIO * peers, MATERIAL_PER_MPKT))
+    apart = excess & (marks >= EXCESS_RATIO * parallel)
     n_dev = int(device.max(initial=-1)) + 1
     n_busy = np.bincount(dev, minlength=n_dev)
     n_excess = np.bincount(dev, weights=excess, minlength=n_dev)
+    n_apart = np.bincount(dev, weights=apart, minlength=n_dev)
     out = {}
     for d in np.nonzero((n_excess >= DEVICE_MIN_PORTS) & (n_excess >= EXCESS_SHARE * n_busy))[0].tolist():
         at = excess & (dev == d)
         name = topo.devices[int(rows[np.argmax(at)])]
         roles = [topo.roles[i] for i in rows[at].tolist()]
         out[name] = Excess(name, sorted(frame.links[i].port for i in rows[at].tolist()), int(n_busy[d]),
-                           float(np.median(marks[at])), float(np.median(peers[at])), max(set(roles), key=roles.count))
+                           float(np.median(marks[at])), float(np.median(peers[at])), max(set(roles), key=roles.count),
+                           bool(n_apart[d] >= max(DEVICE_MIN_PORTS, EXCESS_SHARE * n_busy[d])))
     return out
 
 
@@ -98,7 +110,8 @@ class MarkingWatch:
             self._showing.pop(device, None)
         self._showing.update({d: e.role for d, e in now.items()})
         roles = list(self._showing.values())
-        return [_finding(frame.start_ns, now[d]) for d in sorted(held) if roles.count(now[d].role) < 2]
+        return [_finding(frame.start_ns, now[d]) for d in sorted(held)
+                if now[d].apart and roles.count(now[d].role) < 2]
 
 
 def _finding(start_ns: int, e: Excess) -> Finding:

@@ -115,3 +115,28 @@ def test_switches_of_one_role_marking_together_are_their_load(detector: LinkDete
     leaves = sorted({li.device for li in links if li.tags.get("role") == "leaf_down"})
     pod = set(leaves[:3])
     assert not _excess(_live(detector, lambda li: li.device in pod))
+
+
+def test_a_switch_marking_as_its_parallel_paths_do_carries_their_traffic(detector: LinkDetector) -> None:
+    """Principle 2 (groups the traffic forms): the switches whose ports reach the same far devices (a pod's
+    spines towards its leaves) carry the same traffic; one marking heavily where its parallel paths mark within
+    10x of it (an all-to-all through the pod) marks for that traffic, even where most links of its role at the
+    same load, carrying other traffic, mark next to nothing. One spine's ports towards half the leaves mark 30 %,
+    the other spines' ports towards the same leaves 4 %: nothing is that spine's profile."""
+    links = simulate(SPEC, 1, interval_s=INTERVAL, seed=1).frames[0][1]
+    spines = sorted({li.device for li in links if li.tags.get("role") == "spine"})
+    far = set(sorted({li.tags["peer_device"] for li in links if li.device == spines[0]})[:4])
+
+    def towards(li: LinkInterval) -> bool:
+        return li.tags.get("role") == "spine" and li.tags.get("peer_device") in far
+
+    det = detector
+    det.reset()
+    fb = FeatureBuilder(INTERVAL)
+    found = []
+    for i, (start, frame_links) in enumerate(simulate(SPEC, 20, interval_s=INTERVAL, seed=5).frames):
+        for li in frame_links:
+            if i >= 3 and towards(li):
+                li.rates["ecn_marked"] = (HEAVY if li.device == spines[0] else HEAVY / 8) * li.rates["out_pkts"]
+        found.append(det.detect(fb.build(start, frame_links)))
+    assert not _excess(found)
