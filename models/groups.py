@@ -95,15 +95,23 @@ def _group_ids(topology: Topology) -> list[Grouping]:
     return out
 
 
-def _against(grouping: Grouping, per_load: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, ...]:
-    """(ratio, median, size, usable) of each column of `per_load` against its group's median now."""
+def _against(grouping: Grouping, per_load: np.ndarray, values: np.ndarray, carrying: np.ndarray
+             ) -> tuple[np.ndarray, ...]:
+    """(ratio, median, size, usable) of each column of `per_load` against its group's median now, over the
+    group's links `carrying` traffic: one drained or idle shares no situation with those carrying the load."""
     names, gid = grouping
     n, k = per_load.shape
     ratio, median = np.full((n, k), np.nan), np.zeros((n, k))
-    n_of = np.bincount(gid, minlength=len(names))[gid] if len(gid) else np.zeros(0, dtype=np.int64)
-    usable = (n_of >= MIN_GROUP) & (names[gid] != "") if len(gid) else np.zeros(0, dtype=bool)
+    if not len(gid):
+        return ratio, median, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
+    n_of = np.bincount(gid[carrying], minlength=len(names))[gid]
+    usable = (n_of >= MIN_GROUP) & (names[gid] != "")
     if usable.any():
-        med = group_medians(gid, np.hstack([per_load, values]), len(names))[gid]
+        rows = np.nonzero(carrying)[0]
+        present, at = np.unique(gid[rows], return_inverse=True)  # the groups with a link carrying
+        med_c = group_medians(at.reshape(-1), np.hstack([per_load, values])[rows], len(present))
+        med = np.zeros((n, 2 * k))
+        med[usable] = med_c[np.searchsorted(present, gid[usable])]
         with np.errstate(divide="ignore", invalid="ignore"):
             r = np.where(med[:, :k] > 0, per_load / np.where(med[:, :k] > 0, med[:, :k], 1.0), np.nan)
         ratio[usable] = r[usable]
@@ -127,6 +135,7 @@ def group_view(frame: FeatureFrame) -> GroupView:
     topo = frame.layout
     by_signal = topo.memo("group_ids", lambda: _group_ids(topo))
     own = np.nan_to_num(frame.own_raw)
+    carrying = own[:, UTIL] >= MIN_UTIL
     util = np.maximum(own[:, UTIL], MIN_UTIL)
     values = own[:, G_INDEX]
     per_load = values / util[:, None]
@@ -134,13 +143,13 @@ def group_view(frame: FeatureFrame) -> GroupView:
     median = np.zeros((n, len(GROUPED)))
     size = np.zeros((n, len(GROUPED)), dtype=np.int64)
     for col, signals in ((0, WAITS), (1, PAUSES_RECEIVED)):
-        r, m, k, _ = _against(by_signal[col], per_load[:, signals], values[:, signals])
+        r, m, k, _ = _against(by_signal[col], per_load[:, signals], values[:, signals], carrying)
         ratio[:, signals], median[:, signals], size[:, signals] = r, m, k[:, None]
     ratio[np.ix_(paced_by_host(frame), np.array(PAUSES_RECEIVED))] = np.nan
     names = topo.memo("group_names", lambda: _group_names(by_signal, n))
     also = by_signal[2]
     if (also[0] != "").any():
-        r, m, k, usable = _against(also, per_load[:, WAITS], values[:, WAITS])
+        r, m, k, usable = _against(also, per_load[:, WAITS], values[:, WAITS], carrying)
         first = ratio[:, WAITS[0]]
         nearer = usable & ~np.isnan(r[:, 0]) & (np.isnan(first) | (r[:, 0] < first))
         if nearer.any():

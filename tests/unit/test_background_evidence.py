@@ -780,3 +780,33 @@ def test_evidence_that_stopped_ends_by_time_not_by_reports(detector: LinkDetecto
     on = [n for n, fs in enumerate(found) for f in fs if (f.device, f.port) == key]
     assert on and min(on) <= 4 + 8, on
     assert last_count is not None and max(on) <= last_count + 1, (on, last_count)
+
+
+def test_links_carrying_nothing_do_not_share_the_situation_of_those_carrying_the_load(detector: LinkDetector) -> None:
+    """Principle 2: the group a link is judged against is made of the links sharing its situation now; links
+    carrying nothing (their spine drained for maintenance) share none. Two of four spines drained, the port of
+    a third towards one leaf carries 90 % and receives 30,000 pauses a second from it (the hashing put the flows
+    towards the leaf's paced hosts on it), the fourth's at the same load hardly any: two links carrying are
+    too few to say which is usual (MIN_GROUP), and the drained two say nothing of it."""
+    links0 = simulate(SPEC, 1, interval_s=INTERVAL, seed=1).frames[0][1]
+    spines = sorted({li.device for li in links0 if li.tags.get("role") == "spine"})
+    drained, busy = set(spines[:2]), spines[2:]
+    leaf = sorted({li.tags["peer_device"] for li in links0 if li.device == busy[0]})[0]
+
+    def drain(i: int, links: list[LinkInterval]) -> None:
+        if i < 3:
+            return
+        for li in links:
+            if li.device in drained or li.tags.get("peer_device") in drained:
+                for k in list(li.rates):
+                    if k.endswith(("octets", "pkts")) or k.startswith(("pfc_", "pause_", "xmit_wait", "ecn_")):
+                        li.rates[k] = 0.0
+            elif li.device in busy and li.tags.get("peer_device") == leaf:
+                li.rates["out_octets"] = 0.9 * 400e9 / 8
+                li.rates["out_pkts"] = li.rates["out_octets"] / 4096
+                li.rates["pfc_rx_p3"] = 3.0e4 if li.device == busy[0] else 3.0
+
+    found = _run(detector, 16, 8, drain)
+    standing = [(n, f.device, f.port, f.explanation) for n, fs in enumerate(found) for f in fs
+                if "outlier_in_group" in f.conditions]
+    assert not standing, standing[:2]
