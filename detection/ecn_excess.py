@@ -1,7 +1,8 @@
 """ECN set too low on a switch: most of its ports carrying traffic mark many times what the links carrying as
 much or more on other switches mark, for several intervals. One link marking more than its peers is congestion control
 doing its job on a busier link (an incast, hash polarisation); a load every switch marks under is the load's, and
-so is what the switches reaching the same far devices (its parallel paths) mark as much of;
+so is what the switches reaching the same far devices (its parallel paths) or serving the same rail mark as much
+of;
 a whole switch marking where its load-matched peers barely do is its marking profile (WRED thresholds set too
 low), and its senders back off for nothing. One device finding lists its ports."""
 
@@ -17,7 +18,7 @@ from fabricwatch.detection.explain import ECN
 from fabricwatch.detection.findings import DEVICE_MIN_PORTS, Finding
 from fabricwatch.models.features import LOAD_BINS, FeatureFrame, marking_load, marks_received
 from fabricwatch.models.groups import FACING_HOSTS
-from fabricwatch.models.silence import MIN_UTIL, parallel_paths
+from fabricwatch.models.silence import MIN_UTIL, loudest_other, path_ids, rail_ids
 
 EXCESS_RATIO = 10.0  # times what links at the same load on other switches mark
 EXCESS_SHARE = 0.5  # of a switch's ports carrying traffic: its profile, not a few busy links
@@ -67,12 +68,12 @@ def excess_now(frame: FeatureFrame, hosts: AbstractSet[str] = frozenset()) -> di
             peers[at] = np.median(marks[ref])
             per_device = np.bincount(dev[ref])
             judged[at] = 2 * per_device[dev[at]] < ref.sum()
-    # and many times what its parallel paths mark (the switches reaching the same far devices carry the same
-    # traffic: an all-to-all through a pod marks on all of them), where another switch carries on them (one
-    # witness that marks within EXCESS_RATIO of it says the traffic marks so; a misconfigured one still marks
-    # many times what its partner does)
-    parallel, others = parallel_paths(frame, own, busy)
-    parallel = np.where(others[rows] >= 1, parallel[rows], 0.0)
+    # and many times what any other switch carrying the same traffic marks: one reaching the same far devices
+    # (an all-to-all through a pod marks on all its spines), or serving the same rail (a hot rail's leaves); one
+    # such witness marking within EXCESS_RATIO of it says the traffic marks so, and a misconfigured switch still
+    # marks many times what its partner does
+    parallel = np.maximum(loudest_other(frame, own, busy, path_ids(frame)),
+                          loudest_other(frame, own, busy, rail_ids(frame)))[rows]
     excess = judged & (marks >= np.maximum(EXCESS_RATIO * peers, MATERIAL_PER_MPKT))
     apart = excess & (marks >= EXCESS_RATIO * parallel)
     n_dev = int(device.max(initial=-1)) + 1

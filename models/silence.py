@@ -125,15 +125,66 @@ def parallel_paths(frame: FeatureFrame, values: np.ndarray, busy: np.ndarray) ->
     is spread over) show of `values` now: the median over the switches carrying traffic (`busy`) on that path,
     each switch one vote (its most showing link), and how many switches besides the link's own carry on it
     (0 where none)."""
+    return witnesses(frame, values, busy, path_ids(frame))
+
+
+def path_ids(frame: FeatureFrame) -> np.ndarray:
+    """Per link, its parallel path: same role, same far device (each link alone where it has no far device)."""
     topo = frame.layout
-    device = topo.device_ids
-    pid = topo.memo("parallel_paths", lambda: first_sight(
+    return topo.memo("parallel_paths", lambda: first_sight(
         [f"{r}\0{p}" if p else f"\0{i}" for i, (r, p) in enumerate(zip(topo.roles, topo.far_devices, strict=True))])[0])
+
+
+def rail_ids(frame: FeatureFrame) -> np.ndarray:
+    """Per link, its rail in its role: the switches whose links of a role serve one rail carry that rail's traffic
+    (each link alone where it has no rail tag)."""
+    topo = frame.layout
+    return topo.memo("rail_paths", lambda: first_sight(
+        [f"{r}\0{li.tags['rail']}" if li.tags.get("rail") else f"\0{i}"
+         for i, (r, li) in enumerate(zip(topo.roles, frame.links, strict=True))])[0])
+
+
+def loudest_other(frame: FeatureFrame, values: np.ndarray, busy: np.ndarray, gid: np.ndarray) -> np.ndarray:
+    """Per link, the most any other switch's `busy` links of its group `gid` show of `values` now (0: none)."""
+    device = frame.layout.device_ids
+    n = len(values)
+    out = np.zeros(n)
+    rows = np.nonzero(busy)[0]
+    if not len(rows):
+        return out
+    pair = _pairs(device[rows], gid[rows])  # (switch, group) pairs carrying traffic
+    n_pairs = int(pair.max()) + 1
+    vote = np.full(n_pairs, -np.inf)
+    np.maximum.at(vote, pair, np.nan_to_num(values[rows]))
+    group_of_pair = np.zeros(n_pairs, dtype=np.int64)
+    group_of_pair[pair] = gid[rows]
+    # each group's loudest and second loudest switch: a link's loudest other is the second where its own
+    # switch is the loudest
+    order = np.lexsort((-vote, group_of_pair))
+    g_sorted = group_of_pair[order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = g_sorted[1:] != g_sorted[:-1]
+    top = np.full(int(gid.max()) + 1, -np.inf)
+    second = np.full(int(gid.max()) + 1, -np.inf)
+    top[g_sorted[first]] = vote[order][first]
+    second_at = np.flatnonzero(~first & np.concatenate([[False], first[:-1]]))
+    second[g_sorted[second_at]] = vote[order][second_at]
+    own_vote = np.full(n, -np.inf)
+    own_vote[rows] = vote[pair]
+    best = np.where(own_vote >= top[gid], second[gid], top[gid])
+    return np.where(np.isfinite(best), best, 0.0)
+
+
+def witnesses(frame: FeatureFrame, values: np.ndarray, busy: np.ndarray, pid: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Per link, the median of `values` over the switches with a link `busy` in its group `pid` (each switch one
+    vote, its most showing link there), and how many switches besides the link's own have one (0: none)."""
+    device = frame.layout.device_ids
     n = len(values)
     rows = np.nonzero(busy)[0]
     if not len(rows):
         return np.full(n, np.nan), np.zeros(n, dtype=np.int64)
-    pair = _pairs(device[rows], pid[rows])  # (switch, path) pairs carrying traffic
+    pair = _pairs(device[rows], pid[rows])  # (switch, group) pairs carrying traffic
     n_pairs = int(pair.max()) + 1
     vote = np.full(n_pairs, -np.inf)
     np.maximum.at(vote, pair, np.nan_to_num(values[rows]))
@@ -146,7 +197,7 @@ def parallel_paths(frame: FeatureFrame, values: np.ndarray, busy: np.ndarray) ->
     known = (at < len(path_no)) & (path_no[np.minimum(at, len(path_no) - 1)] == pid)
     at = np.minimum(at, len(path_no) - 1)
     own_counts = np.zeros(n, dtype=bool)
-    own_counts[rows] = True  # the link's own switch is one of the path's switches only if it carries
+    own_counts[rows] = True  # the link's own switch is one of the group's switches only if it carries
     return np.where(known, med[at], np.nan), np.where(known, switches[at] - own_counts, 0)
 
 

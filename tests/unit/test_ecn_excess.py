@@ -140,3 +140,15 @@ def test_a_switch_marking_as_its_parallel_paths_do_carries_their_traffic(detecto
                 li.rates["ecn_marked"] = (HEAVY if li.device == spines[0] else HEAVY / 8) * li.rates["out_pkts"]
         found.append(det.detect(fb.build(start, frame_links)))
     assert not _excess(found)
+
+
+def test_a_leaf_marking_as_its_rail_does_carries_the_rails_traffic(detector: LinkDetector) -> None:
+    """Principle 2 (groups the traffic forms): a rail's leaves carry that rail's traffic; a hot rail marks on
+    both its leaves, on some ports of one more than the other. A leaf marking heavily on every port while the
+    other leaf of its rail marks as heavily on a third of its ports is the rail's load, not its profile."""
+    links = simulate(SPEC, 1, interval_s=INTERVAL, seed=1).frames[0][1]
+    rail = sorted({li.tags["rail"] for li in links if li.tags.get("role") == "leaf_down"})[0]
+    a, b = sorted({li.device for li in links if li.tags.get("role") == "leaf_down" and li.tags["rail"] == rail})
+    b_ports = sorted(li.port for li in links if li.device == b)
+    some = set(b_ports[: len(b_ports) // 3])
+    assert not _excess(_live(detector, lambda li: li.device == a or (li.device == b and li.port in some)))
