@@ -146,18 +146,12 @@ def rail_ids(frame: FeatureFrame) -> np.ndarray:
 
 def loudest_other(frame: FeatureFrame, values: np.ndarray, busy: np.ndarray, gid: np.ndarray) -> np.ndarray:
     """Per link, the most any other switch's `busy` links of its group `gid` show of `values` now (0: none)."""
-    device = frame.layout.device_ids
     n = len(values)
     out = np.zeros(n)
     rows = np.nonzero(busy)[0]
     if not len(rows):
         return out
-    pair = _pairs(device[rows], gid[rows])  # (switch, group) pairs carrying traffic
-    n_pairs = int(pair.max()) + 1
-    vote = np.full(n_pairs, -np.inf)
-    np.maximum.at(vote, pair, np.nan_to_num(values[rows]))
-    group_of_pair = np.zeros(n_pairs, dtype=np.int64)
-    group_of_pair[pair] = gid[rows]
+    pair, vote, group_of_pair = _votes(frame, values, rows, gid)
     # each group's loudest and second loudest switch: a link's loudest other is the second where its own
     # switch is the loudest
     order = np.lexsort((-vote, group_of_pair))
@@ -175,21 +169,28 @@ def loudest_other(frame: FeatureFrame, values: np.ndarray, busy: np.ndarray, gid
     return np.where(np.isfinite(best), best, 0.0)
 
 
+def _votes(frame: FeatureFrame, values: np.ndarray, rows: np.ndarray, gid: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each (switch, group) pair of the links `rows` one vote, its most showing link's value: per row its pair,
+    and per pair its vote and its group."""
+    pair = _pairs(frame.layout.device_ids[rows], gid[rows])
+    n_pairs = int(pair.max()) + 1
+    vote = np.full(n_pairs, -np.inf)
+    np.maximum.at(vote, pair, np.nan_to_num(values[rows]))
+    group_of_pair = np.zeros(n_pairs, dtype=np.int64)
+    group_of_pair[pair] = gid[rows]
+    return pair, vote, group_of_pair
+
+
 def witnesses(frame: FeatureFrame, values: np.ndarray, busy: np.ndarray, pid: np.ndarray
               ) -> tuple[np.ndarray, np.ndarray]:
     """Per link, the median of `values` over the switches with a link `busy` in its group `pid` (each switch one
     vote, its most showing link there), and how many switches besides the link's own have one (0: none)."""
-    device = frame.layout.device_ids
     n = len(values)
     rows = np.nonzero(busy)[0]
     if not len(rows):
         return np.full(n, np.nan), np.zeros(n, dtype=np.int64)
-    pair = _pairs(device[rows], pid[rows])  # (switch, group) pairs carrying traffic
-    n_pairs = int(pair.max()) + 1
-    vote = np.full(n_pairs, -np.inf)
-    np.maximum.at(vote, pair, np.nan_to_num(values[rows]))
-    path_of_pair = np.zeros(n_pairs, dtype=np.int64)
-    path_of_pair[pair] = pid[rows]
+    _, vote, path_of_pair = _votes(frame, values, rows, pid)
     path_no, path_of_pair = np.unique(path_of_pair, return_inverse=True)
     med = group_medians(path_of_pair, vote[:, None], len(path_no))[:, 0]
     switches = np.bincount(path_of_pair, minlength=len(path_no))

@@ -30,16 +30,17 @@ def detector() -> LinkDetector:
     return LinkDetector(interval_s=INTERVAL).fit([fb.build(s, links) for s, links in run.frames])
 
 
-def _live(det: LinkDetector, mark: Callable[[LinkInterval], bool], in_turn: str = "") -> list[list[Finding]]:
-    """20 intervals with `mark`ed ports marking HEAVY from the fourth on; `in_turn`, a switch heard every other
-    interval only (polled at another moment than the others)."""
+def _live(det: LinkDetector, mark: Callable[[LinkInterval], float | bool], in_turn: str = ""
+          ) -> list[list[Finding]]:
+    """20 intervals with `mark`ed ports marking HEAVY (or the share `mark` gives) from the fourth on; `in_turn`,
+    a switch heard every other interval only (polled at another moment than the others)."""
     det.reset()
     fb = FeatureBuilder(INTERVAL)
     out = []
     for i, (start, links) in enumerate(simulate(SPEC, 20, interval_s=INTERVAL, seed=5).frames):
         for li in links:
-            if i >= 3 and mark(li):
-                li.rates["ecn_marked"] = HEAVY * li.rates["out_pkts"]
+            if i >= 3 and (share := mark(li)):
+                li.rates["ecn_marked"] = (HEAVY if share is True else share) * li.rates["out_pkts"]
         if i % 2:
             links = [li for li in links if li.device != in_turn]
         out.append(det.detect(fb.build(start, links)))
@@ -127,19 +128,12 @@ def test_a_switch_marking_as_its_parallel_paths_do_carries_their_traffic(detecto
     spines = sorted({li.device for li in links if li.tags.get("role") == "spine"})
     far = set(sorted({li.tags["peer_device"] for li in links if li.device == spines[0]})[:4])
 
-    def towards(li: LinkInterval) -> bool:
-        return li.tags.get("role") == "spine" and li.tags.get("peer_device") in far
+    def towards(li: LinkInterval) -> float:
+        if li.tags.get("role") != "spine" or li.tags.get("peer_device") not in far:
+            return 0.0
+        return HEAVY if li.device == spines[0] else HEAVY / 8
 
-    det = detector
-    det.reset()
-    fb = FeatureBuilder(INTERVAL)
-    found = []
-    for i, (start, frame_links) in enumerate(simulate(SPEC, 20, interval_s=INTERVAL, seed=5).frames):
-        for li in frame_links:
-            if i >= 3 and towards(li):
-                li.rates["ecn_marked"] = (HEAVY if li.device == spines[0] else HEAVY / 8) * li.rates["out_pkts"]
-        found.append(det.detect(fb.build(start, frame_links)))
-    assert not _excess(found)
+    assert not _excess(_live(detector, towards))
 
 
 def test_a_leaf_marking_as_its_rail_does_carries_the_rails_traffic(detector: LinkDetector) -> None:
