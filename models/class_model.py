@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fabricwatch.models.features import N_OWN, OWN_NAMES, grown
+from fabricwatch.models.features import EVENT_FEATURES, N_OWN, OWN_NAMES, grown
 
 if TYPE_CHECKING:
     from sklearn.ensemble import IsolationForest
 
 
 # features that do not follow load (corruption, recoveries, flaps): no load-matched allowance
-_LOAD_FREE = [OWN_NAMES.index(n) for n in ("errors", "link_recovery", "flaps")]
+_LOAD_FREE = list(EVENT_FEATURES)
 MIN_CLASS_ROWS = 50
 TRAIN_NOISE = 0.1  # in log1p units
 MIN_PEER_LIMIT = 0.7  # log1p units: never flag a feature for being under 2x its peers

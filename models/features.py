@@ -42,6 +42,9 @@ OWN_FEATURES: tuple[tuple[str, str], ...] = (
 ERROR_COUNTERS = ("in_errors", "out_errors", "fcs_errors", "symbol_errors", "rcv_errors",
                   "rcv_remote_physical_errors", "local_link_integrity_errors")
 OWN_NAMES = tuple(n for n, _ in OWN_FEATURES)
+# what happened on a link (corruption, recoveries, flaps), not a level it runs at: these follow no load, and
+# one the link does not report is unknown, never its peers' (their bounces are not its bounces)
+EVENT_FEATURES = tuple(OWN_NAMES.index(n) for n in ("errors", "link_recovery", "flaps"))
 UNITS = dict(OWN_FEATURES)
 FEATURE_NAMES: tuple[str, ...] = (
     *OWN_NAMES,
@@ -450,9 +453,12 @@ class FeatureBuilder:
                     med = np.nan_to_num(np.nanmedian(own[rows_for_median], axis=0))
                 peer[rows] = own[rows] - med
                 median_raw[rows] = np.expm1(med)
-        # a feature the link does not report sits at its peers' median: no deviation, no history
+        # a feature the link does not report sits at its peers' median: no deviation, no history; its events
+        # stay unknown in what the rules read
         own = np.where(missing, np.log1p(median_raw), own)
-        own_raw = np.where(missing, median_raw, own_raw)
+        imputed = missing.copy()
+        imputed[:, EVENT_FEATURES] = False
+        own_raw = np.where(imputed, median_raw, own_raw)
         peer = np.where(missing, 0.0, peer)
         rows = self._state.rows(links, topology)
         baseline, seen = self._state["baseline"], self._state["seen"]
