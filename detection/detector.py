@@ -770,6 +770,7 @@ class LinkDetector:
             "never_up": sorted([d, p] for d, p in self.never_up),
             "trained": retrained.to_json(self.trained),
             "spread_carried": spread_withdrawn.to_json(self.spread_carried),
+            "trend_baselines": self.trend_baselines.to_json(),
         }
         write_model(path, meta, {c: m.forest for c, m in self.models.items()})
 
@@ -790,6 +791,8 @@ class LinkDetector:
             det.never_up = {(str(d), str(p)) for d, p in meta.get("never_up") or []}
             det.trained = retrained.from_json(meta.get("trained") or {})
             det.spread_carried = spread_withdrawn.from_json(meta.get("spread_carried") or [])
+            det.trend_baselines = TrendWatch.from_json(meta.get("trend_baselines") or [])
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelError(f"{path}: the model cannot be read: {exc!r}") from None
+        det.reset()  # it starts from what its file holds
         return det

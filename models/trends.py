@@ -55,6 +55,8 @@ BASELINE_S = 4 * 3600.0
 WARMUP = 10  # readings before a baseline is trusted
 HOLD = 3  # readings in a row beyond the baseline
 NOISE_MULT = 4.0  # a change must also stand this many times the signal's usual wander
+# a module unheard this long may be another one (swapped while nothing watched): its baseline starts again
+STALE_S = 24 * 3600.0
 MIN_APART = 4  # modules of a device reading a signal before their median is what they share
 FLOOR = 1e-12  # a log signal's zero
 
@@ -138,8 +140,8 @@ class TrendWatch:
         x = math.log10(max(value, FLOOR)) if s.log else value
         tk = (key[0], key[1], s.name)
         t = self._tracks.get(tk)
-        if t is not None and t.apart != apart:  # judged another way now: its baseline is of the other reading
-            t.base = math.nan
+        if t is not None and (t.apart != apart or ts_ns - t.last_ns > STALE_S * 1e9):
+            t.base = math.nan  # judged another way now, or long unheard: its baseline is of another reading
         if t is None or math.isnan(t.base):  # a baseline afresh (first heard, back from down, judged anew)
             # a count or BER of zero (the device's window restarting with the link) is no level to start from
             if s.log and value <= 0:
@@ -180,6 +182,20 @@ class TrendWatch:
         """A watch with this one's baselines and nothing raised: what a healthy history taught, to start from."""
         return TrendWatch(self.signals, {k: replace(t, away=0) for k, t in self._tracks.items()}, {},
                           dict(self._read_ns), {k: dict(v) for k, v in self._latest.items()})
+
+    def to_json(self) -> list[list[object]]:
+        """The baselines, as a model file holds them: (device, port, signal, base, wander, readings, apart, last)."""
+        return [[*k, t.base, t.wander, t.n, t.apart, t.last_ns]
+                for k, t in self._tracks.items() if math.isfinite(t.base)]
+
+    @classmethod
+    def from_json(cls, rows: Iterable[list[object]]) -> TrendWatch:
+        """A watch starting from saved baselines (`to_json`), nothing raised."""
+        tracks = {}
+        for device, port, name, base, wander, n, apart, last_ns in rows:
+            tracks[(str(device), str(port), str(name))] = _Track(
+                float(base), float(wander), int(n), apart=bool(apart), last_ns=int(last_ns))  # type: ignore[arg-type, call-overload]
+        return cls(_tracks=tracks)
 
     def forget(self, keys: Iterable[tuple[str, str]]) -> None:
         gone = set(keys)

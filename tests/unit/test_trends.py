@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from fabricwatch.models.intervals import LinkInterval
@@ -199,3 +201,57 @@ def test_what_a_switch_shares_is_read_from_its_modules_latest_readings() -> None
         for _, p in watch.observe([_reading(i, port, temperature_c=t)]):
             warned.setdefault(p, i)
     assert set(warned) == {"Ethernet1/4"}, warned
+
+
+def _steady_then(watch: TrendWatch, start: int, n: int, temp: float) -> int | None:
+    """Readings of one module at `temp` from reading `start` on: the first reading warned about, if any."""
+    for i in range(start, start + n):
+        if ("leaf1", "p") in watch.observe([_reading(i, "p", temperature_c=temp)]):
+            return i - start
+    return None
+
+
+def test_baselines_learned_from_the_healthy_history_travel_with_the_model_file() -> None:
+    """Principle 3: the baselines a model learned are part of it. A daemon started from the model file warns
+    about a module already 10 degC over what the healthy history read at its first readings (the hold alone),
+    not after a warm-up that takes the drifted value as the module's usual."""
+    import json
+
+    from fabricwatch.models.trends import TrendWatch as Watch
+
+    learned = Watch()
+    assert _steady_then(learned, 0, 30, 50.0) is None
+    loaded = Watch.from_json(json.loads(json.dumps(learned.baselines().to_json())))
+    assert _steady_then(loaded, 40, 10, 60.0) == 2  # the third reading away: HOLD readings in a row
+    assert _steady_then(Watch(), 40, 20, 60.0) is None  # from nothing, 60 degC is where it starts
+
+
+def test_a_baseline_not_read_for_a_day_starts_again() -> None:
+    """A module unheard for a day may be another module (swapped while nothing watched): its old baseline is no
+    expectation of the new one, whose first readings are where it starts."""
+    learned = TrendWatch()
+    _steady_then(learned, 0, 30, 50.0)
+    day = int(86400 * 10**9 / STEP_NS) + 40
+    assert _steady_then(learned.baselines(), day, 20, 60.0) is None
+
+
+def test_a_daemon_started_from_a_model_file_warns_at_once_about_a_module_that_drifted(tmp_path: Path) -> None:
+    """Principle 3 through the model file: the detector's saved baselines are what its loaded copy judges against."""
+    from fabricwatch.detection.detector import LinkDetector
+    from fabricwatch.lab.evaluation import simulate
+    from fabricwatch.models.features import FeatureBuilder
+    from fabricwatch.simulator.topology import FabricSpec
+
+    frames = simulate(FabricSpec(nodes=8, rails=2, spines=2), 40, interval_s=30.0, seed=3).frames
+    hot = (frames[0][1][0].device, frames[0][1][0].port)
+    for k, (start, links) in enumerate(frames):
+        for li in links:
+            li.optics = {"temperature_c": 50.0 + 12.0 * (k >= 34 and (li.device, li.port) == hot)}
+            li.optics_ns = start + 1
+    fb = FeatureBuilder(30.0)
+    LinkDetector(interval_s=30.0).fit([fb.build(s, links) for s, links in frames[:30]]).save(tmp_path / "m.fwm")
+    det = LinkDetector.load(tmp_path / "m.fwm")
+    warned = [k for k, (s, links) in enumerate(frames[30:], 30)
+              if any((f.device, f.port) == hot and "temperature_c" in f.explanation
+                     for f in det.detect(fb.build(s, links)))]
+    assert warned and warned[0] <= 34 + 3, warned
