@@ -87,8 +87,8 @@ def _part_of_one_switch(rows: list[int], by_device: list[tuple[str, str]], per_d
 
 def _device_events(links: list[LinkInterval], bounced: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Links whose device, or the host at their far end, bounced several links together recently (at
-    least 3: a reboot, a firmware update, a rack of hosts restarting, maintenance; one cause, not that
-    many cables). Second: links of a group where two bounced, so it may be one forming."""
+    least 3, or all of them: a reboot, a firmware update, a rack of hosts restarting, maintenance; one cause,
+    not that many cables). Second: links of a group where two bounced, so it may be one forming."""
     out = np.zeros(len(links), dtype=bool)
     forming = np.zeros(len(links), dtype=bool)
     for group_of in (lambda li: li.device, lambda li: li.tags.get("peer_device", "")):
@@ -102,8 +102,9 @@ def _device_events(links: list[LinkInterval], bounced: np.ndarray) -> tuple[np.n
             if bounced[i]:
                 down.setdefault(g, []).append(i)
         for g, rows in down.items():
-            if len(rows) >= 3:
+            # or every one of its links, however few it has (a host dual-homed on two leaves rebooting)
+            if len(rows) >= 3 or (len(rows) >= 2 and len(rows) == seen[g]):
                 out[rows] = True
-            elif len(rows) >= 2 and seen[g] >= 3:
+            elif len(rows) >= 2:
                 forming[rows] = True
     return out, forming & ~out
