@@ -108,3 +108,55 @@ def _device_events(links: list[LinkInterval], bounced: np.ndarray) -> tuple[np.n
             elif len(rows) >= 2:
                 forming[rows] = True
     return out, forming & ~out
+
+
+class FarBounces:
+    """Which far devices bounced every one of their links within the settle window, as their links were heard:
+    a host whose NICs reach switches polled at different moments bounces them together over intervals none of
+    which holds them all (a host dual-homed on a leaf pair polled in turn rebooting)."""
+
+    def __init__(self) -> None:
+        self._links: dict[str, set[tuple[str, str]]] = {}  # per far device, the links heard towards it
+        self._bounced: dict[str, dict[tuple[str, str], int]] = {}  # per far device, when each of its links bounced
+        self._layout: object = None
+        self._tick = 0
+
+    def observe(self, frame: FeatureFrame, bounced: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per link of the frame, whether every link towards its far device (two or more) bounced within the
+        last SETTLE_INTERVALS intervals; second, the links that bounced now towards a far device whose other
+        links are heard at other moments (theirs may follow); `bounced`: the links that bounced now."""
+        self._tick += 1
+        links = frame.links
+        if frame.layout is not self._layout:
+            self._layout = frame.layout
+            for li in links:
+                if far := li.tags.get("peer_device", ""):
+                    self._links.setdefault(far, set()).add((li.device, li.port))
+        out = np.zeros(len(links), dtype=bool)
+        for i in np.nonzero(bounced)[0].tolist():
+            li = links[i]
+            if far := li.tags.get("peer_device", ""):
+                self._bounced.setdefault(far, {})[(li.device, li.port)] = self._tick
+        for far in list(self._bounced):
+            recent = {k for k, t in self._bounced[far].items() if self._tick - t < SETTLE_INTERVALS}
+            if not recent:
+                del self._bounced[far]
+        together = {far for far, ticks in self._bounced.items() if len(self._links.get(far, ())) >= 2
+                    and self._links[far] <= {k for k, t in ticks.items() if self._tick - t < SETTLE_INTERVALS}}
+        if together:
+            for i, li in enumerate(links):
+                out[i] = li.tags.get("peer_device", "") in together
+        waiting = np.zeros(len(links), dtype=bool)
+        here = frame.layout.memo("far_counts", lambda: _far_counts(links))
+        for i in np.nonzero(bounced & ~out)[0].tolist():
+            far = links[i].tags.get("peer_device", "")
+            waiting[i] = bool(far) and len(self._links.get(far, ())) > here.get(far, 0)
+        return out, waiting
+
+
+def _far_counts(links: list[LinkInterval]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for li in links:
+        if far := li.tags.get("peer_device", ""):
+            counts[far] = counts.get(far, 0) + 1
+    return counts

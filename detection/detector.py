@@ -30,7 +30,7 @@ from fabricwatch.detection.conditions import (
     dropping_now,
     on_many_switches,
 )
-from fabricwatch.detection.crowds import SETTLE_INTERVALS, _crowd, _device_events
+from fabricwatch.detection.crowds import SETTLE_INTERVALS, FarBounces, _crowd, _device_events
 from fabricwatch.detection.ecn_excess import MarkingWatch
 from fabricwatch.detection.ecn_missing import missing_marks
 from fabricwatch.detection.explain import (
@@ -463,6 +463,7 @@ class LinkDetector:
         self._windows = EvidenceWindows()
         self.trends = self.trend_baselines.baselines()
         self._restarts = Restarts()
+        self._far_bounces = FarBounces()
         self._idle_switches: dict[str, bool] = {}  # per switch: it carried (nearly) nothing when last heard
         self.stalls = StallWatch()
         self.marking = MarkingWatch()
@@ -544,6 +545,9 @@ class LinkDetector:
             device_event, forming = _device_events(links, recent > 0)
         else:
             device_event = forming = np.zeros(n, dtype=bool)
+        # and a far device's links heard at other moments bouncing together over a few intervals
+        together, waiting = self._far_bounces.observe(frame, bounced)
+        device_event, forming = device_event | together, forming | waiting
         # a link of a device that just rebooted settles for a few intervals (link training errors,
         # traffic coming back): what it shows then is the reboot, not the link
         # so does one back from being unreachable (a restart whose bounces nobody saw: its counters start over)
