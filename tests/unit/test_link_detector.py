@@ -580,3 +580,46 @@ def test_a_host_with_two_nics_rebooting_is_not_two_link_flaps(detector: LinkDete
     flapped = {(f.device, f.port) for fs in found for f in fs if "flap" in f.conditions}
     assert not flapped & set(kept), flapped
     assert lone in flapped
+
+
+def _host_links(start: int, host: str, toward: list[tuple[str, str]]) -> list[LinkInterval]:
+    """The host's own NIC ports as its exporter reports them, one per leaf port it reaches."""
+    return [LinkInterval(start, host, f"mlx5_{k}", {"fabric": "roce", "role": "host", "speed": "400G",
+                                                    "peer_device": dev, "peer_port": port},
+                         {"in_octets": 1e9, "out_octets": 1e9, "in_pkts": 2e5, "out_pkts": 2e5, "oper_status": 1.0})
+            for k, (dev, port) in enumerate(toward)]
+
+
+def test_a_link_that_bounces_while_its_far_host_is_unheard_is_that_hosts_restart(detector: LinkDetector) -> None:
+    """Principle 4 with state as a signal (5): a host that stops reporting is down (rebooting, powered off), and
+    its links going down and coming back up while it is unheard are its restart, not their flaps, even where
+    each leaf says its port went down in one poll and came back in a later one. A host heard throughout whose
+    link goes down and comes back is the link's flap."""
+    detector.reset()
+    run = simulate(SPEC, 18, interval_s=INTERVAL, seed=12)
+    fb = FeatureBuilder(INTERVAL)
+    hosts = sorted({li.tags["peer_device"] for li in run.frames[0][1] if li.tags.get("role") == "leaf_down"})
+    rebooting, heard = hosts[0], hosts[1]
+    kept = sorted((li.device, li.port) for li in run.frames[0][1] if li.tags.get("peer_device") == rebooting)[:2]
+    lone = min((li.device, li.port) for li in run.frames[0][1] if li.tags.get("peer_device") == heard
+               and li.device not in (kept[0][0], kept[1][0]))
+    assert kept[0][0] != kept[1][0]
+    bounce = {kept[0]: (4, 8), kept[1]: (5, 9), lone: (4, 6)}  # the interval each said down, and up
+    flagged: set[tuple[str, str]] = set()
+    for i, (start, links) in enumerate(run.frames):
+        links = [li for li in links if li.tags.get("peer_device") != rebooting or (li.device, li.port) in kept]
+        links = [li for li in links if li.device != kept[(i + 1) % 2][0]]  # the leaf pair is polled in turn
+        links += _host_links(start, heard, [lone])
+        if not 3 <= i < 11:  # unheard from interval 3 to 10: rebooting
+            links += _host_links(start, rebooting, kept)
+        for li in links:
+            down, up = bounce.get((li.device, li.port), (-1, -1))
+            if i in (down, up):
+                li.rates["link_transitions"] = 1.0 / INTERVAL
+            if down <= i < up:
+                li.rates["oper_status"] = 0.0
+                for c in ("in_octets", "out_octets", "in_pkts", "out_pkts"):
+                    li.rates[c] = 0.0
+        flagged |= {(f.device, f.port) for f in detector.detect(fb.build(start, links))}
+    assert not flagged & set(kept), flagged
+    assert lone in flagged
