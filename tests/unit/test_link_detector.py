@@ -582,7 +582,7 @@ def test_a_host_with_two_nics_rebooting_is_not_two_link_flaps(detector: LinkDete
     assert lone in flapped
 
 
-def _host_links(start: int, host: str, toward: list[tuple[str, str]]) -> list[LinkInterval]:
+def _nic_ports(start: int, host: str, toward: list[tuple[str, str]]) -> list[LinkInterval]:
     """The host's own NIC ports as its exporter reports them, one per leaf port it reaches."""
     return [LinkInterval(start, host, f"mlx5_{k}", {"fabric": "roce", "role": "host", "speed": "400G",
                                                     "peer_device": dev, "peer_port": port},
@@ -609,9 +609,9 @@ def test_a_link_that_bounces_while_its_far_host_is_unheard_is_that_hosts_restart
     for i, (start, links) in enumerate(run.frames):
         links = [li for li in links if li.tags.get("peer_device") != rebooting or (li.device, li.port) in kept]
         links = [li for li in links if li.device != kept[(i + 1) % 2][0]]  # the leaf pair is polled in turn
-        links += _host_links(start, heard, [lone])
+        links += _nic_ports(start, heard, [lone])
         if not 3 <= i < 11:  # unheard from interval 3 to 10: rebooting
-            links += _host_links(start, rebooting, kept)
+            links += _nic_ports(start, rebooting, kept)
         for li in links:
             down, up = bounce.get((li.device, li.port), (-1, -1))
             if i in (down, up):
