@@ -21,6 +21,7 @@ import numpy as np
 from fabricwatch.core.counters import EVIDENCE, OPTICS, TRAINED
 from fabricwatch.core.speeds import IB_RATES, parse_speed  # noqa: F401  (imported from here by others)
 from fabricwatch.models.intervals import LinkInterval
+from fabricwatch.models.said_peers import SaidPeers
 from fabricwatch.models.topology import Topology
 
 # (feature name, unit for explanations)
@@ -415,14 +416,19 @@ class FeatureBuilder:
         self.alpha = history_alpha
         self._state = LinkState(baseline=((N_OWN,), np.float64), seen=((), np.bool_))
         self._topology: Topology | None = None
+        self._said = SaidPeers()
 
     def forget(self, keys: Iterable[tuple[str, str]]) -> None:
         """Drop the history of these links; a link seen again later starts afresh."""
+        keys = list(keys)
         self._state.forget(keys)
+        self._said.forget(keys)
 
     def build(self, start_ns: int, links: list[LinkInterval], rates: np.ndarray | None = None) -> FeatureFrame:
         """The frame of one interval; `rates` is the links' `rate_matrix` when the caller has it."""
         R = rate_matrix(links) if rates is None else rates
+        if self._topology is None or not self._topology.fits(links):  # a link came, went, or its tags changed
+            self._said.fill(links)
         topology = self._topology if self._topology is not None and self._topology.fits(links) else Topology(links)
         self._topology = topology
         nominal = topology.memo("nominal_speeds", lambda: nominal_speeds(links)).copy()
