@@ -241,7 +241,8 @@ _MBPS = {"ifHighSpeed": "speed_bps", "speed": "speed_bps", "port-speed": "speed_
          "negotiated-port-speed": "speed_bps"}
 # the kernel's /sys/class/net/<if>/carrier (1 up, 0 down), and module gauges written without their unit
 _PLAIN = {
-    "carrier": "oper_status", "operstate": "oper_status", "temperature": "temperature_c",
+    "carrier": "oper_status", "operstate": "oper_status", "carrier_changes": "link_transitions",
+    "temperature": "temperature_c",
     "module_temperature": "temperature_c", "voltage": "voltage_v",
 }
 
@@ -291,11 +292,24 @@ def _build() -> dict[str, CounterName]:
 TABLE = _build()
 
 
+# OpenConfig's containers of an interface's state, as a gNMI client names a leaf by its path under the
+# subscription (`counters/in_pkts`): where the leaf is, not what it counts
+_STATE_CONTAINERS = frozenset({"state", "counters"})
+
+
+def _leaf(name: str) -> str:
+    """`name` without the state containers its path starts with; any other path is left whole."""
+    *path, leaf = name.split("/")
+    return leaf if path and all(p in _STATE_CONTAINERS for p in path) else name
+
+
 def lookup(name: str) -> CounterName | None:
     """The canonical counter for a counter name in any known spelling, or None.
 
     UFM Telemetry's `_u_<unit>` suffix is ignored; `Infiniband_MBOut/MBIn` are not mapped: their
     unit is not documented in the samples we have."""
+    if (leaf := _leaf(name)) != name:
+        return CounterName(leaf) if leaf in COUNTERS else lookup(leaf)
     base, sep, _unit = name.partition("_u_")
     if name.startswith(ETHTOOL_PREFIX):
         base, sep = name[len(ETHTOOL_PREFIX):], "ethtool"

@@ -148,3 +148,29 @@ def test_a_port_state_given_as_a_word_is_read_as_up_or_down(tmp_path: Path, fiel
         first, last = dict(intervals[0][1][0].rates), dict(intervals[-1][1][0].rates)
         assert first["oper_status"] == 1.0 and last["oper_status"] == 0.0 and first["admin_status"] == 1.0
         assert "alias" not in first and "flag" not in first
+
+
+def test_openconfig_leaves_under_their_state_container_and_the_kernels_carrier_changes_are_read(tmp_path: Path) -> None:
+    """A gNMI client names a leaf by its path under the subscription (`counters/in_pkts` of an interface's
+    `state`): the container says where the leaf is, the leaf says what it counts, so the total packets are read
+    (not left unread as a rival of the unicast ones) and the carrier's transitions are the link's; the kernel's
+    `carrier_changes` (sysfs) is the host's. A path through anything but the state containers (a queue's, a
+    priority's) is read by its words, as before."""
+    from fabricwatch.core.names import spellings
+
+    read = {n: c.canonical for n, c in spellings(["counters/in_pkts", "counters/in_unicast_pkts",
+                                                  "counters/carrier_transitions", "state/counters/out_pkts",
+                                                  "carrier_changes", "pfc_3/in_pkts"]).items()}
+    assert read["counters/in_pkts"] == "in_pkts" and read["state/counters/out_pkts"] == "out_pkts"
+    assert read["counters/carrier_transitions"] == read["carrier_changes"] == "link_transitions"
+    assert read["pfc_3/in_pkts"] == "pfc_rx_p3"
+    lines = [f"port_counters,device=spine1,port=et-0/0/{k} counters/in_pkts={i * 3000}i,counters/in_unicast_pkts="
+             f"{i * 2990}i,counters/in_octets={i * 10**6}i,counters/carrier_transitions={i // 4}i "
+             f"{1_700_000_000_000_000_000 + i * STEP_NS}" for i in range(8) for k in range(2)]
+    path = tmp_path / "oc.lp"
+    path.write_text("\n".join(lines) + "\n")
+    report = ReplayReport()
+    batch = [(w.start_ns, w.links) for chunk in intervals_from_files([path], 30.0, report=report) for w in chunk]
+    rates = batch[-1][1][0].rates
+    assert rates["in_pkts"] == pytest.approx(200.0) and "link_transitions" in rates
+    assert "counters/in_pkts" not in report.unread_fields
