@@ -175,9 +175,6 @@ class Evidence(StrEnum):
     DISCARD = "discard"  # packets dropped by the port (buffers, policy, watchdog)
     INTEGRITY = "integrity"  # the link had to retrain or recover
     STATE = "state"  # the link went down (and up): one bounce is maintenance, more than its background is not
-    # the endpoint did not act on a congestion notification: a NIC ignoring CNPs sends on at full rate into a
-    # congested queue (its congestion control off for the traffic), whatever the share of its packets
-    CONTROL = "control"
 
 
 # Every counter whose count is evidence against the link, judged against its own background rate
@@ -194,11 +191,10 @@ EVIDENCE: dict[str, Evidence] = {
                                      "vl15_dropped")},
     **{n: Evidence.INTEGRITY for n in ("link_error_recovery",)},
     **{n: Evidence.STATE for n in ("link_downed", "link_transitions")},
-    **{n: Evidence.CONTROL for n in ("cnp_ignored",)},
 }
 NOT_EVIDENCE: frozenset[str] = frozenset({
     "in_octets", "out_octets", "in_pkts", "out_pkts", "pause_rx", "pause_tx", "ecn_marked", "cnp_sent",
-    "cnp_handled", "xmit_wait", "pause_storm_events",
+    "cnp_handled", "cnp_ignored", "xmit_wait", "pause_storm_events",
     # when the port last changed state: its moves are bounces, which the flap rules judge as transitions
     "last_change",
     # the RDMA transport's retries and out-of-sequence packets count a drop or a late answer anywhere

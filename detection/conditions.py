@@ -79,9 +79,6 @@ def _evidence_hit(v: Verdict, interval_s: float) -> RuleHit:
     elif v.evidence is Evidence.STATE:
         severe = v.total >= RECOVERIES_CRITICAL
         words += ": the link goes down again and again (cable, optic, port or the NIC?)"
-    elif v.evidence is Evidence.CONTROL:
-        severe = False  # the NIC's setting, not a loss: its queue's pauses and drops are judged as they come
-        words += ": the NIC does not slow down when told to (its congestion control off for this traffic?)"
     else:
         severe = v.share_of_packets >= LOSS_CRITICAL
         if math.isfinite(v.share_of_packets):
@@ -90,7 +87,7 @@ def _evidence_hit(v: Verdict, interval_s: float) -> RuleHit:
                   else ": the port drops packets")
     condition = {"fec_uncorrectable": "fec_uncorrectable"}.get(v.name, {
         Evidence.ERROR: "corruption", Evidence.DISCARD: "discards", Evidence.INTEGRITY: "link_recovery",
-        Evidence.STATE: "link_bounces", Evidence.CONTROL: "congestion_control"}[v.evidence])
+        Evidence.STATE: "link_bounces"}[v.evidence])
     return RuleHit("critical" if severe else "warning", words, condition)
 
 

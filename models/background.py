@@ -38,8 +38,6 @@ NEGLIGIBLE_SHARE = 1e-9
 # frames corrupted on the wire: Ethernet's objective is a BER of 1e-12 (InfiniBand's too), which costs a 4 KB
 # RDMA frame in about 3e7; fewer than one in a hundred million is within what the link is specified to do
 WITHIN_SPEC = 1e-8
-# evidence whatever share of the packets it touches: a retrain, a bounce, a notification ignored
-ANY_SHARE = frozenset({Evidence.INTEGRITY, Evidence.STATE, Evidence.CONTROL})
 WIRE_CORRUPTION = frozenset({"fcs_errors", "symbol_errors", "fec_uncorrectable", "in_errors", "rcv_errors"})
 LOG10_ALPHA = -7.0  # per test: ~30 tests a link-interval keep healthy links under 1 alarm per 1,000 link-hours
 
@@ -159,7 +157,7 @@ class BackgroundRates:
                                    total / pk if pk > 0 else math.inf)
             floor = WITHIN_SPEC if EVIDENCE_NAMES[j] in WIRE_CORRUPTION else NEGLIGIBLE_SHARE
             if best is not None and best.log10_p < LOG10_ALPHA and (
-                    best.share_of_packets >= floor or best.evidence in ANY_SHARE):
+                    best.share_of_packets >= floor or best.evidence in (Evidence.INTEGRITY, Evidence.STATE)):
                 out.append(best)
         return out
 

@@ -810,32 +810,3 @@ def test_links_carrying_nothing_do_not_share_the_situation_of_those_carrying_the
     standing = [(n, f.device, f.port, f.explanation) for n, fs in enumerate(found) for f in fs
                 if "outlier_in_group" in f.conditions]
     assert not standing, standing[:2]
-
-
-def _with_nics(links: list[LinkInterval], start: int, ignoring: str | None = None) -> list[LinkInterval]:
-    """Eight hosts' NICs as their exporter reports them: each handles the CNPs its congested flows get."""
-    nics = []
-    for k in range(8):
-        rates = {"in_octets": 2e10, "out_octets": 2e10, "in_pkts": 5e6, "out_pkts": 5e6, "oper_status": 1.0,
-                 "cnp_handled": 300.0 + 10 * k, "cnp_ignored": 0.0, "cnp_sent": 250.0}
-        if f"gpu{k}" == ignoring:
-            rates["cnp_handled"], rates["cnp_ignored"] = 0.0, 310.0
-        nics.append(LinkInterval(start, f"gpu{k}", "mlx5_0", {"fabric": "roce", "role": "host", "speed": "400G",
-                                                               "peer_device": f"leaf{k}", "peer_port": "p1"}, rates))
-    return links + nics
-
-
-def test_a_nic_that_ignores_congestion_notifications_is_a_finding_named_by_that_counter() -> None:
-    """Principle 1: a NIC that ignores the CNPs it receives (its congestion control off for the traffic: a
-    DCQCN misconfiguration) sends on at full rate into a congested queue; the counter of ignored CNPs, which
-    never moved on any NIC in the healthy history, moving on one is a finding named by it. NICs handling
-    their CNPs are not."""
-    fb = FeatureBuilder(INTERVAL)
-    frames = simulate(SPEC, 80, interval_s=INTERVAL, seed=4).frames
-    det = LinkDetector(interval_s=INTERVAL).fit([fb.build(s, _with_nics(links, s)) for s, links in frames[:60]])
-    found = [det.detect(fb.build(s, _with_nics(links, s, "gpu3" if i >= 4 else None)))
-             for i, (s, links) in enumerate(frames[60:])]
-    hits = {(f.device, f.port) for fs in found for f in fs if "cnp_ignored" in f.explanation}
-    assert hits == {("gpu3", "mlx5_0")}, hits
-    first = next(n for n, fs in enumerate(found) if any("cnp_ignored" in f.explanation for f in fs))
-    assert first - 4 <= 2
