@@ -53,6 +53,7 @@ from fabricwatch.detection.findings import (
     _one_per_cable,
     _peer,
 )
+from fabricwatch.detection.ignored_notifications import ignoring_notifications
 from fabricwatch.detection.maintenance import (
     Cables,
     Restarts,
@@ -674,6 +675,8 @@ class LinkDetector:
         maybe_rule[list(slow)] = True
         gone_quiet = self._gone_quiet(frame, rows, (settle > 0) | (recent > 0) | operated, judged_quiet, silent)
         maybe_rule[list(gone_quiet)] = True
+        uncontrolled = ignoring_notifications(frame)
+        maybe_rule[list(uncontrolled)] = True
         view = group_view(frame)
         beyond = self._beyond_usual(frame, rows, view)
         standing_out = self._standing_out(frame, rows, (settle > 0) | (recent > 0), view, beyond)
@@ -704,7 +707,8 @@ class LinkDetector:
             if optic_rows[i]:
                 hits += self.optics.hits((li.device, li.port))
             hits += [_evidence_hit(v, self.interval_s) for v in evidence.get(i, ())]
-            hits += [rule[i] for rule in (left_down, lower, left_spread, shut_left, standing_out, gone_quiet)
+            hits += [rule[i] for rule in (left_down, lower, left_spread, shut_left, standing_out, gone_quiet,
+                                          uncontrolled)
                      if i in rule]
             # a flap is said once: the slow flap says more than one bounce's warning, less than a fast flap
             if i in slow and not any(h.condition == "flap" and h.severity == "critical" for h in hits):

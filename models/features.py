@@ -181,7 +181,7 @@ RATE_KEYS = (
     "pause_rx", "pause_tx", "ecn_marked", "in_pkts", "out_pkts", "in_octets", "out_octets",
     "in_discards", "out_discards", "xmit_discards", *ERROR_COUNTERS, "link_error_recovery",
     "link_downed", "xmit_wait", "link_transitions", "last_change", "excessive_buffer_overrun_errors", *TRAINED,
-    "oper_status", "admin_status",
+    "oper_status", "admin_status", "cnp_handled", "cnp_ignored",
 )
 # every evidence counter of the vocabulary that a sample carries (the physical layer's come as readings)
 RATE_KEYS = (*RATE_KEYS, *(n for n in sorted(EVIDENCE) if n not in RATE_KEYS and n not in OPTICS))
