@@ -20,6 +20,7 @@ from fabricwatch.core.counters import COUNTERS, part
 class CounterName:
     canonical: str
     scale: int = 1  # one count in the canonical unit: PortXmitData/PortRcvData count 4-octet words
+    per: int = 1  # a gauge given in 1/per of the canonical unit (JUNIPER-DOM-MIB's 0.01 dBm: 100)
     bits: int | None = None  # width override: extended variants are 64-bit and wrap
     # an enumeration, as (raw, the vocabulary's value) pairs, and the value of any raw value not listed:
     # IF-MIB's ifOperStatus up(1) is 1, down(2), testing(3) ... lowerLayerDown(7) are not up
@@ -37,7 +38,7 @@ class CounterName:
             return 0.0
         if self.enum:
             return next((v for r, v in self.enum if raw == r), self.otherwise)
-        return raw * self.scale
+        return raw * self.scale if self.per == 1 else raw * self.scale / self.per
 
 
 def _key(name: str) -> str:
@@ -247,6 +248,17 @@ _PLAIN = {
 }
 
 
+# JUNIPER-DOM-MIB's jnxDomCurrentTable, in its documented units: degC, mV, 0.01 dBm, uA (its lane table's columns
+# come one point per lane, the lane a tag, and are not read)
+_JUNIPER_DOM = {
+    "jnxDomCurrentModuleTemperature": CounterName("temperature_c"),
+    "jnxDomCurrentModuleVoltage": CounterName("voltage_v", per=1000),
+    "jnxDomCurrentRxLaserPower": CounterName("rx_power_dbm_l1", per=100),
+    "jnxDomCurrentTxLaserOutputPower": CounterName("tx_power_dbm_l1", per=100),
+    "jnxDomCurrentTxLaserBiasCurrent": CounterName("tx_bias_ma_l1", per=1000),
+}
+
+
 def _build() -> dict[str, CounterName]:
     table: dict[str, CounterName] = {}
     for name, canonical in _CLASSIC.items():
@@ -279,6 +291,7 @@ def _build() -> dict[str, CounterName]:
         table[_key(name)] = table[_key(f"node_infiniband_{name}")] = spelled
     table.update({_key(name): spelled for name, spelled in _UFM_STATE.items()})
     table.update({_key(name): spelled for name, spelled in _NODE_EXPORTER_NET.items()})
+    table.update({_key(name): spelled for name, spelled in _JUNIPER_DOM.items()})
     for name, canonical in _PER_CLASS.items():
         table[_key(name)] = CounterName(canonical, part=True)
     for name, canonical in _MBPS.items():

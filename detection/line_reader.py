@@ -289,7 +289,7 @@ def _canonical(cols: Columns, report: ColumnsReport | None = None) -> Columns:
     # neither; a part (one queue's) is read where its row carries no whole
     for name, spelling in sorted(spelled.items(), key=lambda kv: (kv[1].part, kv[1].by_words)):
         raw = values[name]
-        read = enumerated(raw, spelling) if spelling.enum else scaled(raw, spelling.scale)
+        read = enumerated(raw, spelling) if spelling.enum else scaled(raw, spelling.scale, spelling.per)
         if spelling.unknown:
             read = np.where(np.isin(raw, spelling.unknown), 0, read)
         to = spelling.canonical
@@ -337,8 +337,11 @@ def enumerated(values: np.ndarray, spelling: CounterName) -> np.ndarray:
     return out
 
 
-def scaled(values: np.ndarray, scale: int) -> np.ndarray:
-    """`values` in a unit `scale` times smaller; integers stay integers while they fit, floats beyond."""
+def scaled(values: np.ndarray, scale: int, per: int = 1) -> np.ndarray:
+    """`values` in a unit `scale` times smaller (`per` times larger: a gauge's hundredths); integers stay
+    integers while they fit, floats beyond and for a gauge's parts."""
+    if per != 1:
+        return values.astype(np.float64) * (scale / per)
     if scale == 1:
         return values
     if values.dtype.kind in "iu" and (not len(values) or int(values.max()) < (1 << 63) // scale):

@@ -174,3 +174,30 @@ def test_openconfig_leaves_under_their_state_container_and_the_kernels_carrier_c
     rates = batch[-1][1][0].rates
     assert rates["in_pkts"] == pytest.approx(200.0) and "link_transitions" in rates
     assert "counters/in_pkts" not in report.unread_fields
+
+
+def test_juniper_dom_mib_columns_are_read_in_their_documented_units(tmp_path: Path) -> None:
+    """JUNIPER-DOM-MIB gives a module's temperature in degC, its voltage in mV, optical power in 0.01 dBm and
+    bias current in uA: read in the vocabulary's units (degC, V, dBm, mA), so the trends watch them."""
+    from fabricwatch.core.names import spellings
+
+    read = spellings(["jnxDomCurrentModuleTemperature", "jnxDomCurrentModuleVoltage", "jnxDomCurrentRxLaserPower",
+                      "jnxDomCurrentTxLaserOutputPower", "jnxDomCurrentTxLaserBiasCurrent"])
+    assert {n: c.canonical for n, c in read.items()} == {
+        "jnxDomCurrentModuleTemperature": "temperature_c", "jnxDomCurrentModuleVoltage": "voltage_v",
+        "jnxDomCurrentRxLaserPower": "rx_power_dbm_l1", "jnxDomCurrentTxLaserOutputPower": "tx_power_dbm_l1",
+        "jnxDomCurrentTxLaserBiasCurrent": "tx_bias_ma_l1"}
+    lines = []
+    for i in range(8):
+        t = 1_700_000_000_000_000_000 + i * STEP_NS
+        lines.append(f"port_counters,device=qfx1,port=et-0/0/1 ifHCInOctets={i * 10**9}i,ifOperStatus=1i {t}")
+        lines.append(f"port_counters,device=qfx1,port=et-0/0/1 jnxDomCurrentModuleTemperature=41i,"
+                     f"jnxDomCurrentModuleVoltage=3301i,jnxDomCurrentRxLaserPower=-212i,"
+                     f"jnxDomCurrentTxLaserBiasCurrent=47410i {t + 1}")
+    path = tmp_path / "dom.lp"
+    path.write_text("\n".join(lines) + "\n")
+    report = ReplayReport()
+    batch = [(w.start_ns, w.links) for chunk in intervals_from_files([path], 30.0, report=report) for w in chunk]
+    optics = batch[-1][1][0].optics
+    assert optics["temperature_c"] == pytest.approx(41.0) and optics["voltage_v"] == pytest.approx(3.301)
+    assert optics["rx_power_dbm_l1"] == pytest.approx(-2.12) and optics["tx_bias_ma_l1"] == pytest.approx(47.41)
