@@ -248,14 +248,17 @@ _PLAIN = {
 }
 
 
-# JUNIPER-DOM-MIB's jnxDomCurrentTable, in its documented units: degC, mV, 0.01 dBm, uA (its lane table's columns
-# come one point per lane, the lane a tag, and are not read)
+# JUNIPER-DOM-MIB's jnxDomCurrentTable and its lane table, in their documented units: degC, mV, 0.01 dBm, uA (a
+# lane's columns come one point per lane, the lane a tag: lane 1's name here, the reader puts each in its lane)
 _JUNIPER_DOM = {
     "jnxDomCurrentModuleTemperature": CounterName("temperature_c"),
     "jnxDomCurrentModuleVoltage": CounterName("voltage_v", per=1000),
     "jnxDomCurrentRxLaserPower": CounterName("rx_power_dbm_l1", per=100),
     "jnxDomCurrentTxLaserOutputPower": CounterName("tx_power_dbm_l1", per=100),
     "jnxDomCurrentTxLaserBiasCurrent": CounterName("tx_bias_ma_l1", per=1000),
+    "jnxDomCurrentLaneRxLaserPower": CounterName("rx_power_dbm_l1", per=100),
+    "jnxDomCurrentLaneTxLaserOutputPower": CounterName("tx_power_dbm_l1", per=100),
+    "jnxDomCurrentLaneTxLaserBiasCurrent": CounterName("tx_bias_ma_l1", per=1000),
 }
 
 

@@ -15,7 +15,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from fabricwatch.core.counters import COUNTERS, part, whole
+from fabricwatch.core.counters import COUNTERS, OPTICS, lane, part, whole
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
 from fabricwatch.core.names import CounterName, numeric_fields, rivals, spellings
 from fabricwatch.detection.plain_decoder import INT63, decode_plain
@@ -24,6 +24,8 @@ from fabricwatch.pipeline.rate_columns import common_dtype
 
 MEASUREMENT = "port_counters"
 TAG_KEYS = ("device", "port")
+LANE_TAG = "lane"
+FIRST_LANE = "_l1"
 
 
 @dataclass
@@ -90,6 +92,9 @@ class Catalog:
     def __init__(self) -> None:
         self.links: list[tuple[str, str]] = []
         self.tagsets: list[dict[str, str]] = []
+        # per tag set, the lane its points read (a `lane` tag: one point per lane of a module), -1 for none; the
+        # lane tag itself is no tag of the link
+        self.lanes: list[int] = []
         self._link: dict[tuple[str, str], int] = {}
         self._tagset: dict[tuple[tuple[str, str], ...], int] = {}
         self._series: dict[str, tuple[int, int] | None] = {}  # raw series text -> (link, tagset)
@@ -107,8 +112,19 @@ class Catalog:
         ts = self._tagset.get(extra)
         if ts is None:
             ts = self._tagset[extra] = len(self.tagsets)
-            self.tagsets.append(dict(extra))
+            tags = dict(extra)
+            said = tags.pop(LANE_TAG, "")
+            self.tagsets.append(tags)
+            self.lanes.append(int(said) if said.isdigit() and len(said) <= 2 else -1)
         return link, ts
+
+    def lane_of(self, tagset: np.ndarray) -> np.ndarray | None:
+        """Per row, the module lane (from 1) its point reads by its lane tag, 0 for none; None if no point
+        has one. A writer that numbers a lane 0 numbers them from 0 (Junos does)."""
+        if not any(n >= 0 for n in self.lanes):
+            return None
+        raw = np.array(self.lanes, dtype=np.int64)
+        return np.where(raw >= 0, raw + (1 if (raw == 0).any() else 0), 0)[tagset]
 
     def codes(self, heads: list[str]) -> list[int]:
         """Per series text, link << 32 | tagset, or -1 for a series that is not a port's counters."""
@@ -272,16 +288,18 @@ def read_chunks(f: IO[str], catalog: Catalog, report: ColumnsReport, *, where: s
         rest = text[cut + 1:]
         text = text[:cut]
         lines = text.split("\n")
-        yield _canonical(decode_lines(lines, catalog, report, where=where, first_lineno=lineno, text=text), report)
+        yield _canonical(decode_lines(lines, catalog, report, where=where, first_lineno=lineno, text=text), report,
+                         catalog)
         lineno += len(lines)
     if rest:
-        yield _canonical(decode_lines([rest], catalog, report, where=where, first_lineno=lineno), report)
+        yield _canonical(decode_lines([rest], catalog, report, where=where, first_lineno=lineno), report, catalog)
 
 
-def _canonical(cols: Columns, report: ColumnsReport | None = None) -> Columns:
+def _canonical(cols: Columns, report: ColumnsReport | None = None, catalog: Catalog | None = None) -> Columns:
     """Fields another writer spells its own way (`ifHCInOctets`, `port_xmit_data`) under the vocabulary's
-    name, in its unit (`core/names.py`; a canonical field the lines also carry wins); the fields that are
-    no counter of the vocabulary counted in `report`."""
+    name, in its unit (`core/names.py`; a canonical field the lines also carry wins), a lane's reading on a
+    point tagged with its lane as that lane's; the fields that are no counter of the vocabulary counted in
+    `report`."""
     values, present = cols.values, cols.present
     spelled = spellings(values)
     contest = rivals(spelled)
@@ -322,11 +340,31 @@ def _canonical(cols: Columns, report: ColumnsReport | None = None) -> Columns:
             values[to] = np.where(take, read, values[to])
             present[to] = present[to] | take
             present[name] = present[name] & ~take
+    lanes = catalog.lane_of(cols.tagset) if catalog is not None else None
+    if lanes is not None:
+        _to_lanes(cols, lanes)
     if report is not None:
         for name, where in cols.present.items():
             if whole(name) not in COUNTERS and (n := int(where.sum())):
                 report.unread_fields[name] = report.unread_fields.get(name, 0) + n
     return cols
+
+
+def _to_lanes(cols: Columns, lanes: np.ndarray) -> None:
+    """A first lane's reading on a row whose point is tagged with another lane, moved to that lane's column."""
+    for name in [n for n in cols.values if n.endswith(FIRST_LANE) and n in OPTICS]:
+        at = cols.present[name] & (lanes > 1)
+        if not at.any():
+            continue
+        quantity = name[:-len(FIRST_LANE)]
+        for n in np.unique(lanes[at]).tolist():
+            to, rows = lane(quantity, n), at & (lanes == n)
+            if to not in cols.values:
+                cols.values[to] = np.zeros_like(cols.values[name])
+                cols.present[to] = np.zeros(len(rows), dtype=bool)
+            cols.values[to] = np.where(rows, cols.values[name], cols.values[to])
+            cols.present[to] = cols.present[to] | rows
+        cols.present[name] = cols.present[name] & ~at
 
 
 def enumerated(values: np.ndarray, spelling: CounterName) -> np.ndarray:
@@ -395,6 +433,6 @@ def columns_from_series(series: list[dict[str, object]], catalog: Catalog, repor
             part = part.take(has_any)
         report.skipped += n - len(part)
         parts.append(part)
-    out = _canonical(concat(parts), report) if parts else _empty()  # another writer's spellings, as lines'
+    out = _canonical(concat(parts), report, catalog) if parts else _empty()  # another writer's spellings, as lines'
     report.samples += len(out)
     return out

@@ -201,3 +201,26 @@ def test_juniper_dom_mib_columns_are_read_in_their_documented_units(tmp_path: Pa
     optics = batch[-1][1][0].optics
     assert optics["temperature_c"] == pytest.approx(41.0) and optics["voltage_v"] == pytest.approx(3.301)
     assert optics["rx_power_dbm_l1"] == pytest.approx(-2.12) and optics["tx_bias_ma_l1"] == pytest.approx(47.41)
+
+
+def test_a_lane_given_as_a_tag_is_that_lane_of_the_module(tmp_path: Path) -> None:
+    """Principle 3 (every lane is a slow signal) whatever the layout: JUNIPER-DOM-MIB's lane table comes one
+    point per lane, the lane a tag numbered from 0 as Junos numbers them; each point's readings are that lane's
+    (lane 0 is the module's first), and the lane tag is no tag of the link."""
+    lines = []
+    for i in range(8):
+        t = 1_700_000_000_000_000_000 + i * STEP_NS
+        lines.append(f"port_counters,device=qfx1,port=et-0/0/1,role=leaf_up ifHCInOctets={i * 10**9}i,"
+                     f"ifOperStatus=1i {t}")
+        lines += [f"port_counters,device=qfx1,lane={k},port=et-0/0/1,role=leaf_up "
+                  f"jnxDomCurrentLaneTxLaserBiasCurrent={40000 + 1000 * k}i,jnxDomCurrentLaneRxLaserPower={-100 * k}i "
+                  f"{t + 1}" for k in range(4)]
+    path = tmp_path / "lanes.lp"
+    path.write_text("\n".join(lines) + "\n")
+    report = ReplayReport()
+    batch = [(w.start_ns, w.links) for chunk in intervals_from_files([path], 30.0, report=report) for w in chunk]
+    (li,) = batch[-1][1]
+    assert li.tags == {"role": "leaf_up"}
+    assert [li.optics[f"tx_bias_ma_l{n}"] for n in range(1, 5)] == pytest.approx([40.0, 41.0, 42.0, 43.0])
+    assert [li.optics[f"rx_power_dbm_l{n}"] for n in range(1, 5)] == pytest.approx([0.0, -1.0, -2.0, -3.0])
+    assert not {n for n in report.unread_fields if n.startswith("jnxDom")}
