@@ -548,6 +548,18 @@ def test_a_dirty_optic_is_found_at_full_load_as_at_idle(detector: LinkDetector) 
     assert "errors" in f.explanation
 
 
+def _dual_homed_and_lone(links: list[LinkInterval]) -> tuple[str, list[tuple[str, str]], tuple[str, str]]:
+    """A host kept on two of its leaf ports (on two leaves), those ports, and a port of another host on a third
+    leaf."""
+    hosts = sorted({li.tags["peer_device"] for li in links if li.tags.get("role") == "leaf_down"})
+    dual, other = hosts[0], hosts[1]
+    kept = sorted((li.device, li.port) for li in links if li.tags.get("peer_device") == dual)[:2]
+    assert kept[0][0] != kept[1][0]
+    lone = min((li.device, li.port) for li in links if li.tags.get("peer_device") == other
+               and li.device not in (kept[0][0], kept[1][0]))
+    return dual, kept, lone
+
+
 @pytest.mark.parametrize("in_turn", [False, True])
 def test_a_host_with_two_nics_rebooting_is_not_two_link_flaps(detector: LinkDetector, in_turn: bool) -> None:
     """Principle 4: every link of a device going down and up once together is that device's event (a host
@@ -557,12 +569,7 @@ def test_a_host_with_two_nics_rebooting_is_not_two_link_flaps(detector: LinkDete
     detector.reset()
     run = simulate(SPEC, 12, interval_s=INTERVAL, seed=12)
     fb = FeatureBuilder(INTERVAL)
-    hosts = sorted({li.tags["peer_device"] for li in run.frames[0][1] if li.tags.get("role") == "leaf_down"})
-    dual, other = hosts[0], hosts[1]
-    kept = sorted((li.device, li.port) for li in run.frames[0][1] if li.tags.get("peer_device") == dual)[:2]
-    assert kept[0][0] != kept[1][0]
-    lone = min((li.device, li.port) for li in run.frames[0][1] if li.tags.get("peer_device") == other
-               and li.device not in (kept[0][0], kept[1][0]))
+    dual, kept, lone = _dual_homed_and_lone(run.frames[0][1])
     found: list[list[Finding]] = []
     said: set[tuple[str, str]] = set()
     for i, (start, links) in enumerate(run.frames):
@@ -598,12 +605,8 @@ def test_a_link_that_bounces_while_its_far_host_is_unheard_is_that_hosts_restart
     detector.reset()
     run = simulate(SPEC, 18, interval_s=INTERVAL, seed=12)
     fb = FeatureBuilder(INTERVAL)
-    hosts = sorted({li.tags["peer_device"] for li in run.frames[0][1] if li.tags.get("role") == "leaf_down"})
-    rebooting, heard = hosts[0], hosts[1]
-    kept = sorted((li.device, li.port) for li in run.frames[0][1] if li.tags.get("peer_device") == rebooting)[:2]
-    lone = min((li.device, li.port) for li in run.frames[0][1] if li.tags.get("peer_device") == heard
-               and li.device not in (kept[0][0], kept[1][0]))
-    assert kept[0][0] != kept[1][0]
+    rebooting, kept, lone = _dual_homed_and_lone(run.frames[0][1])
+    heard = next(li.tags["peer_device"] for li in run.frames[0][1] if (li.device, li.port) == lone)
     bounce = {kept[0]: (4, 8), kept[1]: (5, 9), lone: (4, 6)}  # the interval each said down, and up
     flagged: set[tuple[str, str]] = set()
     for i, (start, links) in enumerate(run.frames):
