@@ -158,6 +158,9 @@ _NODE_EXPORTER_IB = {
 _UFM_STATE = {
     "logical_state": CounterName("oper_status", enum=_IB_ACTIVE),
     "phy_state": CounterName("admin_status", enum=_IB_DISABLED, otherwise=1.0),
+    # the same PortInfo fields as smpquery portinfo and perfquery-based pollers name them
+    "PortState": CounterName("oper_status", enum=_IB_ACTIVE),
+    "PhysLinkState": CounterName("admin_status", enum=_IB_DISABLED, otherwise=1.0),
     "Link_width_active": CounterName("link_width_active", enum=((1.0, 1.0), (2.0, 4.0), (4.0, 8.0), (8.0, 12.0),
                                                                 (16.0, 2.0)), otherwise=float("nan")),
 }

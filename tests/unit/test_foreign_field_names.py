@@ -224,3 +224,21 @@ def test_a_lane_given_as_a_tag_is_that_lane_of_the_module(tmp_path: Path) -> Non
     assert [li.optics[f"tx_bias_ma_l{n}"] for n in range(1, 5)] == pytest.approx([40.0, 41.0, 42.0, 43.0])
     assert [li.optics[f"rx_power_dbm_l{n}"] for n in range(1, 5)] == pytest.approx([0.0, -1.0, -2.0, -3.0])
     assert not {n for n in report.unread_fields if n.startswith("jnxDom")}
+
+
+@pytest.mark.parametrize(("port_state", "phys", "oper", "admin"),
+                         [(4, 5, 1.0, 1.0), (1, 2, 0.0, 1.0), (1, 3, 0.0, 0.0), (2, 5, 0.0, 1.0)])
+def test_an_ib_ports_state_as_smpquery_names_it_is_its_state(tmp_path: Path, port_state: int, phys: int,
+                                                              oper: float, admin: float) -> None:
+    """Principle 5 (state is a signal) in the words IB tools use: PortInfo's PortState (4 Active is up; Down,
+    Init and Armed are not) and PhysLinkState (3 Disabled: shut; 2 Polling: enabled, trying to train), as a
+    perfquery/smpquery poller writes them, are the port's operational and administrative state."""
+    lines = [f"port_counters,device=ib-leaf01,port=7 PortXmitData={i * 10**6}i,PortState={port_state}i,"
+             f"PhysLinkState={phys}i {1_700_000_000_000_000_000 + i * STEP_NS}" for i in range(6)]
+    path = tmp_path / "state.lp"
+    path.write_text("\n".join(lines) + "\n")
+    report = ReplayReport()
+    batch = [(w.start_ns, w.links) for chunk in intervals_from_files([path], 30.0, report=report) for w in chunk]
+    rates = batch[-1][1][0].rates
+    assert rates["oper_status"] == oper and rates["admin_status"] == admin
+    assert not {"PortState", "PhysLinkState"} & set(report.unread_fields)
