@@ -112,7 +112,7 @@ class Catalog:
         ts = self._tagset.get(extra)
         if ts is None:
             ts = self._tagset[extra] = len(self.tagsets)
-            tags = dict(extra)
+            tags = _with_peer(dict(extra))
             said = tags.pop(LANE_TAG, "")
             self.tagsets.append(tags)
             self.lanes.append(int(said) if said.isdigit() and len(said) <= 2 else -1)
@@ -151,6 +151,17 @@ class Catalog:
         return ids
 
 
+
+
+def _with_peer(tags: dict[str, str]) -> dict[str, str]:
+    """`tags` with the far end as `peer_device`/`peer_port` where a poller names it as ibnetdiscover does
+    (`remote_node`, `remote_port`): an HCA's node description is its host and device ("dgx-a03 mlx5_6", the link
+    its host reports as), a switch's is its name."""
+    node = tags.get("remote_node", "")
+    if not node or "peer_device" in tags:
+        return tags
+    host, _, hca = node.partition(" ")
+    return {**tags, "peer_device": host, "peer_port": hca or tags.get("remote_port", "")}
 
 
 def decode_lines(lines: list[str], catalog: Catalog, report: ColumnsReport, *, where: str = "",

@@ -242,3 +242,19 @@ def test_an_ib_ports_state_as_smpquery_names_it_is_its_state(tmp_path: Path, por
     rates = batch[-1][1][0].rates
     assert rates["oper_status"] == oper and rates["admin_status"] == admin
     assert not {"PortState", "PhysLinkState"} & set(report.unread_fields)
+
+
+def test_a_far_end_named_as_ibnetdiscover_names_it_is_the_links_peer(tmp_path: Path) -> None:
+    """Principle 5 needs the far end: a poller tags a switch port with its remote node's description and port
+    (`remote_node`, `remote_port`), and an HCA's node description is its host and device ("dgx-a03 mlx5_6"), the
+    link the host's exporter reports as (dgx-a03, mlx5_6); a switch's is its name, its port the remote port."""
+    lines = [f"port_counters,device=ib-leaf01,port=3,remote_node=dgx-a03\\ mlx5_6,remote_port=1 PortXmitData={i}i "
+             f"{1_700_000_000_000_000_000 + i * STEP_NS}" for i in range(4)]
+    lines += [f"port_counters,device=ib-leaf01,port=33,remote_node=ib-spine02,remote_port=7 PortXmitData={i}i "
+              f"{1_700_000_000_000_000_001 + i * STEP_NS}" for i in range(4)]
+    path = tmp_path / "remote.lp"
+    path.write_text("\n".join(lines) + "\n")
+    batch = [w.links for chunk in intervals_from_files([path], 30.0, report=ReplayReport()) for w in chunk]
+    tags = {li.port: li.tags for li in batch[-1]}
+    assert (tags["3"]["peer_device"], tags["3"]["peer_port"]) == ("dgx-a03", "mlx5_6")
+    assert (tags["33"]["peer_device"], tags["33"]["peer_port"]) == ("ib-spine02", "7")
