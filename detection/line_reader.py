@@ -8,6 +8,7 @@ that are no counter of the vocabulary are counted in the report.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import repeat
@@ -113,6 +114,8 @@ class Catalog:
         if ts is None:
             ts = self._tagset[extra] = len(self.tagsets)
             tags = _with_peer(dict(extra))
+            if "role" in tags:
+                tags["role"] = role_of(tags["role"])
             said = tags.pop(LANE_TAG, "")
             self.tagsets.append(tags)
             self.lanes.append(int(said) if said.isdigit() and len(said) <= 2 else -1)
@@ -151,6 +154,23 @@ class Catalog:
         return ids
 
 
+
+
+# tiers as sites name them, for a role named by a port's own tier and its far end's ("leaf-hca", "spine-leaf")
+_TIERS = {**dict.fromkeys(("leaf", "tor", "edge"), "leaf"), **dict.fromkeys(("spine", "agg", "aggregation"), "spine"),
+          **dict.fromkeys(("core", "superspine"), "core"),
+          **dict.fromkeys(("hca", "host", "server", "node", "gpu", "nic", "compute", "storage"), "host")}
+_ROLE_BY_TIERS = {("leaf", "host"): "leaf_down", ("leaf", "spine"): "leaf_up", ("leaf", "core"): "leaf_up",
+                  ("spine", "leaf"): "spine", ("spine", "core"): "spine_up", ("core", "spine"): "core",
+                  ("core", "leaf"): "core"}
+
+
+def role_of(said: str) -> str:
+    """A role named by its two tiers as the vocabulary's role (`leaf-hca` is `leaf_down`); any other as said."""
+    words = [w for w in re.split(r"[-_ ]+", said.lower()) if w != "to"]
+    if len(words) != 2:
+        return said
+    return _ROLE_BY_TIERS.get((_TIERS.get(words[0], ""), _TIERS.get(words[1], "")), said)
 
 
 def _with_peer(tags: dict[str, str]) -> dict[str, str]:
