@@ -321,13 +321,10 @@ def own_matrix(links: list[LinkInterval], interval_s: float, R: np.ndarray | Non
 
 
 def transitions(R: np.ndarray, interval_s: float) -> np.ndarray:
-    """Link transitions in the interval from a rate matrix: the port's own count, else twice its downs, else one
-    where its last-change time moved (IF-MIB's ifLastChange says the state changed, at least once, not how
-    often: one move alone is no flap, moves interval after interval are)."""
+    """Link transitions in the interval from a rate matrix: the port's own count, else one where its last-change
+    time moved (IF-MIB's ifLastChange says the state changed, at least once, not how often: one move alone is
+    no flap, moves interval after interval are)."""
     counted = R[:, _K["link_transitions"]] * interval_s
-    # a port that counts its downs only (IBA's LinkDownedCounter): a down and an up each, as the collectors
-    # hand such a port on (`collectors/transitions.py`)
-    counted = np.where(np.isnan(counted), 2 * R[:, _K["link_downed"]] * interval_s, counted)
     moved = R[:, _K["last_change"]]
     return np.where(np.isnan(counted), np.where(moved > 0, 1.0, np.where(np.isnan(moved), np.nan, 0.0)), counted)
 

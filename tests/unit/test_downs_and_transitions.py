@@ -80,22 +80,3 @@ def test_an_ib_flap_event_names_the_counter_the_device_keeps() -> None:
     p.process(ib(0, 2))
     out = p.process(ib(10, 3))
     assert [(e.kind, e.detail) for e in out.events] == [("flap", "link_downed rose")]
-
-
-def test_a_recording_of_a_port_counting_downs_only_carries_its_transitions_too(tmp_path: Path) -> None:
-    """Principle 6 (the same through every path): a recording of an IB port written by another tool (a perfquery
-    poller: LinkDownedCounter, no transitions) is judged as the collectors hand the same port on, two transitions
-    a down, so a link down twice in a few minutes is a flap in replay as in the daemon."""
-    from fabricwatch.detection.explain import FLAPS
-    from fabricwatch.detection.interval_fold import ReplayReport, intervals_from_files
-    from fabricwatch.models.features import FeatureBuilder
-
-    downs = [0, 0, 0, 1, 1, 2, 2, 2]
-    lines = [f"port_counters,device=ib-leaf01,port=37 PortXmitData={i * 10**6}i,LinkDownedCounter={d}i "
-             f"{1_700_000_000_000_000_000 + i * 30_000_000_000}" for i, d in enumerate(downs)]
-    path = tmp_path / "downs.lp"
-    path.write_text("\n".join(lines) + "\n")
-    fb = FeatureBuilder(30.0)
-    flaps = [float(fb.build(w.start_ns, w.links).own_raw[0, FLAPS])
-             for chunk in intervals_from_files([path], 30.0, report=ReplayReport()) for w in chunk]
-    assert flaps[-5:] == [2.0, 0.0, 2.0, 0.0, 0.0], flaps
