@@ -28,7 +28,7 @@ WINDOWS = (4, 8, 16, 32)  # intervals a test looks back over: a fast fault shows
 RECENT = 2  # intervals: a window whose counts stopped this long ago is a fault that ended (or paused)
 MIN_ERRED = 3  # intervals with counts before anything is judged: one burst, even across two intervals, is not
 MIN_EXCESS = 3.0  # a total must be at least this many times its expectation to count as a rise
-PRIOR_INTERVALS = 100.0  # a link's own rate weighs as much as this many intervals of its class's
+PRIOR_INTERVALS = 100.0  # at most, a link's own rate weighs as much as this many intervals of its class's
 MIN_LINK_INTERVALS = 20  # a link's erred share counts towards its class's spread from this many intervals
 MAX_CONCENTRATION = 1e4  # a class whose links all count alike: its share is nearly certain for each
 NO_HISTORY_P = 1e-3  # erred-interval share assumed where nothing was learned (a daemon without a model)
@@ -53,6 +53,9 @@ class Background:
     # how many intervals of evidence p rests on (its Beta posterior's a + b): small where the class's links
     # differ a lot and the link's own history is short, so an unlucky quiet history is not a certainty
     weight: np.ndarray = field(default_factory=lambda: np.full(len(EVIDENCE_NAMES), MAX_CONCENTRATION))
+    # how many intervals of its class's rate a link's own history is weighed against: few where the class's
+    # links count at rates far apart (a quarter trickle steadily, the rest never), so each is its own
+    rate_weight: np.ndarray = field(default_factory=lambda: np.full(len(EVIDENCE_NAMES), PRIOR_INTERVALS))
 
 
 @dataclass
@@ -76,8 +79,8 @@ class Verdict:
 def _posterior(n: float, k: np.ndarray, total: np.ndarray, sumsq: np.ndarray, prior: Background,
                interval_s: float) -> Background:
     """A link's background: its own counts, shrunk towards its class's: the erred share by the class's
-    concentration (a Beta prior fitted to how its links differ), the rate by PRIOR_INTERVALS."""
-    m = PRIOR_INTERVALS
+    concentration (a Beta prior fitted to how its links differ), the rate likewise (a Gamma prior)."""
+    m = prior.rate_weight
     c = prior.weight
     p = (k + c * prior.p) / (n + c)
     rate = (total + m * prior.rate * interval_s) / ((n + m) * interval_s)
@@ -86,7 +89,7 @@ def _posterior(n: float, k: np.ndarray, total: np.ndarray, sumsq: np.ndarray, pr
         var = np.where(n > 1, sumsq / max(n, 1.0) - mean * mean, 0.0)
         own = np.where(mean > 0, var / np.where(mean > 0, mean, 1.0), 1.0)
     disp = np.maximum((n * np.maximum(own, 1.0) + m * prior.dispersion) / (n + m), 1.0)
-    return Background(p, rate, disp, n + c)
+    return Background(p, rate, disp, n + c, n + m)
 
 
 @dataclass
@@ -163,7 +166,7 @@ class BackgroundRates:
 
     def to_json(self) -> dict[str, Any]:
         def enc(b: Background) -> list[list[float]]:
-            return [[float(f"{v:.4g}") for v in a] for a in (b.p, b.rate, b.dispersion, b.weight)]
+            return [[float(f"{v:.4g}") for v in a] for a in (b.p, b.rate, b.dispersion, b.weight, b.rate_weight)]
 
         return {"names": list(EVIDENCE_NAMES), "interval_s": self.interval_s_,
                 "classes": {c: enc(b) for c, b in self.classes_.items()},
@@ -175,15 +178,16 @@ class BackgroundRates:
 
         def dec(rows: Iterable[Iterable[float]]) -> Background:
             arrays = []
-            rows = list(rows)  # models trained before the weight was learned hold three rows
-            for default, row in zip((NO_HISTORY_P, NO_HISTORY_RATE, 1.0, MAX_CONCENTRATION), rows, strict=False):
+            rows = list(rows)  # models trained before the weights were learned hold fewer rows
+            defaults = (NO_HISTORY_P, NO_HISTORY_RATE, 1.0, MAX_CONCENTRATION, PRIOR_INTERVALS)
+            for default, row in zip(defaults, rows, strict=False):
                 a = np.full(len(EVIDENCE_NAMES), default)
                 for name, v in zip(names, row, strict=True):
                     if name in E_INDEX:
                         a[E_INDEX[name]] = float(v)
                 arrays.append(a)
-            while len(arrays) < 4:
-                arrays.append(np.full(len(EVIDENCE_NAMES), MAX_CONCENTRATION))
+            for default in defaults[len(arrays):]:
+                arrays.append(np.full(len(EVIDENCE_NAMES), default))
             return Background(*arrays)
 
         return cls({str(c): dec(b) for c, b in data["classes"].items()},
@@ -246,6 +250,26 @@ class BackgroundFit:
             c = np.where(beyond > 0, np.maximum(p, m) * (1.0 - np.maximum(p, m)) / beyond - 1.0, MAX_CONCENTRATION)
         return np.clip(np.nan_to_num(c, nan=MAX_CONCENTRATION), 1.0, MAX_CONCENTRATION)
 
+    def _rate_weight(self, cls: str) -> np.ndarray:
+        """Per counter, the strength (in intervals) of a Gamma prior for the rate of the class's links, by
+        moments: their mean rate over how much their rates differ beyond what their own counting noise
+        explains. Links that count alike leave it at PRIOR_INTERVALS; rates far apart make it a few."""
+        E = len(EVIDENCE_NAMES)
+        mine = [i for i, c in enumerate(self._link_cls) if c == cls]
+        n = self._link[mine, 0, 0] if mine else np.zeros(0)
+        enough = n >= MIN_LINK_INTERVALS
+        if enough.sum() < 2:
+            return np.full(E, PRIOR_INTERVALS)
+        n = n[enough][:, None]
+        total, sumsq = self._link[mine, 2][enough], self._link[mine, 3][enough]
+        lam = total / n
+        with np.errstate(divide="ignore", invalid="ignore"):
+            disp = np.where(lam > 0, np.maximum((sumsq / n - lam * lam) / np.where(lam > 0, lam, 1.0), 1.0), 1.0)
+            m = lam.mean(axis=0)
+            beyond = lam.var(axis=0) - (lam * disp / n).mean(axis=0)
+            w = np.where(beyond > 0, m / beyond, PRIOR_INTERVALS)
+        return np.clip(np.nan_to_num(w, nan=PRIOR_INTERVALS), 1.0, PRIOR_INTERVALS)
+
     def result(self, keys: Sequence[tuple[str, str]], interval_s: float,
                into: BackgroundRates | None = None) -> BackgroundRates:
         """The fitted rates; `keys[i]` names link id i."""
@@ -258,7 +282,7 @@ class BackgroundFit:
             # Jeffreys: a class that never counted one in n intervals has a share of about 1/(2n)
             p = np.where(n > 0, (k + 0.5) / (n + 1.0), NO_HISTORY_P)
             rate = np.where(n > 0, (total + 0.5) / ((n + 1.0) * interval_s), NO_HISTORY_RATE)
-            out.classes_[cls] = Background(p, rate, np.ones(E), self._concentration(cls, p))
+            out.classes_[cls] = Background(p, rate, np.ones(E), self._concentration(cls, p), self._rate_weight(cls))
         out.links_ = {}
         for i, key in enumerate(keys):
             first = self._link_cls[i] if i < len(self._link_cls) else None

@@ -164,6 +164,28 @@ def test_a_rise_on_a_link_that_always_counts_is_found_by_its_total() -> None:
     assert v.name == "in_discards" and v.total > 100
 
 
+
+
+def test_a_steady_trickle_is_judged_against_the_links_own_rate_where_its_class_differs() -> None:
+    """Principle 1 (the link's own background, weighed by how much its class agrees): where a quarter of a
+    class's links trickle steadily (a benign relay error, a within-spec symbol error rate) and the rest
+    count none, a trickling link's hour of history says more of it than the class's mean does. Counting at
+    its own rate is no finding; a link of that class that never counted is, at the same counts."""
+    rng = np.random.default_rng(5)
+    n, links, rate = 72, 40, 3.5
+    fcs = np.zeros((links, n))
+    fcs[: links // 4] = rng.poisson(rate, (links // 4, n))
+    counts = np.full((links * n, len(EVIDENCE_NAMES)), np.nan)
+    counts[:, FCS] = fcs.ravel()
+    keys = [("sw", f"p{i}") for i in range(links) for _ in range(n)]
+    bg = BackgroundRates().fit(keys, ["c"] * (links * n), counts, INTERVAL)
+    window = np.zeros((32, len(EVIDENCE_NAMES)))
+    window[:, FCS] = rng.poisson(rate, 32)
+    window[-8:, FCS] = [6, 7, 6, 7, 6, 7, 6, 7]  # under twice its usual, as its load or the hour moves it
+    pk = np.full(32, 1e6)
+    assert not bg.score(window, pk, bg.background(("sw", "p0"), "c"), INTERVAL)
+    (v,) = bg.score(window, pk, bg.background(("sw", f"p{links - 1}"), "c"), INTERVAL)
+    assert v.name == "fcs_errors"
 def test_a_fault_that_stopped_clears_within_two_intervals() -> None:
     """A window that stopped counting is a fault that ended: its finding does not outlive it by more than
     two intervals (the scorer's grace and the operator's patience)."""
