@@ -40,8 +40,9 @@ OWN_FEATURES: tuple[tuple[str, str], ...] = (
     ("util_pct", "%"),
     ("flaps", " per interval"),
 )
+# not IB's rcv_remote_physical_errors: packets corrupted on an earlier hop, that hop's errors, not this link's
 ERROR_COUNTERS = ("in_errors", "out_errors", "fcs_errors", "symbol_errors", "rcv_errors",
-                  "rcv_remote_physical_errors", "local_link_integrity_errors")
+                  "local_link_integrity_errors")
 OWN_NAMES = tuple(n for n, _ in OWN_FEATURES)
 # what happened on a link (corruption, recoveries, flaps), not a level it runs at: these follow no load, and
 # one the link does not report is unknown, never its peers' (their bounces are not its bounces)
