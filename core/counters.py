@@ -184,7 +184,7 @@ class Evidence(StrEnum):
 # checks that every cumulative counter is classified here or named as not evidence.
 EVIDENCE: dict[str, Evidence] = {
     **{n: Evidence.ERROR for n in (
-        "in_errors", "out_errors", "fcs_errors", "symbol_errors", "rcv_errors",
+        "in_errors", "out_errors", "fcs_errors", "symbol_errors", "rcv_errors", "rcv_remote_physical_errors",
         "local_link_integrity_errors", "excessive_buffer_overrun_errors", "rcv_switch_relay_errors",
         "xmit_constraint_errors", "rcv_constraint_errors", "fec_uncorrectable")},
     **{n: Evidence.DISCARD for n in ("in_discards", "out_discards", "buffer_discards", "xmit_discards",
@@ -200,9 +200,6 @@ NOT_EVIDENCE: frozenset[str] = frozenset({
     # the RDMA transport's retries and out-of-sequence packets count a drop or a late answer anywhere
     # between two endpoints (a congested or lossy hop elsewhere, a slow peer): the path's, not the link's
     "out_of_sequence", "packet_seq_err", "local_ack_timeout_err", "rnr_nak_retry_err", "roce_adp_retrans",
-    # packets that arrive already marked bad (IB's EBP) by a switch that found them corrupted on an earlier
-    # hop: that hop counts its own symbol and receive errors; this port only received the damage
-    "rcv_remote_physical_errors",
     # what the FEC corrected reaches no frame (every link's PHY corrects a trickle): its trend and the BER
     # it makes are the optics' to judge; per lane it is the same count as fec_corrected_bits
     "fec_corrected", "fec_corrected_bits", "fec_corrected_symbols", *(lane("lane_errors", n) for n in LANES),

@@ -40,9 +40,8 @@ OWN_FEATURES: tuple[tuple[str, str], ...] = (
     ("util_pct", "%"),
     ("flaps", " per interval"),
 )
-# not IB's rcv_remote_physical_errors: packets corrupted on an earlier hop, that hop's errors, not this link's
 ERROR_COUNTERS = ("in_errors", "out_errors", "fcs_errors", "symbol_errors", "rcv_errors",
-                  "local_link_integrity_errors")
+                  "rcv_remote_physical_errors", "local_link_integrity_errors")
 OWN_NAMES = tuple(n for n, _ in OWN_FEATURES)
 # what happened on a link (corruption, recoveries, flaps), not a level it runs at: these follow no load, and
 # one the link does not report is unknown, never its peers' (their bounces are not its bounces)
@@ -247,6 +246,29 @@ def nominal_speeds(links: list[LinkInterval]) -> np.ndarray:
     return out
 
 
+# IB's PortRcvRemotePhysicalErrors counts packets that arrive already marked bad (EBP) by a switch that found them
+# corrupted on an earlier hop. Where the far end is a switch, that hop counts its own errors and this link only
+# received the damage; where the far end is an end node (a switch port facing an HCA), the node sent them bad.
+MARKED_UPSTREAM = RATE_INDEX["rcv_remote_physical_errors"]
+FED_BY_SWITCH_ROLES = SPREAD_ROLES | {"host"}
+
+
+def fed_by_switch(topology: Topology) -> np.ndarray:
+    """Per link, whether what it receives comes from a switch (its role says so)."""
+    return topology.memo("fed_by_switch", lambda: np.array([r in FED_BY_SWITCH_ROLES for r in topology.roles],
+                                                            dtype=bool).reshape(len(topology)))
+
+
+def own_damage(R: np.ndarray, topology: Topology) -> np.ndarray:
+    """`R` without what links fed by a switch count of packets corrupted before the hop that reached them."""
+    fed = fed_by_switch(topology)
+    if not fed.any() or np.isnan(R[fed, MARKED_UPSTREAM]).all():
+        return R
+    R = R.copy()
+    R[fed, MARKED_UPSTREAM] = np.nan
+    return R
+
+
 # a NIC (the notification point) counts the CE marks it receives; a switch counts those its queues send
 MARKS_RECEIVED_ROLES = frozenset({"host"})
 
@@ -432,6 +454,7 @@ class FeatureBuilder:
             self._said.fill(links)
         topology = self._topology if self._topology is not None and self._topology.fits(links) else Topology(links)
         self._topology = topology
+        R = own_damage(R, topology)
         nominal = topology.memo("nominal_speeds", lambda: nominal_speeds(links)).copy()
         own_raw = own_matrix(links, self.interval_s, R, nominal, topology)
         missing = np.isnan(own_raw)

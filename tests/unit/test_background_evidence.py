@@ -540,30 +540,33 @@ def test_packets_corrupted_upstream_are_evidence_against_the_hop_that_corrupted_
     """Attribution (principle 1: a counter is evidence against what it counts): IB's
     PortRcvRemotePhysicalErrors counts packets that arrive already marked bad (EBP) by a switch that found
     them corrupted on an earlier hop; the hop that corrupted them counts its own symbol and receive errors.
-    The ports downstream of a corrupting uplink, one on each leaf, are not paged for what they received,
-    alone or as their switch; the uplink is."""
-    def downstream(links: list[LinkInterval]) -> list[LinkInterval]:
+    A host link corrupting what its HCA sends is paged; the spine ports its leaf forwards those packets to,
+    one on each spine, are not, alone or as their switch. A switch port facing an HCA that counts them has
+    no earlier hop: the HCA sent them bad, and that link is paged."""
+    def spine_ports(links: list[LinkInterval]) -> list[LinkInterval]:
         first: dict[str, LinkInterval] = {}
-        for li in _host_ports(links):
-            first.setdefault(li.device, li)
+        for li in links:
+            if li.tags.get("role") == "spine":
+                first.setdefault(li.device, li)
         return list(first.values())
 
     def change(i: int, links: list[LinkInterval]) -> None:
         if i < 10:
             return
-        for li in downstream(links):
+        for li in spine_ports(links):
             li.rates["rcv_remote_physical_errors"] = 20 / INTERVAL
-        uplinks = [li for li in links if li.tags.get("role") == "leaf_up"]
-        uplinks[0].rates["symbol_errors"] = 300 / INTERVAL
-        uplinks[0].rates["rcv_errors"] = 60 / INTERVAL
+        hosts = _host_ports(links)
+        hosts[0].rates["symbol_errors"] = 300 / INTERVAL
+        hosts[0].rates["rcv_errors"] = 60 / INTERVAL
+        hosts[9].rates["rcv_remote_physical_errors"] = 20 / INTERVAL
 
     found = _run(detector, 20, 9, change)
     flagged = {(f.device, f.port) for fs in found for f in fs}
     change(10, links := simulate(SPEC, 1, interval_s=INTERVAL, seed=9).frames[0][1])
-    bad = next(li for li in links if li.tags.get("role") == "leaf_up")
-    assert {(bad.device, bad.port), (bad.tags.get("peer_device"), bad.tags.get("peer_port"))} & flagged
-    ports = {(li.device, li.port) for li in downstream(links)} | {(li.device, "*") for li in downstream(links)}
-    assert len(ports) >= 4 and not ports & flagged, sorted(ports & flagged)
+    for bad in (_host_ports(links)[0], _host_ports(links)[9]):
+        assert {(bad.device, bad.port), (bad.tags.get("peer_device"), bad.tags.get("peer_port"))} & flagged
+    ports = {(li.device, li.port) for li in spine_ports(links)} | {(li.device, "*") for li in spine_ports(links)}
+    assert len(ports) >= 8 and not ports & flagged, sorted(ports & flagged)
 
 
 @pytest.mark.parametrize("incast", [False, True])
