@@ -27,6 +27,9 @@ E_INDEX = {n: j for j, n in enumerate(EVIDENCE_NAMES)}
 WINDOWS = (4, 8, 16, 32)  # intervals a test looks back over: a fast fault shows in 4, a trickle in 32
 RECENT = 2  # intervals: a window whose counts stopped this long ago is a fault that ended (or paused)
 MIN_ERRED = 3  # intervals with counts before anything is judged: one burst, even across two intervals, is not
+# retrains (or downs) in a window that are a fault at once, however few intervals hold them: each stalls the
+# link, as a bounce does, and a healthy link does neither in bursts
+MIN_EVENTS = 3
 MIN_EXCESS = 3.0  # a total must be at least this many times its expectation to count as a rise
 PRIOR_INTERVALS = 100.0  # at most, a link's own rate weighs as much as this many intervals of its class's
 MIN_LINK_INTERVALS = 20  # a link's erred share counts towards its class's spread from this many intervals
@@ -132,7 +135,9 @@ class BackgroundRates:
         out = []
         W_all = len(window)
         erred_any = window >= 0.5
-        for j in np.nonzero(erred_any.sum(axis=0) >= MIN_ERRED)[0].tolist():
+        events = np.array([EVIDENCE[n] in (Evidence.INTEGRITY, Evidence.STATE) for n in EVIDENCE_NAMES])
+        enough = (erred_any.sum(axis=0) >= MIN_ERRED) | (events & (window.sum(axis=0) >= MIN_EVENTS))
+        for j in np.nonzero(enough)[0].tolist():
             best: Verdict | None = None
             for w in WINDOWS:
                 if w > W_all:
@@ -140,7 +145,7 @@ class BackgroundRates:
                 col = window[-w:, j]
                 k = int((col >= 0.5).sum())
                 # still going: a window that stopped counting a while ago is a fault that ended
-                if k < MIN_ERRED or not (col[-recent:] >= 0.5).any():
+                if (k < MIN_ERRED and not (events[j] and col.sum() >= MIN_EVENTS)) or not (col[-recent:] >= 0.5).any():
                     continue
                 total = float(col.sum())
                 p0 = float(background.p[j])
@@ -152,7 +157,7 @@ class BackgroundRates:
                 # then is not judged by how many intervals a burst touches; where nearly every interval
                 # counts (p0 >= 0.5), only the total can rise
                 lp = _log10_poisson_sf(total / d, mu / d)
-                if p0 < 0.5:
+                if p0 < 0.5 and k >= MIN_ERRED:  # events bunched in fewer intervals are judged by their number
                     lp = max(lp, _log10_betabinom_sf(k, w, p0, float(background.weight[j])))
                 if best is None or lp < best.log10_p:
                     pk = float(packets[-w:].sum())

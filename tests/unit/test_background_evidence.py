@@ -18,6 +18,7 @@ from fabricwatch.simulator.topology import FabricSpec
 SPEC = FabricSpec(nodes=32, rails=4, leaves_per_rail=2, spines=4)
 INTERVAL = 30.0
 FCS = EVIDENCE_NAMES.index("fcs_errors")
+REC = EVIDENCE_NAMES.index("link_error_recovery")
 
 
 @pytest.fixture(scope="module")
@@ -144,6 +145,22 @@ def test_a_class_background_is_a_spread_over_its_links_not_one_rate(sporadic_lin
     assert bool(bg.score(window, pk, quiet, INTERVAL)) == (sporadic_links == 0)
     window[-16:, FCS] = [1, 0, 1, 1, 0, 1, 0, 1, 0, 1, 0, 1, 1, 0, 0, 1]
     assert bg.score(window, pk, quiet, INTERVAL)
+
+
+@pytest.mark.parametrize("recoveries", [1, 7])
+def test_a_link_retraining_again_and_again_in_one_poll_is_a_finding_at_that_poll(recoveries: int) -> None:
+    """Principle 1 with principle 5 (a retrain is an event, like a bounce): a link whose history never
+    retrains that retrains seven times between two polls (both ends count it) has a fault now, as a link
+    bouncing seven times would; it is not a burst of noise to wait three intervals for. One retrain is."""
+    n, links = 100, 20
+    counts = np.full((links * n, len(EVIDENCE_NAMES)), np.nan)
+    counts[:, REC] = 0.0
+    keys = [("sw", f"p{i}") for i in range(links) for _ in range(n)]
+    bg = BackgroundRates().fit(keys, ["c"] * (links * n), counts, INTERVAL)
+    window = np.zeros((32, len(EVIDENCE_NAMES)))
+    window[-1, REC] = recoveries
+    found = bg.score(window, np.full(32, 1e6), bg.background(("sw", "p0"), "c"), INTERVAL)
+    assert [v.name for v in found] == (["link_error_recovery"] if recoveries >= 3 else [])
 
 
 def test_a_rise_on_a_link_that_always_counts_is_found_by_its_total() -> None:
