@@ -166,8 +166,11 @@ _ROLE_BY_TIERS = {("leaf", "host"): "leaf_down", ("leaf", "spine"): "leaf_up", (
 
 
 def role_of(said: str) -> str:
-    """A role named by its two tiers as the vocabulary's role (`leaf-hca` is `leaf_down`); any other as said."""
+    """A role named by its two tiers as the vocabulary's role (`leaf-hca` is `leaf_down`), an end node's own port as
+    `host` (`hca`); any other as said."""
     words = [w for w in re.split(r"[-_ ]+", said.lower()) if w != "to"]
+    if len(words) == 1 and _TIERS.get(words[0]) == "host":
+        return "host"
     if len(words) != 2:
         return said
     return _ROLE_BY_TIERS.get((_TIERS.get(words[0], ""), _TIERS.get(words[1], "")), said)
