@@ -414,6 +414,11 @@ class LinkDetector:
         # beyond OUTLIER_RATIO and beyond what healthy links of its class reach now and then
         floor = frame.layout.memo(f"outlier_floor:{self.sibling_ratios.fit_id}", lambda: np.maximum(
             math.log10(OUTLIER_RATIO), self.sibling_ratios.tails(frame.classes)))
+        # a link whose standing healthy history never showed (a counter stuck at its ceiling, a new cable) may
+        # stand out by habit: only far out of its group is it the link
+        unknown = frame.layout.memo(f"standing_unknown:{self.sibling_ratios.fit_id}",
+                                    lambda: ~self.sibling_ratios.known(frame.layout.keys))
+        floor = np.where(unknown, np.maximum(floor, math.log10(OUTLIER_CRITICAL)), floor)
         strong = np.nan_to_num(lr, nan=-np.inf) >= floor
         strong &= material & ~quiet[:, None]
         st = self._state

@@ -88,6 +88,8 @@ class FeatureFrame:
     group_util: np.ndarray | None = None
     group_size: np.ndarray | None = None
     topology: Topology | None = None  # the links' layout, shared with the frames before it while it holds
+    # (n, N_OWN) the own values a link does not report, at their peers' median in own_raw: no value of its own
+    unreported: np.ndarray | None = None
 
     @property
     def layout(self) -> Topology:
@@ -503,4 +505,4 @@ class FeatureBuilder:
         group_util, group_size = spread_groups(links, np.nan_to_num(own_raw[:, OWN_NAMES.index("util_pct")]), topology)
         X = np.hstack([own, peer, hist])
         return FeatureFrame(start_ns, links, classes, own_raw, X, median_raw, R, nominal, group_util, group_size,
-                            topology)
+                            topology, imputed)

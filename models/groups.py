@@ -157,6 +157,8 @@ def group_view(frame: FeatureFrame) -> GroupView:
                 k[nearer]
             names = names.copy()
             names[nearer, WAITS[0]] = also[0][also[1][nearer]]
+    if frame.unreported is not None:  # a value at its peers' median is no standing of its own
+        ratio[frame.unreported[:, G_INDEX]] = np.nan
     return GroupView(ratio, median, names, size)
 
 
@@ -173,10 +175,13 @@ def _group_names(by_signal: list[Grouping], n: int) -> np.ndarray:
 class SiblingRatios:
     """Fitted attributes `usual_`: per link that usually stands out of its group, how far it went (log10,
     the USUAL_QUANTILE of healthy history); `tails_`: per link class, how far its links that sit with their
-    group went now and then (log10, the TAIL_QUANTILE of their healthy history pooled)."""
+    group went now and then (log10, the TAIL_QUANTILE of their healthy history pooled); `known_`: the links
+    seen in their group for MIN_STANDING intervals at least (a counter stuck at its ceiling shows nothing)."""
 
     usual_: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
     tails_: dict[str, np.ndarray] = field(default_factory=dict)
+    # per link, the signals whose standing in its group healthy history showed (None: a model file from before)
+    known_: dict[tuple[str, str], np.ndarray] | None = None
     fit_id: int = field(default_factory=lambda: next(_FITS))  # which fit these are: what a cache goes by
 
     def fit(self, frames: Iterable[FeatureFrame]) -> SiblingRatios:
@@ -196,6 +201,15 @@ class SiblingRatios:
                     out[i] = u
         return out
 
+    def known(self, keys: Sequence[tuple[str, str]]) -> np.ndarray:
+        """(n, len(GROUPED)): whether healthy history showed where each link usually stands in its group."""
+        out = np.ones((len(keys), len(GROUPED)), dtype=bool)
+        if self.known_ is not None:
+            none = np.zeros(len(GROUPED), dtype=bool)
+            for i, key in enumerate(keys):
+                out[i] = self.known_.get(key, none)
+        return out
+
     def tails(self, classes: Sequence[str]) -> np.ndarray:
         """(n, len(GROUPED)): the tail of each link's class (0 where none was learned)."""
         out = np.zeros((len(classes), len(GROUPED)))
@@ -209,7 +223,9 @@ class SiblingRatios:
     def to_json(self) -> dict[str, Any]:
         return {"names": list(GROUPED),
                 "links": [[d, p, [round(float(v), 3) for v in u]] for (d, p), u in sorted(self.usual_.items())],
-                "tails": [[c, [round(float(v), 3) for v in t]] for c, t in sorted(self.tails_.items())]}
+                "tails": [[c, [round(float(v), 3) for v in t]] for c, t in sorted(self.tails_.items())],
+                **({} if self.known_ is None else {"known": [[d, p, [GROUPED[j] for j in np.nonzero(k)[0]]]
+                                                              for (d, p), k in sorted(self.known_.items())]})}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> SiblingRatios:
@@ -227,9 +243,13 @@ class SiblingRatios:
             out.usual_[(str(d), str(p))] = row_of(values)
         for c, values in data.get("tails", ()):  # a model file from before tails: none
             out.tails_[str(c)] = row_of(values)
+        if "known" in data:
+            out.known_ = {(str(d), str(p)): np.isin(np.array(GROUPED), [str(n) for n in signals])
+                          for d, p, signals in data["known"]}
         return out
 
 
+MIN_STANDING = 10  # intervals a link is seen in its group before where it usually stands is known
 SIBLING_ROWS = 512  # intervals of its history a link keeps for its usual ratio (a uniform sample beyond)
 
 
@@ -283,6 +303,8 @@ class SiblingFit:
             if med.max() >= 0.1:
                 out.usual_[keys[i]] = np.where(med >= 0.1, np.maximum(high, 0.0), 0.0)
         out.tails_ = self._tails()
+        shown = (~np.isnan(self._rows)).sum(axis=1) >= np.minimum(self._seen, MIN_STANDING)[:, None]
+        out.known_ = {keys[i]: shown[i] & (self._seen[i] >= MIN_STANDING) for i in np.nonzero(self._seen)[0].tolist()}
         out.fit_id = next(_FITS)
         return out
 

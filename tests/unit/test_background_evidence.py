@@ -5,6 +5,8 @@ into chosen links; the estimator is also checked alone on counts drawn from know
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -331,6 +333,33 @@ def test_credit_waits_far_over_the_uplinks_sharing_the_load_are_the_link_not_the
     if not everyone:
         f = next(f for fs in found for f in fs if "outlier_in_group" in f.conditions)
         assert f"{leaf} leaf_up ports" in f.explanation  # the group it was judged against is named
+
+
+@pytest.mark.parametrize(("times", "flagged"), [(12, False), (60, True)])
+def test_a_link_whose_standing_was_never_seen_is_paged_only_far_out_of_its_group(times: float, flagged: bool) -> None:
+    """Principle 2 (a link judged against its usual standing in its group): a busy port's 32-bit credit-wait
+    counter stuck at its ceiling through the whole training window says nothing of how far it usually stands
+    from its siblings; once it counts again (a nightly clear), waiting 12x them may be its habit (the hot rail
+    of a job) and is no finding; 60x is beyond any habit a link of its class was seen to have."""
+    leaf = "leaf-r0-0"
+
+    def waits(i: int, links: list[LinkInterval], training: bool) -> None:
+        ups = _uplinks_of(links, leaf)
+        for li in ups:
+            li.rates["xmit_wait"] = 1e6 * (1 + 0.1 * (hash(li.port) % 5))
+        ups[0].rates["xmit_wait"] = math.nan if training else ups[0].rates["xmit_wait"] * times
+
+    run = simulate(SPEC, 80, interval_s=INTERVAL, seed=1)
+    fb = FeatureBuilder(INTERVAL)
+    frames = []
+    for i, (s, links) in enumerate(run.frames):
+        waits(i, links, True)
+        frames.append(fb.build(s, links))
+    det = LinkDetector(interval_s=INTERVAL).fit(frames)
+    found = _run(det, 10, 9, lambda i, links: waits(i, links, False))
+    outliers = {(f.device, f.port) for fs in found for f in fs if "outlier_in_group" in f.conditions}
+    target = _uplinks_of(simulate(SPEC, 1, interval_s=INTERVAL, seed=9).frames[0][1], leaf)[0]
+    assert outliers == ({(target.device, target.port)} if flagged else set())
 
 
 def test_a_rack_of_hosts_restarting_together_is_one_cause_not_a_flap_each(detector: LinkDetector) -> None:
