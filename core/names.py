@@ -9,6 +9,7 @@ or the NIC driver's `ethtool -S` names (`rx_bytes_phy`) ...: one table, looked u
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -30,12 +31,15 @@ class CounterName:
     # raw values that say the writer cannot tell (ethtool's SPEED_UNKNOWN, -1 read unsigned): read as 0, nothing
     unknown: tuple[float, ...] = ()
     part: bool = False  # one queue's or class's share of the port's counter (`core/counters.part`): summed
+    flag: int = 0  # a bit of a bitmask: 1 where the raw value has it set (IFF_UP of an interface's flags)
 
 
     def value(self, raw: float) -> float:
         """A value of this name in the canonical unit (and the vocabulary's 1 up / 0 down)."""
         if raw in self.unknown:
             return 0.0
+        if self.flag:
+            return 1.0 if int(raw) & self.flag else 0.0
         if self.enum:
             return next((v for r, v in self.enum if raw == r), self.otherwise)
         return raw * self.scale if self.per == 1 else raw * self.scale / self.per
@@ -125,8 +129,20 @@ _NODE_EXPORTER_NET = {
     "node_network_carrier": CounterName("oper_status", enum=((1.0, 1.0),)),
     "node_network_carrier_changes_total": CounterName("link_transitions"),
     "node_network_speed_bytes": CounterName("speed_bps", scale=8),
+    "node_network_up": CounterName("oper_status", enum=((1.0, 1.0),)),
+    "node_network_flags": CounterName("admin_status", flag=0x1),  # IFF_UP: the administrative state
 }
 ETHTOOL_PREFIX = "node_ethtool_"
+# node_exporter's ethtool collector spells a stat's rx and tx words out: `rx_bytes_phy` is `received_bytes_phy`
+_SPELLED_OUT = ((re.compile(r"(^|_)received(_|$)"), r"\1rx\2"), (re.compile(r"(^|_)transmitted(_|$)"), r"\1tx\2"))
+# Cumulus Linux's `ethtool -S swpN` on a Spectrum switch (its "ethtool Counter Definitions")
+_CUMULUS_ETHTOOL = {
+    "HwIfInOctets": "in_octets", "HwIfOutOctets": "out_octets", "HwIfInUcastPkts": "in_pkts",
+    "HwIfOutUcastPkts": "out_pkts", "HwIfInDiscards": "in_discards", "HwIfOutDiscards": "out_discards",
+    "HwIfInErrors": "in_errors", "HwIfOutErrors": "out_errors", "HwIfInDot3FrameErrors": "fcs_errors",
+    "HwIfOutQDrops": "buffer_discards", "HwIfInPausePkt": "pause_rx", "HwIfOutPausePkt": "pause_tx",
+    **{f"HwIfInPfc{p}Pkt": f"pfc_rx_p{p}" for p in range(8)}, **{f"HwIfOutPfc{p}Pkt": f"pfc_tx_p{p}" for p in range(8)},
+}
 _IB_ACTIVE = ((4.0, 1.0),)
 _IB_DISABLED = ((3.0, 0.0),)
 # Prometheus node_exporter's infiniband collector (sysfs counters of an HCA port; the `node_infiniband_`
@@ -285,6 +301,8 @@ def _build() -> dict[str, CounterName]:
         table[_key(name)] = CounterName(canonical, bits=64)
     for name, canonical in _NIC_PORT.items():
         table[_key(name)] = CounterName(canonical, bits=64)
+    for name, canonical in _CUMULUS_ETHTOOL.items():
+        table[_key(name)] = CounterName(canonical, bits=64)
     for name, canonical in _IF_MIB_32.items():
         table[_key(name)] = CounterName(canonical, bits=32)
     for name, canonical in _IF_MIB_64.items():
@@ -332,6 +350,11 @@ def lookup(name: str) -> CounterName | None:
     base, sep, _unit = name.partition("_u_")
     if name.startswith(ETHTOOL_PREFIX):
         base, sep = name[len(ETHTOOL_PREFIX):], "ethtool"
+        found = TABLE.get(_key(base))
+        if found is None:
+            for words, short in _SPELLED_OUT:
+                base = words.sub(short, base)
+        return found or TABLE.get(_key(base))
     return TABLE.get(_key(base if sep else name))
 
 

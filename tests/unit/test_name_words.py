@@ -91,7 +91,25 @@ DOCUMENTED = {
     "node_network_carrier_changes_total": ("link_transitions", 6, 6.0),
     "node_network_speed_bytes": ("speed_bps", 5e10, 4e11), "node_network_receive_bytes_total": ("in_octets", 7, 7.0),
     "node_network_transmit_drop_total": ("out_discards", 1, 1.0),
+    # node_exporter's ethtool collector lower-cases each stat and spells its rx and tx words out (received_,
+    # transmitted_); a Cumulus Linux switch port's `ethtool -S` names (HwIf*) as it exposes them; netclass's
+    # operstate as `up` and the interface flags (IFF_UP, bit 0, is the administrative state)
+    "node_ethtool_received_bytes_phy": ("in_octets", 9, 9.0),
+    "node_ethtool_transmitted_prio3_pause": ("pfc_tx_p3", 4, 4.0),
+    "node_ethtool_received_corrected_bits_phy": ("fec_corrected_bits", 5, 5.0),
+    "node_ethtool_link_down_events_phy": ("link_downed", 1, 1.0),
+    "node_ethtool_hwifinoctets": ("in_octets", 9, 9.0), "node_ethtool_hwifoutucastpkts": ("out_pkts", 3, 3.0),
+    "node_ethtool_hwifindot3frameerrors": ("fcs_errors", 2, 2.0),
+    "node_ethtool_hwifindiscards": ("in_discards", 2, 2.0), "node_ethtool_hwifoutqdrops": ("buffer_discards", 2, 2.0),
+    "node_ethtool_hwifinpfc3pkt": ("pfc_rx_p3", 4, 4.0), "HwIfOutPfc3Pkt": ("pfc_tx_p3", 4, 4.0),
+    "node_network_up": ("oper_status", 0, 0.0), "node_network_flags": ("admin_status", 4098, 0.0),
 }
+
+
+@pytest.mark.parametrize(("flags", "admin"), [(4099, 1.0), (4098, 0.0), (0x1043, 1.0), (0, 0.0)])
+def test_an_interfaces_flags_say_its_administrative_state_by_iff_up(flags: int, admin: float) -> None:
+    found = spellings(["node_network_flags"])["node_network_flags"]
+    assert (found.canonical, found.value(flags)) == ("admin_status", admin)
 
 
 @pytest.mark.parametrize("name", sorted(DOCUMENTED))
