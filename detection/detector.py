@@ -457,7 +457,7 @@ class LinkDetector:
                                 operated=((), np.int8),
                                 quiet=((len(SIGNALS),), np.int32), unjudged=((len(SIGNALS),), np.int32),
                                 from_restart=((), np.bool_), been_up=((), np.bool_), util_before=((2,), np.float32),
-                                shut_ns=((), np.int64), down_ns=((), np.int64),
+                                shut_ns=((), np.int64), down_ns=((), np.int64), down_from_ns=((), np.int64),
                                 quiet_for=((), np.int32), quiet_before=((), np.int32),
                                 util_hist=((3,), np.float32), in_window=((), np.bool_), drain_held=((), np.bool_),
                                 window_flaps=((), np.float32),

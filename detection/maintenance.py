@@ -307,8 +307,8 @@ def drained_links(frame: FeatureFrame, rows: np.ndarray, recent_flaps: np.ndarra
 def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, settling: np.ndarray,
                     restarted: np.ndarray, restarts: Restarts, cables: Cables, interval_s: float,
                     up_before: np.ndarray) -> dict[int, RuleHit]:
-    """Links operationally down for DOWN_INTERVALS in a row while administratively up, or while the
-    far end of their cable says it is up: a port left down after a replacement, a one-way optic, a
+    """Links operationally down for DOWN_INTERVALS (by the clock, seen down twice) while administratively up, or
+    while the far end of their cable says it is up: a port left down after a replacement, a one-way optic, a
     cable pulled. A cable is one link: shut at either end, it is planned. Towards a switch that is
     itself down or unheard (a reboot, a replacement), it is that switch's event, not the link's. Down
     at both ends with no administrative state is left alone: a planned shutdown looks the same. A port
@@ -326,6 +326,10 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
     # a device coming back settles (its links train), and the time down counts on meanwhile
     count = np.where(down, state["down"][rows] + 1, 0)
     state["down"][rows] = count
+    # down since the report that first saw it down: a switch polled less often than the intervals reports its
+    # port down fewer times in as long
+    state["down_from_ns"][rows] = np.where(count == 1, frame.start_ns, state["down_from_ns"][rows])
+    down_for = np.where(down, frame.start_ns - state["down_from_ns"][rows], 0)
     # a run that began as its device came back from being unreachable (a restart, a replacement: every
     # port trains again); links bounced by a neighbour's restart are that neighbour's
     state["from_restart"][rows] = down & np.where(count == 1, restarted, state["from_restart"][rows])
@@ -334,12 +338,12 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
     restarts.heard |= {li.device for li in frame.links}
     restarts.lit(cables.dark if down.any() else set())
     restarts.coming_up(frame.links, down)
-    long = np.nonzero((count >= DOWN_INTERVALS) & ~settling & was_up)[0]
+    interval_ns = int(interval_s * 1e9)
+    long = np.nonzero((count >= 2) & (down_for >= (DOWN_INTERVALS - 1) * interval_ns) & ~settling & was_up)[0]
     if not len(long):
         return {}
     alive = cables.alive  # a missing state is up, as for `down`
     out = {}
-    interval_ns = int(interval_s * 1e9)
     training = restarts.training()
     for i in long.tolist():
         li = frame.links[i]
@@ -358,7 +362,7 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
         far_device = li.tags.get("peer_device", "")
         if not far_up and admin[i] != 1 and not left_behind:
             continue
-        since = frame.start_ns - (int(count[i]) - 1) * interval_ns
+        since = int(state["down_from_ns"][rows[i]])
         shut = int(max(state["shut_ns"][rows[i]], state["shut_ns"][far] if far is not None else 0))
         if not unsaved and shut >= since:  # down since its port (or the far one) was enabled again
             since = shut + interval_ns

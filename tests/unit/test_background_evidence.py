@@ -6,6 +6,7 @@ into chosen links; the estimator is also checked alone on counts drawn from know
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import pytest
@@ -273,6 +274,29 @@ def test_a_link_left_down_is_a_finding_a_planned_shutdown_is_not(
     if expect:
         n, f = left[0]
         assert (f.device, f.port) in pair and n <= 3 + 4 and "link down since" in f.explanation
+
+
+def test_a_link_left_down_is_timed_by_the_clock_not_by_how_often_it_is_polled(detector: LinkDetector) -> None:
+    """Principle 5 (state is a signal, in time): a switch polled every other interval (a perfquery sweep every
+    60 s, 30 s intervals) reports its port down half as often; the port is left down after as long, and
+    down since the poll that first saw it down, not since a time its number of reports makes up."""
+    pair: list[tuple[str, str]] = []
+
+    def down(i: int, links: list[LinkInterval]) -> None:
+        a, _ = _cable_up(links, pair)
+        if i >= 4:
+            _down(a)
+        if i % 2:
+            links.remove(a)
+
+    found = _run(detector, 14, 8, down)
+    left = [(n, f) for n, fs in enumerate(found) for f in fs if "link_left_down" in f.conditions
+            and (f.device, f.port) == pair[0]]
+    assert left, "never flagged"
+    n, f = left[0]
+    run = simulate(SPEC, 14, interval_s=INTERVAL, seed=8)
+    first_down = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(run.frames[4][0] / 1e9))
+    assert n <= 4 + 4 and f"link down since {first_down}" in f.explanation, (n, f.explanation)
 
 
 @pytest.mark.parametrize("restarted", [True, False])
