@@ -8,7 +8,6 @@ that are no counter of the vocabulary are counted in the report.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import repeat
@@ -21,6 +20,7 @@ from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
 from fabricwatch.core.names import CounterName, numeric_fields, rivals, spellings
 from fabricwatch.detection.plain_decoder import INT63, decode_plain
 from fabricwatch.detection.replay import ReadReport
+from fabricwatch.detection.site_tags import site_tags
 from fabricwatch.pipeline.rate_columns import common_dtype
 
 MEASUREMENT = "port_counters"
@@ -113,9 +113,7 @@ class Catalog:
         ts = self._tagset.get(extra)
         if ts is None:
             ts = self._tagset[extra] = len(self.tagsets)
-            tags = _with_peer(dict(extra))
-            if "role" in tags:
-                tags["role"] = role_of(tags["role"])
+            tags = site_tags(dict(extra))
             said = tags.pop(LANE_TAG, "")
             self.tagsets.append(tags)
             self.lanes.append(int(said) if said.isdigit() and len(said) <= 2 else -1)
@@ -154,37 +152,6 @@ class Catalog:
         return ids
 
 
-
-
-# tiers as sites name them, for a role named by a port's own tier and its far end's ("leaf-hca", "spine-leaf")
-_TIERS = {**dict.fromkeys(("leaf", "tor", "edge"), "leaf"), **dict.fromkeys(("spine", "agg", "aggregation"), "spine"),
-          **dict.fromkeys(("core", "superspine"), "core"),
-          **dict.fromkeys(("hca", "host", "server", "node", "gpu", "nic", "compute", "storage"), "host")}
-_ROLE_BY_TIERS = {("leaf", "host"): "leaf_down", ("leaf", "spine"): "leaf_up", ("leaf", "core"): "leaf_up",
-                  ("spine", "leaf"): "spine", ("spine", "core"): "spine_up", ("core", "spine"): "core",
-                  ("core", "leaf"): "core"}
-
-
-def role_of(said: str) -> str:
-    """A role named by its two tiers as the vocabulary's role (`leaf-hca` is `leaf_down`), an end node's own port as
-    `host` (`hca`); any other as said."""
-    words = [w for w in re.split(r"[-_ ]+", said.lower()) if w != "to"]
-    if len(words) == 1 and _TIERS.get(words[0]) == "host":
-        return "host"
-    if len(words) != 2:
-        return said
-    return _ROLE_BY_TIERS.get((_TIERS.get(words[0], ""), _TIERS.get(words[1], "")), said)
-
-
-def _with_peer(tags: dict[str, str]) -> dict[str, str]:
-    """`tags` with the far end as `peer_device`/`peer_port` where a poller names it as ibnetdiscover does
-    (`remote_node`, `remote_port`): an HCA's node description is its host and device ("dgx-a03 mlx5_6", the link
-    its host reports as), a switch's is its name."""
-    node = tags.get("remote_node", "")
-    if not node or "peer_device" in tags:
-        return tags
-    host, _, hca = node.partition(" ")
-    return {**tags, "peer_device": host, "peer_port": hca or tags.get("remote_port", "")}
 
 
 def decode_lines(lines: list[str], catalog: Catalog, report: ColumnsReport, *, where: str = "",

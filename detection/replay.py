@@ -12,6 +12,7 @@ from fabricwatch.core.batch import PortSample
 from fabricwatch.core.counters import COUNTERS
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
 from fabricwatch.core.names import canonical_fields, numeric_fields
+from fabricwatch.detection.site_tags import site_tags
 from fabricwatch.models.intervals import IntervalAggregator, LinkInterval
 from fabricwatch.pipeline.rates import RateEngine, covered_s, detector_view, first_readings
 
@@ -59,7 +60,7 @@ def read_samples(paths: Iterable[Path], report: ReadReport) -> Iterator[PortSamp
                 if not _VOCABULARY.issuperset(values):  # a recording by another tool: its own spellings
                     values = canonical_fields(values, widths)
                 report.samples += 1
-                extra = {k: v for k, v in tags.items() if k not in TAG_KEYS}
+                extra = site_tags({k: v for k, v in tags.items() if k not in TAG_KEYS})
                 yield PortSample(tags["device"], tags["port"], ts, values, extra, None, widths or None)
 
 

@@ -262,12 +262,13 @@ def test_a_far_end_named_as_ibnetdiscover_names_it_is_the_links_peer(tmp_path: P
 
 @pytest.mark.parametrize(("said", "role"), [
     ("leaf-hca", "leaf_down"), ("leaf-spine", "leaf_up"), ("spine-leaf", "spine"), ("tor_to_host", "leaf_down"),
-    ("spine-core", "spine_up"), ("leaf_up", "leaf_up"), ("hca", "host"), ("server", "host"), ("border", "border")])
+    ("spine-core", "spine_up"), ("leaf_up", "leaf_up"), ("hca", "host"), ("server", "host"), ("gpu-node", "host"),
+    ("agg", "spine"), ("leaf", "leaf"), ("spine-spine", "spine-spine"), ("border", "border")])
 def test_a_role_named_by_its_two_tiers_is_read_as_the_vocabularys(tmp_path: Path, said: str, role: str) -> None:
     """Principle 2 needs the groups the traffic forms, and they come from roles: a site that names a port's role by
     its own tier and its far end's ("leaf-hca", "spine-leaf") names the leaf's host port, the spine's port
-    towards a leaf; one word naming an end node ("hca", "server") is the host's own port; anything else is kept as
-    written."""
+    towards a leaf; an end node's tier ("hca", "gpu-node") is the host's own port, a spine's alone ("agg") a spine's;
+    anything else is kept as written."""
     path = tmp_path / "role.lp"
     path.write_text(f"port_counters,device=sw1,port=1,role={said} PortXmitData=1i 1700000000000000000\n"
                     f"port_counters,device=sw1,port=1,role={said} PortXmitData=2i 1700000030000000000\n")
