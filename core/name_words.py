@@ -24,6 +24,7 @@ FILLER = frozenset({"port", "if", "hc", "phy", "dom", "module", "total", "stat",
                     "priority", "pkts", "packets", "frames", "avg", "average", "ucast", "unicast", "instant",
                     "p",  # a priority's number as a suffix: `_p3`
                     "cos",  # a class of service: the priority its number names (`pfc_rxPPP_cos3`)
+                    "qos",  # counted by the QoS machinery (`qos_ecn_marked_tc3`): where, not what
                     "supply", "laser",  # a module's supply voltage is its voltage, its laser's bias its bias
                     # how a packet was dropped (a queue's WRED or AFD, its tail, its buffer overflowing) says
                     # nothing of which drops they are

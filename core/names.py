@@ -366,11 +366,36 @@ def spellings(names: Iterable[str]) -> dict[str, CounterName]:
     `rx_total_discard_pkts`: ring and port), neither is read (`rivals`)."""
     names = [n for n in names if n not in COUNTERS]
     out = {n: c for n in names if (c := lookup(n)) is not None}
+    from_zero = any(_LANE_ZERO.search(n) for n in names)
     for n in names:
-        said = n.removeprefix(ETHTOOL_PREFIX)
-        if n not in out and (canonical := name_words.read(said)) in COUNTERS:
-            out[n] = CounterName(str(canonical), by_words=True, part=name_words.a_part(said, str(canonical)))
+        for said in (n.removeprefix(ETHTOOL_PREFIX), *_prometheus_rest(n)):
+            if n in out:
+                break
+            if said != n and (c := lookup(said)) is not None:
+                out[n] = c
+                continue
+            said = _LANE.sub(lambda m: f"{m[1]}{int(m[2]) + 1}", said) if from_zero else said
+            if (canonical := name_words.read(said)) in COUNTERS:
+                out[n] = CounterName(str(canonical), by_words=True, part=name_words.a_part(said, str(canonical)))
     return out
+
+
+# Prometheus names a metric `<namespace>_<name>`, a counter with `_total` (its naming practices): the namespace
+# says which exporter wrote it, the suffix that it counts; what it counts is the rest
+PROMETHEUS_COUNTER = "_total"
+
+
+def _prometheus_rest(name: str) -> list[str]:
+    """`name` without its counter suffix, then without its namespace too (where a name is left)."""
+    base = name.removesuffix(PROMETHEUS_COUNTER)
+    out = [base] if base != name else []
+    _, sep, rest = base.partition("_")
+    return [*out, rest] if sep and rest else out
+
+
+# a module's lanes numbered from 0 by their writer (lane0..lane3): the vocabulary's are l1..l8
+_LANE = re.compile(r"(lane_?)(\d)(?!\d)", re.IGNORECASE)
+_LANE_ZERO = re.compile(r"lane_?0(?!\d)", re.IGNORECASE)
 
 
 def rivals(spelled: dict[str, CounterName]) -> dict[str, list[str]]:

@@ -225,3 +225,23 @@ def test_a_counter_kept_per_traffic_class_is_the_ports_summed_over_its_classes()
     assert result is not None and result.rates["buffer_discards"] == pytest.approx(2.0)
     assert not any(PART in n for n in result.rates)
     assert canonical_fields({"buffer_discards": 3, "tc_no_buffer_discard_uc_tc_3": 1})["buffer_discards"] == 3
+
+
+@pytest.mark.parametrize(("name", "canonical"), [
+    ("rdma_np_ecn_marked_roce_packets_total", "ecn_marked"), ("rdma_rp_cnp_handled_total", "cnp_handled"),
+    ("site_xcvr_temperature_celsius", "temperature_c"), ("cl_phy_fec_uncorrectable_blocks_total", "fec_uncorrectable"),
+    ("cl_qos_ecn_marked_tc3_total", "ecn_marked"), ("in_errors_total", "in_errors")])
+def test_a_prometheus_metrics_namespace_and_counter_suffix_are_not_what_it_counts(name: str, canonical: str) -> None:
+    """Prometheus names a metric `<namespace>_<name>` with `_total` on a counter (its naming practices): the first
+    word says which exporter wrote it, the suffix that it is a counter; what it counts is the rest."""
+    found = spellings([name]).get(name)
+    assert found is not None and found.canonical == canonical
+
+
+def test_lanes_numbered_from_zero_are_the_modules_lanes_from_one() -> None:
+    """A module's lanes are the vocabulary's l1..l8; a writer that numbers them from 0 (lane0..lane3) names
+    the first lane 0, and its names are read as such when any of them says lane 0."""
+    names = [f"xcvr_rx_power_dbm_lane{n}" for n in range(4)]
+    assert {n: c.canonical for n, c in spellings(names).items()} == {
+        n: f"rx_power_dbm_l{k + 1}" for k, n in enumerate(names)}
+    assert spellings(["xcvr_rx_power_dbm_lane2"])["xcvr_rx_power_dbm_lane2"].canonical == "rx_power_dbm_l2"
