@@ -135,9 +135,10 @@ def group_medians(gid: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndar
 
 def spread_over(device: str, role: str, far: str) -> str:
     """The links the fabric spreads a link's traffic over together, named ("": none): up the tiers the ports of
-    its switch in its role, down the tiers the parallel links towards the same far switch."""
-    if role in DOWN_ROLES and far:
-        return f"{role} ports towards {far}"
+    its switch in its role, down the tiers the parallel links towards the same far switch (none where it is not
+    known: a switch's ports towards different places share nothing)."""
+    if role in DOWN_ROLES:
+        return f"{role} ports towards {far}" if far else ""
     if role in SPREAD_ROLES:
         return f"{device} {role} ports"
     return ""

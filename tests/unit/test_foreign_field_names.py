@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 from fabricwatch.detection.interval_fold import ReplayReport, intervals_from_files
 from fabricwatch.detection.replay import intervals_from_lp
+from fabricwatch.detection.site_tags import site_tags
+from fabricwatch.models.features import spread_over
 
 TAGS = "device=leaf-1,port=3,fabric=ib,role=leaf_down,peer_device=host-1,peer_port=mlx5_0,speed=200G"
 STEP_NS = 15_000_000_000
@@ -274,3 +276,20 @@ def test_a_role_named_by_its_two_tiers_is_read_as_the_vocabularys(tmp_path: Path
                     f"port_counters,device=sw1,port=1,role={said} PortXmitData=2i 1700000030000000000\n")
     batch = [w.links for chunk in intervals_from_files([path], 30.0, report=ReplayReport()) for w in chunk]
     assert batch[-1][0].tags["role"] == role
+
+
+@pytest.mark.parametrize("tag", ["peer", "neighbor", "peer_device"])
+def test_a_far_end_named_by_its_lldp_neighbour_is_the_links_peer(tag: str) -> None:
+    """Principle 2 needs each link's far end (the groups down the tiers are the parallel links towards one far
+    switch): an exporter that tags a port with its LLDP neighbour as `peer` or `neighbor` names it."""
+    tags = site_tags({tag: "ai1-tor-g01", "peer_port": "swp33", "role": "agg"})
+    assert (tags["peer_device"], tags["peer_port"], tags["role"]) == ("ai1-tor-g01", "swp33", "spine")
+
+
+def test_ports_down_the_tiers_whose_far_end_is_unknown_share_no_situation() -> None:
+    """Principle 2 (the groups the traffic forms): a spine spreads nothing over its ports towards different
+    leaves; only the parallel links towards one leaf share what the tier above sends it. Where no port says
+    its far end, the spine's ports are no group (its idle ports towards an idle leaf are not withdrawn)."""
+    assert spread_over("sp1", "spine", "leaf1") == "spine ports towards leaf1"
+    assert spread_over("sp1", "spine", "") == ""
+    assert spread_over("lf1", "leaf_up", "") == "lf1 leaf_up ports"
