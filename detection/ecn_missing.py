@@ -14,12 +14,13 @@ from fabricwatch.models.silence import (
     PAUSING_LESS,
     PAUSING_MORE,
     SIGNALS,
+    UNKNOWN,
     SilentRuns,
     pausing_ratio,
     weak_now,
 )
 
-INSTANT_RECORD = 1  # longest silent run in healthy history (or none known) for which silence is a finding at once
+INSTANT_RECORD = 1  # longest silent run in healthy history for which silence is a finding at once
 ECN_PEER_MIN = 200.0  # marks per 1M packets sent among peers (100 per 1M both ways) before silence counts
 
 
@@ -44,7 +45,10 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
         # PAUSING_MORE times what they do
         pausing = pausing_ratio(frame, rows)
         dropping = pausing_ratio(frame, rows, DISCARDS)
-        out[rows] &= (rec[:, j] <= INSTANT_RECORD) & ~((pausing < PAUSING_LESS) & ~(dropping >= PAUSING_MORE))
+        # nor where healthy history never saw it judged (no load while its peers marked): whether its traffic
+        # fills a queue ECN marks is unknown
+        known = rec[:, j] != UNKNOWN
+        out[rows] &= known & (rec[:, j] <= INSTANT_RECORD) & ~((pausing < PAUSING_LESS) & ~(dropping >= PAUSING_MORE))
         # a profile is set per switch: weak marking is its finding where most of its ports that can be judged
         # show it together (one port marking little while its switch pauses is as often that port's traffic
         # mix; a few beside an incast that lifts their class's marking, that incast)

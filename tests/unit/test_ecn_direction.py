@@ -164,6 +164,26 @@ def test_a_switch_whose_uplinks_never_marked_in_healthy_history_is_not_ecn_off_n
     assert first <= 3 + 2
 
 
+def test_a_switch_whose_silence_under_load_was_never_seen_is_not_ecn_off_at_once() -> None:
+    """Principle 1 (against its own background, which must be known): a leaf whose uplinks carried almost
+    nothing all through training (a storage leaf between checkpoints) has no record of marking with its peers;
+    when they carry 40 % and mark nothing while the other leaves' uplinks mark, whether its traffic fills a
+    queue is unknown (storage streams on a class ECN does not mark): no finding. A leaf whose uplinks marked
+    with their peers in training and stop is found at once, as before."""
+    quiet_leaf, victim = _two_leaves()
+    det = _fitted(lambda i, links: _load(links, quiet_leaf, None))
+
+    def loads(i: int, links: list[LinkInterval]) -> None:
+        _load(links, None, quiet_leaf)
+        for li in _uplinks(links):
+            if i >= 3 and li.device == victim:
+                li.rates["ecn_marked"] = 0.0
+
+    found = _live(det, 20, loads)
+    assert not _silent([f for fs in found for f in fs], quiet_leaf)
+    assert next(i for i, fs in enumerate(found) if _silent(fs, victim)) <= 3 + 2
+
+
 def _uplink(device: str, port: str, far: str, marks_per_pkt: float) -> LinkInterval:
     pkts = 0.4 * LINE / 4096
     return LinkInterval(0, device, port, {"role": "leaf_up", "speed": "400G", "peer_device": far},
