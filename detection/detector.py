@@ -109,11 +109,17 @@ from fabricwatch.models.groups import (
     paced_by_host,
 )
 from fabricwatch.models.silence import (
+    DISCARDS as SILENCE_DISCARDS,
+)
+from fabricwatch.models.silence import (
     MIN_RUN,
+    PAUSING_LESS,
+    PAUSING_MORE,
     SIGNALS,
     SilenceFit,
     SilentRuns,
     describe,
+    pausing_ratio,
     silent_now,
     step,
 )
@@ -370,6 +376,16 @@ class LinkDetector:
         intervals in a row than their healthy record (models/silence.py). A bounce or an operator's act
         starts the count afresh."""
         st = self._state
+        # a queue ECN does not mark fills to the pause threshold: silence while its switch pauses far less than its
+        # role's others is traffic that fills no queue now (one not pausing and dropping has PFC off too): such an
+        # interval neither lengthens a run nor ends it
+        quiet_rows = np.nonzero(silent.any(axis=1))[0]
+        if len(quiet_rows):
+            calm = (pausing_ratio(frame, quiet_rows) < PAUSING_LESS) & ~(
+                pausing_ratio(frame, quiet_rows, SILENCE_DISCARDS) >= PAUSING_MORE)
+            judged, silent = judged.copy(), silent.copy()
+            judged[quiet_rows[calm]] = False
+            silent[quiet_rows[calm]] = False
         # absence is evidence only while it is seen: a run held through intervals that cannot judge it
         # (the peers fell silent too) pages for a couple of them, and is forgotten after MIN_RUN
         unjudged = np.where(judged, 0, st["unjudged"][rows] + 1)
@@ -382,6 +398,8 @@ class LinkDetector:
             return {}
         links = frame.links
         limits = self.silent_runs.limits([(links[i].device, links[i].port) for i in maybe.tolist()])
+        # a queue ECN does not mark fills to the pause threshold: a switch pausing far less than its role's
+        # others carries traffic that fills no queue now (one not pausing at all and dropping has PFC off too)
         out = {}
         for i, limit in zip(maybe.tolist(), limits, strict=True):
             over = np.nonzero(run[i] >= limit)[0]

@@ -224,8 +224,8 @@ def test_silence_is_judged_at_once_only_where_the_switch_pauses_as_its_peers_do(
     """Principle 2 (ECN off shows as pauses): a queue that is not marked fills to the pause threshold, so a
     switch with ECN off pauses its senders at least as much as the switches of its role at the same load.
     A leaf whose uplinks stop marking while it pauses a tenth of what the others do carries traffic that
-    fills no queue at that moment: not an instant finding (its run is still judged against its own record,
-    later); the same silence while it pauses 5x the other leaves is found at once, as ECN off. One that
+    fills no queue at that moment: no finding, at once or later (a calm interval does not lengthen its silent
+    run: once its queues fill unmarked it pauses as they do, and is found); the same silence while it pauses 5x the other leaves is found at once, as ECN off. One that
     pauses nothing at all is either calm too or has PFC off as well (a switch left at factory defaults): its
     queues then overflow, so it is found at once where it drops what the others pause, and not where it
     drops nothing (a partner spine drained, it carries the pod's all-reduce, which fills no queue)."""
@@ -244,7 +244,7 @@ def test_silence_is_judged_at_once_only_where_the_switch_pauses_as_its_peers_do(
 
     calm = silent(0.1)
     assert not [f for fs in calm[:5] for f in _silent(fs, victim)]
-    assert [f for fs in calm for f in _silent(fs, victim)]  # a silence longer than its record still is
+    assert not [f for fs in calm for f in _silent(fs, victim)]  # nor later: while calm, its silence is the traffic's
     # pausing nothing at all and dropping: PFC is off too (a switch left at factory defaults), at once
     assert [f for fs in silent(0.0, drops=1e-3)[:5] for f in _silent(fs, victim) if f.level == "device"]
     assert not [f for fs in silent(0.0)[:5] for f in _silent(fs, victim)]

@@ -159,3 +159,29 @@ def test_a_silence_nobody_can_judge_any_more_ends_its_finding(ports) -> None:  #
         found.append(_quiet(det.detect(fb.build(start, links)), victim))
     assert all(found[15:20])
     assert not any(found[20 + UNSEEN_GRACE + 1:])
+
+
+@pytest.mark.parametrize(("pausing", "found_it"), [(0.1, False), (1.0, True)])
+def test_silence_while_the_switch_pauses_far_less_than_its_peers_is_traffic_that_fills_no_queue(
+        ports, pausing: float, found_it: bool) -> None:  # type: ignore[no-untyped-def]
+    """Principle 2 (load in its own terms): a queue ECN does not mark fills to the pause threshold, so a
+    switch with ECN off pauses its senders at least as much as its role's other switches. A leaf whose
+    ports stop marking for a long run while it pauses a tenth of what the others do carries traffic that
+    fills no queue (a job of two hosts on one leaf): no finding; silent while pausing as they do, it is."""
+    victim, _ = ports
+    run = simulate(SPEC, 1, interval_s=INTERVAL, seed=1)
+    silent = {(li.device, li.port) for li in _uplinks(run.frames[0][1]) if li.device == victim[0]}
+    det = _fit(("none", "none"))
+    det.switched_off = frozenset({"ecn_missing"})
+    det.reset()
+    fb = FeatureBuilder(INTERVAL)
+    found = []
+    for i, (start, links) in enumerate(simulate(SPEC, 30, interval_s=INTERVAL, seed=5).frames):
+        _marking(links, silent if i >= 5 else set())
+        for li in links:
+            if i >= 5 and li.device == victim[0]:
+                for k in [k for k in li.rates if k.startswith("pfc_tx")]:
+                    li.rates[k] *= pausing
+        found.append(det.detect(fb.build(start, links)))
+    quiet = [f for fs in found for f in fs if f.device == victim[0] and "gone_quiet" in f.conditions]
+    assert bool(quiet) == found_it
