@@ -13,8 +13,8 @@ from fabricwatch.models.silence import (
     DISCARDS,
     PAUSING_LESS,
     PAUSING_MORE,
+    SEEN_SILENT,
     SIGNALS,
-    UNKNOWN,
     SilentRuns,
     pausing_ratio,
     weak_now,
@@ -45,10 +45,10 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
         # PAUSING_MORE times what they do
         pausing = pausing_ratio(frame, rows)
         dropping = pausing_ratio(frame, rows, DISCARDS)
-        # nor where healthy history never saw it judged (no load while its peers marked): whether its traffic
-        # fills a queue ECN marks is unknown
-        known = rec[:, j] != UNKNOWN
-        out[rows] &= known & (rec[:, j] <= INSTANT_RECORD) & ~((pausing < PAUSING_LESS) & ~(dropping >= PAUSING_MORE))
+        # nor where healthy history saw it judged only seldom and silent each time (a storage leaf's ports at
+        # checkpoints): its silence may be its traffic's habit
+        habit = rec[:, j] == SEEN_SILENT
+        out[rows] &= ~habit & (rec[:, j] <= INSTANT_RECORD) & ~((pausing < PAUSING_LESS) & ~(dropping >= PAUSING_MORE))
         # a profile is set per switch: weak marking is its finding where most of its ports that can be judged
         # show it together (one port marking little while its switch pauses is as often that port's traffic
         # mix; a few beside an incast that lifts their class's marking, that incast)

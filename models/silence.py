@@ -37,6 +37,7 @@ MIN_RUN = 6  # intervals in a row, whatever the record
 RUN_MARGIN = 2.0  # times the link's longest healthy run
 MIN_ELIGIBLE = 20  # intervals a link must have been judged in training for its own record to count
 UNKNOWN = -1.0
+SEEN_SILENT = -2.0  # judged too seldom to have a record, and silent each time: its silence may be its traffic's
 
 
 def _pairs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -229,7 +230,7 @@ class SilentRuns:
     def limits(self, keys: Sequence[tuple[str, str]]) -> np.ndarray:
         """Per link and signal, the run from which its silence is a finding (inf: no record)."""
         rec = self.records(keys)
-        return np.where(rec == UNKNOWN, np.inf, np.maximum(MIN_RUN, np.ceil(RUN_MARGIN * rec) + 1))
+        return np.where(rec < 0, np.inf, np.maximum(MIN_RUN, np.ceil(RUN_MARGIN * rec) + 1))
 
     def records(self, keys: Sequence[tuple[str, str]]) -> np.ndarray:
         """Per link and signal, its longest silent run in healthy history (UNKNOWN: judged too seldom)."""
@@ -262,13 +263,14 @@ class SilenceFit:
         self._longest = np.zeros((0, len(SIGNALS)), dtype=np.int64)
         self._judged = np.zeros((0, len(SIGNALS)), dtype=np.int64)
         self._unjudged = np.zeros((0, len(SIGNALS)), dtype=np.int64)
+        self._shown = np.zeros((0, len(SIGNALS)), dtype=np.int64)
 
     def add(self, frame: FeatureFrame, ids: np.ndarray) -> None:
         if not len(ids):
             return
         top = int(ids.max()) + 1
-        self._run, self._longest, self._judged, self._unjudged = (
-            grown(a, top) for a in (self._run, self._longest, self._judged, self._unjudged))
+        self._run, self._longest, self._judged, self._unjudged, self._shown = (
+            grown(a, top) for a in (self._run, self._longest, self._judged, self._unjudged, self._shown))
         judged, silent = silent_now(frame)
         # as in detection: a run held through more than MIN_RUN intervals that cannot judge it is forgotten
         unjudged = np.where(judged, 0, self._unjudged[ids] + 1)
@@ -277,11 +279,17 @@ class SilenceFit:
         self._run[ids] = run
         self._longest[ids] = np.maximum(self._longest[ids], run)
         self._judged[ids] += judged
+        self._shown[ids] += judged & ~silent
 
     def result(self, keys: Sequence[tuple[str, str]]) -> SilentRuns:
+        """A link's record where it was judged MIN_ELIGIBLE intervals; SEEN_SILENT where it was judged fewer and
+        silent in each (its silence may be its traffic's habit); nothing (UNKNOWN) otherwise."""
         out = SilentRuns()
-        for i in np.nonzero((self._judged >= MIN_ELIGIBLE).any(axis=1))[0].tolist():
-            out.record_[keys[i]] = np.where(self._judged[i] >= MIN_ELIGIBLE, self._longest[i], UNKNOWN).astype(float)
+        known = self._judged >= MIN_ELIGIBLE
+        seen_silent = ~known & (self._judged > 0) & (self._shown == 0)
+        for i in np.nonzero((known | seen_silent).any(axis=1))[0].tolist():
+            out.record_[keys[i]] = np.where(known[i], self._longest[i],
+                                            np.where(seen_silent[i], SEEN_SILENT, UNKNOWN)).astype(float)
         return out
 
 
