@@ -308,7 +308,8 @@ def _canonical(cols: Columns, report: ColumnsReport | None = None, catalog: Cata
     # neither; a part (one queue's) is read where its row carries no whole
     for name, spelling in sorted(spelled.items(), key=lambda kv: (kv[1].part, kv[1].by_words)):
         raw = values[name]
-        read = enumerated(raw, spelling) if spelling.enum else scaled(raw, spelling.scale, spelling.per)
+        read = (enumerated(raw, spelling) if spelling.enum or spelling.flag
+                else scaled(raw, spelling.scale, spelling.per))
         if spelling.unknown:
             read = np.where(np.isin(raw, spelling.unknown), 0, read)
         to = spelling.canonical
@@ -369,7 +370,10 @@ def _to_lanes(cols: Columns, lanes: np.ndarray) -> None:
 
 
 def enumerated(values: np.ndarray, spelling: CounterName) -> np.ndarray:
-    """`values` of an enumeration as the vocabulary reads them (`CounterName.enum`)."""
+    """`values` of an enumeration (or of a bitmask's one bit) as the vocabulary reads them (`CounterName.enum`,
+    `CounterName.flag`)."""
+    if spelling.flag:
+        return ((np.nan_to_num(values).astype(np.int64) & spelling.flag) != 0).astype(np.float64)
     out = np.full(len(values), spelling.otherwise)
     for raw, value in spelling.enum:
         out[values == raw] = value

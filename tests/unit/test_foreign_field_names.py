@@ -293,3 +293,20 @@ def test_ports_down_the_tiers_whose_far_end_is_unknown_share_no_situation() -> N
     assert spread_over("sp1", "spine", "leaf1") == "spine ports towards leaf1"
     assert spread_over("sp1", "spine", "") == ""
     assert spread_over("lf1", "leaf_up", "") == "lf1 leaf_up ports"
+
+
+@pytest.mark.parametrize(("flags", "up", "oper", "admin"),
+                         [(4099, 1, 1.0, 1.0), (4099, 0, 0.0, 1.0), (4098, 0, 0.0, 0.0)])
+def test_an_interfaces_flags_and_up_as_node_exporter_gives_them_are_its_state(tmp_path: Path, flags: int, up: int,
+                                                                              oper: float, admin: float) -> None:
+    """Principle 5 (state is a signal) in node_exporter's words, through the column reader replay uses:
+    node_network_up is the operational state, IFF_UP of node_network_flags (4099 up, 4098 shut) the
+    administrative one, as numbers, not the bitmask read as a state."""
+    lines = [f"port_counters,device=sw1,port=swp1 node_network_receive_bytes_total={i * 10**6},"
+             f"node_network_flags={flags},node_network_up={up} {1_700_000_000_000_000_000 + i * STEP_NS}"
+             for i in range(6)]
+    path = tmp_path / "flags.lp"
+    path.write_text("\n".join(lines) + "\n")
+    batch = [w.links for chunk in intervals_from_files([path], 30.0, report=ReplayReport()) for w in chunk]
+    rates = batch[-1][0].rates
+    assert (rates["oper_status"], rates["admin_status"]) == (oper, admin)
