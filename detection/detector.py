@@ -17,7 +17,7 @@ import numpy as np
 
 from fabricwatch.core.counters import EVIDENCE, Evidence
 from fabricwatch.core.hits import RuleHit, worst
-from fabricwatch.detection import left_shut, retrained, slow_flap, spread_withdrawn
+from fabricwatch.detection import ecn_missing as ecn_held, left_shut, retrained, slow_flap, spread_withdrawn
 from fabricwatch.detection.conditions import (
     DISCARD_COLUMNS,
     OUTLIER_CRITICAL,
@@ -32,7 +32,7 @@ from fabricwatch.detection.conditions import (
 )
 from fabricwatch.detection.crowds import SETTLE_INTERVALS, FarBounces, _crowd, _device_events
 from fabricwatch.detection.ecn_excess import MarkingWatch
-from fabricwatch.detection.ecn_missing import missing_marks
+from fabricwatch.detection.ecn_missing import held_silence, missing_marks
 from fabricwatch.detection.explain import (
     ECN,
     FLAPS,
@@ -482,7 +482,7 @@ class LinkDetector:
                                 # what the fit learned of each link, taken into its row when it first shows
                                 up_in_training=((), np.bool_), up_in_training_seeded=((), np.bool_),
                                 usual=((len(GROUPED),), np.float32), usual_seeded=((), np.bool_),
-                                **retrained.STATE, **spread_withdrawn.STATE, **left_shut.STATE,
+                                **retrained.STATE, **spread_withdrawn.STATE, **ecn_held.STATE, **left_shut.STATE,
                                 **slow_flap.STATE)
         self._windows = EvidenceWindows()
         self.trends = self.trend_baselines.baselines()
@@ -588,6 +588,8 @@ class LinkDetector:
         # nothing), not a switch with ECN off: a switch's ports reach as many hosts as it has ports
         if ecn_missing.any():
             ecn_missing &= ~_crowd(frame, ecn_missing, far_end_only=True)
+        held_quiet = held_silence(st, rows, frame.start_ns, ecn_missing, judged_quiet[:, 0], st["active"][rows])
+        ecn_missing |= held_quiet
         over = (over_score & ~_crowd(frame, over_score)) | ecn_missing
         bits = ((st["bits"][rows] << 1) | over.astype(np.uint16)) & np.uint16((1 << h.raise_n) - 1)
         st["bits"][rows] = bits
@@ -760,7 +762,9 @@ class LinkDetector:
                 severities = [hit.severity for hit in hits]
                 if not hits:
                     continue
-            if model_active and ecn_missing[i]:
+            if model_active and held_quiet[i]:
+                words = "no ECN marks when last judged, too little traffic on its peers to judge it now; " + words
+            elif model_active and ecn_missing[i]:
                 med = frame.class_median_raw[i, ECN]
                 mine = float(np.nan_to_num(own[i, ECN]))
                 words = (f"no ECN marks while its peers mark {med:,.0f} per 1M pkts (ECN off?); " if mine <= 0 else

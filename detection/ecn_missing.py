@@ -8,7 +8,7 @@ import numpy as np
 
 from fabricwatch.detection.explain import ECN
 from fabricwatch.detection.findings import DEVICE_MIN_PORTS
-from fabricwatch.models.features import FeatureFrame
+from fabricwatch.models.features import FeatureFrame, LinkState
 from fabricwatch.models.silence import (
     DISCARDS,
     PAUSING_LESS,
@@ -20,6 +20,8 @@ from fabricwatch.models.silence import (
     weak_now,
 )
 
+HOLD_S = 3600.0  # a found silence that nothing could judge for this long is let go (found again at once if it is)
+STATE = {"ecn_found_ns": ((), np.int64)}  # per link: the last interval its silence was found (0: judged marking since)
 INSTANT_RECORD = 1  # longest silent run in healthy history for which silence is a finding at once
 ECN_PEER_MIN = 200.0  # marks per 1M packets sent among peers (100 per 1M both ways) before silence counts
 
@@ -63,3 +65,14 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
             switch_wide = {d for d, c in counts.items() if c >= max(DEVICE_MIN_PORTS, judged_on[d] / 2)}
             out[[i for i, d in zip(weak_rows.tolist(), devices, strict=True) if d in switch_wide]] = True
     return out
+
+
+def held_silence(state: LinkState, rows: np.ndarray, start_ns: int, missing: np.ndarray, judged: np.ndarray,
+                 active: np.ndarray) -> np.ndarray:
+    """Active links whose missing marks were found and that no interval since could judge (the fabric fell
+    quiet: nobody marks): still missing, since a switch's ECN profile does not mend itself between busy phases.
+    An interval that judges the link decides again; an hour without one lets the finding go."""
+    found = state["ecn_found_ns"][rows]
+    found = np.where(missing, start_ns, np.where(judged, 0, found))
+    state["ecn_found_ns"][rows] = found
+    return active & ~missing & ~judged & (found > 0) & (start_ns - found <= HOLD_S * 1e9)

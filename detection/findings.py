@@ -102,7 +102,10 @@ def _device_findings(frame: FeatureFrame, findings: list[Finding]) -> list[Findi
                                       & (marking_load(frame) >= 5.0)))
         own = float(np.nanmedian(frame.own_raw[rows, ECN])) if rows else 0.0
         own = own if own == own else 0.0
-        if own > 0:
+        if not loaded or marks <= 0:
+            words = (f"ECN marked nothing on {len(fs)} of its ports when last judged, and too little traffic now to "
+                     "judge them: ECN disabled or misconfigured on the switch?")
+        elif own > 0:
             words = (f"ECN marks next to nothing ({own:,.0f} per 1M pkts) on {len(fs)} of its {loaded} ports carrying "
                      f"traffic while ports of their classes mark {marks:,.0f}: ECN set too high on the switch?")
         else:

@@ -261,3 +261,35 @@ def test_marking_far_under_its_peers_while_pausing_more_is_ecn_mis_set() -> None
     assert first <= 3 + 2
     device = next(f for fs in found for f in _silent(fs, victim) if f.level == "device")
     assert "next to nothing" in device.explanation and "paus" in device.explanation
+
+
+def test_a_switch_with_ecn_off_stays_found_through_a_lull_that_cannot_judge_it() -> None:
+    """Principle 4 and 5 (a condition of the switch is a state, absence is evidence only while it is seen): a
+    leaf with ECN off is found while its peers mark; when the whole fabric falls quiet for a while (a job
+    checkpointing, between iterations) nothing can say whether it would mark, so the finding is neither
+    cleared nor dropped from the interval's findings: one page that lasts, not one per busy phase. Seen
+    marking again once busy, it clears."""
+    _, victim = _two_leaves()
+    det = _fitted(lambda i, links: _load(links, None, None))
+    lull = range(8, 16)
+
+    def mark(fixed_at: int) -> Marking:
+        def write(i: int, links: list[LinkInterval]) -> None:
+            _load(links, None, victim if 3 <= i < fixed_at else None)
+            for li in _uplinks(links):
+                if i in lull:  # 1 % of line rate everywhere: no queue fills, nobody marks
+                    for k in ("in_octets", "out_octets", "in_pkts", "out_pkts"):
+                        li.rates[k] *= 0.025
+                    li.rates["ecn_marked"] = 0.0
+                if li.device == victim and 3 <= i < fixed_at:
+                    li.rates["pfc_tx_p3"] = li.rates.get("pfc_tx_p3", 0.0) * 5.0
+        return write
+
+    found = _live(det, 22, mark(fixed_at=99))
+    raised = next(i for i, fs in enumerate(found) if [f for f in _silent(fs, victim) if f.level == "device"])
+    assert raised < 8
+    held = [i for i in range(raised, 22) if not [f for f in _silent(found[i], victim) if f.level == "device"]]
+    assert not held, f"the device finding is missing in intervals {held}"
+    # fixed during the lull: the first busy intervals see it mark, and it clears
+    fixed = _live(det, 22, mark(fixed_at=12))
+    assert not [f for fs in fixed[19:] for f in _silent(fs, victim)]
