@@ -17,7 +17,7 @@ import numpy as np
 
 from fabricwatch.core.counters import EVIDENCE, Evidence
 from fabricwatch.core.hits import RuleHit, worst
-from fabricwatch.detection import ecn_missing as ecn_held, left_shut, retrained, slow_flap, spread_withdrawn
+from fabricwatch.detection import left_shut, retrained, slow_flap, spread_withdrawn
 from fabricwatch.detection.conditions import (
     DISCARD_COLUMNS,
     OUTLIER_CRITICAL,
@@ -32,6 +32,7 @@ from fabricwatch.detection.conditions import (
 )
 from fabricwatch.detection.crowds import SETTLE_INTERVALS, FarBounces, _crowd, _device_events
 from fabricwatch.detection.ecn_excess import MarkingWatch
+from fabricwatch.detection.ecn_missing import STATE as HELD_SILENCE_STATE
 from fabricwatch.detection.ecn_missing import held_silence, missing_marks
 from fabricwatch.detection.explain import (
     ECN,
@@ -482,7 +483,7 @@ class LinkDetector:
                                 # what the fit learned of each link, taken into its row when it first shows
                                 up_in_training=((), np.bool_), up_in_training_seeded=((), np.bool_),
                                 usual=((len(GROUPED),), np.float32), usual_seeded=((), np.bool_),
-                                **retrained.STATE, **spread_withdrawn.STATE, **ecn_held.STATE, **left_shut.STATE,
+                                **retrained.STATE, **spread_withdrawn.STATE, **HELD_SILENCE_STATE, **left_shut.STATE,
                                 **slow_flap.STATE)
         self._windows = EvidenceWindows()
         self.trends = self.trend_baselines.baselines()

@@ -15,6 +15,7 @@ from fabricwatch.models.silence import (
     PAUSING_MORE,
     SEEN_SILENT,
     SIGNALS,
+    UNKNOWN,
     SilentRuns,
     pausing_ratio,
     weak_now,
@@ -51,20 +52,32 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
         # checkpoints): its silence may be its traffic's habit
         habit = rec[:, j] == SEEN_SILENT
         out[rows] &= ~habit & (rec[:, j] <= INSTANT_RECORD) & ~((pausing < PAUSING_LESS) & ~(dropping >= PAUSING_MORE))
-        # a profile is set per switch: weak marking is its finding where most of its ports that can be judged
-        # show it together (one port marking little while its switch pauses is as often that port's traffic
-        # mix; a few beside an incast that lifts their class's marking, that incast)
+        # an ECN profile is set per switch: a port never seen marking in healthy history, silent while the other
+        # ports of its switch that can be judged mark, is as often its own traffic mix (an uplink carrying
+        # another job's streams); without a record, silence is the switch's finding only where most of them
+        # are silent together
+        unknown = rows[out[rows] & (rec[:, j] == UNKNOWN)]
+        if len(unknown):
+            out[unknown] = _switch_wide(frame, unknown, judged[:, j])
+        # weak marking likewise, whatever the record (one port marking little while its switch pauses is as
+        # often that port's traffic mix; a few beside an incast that lifts their class's marking, that incast)
         weak_rows = rows[weak[rows] & (pausing >= PAUSING_MORE)]
         if len(weak_rows):
-            devices = [frame.links[i].device for i in weak_rows.tolist()]
-            counts = {d: devices.count(d) for d in set(devices)}
-            judged_on = dict.fromkeys(counts, 0)
-            for i in np.nonzero(judged[:, j])[0].tolist():
-                if frame.links[i].device in judged_on:
-                    judged_on[frame.links[i].device] += 1
-            switch_wide = {d for d, c in counts.items() if c >= max(DEVICE_MIN_PORTS, judged_on[d] / 2)}
-            out[[i for i, d in zip(weak_rows.tolist(), devices, strict=True) if d in switch_wide]] = True
+            out[weak_rows] |= _switch_wide(frame, weak_rows, judged[:, j])
     return out
+
+
+def _switch_wide(frame: FeatureFrame, rows: np.ndarray, judged: np.ndarray) -> np.ndarray:
+    """For each of `rows`: whether its switch shows the same on DEVICE_MIN_PORTS of its ports and on at least
+    half of its ports that can be judged now."""
+    devices = [frame.links[i].device for i in rows.tolist()]
+    counts = {d: devices.count(d) for d in set(devices)}
+    judged_on = dict.fromkeys(counts, 0)
+    for i in np.nonzero(judged)[0].tolist():
+        if frame.links[i].device in judged_on:
+            judged_on[frame.links[i].device] += 1
+    wide = {d for d, c in counts.items() if c >= max(DEVICE_MIN_PORTS, judged_on[d] / 2)}
+    return np.array([d in wide for d in devices], dtype=bool)
 
 
 def held_silence(state: LinkState, rows: np.ndarray, start_ns: int, missing: np.ndarray, judged: np.ndarray,
