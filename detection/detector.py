@@ -110,17 +110,12 @@ from fabricwatch.models.groups import (
     paced_by_host,
 )
 from fabricwatch.models.silence import (
-    DISCARDS as SILENCE_DISCARDS,
-)
-from fabricwatch.models.silence import (
     MIN_RUN,
-    PAUSING_LESS,
-    PAUSING_MORE,
     SIGNALS,
     SilenceFit,
     SilentRuns,
+    beyond_calm,
     describe,
-    pausing_ratio,
     silent_now,
     step,
 )
@@ -377,16 +372,7 @@ class LinkDetector:
         intervals in a row than their healthy record (models/silence.py). A bounce or an operator's act
         starts the count afresh."""
         st = self._state
-        # a queue ECN does not mark fills to the pause threshold: silence while its switch pauses far less than its
-        # role's others is traffic that fills no queue now (one not pausing and dropping has PFC off too): such an
-        # interval neither lengthens a run nor ends it
-        quiet_rows = np.nonzero(silent.any(axis=1))[0]
-        if len(quiet_rows):
-            calm = (pausing_ratio(frame, quiet_rows) < PAUSING_LESS) & ~(
-                pausing_ratio(frame, quiet_rows, SILENCE_DISCARDS) >= PAUSING_MORE)
-            judged, silent = judged.copy(), silent.copy()
-            judged[quiet_rows[calm]] = False
-            silent[quiet_rows[calm]] = False
+        judged, silent = beyond_calm(frame, judged, silent)
         # absence is evidence only while it is seen: a run held through intervals that cannot judge it
         # (the peers fell silent too) pages for a couple of them, and is forgotten after MIN_RUN
         unjudged = np.where(judged, 0, st["unjudged"][rows] + 1)
@@ -589,7 +575,8 @@ class LinkDetector:
         # nothing), not a switch with ECN off: a switch's ports reach as many hosts as it has ports
         if ecn_missing.any():
             ecn_missing &= ~_crowd(frame, ecn_missing, far_end_only=True)
-        held_quiet = held_silence(st, rows, frame.start_ns, ecn_missing, judged_quiet[:, 0], st["active"][rows])
+        held_quiet = held_silence(st, rows, frame.start_ns, ecn_missing,
+                                  beyond_calm(frame, judged_quiet, silent)[0][:, 0], st["active"][rows])
         ecn_missing |= held_quiet
         over = (over_score & ~_crowd(frame, over_score)) | ecn_missing
         bits = ((st["bits"][rows] << 1) | over.astype(np.uint16)) & np.uint16((1 << h.raise_n) - 1)

@@ -10,13 +10,12 @@ from fabricwatch.detection.explain import ECN
 from fabricwatch.detection.findings import DEVICE_MIN_PORTS
 from fabricwatch.models.features import FeatureFrame, LinkState
 from fabricwatch.models.silence import (
-    DISCARDS,
-    PAUSING_LESS,
     PAUSING_MORE,
     SEEN_SILENT,
     SIGNALS,
     UNKNOWN,
     SilentRuns,
+    calm,
     pausing_ratio,
     weak_now,
 )
@@ -47,11 +46,10 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
         # (factory defaults) pauses nothing and drops what they would pause: judged at once where it drops
         # PAUSING_MORE times what they do
         pausing = pausing_ratio(frame, rows)
-        dropping = pausing_ratio(frame, rows, DISCARDS)
         # nor where healthy history saw it judged only seldom and silent each time (a storage leaf's ports at
         # checkpoints): its silence may be its traffic's habit
         habit = rec[:, j] == SEEN_SILENT
-        out[rows] &= ~habit & (rec[:, j] <= INSTANT_RECORD) & ~((pausing < PAUSING_LESS) & ~(dropping >= PAUSING_MORE))
+        out[rows] &= ~habit & (rec[:, j] <= INSTANT_RECORD) & ~calm(frame, rows)
         # an ECN profile is set per switch: a port never seen marking in healthy history, silent while the other
         # ports of its switch that can be judged mark, is as often its own traffic mix (an uplink carrying
         # another job's streams); without a record, silence is the switch's finding only where most of them

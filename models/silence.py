@@ -83,6 +83,26 @@ PAUSING_LESS = 0.5  # of the median switch's pausing per unit of load: a switch 
 PAUSING_MORE = 2.0  # times the median switch's pausing per unit of load: its queues reach the pause threshold
 
 
+def calm(frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
+    """Per row of `rows`: its switch pauses clearly less than its role's others (under PAUSING_LESS of the median)
+    and does not drop in their place (PFC off too would): its traffic fills no queue now, so its silence says
+    nothing of its ECN."""
+    return (pausing_ratio(frame, rows) < PAUSING_LESS) & ~(pausing_ratio(frame, rows, DISCARDS) >= PAUSING_MORE)
+
+
+def beyond_calm(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(judged, silent) without the silent links whose switch is calm now: such an interval is not judged (it
+    neither lengthens a silent run nor ends one), in training as in detection."""
+    quiet_rows = np.nonzero(silent.any(axis=1))[0]
+    if not len(quiet_rows):
+        return judged, silent
+    still = quiet_rows[calm(frame, quiet_rows)]
+    judged, silent = judged.copy(), silent.copy()
+    judged[still] = False
+    silent[still] = False
+    return judged, silent
+
+
 def pausing_ratio(frame: FeatureFrame, rows: np.ndarray, column: int = PFC_TX) -> np.ndarray:
     """Per row of `rows`: how much its switch pauses its senders, per unit of what it carries, over the median
     switch with links of the same role now. A queue that ECN does not mark (or marks late) fills to the pause
@@ -271,7 +291,7 @@ class SilenceFit:
         top = int(ids.max()) + 1
         self._run, self._longest, self._judged, self._unjudged, self._shown = (
             grown(a, top) for a in (self._run, self._longest, self._judged, self._unjudged, self._shown))
-        judged, silent = silent_now(frame)
+        judged, silent = beyond_calm(frame, *silent_now(frame))
         # as in detection: a run held through more than MIN_RUN intervals that cannot judge it is forgotten
         unjudged = np.where(judged, 0, self._unjudged[ids] + 1)
         self._unjudged[ids] = unjudged

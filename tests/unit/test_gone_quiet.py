@@ -189,3 +189,30 @@ def test_silence_while_the_switch_pauses_far_less_than_its_peers_is_traffic_that
         found.append(det.detect(fb.build(start, links)))
     quiet = [f for fs in found for f in fs if f.device == victim[0] and "gone_quiet" in f.conditions]
     assert bool(quiet) == found_it
+
+
+def test_training_judges_silence_as_detection_does() -> None:
+    """Principle 1 (a background is learned from what detection would judge): a leaf whose uplinks are silent
+    through healthy history while it pauses a tenth of what the other leaves do carries traffic that fills no
+    queue: detection does not judge such intervals, so neither does the fit. The leaf gets no record of long
+    silent runs (which would hide ECN switched off on it later) and is not taken for a port seen only silent."""
+    fit = SilenceFit()
+    run = simulate(SPEC, 30, interval_s=INTERVAL, seed=1)
+    fb = FeatureBuilder(INTERVAL)
+    leaf = _uplinks(run.frames[0][1])[0].device
+    silent = {(li.device, li.port) for li in _uplinks(run.frames[0][1]) if li.device == leaf}
+    keys: dict[tuple[str, str], int] = {}
+    for start, links in run.frames:
+        _marking(links, silent)
+        for li in links:  # every leaf pauses its senders now and then; this one a tenth as much
+            if li.device.startswith("leaf"):
+                for k in [k for k in li.rates if k.startswith("pfc_tx")]:
+                    li.rates[k] = 0.0
+                li.rates["pfc_tx_p3"] = 100.0 if li.device == leaf else 1000.0
+        ids = np.array([keys.setdefault((li.device, li.port), len(keys)) for li in links])
+        fit.add(fb.build(start, links), ids)
+    runs = fit.result(list(keys))
+    assert not [k for k in silent if k in runs.record_], {k: runs.record_[k] for k in silent if k in runs.record_}
+    others = [k for k, li in zip(keys, run.frames[0][1], strict=True) if li.tags.get("role") == "leaf_up"
+              and k not in silent]
+    assert all(k in runs.record_ for k in others)  # the marking uplinks were judged: each has a record
