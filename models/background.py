@@ -234,21 +234,23 @@ class BackgroundFit:
             if self._link_cls[i] is None:
                 self._link_cls[i] = classes[f]
 
+    def _counted_links(self, cls: str) -> np.ndarray | None:
+        """The class's links seen MIN_LINK_INTERVALS or more (rows of the per-link sums); None under two of them,
+        too few to say how much links of the class differ."""
+        mine = np.array([i for i, c in enumerate(self._link_cls) if c == cls], dtype=np.int64)
+        mine = mine[self._link[mine, 0, 0] >= MIN_LINK_INTERVALS] if len(mine) else mine
+        return mine if len(mine) >= 2 else None
+
     def _concentration(self, cls: str, p: np.ndarray) -> np.ndarray:
         """Per counter, the a + b of a Beta prior for the erred share of the class's links, by moments:
         how much the links' shares differ beyond what their numbers of intervals explain. Links that all
         count alike (none at all, most often) make it MAX_CONCENTRATION; a few that count now and then
         among many that never do make it small, and a quiet link's history then says little."""
-        E = len(EVIDENCE_NAMES)
-        mine = [i for i, c in enumerate(self._link_cls) if c == cls]
-        if not mine:
-            return np.full(E, MAX_CONCENTRATION)
+        mine = self._counted_links(cls)
+        if mine is None:
+            return np.full(len(EVIDENCE_NAMES), MAX_CONCENTRATION)
         n = self._link[mine, 0, 0]
-        enough = n >= MIN_LINK_INTERVALS
-        if enough.sum() < 2:
-            return np.full(E, MAX_CONCENTRATION)
-        n = n[enough]
-        share = self._link[mine, 1][enough] / n[:, None]
+        share = self._link[mine, 1] / n[:, None]
         m = share.mean(axis=0)
         beyond = share.var(axis=0) - (m * (1.0 - m) * (1.0 / n)[:, None]).mean(axis=0)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -259,14 +261,11 @@ class BackgroundFit:
         """Per counter, the strength (in intervals) of a Gamma prior for the rate of the class's links, by
         moments: their mean rate over how much their rates differ beyond what their own counting noise
         explains. Links that count alike leave it at PRIOR_INTERVALS; rates far apart make it a few."""
-        E = len(EVIDENCE_NAMES)
-        mine = [i for i, c in enumerate(self._link_cls) if c == cls]
-        n = self._link[mine, 0, 0] if mine else np.zeros(0)
-        enough = n >= MIN_LINK_INTERVALS
-        if enough.sum() < 2:
-            return np.full(E, PRIOR_INTERVALS)
-        n = n[enough][:, None]
-        total, sumsq = self._link[mine, 2][enough], self._link[mine, 3][enough]
+        mine = self._counted_links(cls)
+        if mine is None:
+            return np.full(len(EVIDENCE_NAMES), PRIOR_INTERVALS)
+        n = self._link[mine, 0, 0][:, None]
+        total, sumsq = self._link[mine, 2], self._link[mine, 3]
         lam = total / n
         with np.errstate(divide="ignore", invalid="ignore"):
             disp = np.where(lam > 0, np.maximum((sumsq / n - lam * lam) / np.where(lam > 0, lam, 1.0), 1.0), 1.0)
