@@ -3,6 +3,8 @@ device that bounces most of its links at once (a reboot, a firmware update)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 from fabricwatch.models.class_model import _LOAD_FREE, UTIL
@@ -117,9 +119,26 @@ class FarBounces:
 
     def __init__(self) -> None:
         self._links: dict[str, set[tuple[str, str]]] = {}  # per far device, the links heard towards it
+        self._far: dict[tuple[str, str], str] = {}  # per link, the far device it was last heard towards
         self._bounced: dict[str, dict[tuple[str, str], int]] = {}  # per far device, when each of its links bounced
         self._layout: object = None
         self._tick = 0
+
+    def forget(self, keys: Iterable[tuple[str, str]]) -> None:
+        """These links are gone (their target was removed): no far device waits for them to bounce."""
+        for key in keys:
+            self._move(key, "")
+
+    def _move(self, key: tuple[str, str], far: str) -> None:
+        was = self._far.pop(key, "")
+        if was:
+            self._links[was].discard(key)
+            if not self._links[was]:
+                del self._links[was]
+            self._bounced.get(was, {}).pop(key, None)
+        if far:
+            self._far[key] = far
+            self._links.setdefault(far, set()).add(key)
 
     def observe(self, frame: FeatureFrame, bounced: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per link of the frame, whether every link towards its far device (two or more) bounced within the
@@ -129,9 +148,11 @@ class FarBounces:
         links = frame.links
         if frame.layout is not self._layout:
             self._layout = frame.layout
+            # a link heard now is towards its far device now (re-cabled, or its far end no longer known)
             for li in links:
-                if far := li.tags.get("peer_device", ""):
-                    self._links.setdefault(far, set()).add((li.device, li.port))
+                key, far = (li.device, li.port), li.tags.get("peer_device", "")
+                if self._far.get(key, "") != far:
+                    self._move(key, far)
         out = np.zeros(len(links), dtype=bool)
         for i in np.nonzero(bounced)[0].tolist():
             li = links[i]

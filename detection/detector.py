@@ -487,6 +487,7 @@ class LinkDetector:
         self._windows.forget(keys)
         self.trends.forget(keys)
         self._restarts.forget({d for d, _ in keys})
+        self._far_bounces.forget(keys)
 
     # -- scoring -----------------------------------------------------------------------
     def score(self, frame: FeatureFrame) -> np.ndarray:
