@@ -430,7 +430,9 @@ class LinkDetector:
         bits = ((st["outlier"][rows] << 1) | strong.astype(np.uint8)) & np.uint8((1 << OUTLIER_N) - 1)
         st["outlier"][rows] = bits
         held = (np.bitwise_count(bits) >= OUTLIER_K) & strong
-        held &= ~on_many_switches(frame, held)
+        # the crowd over the same window: links of the role that stood out on many switches within it share a load
+        # (an incast's flows shifting between uplinks), though few hold at any one moment
+        held &= ~on_many_switches(frame, bits > 0)
         out = {}
         util = np.nan_to_num(frame.own_raw[:, UTIL])
         for i, j in zip(*np.nonzero(held), strict=True):

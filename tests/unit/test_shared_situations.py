@@ -80,6 +80,26 @@ def test_one_uplink_waiting_on_each_of_many_switches_at_once_is_traffic_to_one_p
     assert len(found) == (1 if leaves == 1 else 0), found
 
 
+def test_uplinks_that_take_turns_standing_out_on_many_switches_are_one_crowd(detector: LinkDetector) -> None:
+    """Principle 2: a crowd is judged over the window a finding is: an incast towards one host makes one uplink
+    of each of six leaves wait, two of them steadily and four every other interval (the flows shift between
+    them). At no moment do three switches hold a standing-out link for enough intervals to page, yet six take
+    turns standing out within the same few intervals: what they share, no finding on the steady two."""
+    chosen: dict[str, str] = {}
+    turn = iter(range(1000))
+
+    def change(links: list[LinkInterval]) -> None:
+        for li in links:
+            if li.tags.get("role") == "leaf_up" and (li.device in chosen or len(chosen) < 6):
+                chosen.setdefault(li.device, li.port)
+        now = next(turn)
+        steady = sorted(chosen)[:2]
+        _waits(links, lambda li: chosen.get(li.device) == li.port and (li.device in steady or now % 2 == 0))
+
+    found = _found(detector, change, "outlier_in_group")
+    assert not found, found
+
+
 def test_a_host_whose_every_link_is_down_is_down_itself(detector: LinkDetector) -> None:
     """Principle 5 (a cable is one link; a device is its links): a host whose NICs are all down (powered off,
     not polled itself) is one event of that host, not a link left down on each leaf; while its other NICs are
