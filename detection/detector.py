@@ -112,6 +112,7 @@ from fabricwatch.models.groups import (
 from fabricwatch.models.silence import (
     MIN_RUN,
     SIGNALS,
+    UNSEEN_GRACE,
     SilenceFit,
     SilentRuns,
     beyond_calm,
@@ -124,7 +125,6 @@ from fabricwatch.models.trends import TrendWatch
 _STATE_COLUMNS = np.array([EVIDENCE[n] is Evidence.STATE for n in EVIDENCE_NAMES])
 BATCH_ROWS = 50_000  # link-intervals scored in one forest call: past this, a larger call saves nothing and holds memory
 SATURATED_HOLD = 4  # intervals a counter that filled up stays a finding by that alone (as a bounce settles)
-UNSEEN_GRACE = 2  # intervals a silence finding outlives the last interval that could judge it
 
 
 class LinkDetector:
@@ -578,7 +578,7 @@ class LinkDetector:
         # nothing), not a switch with ECN off: a switch's ports reach as many hosts as it has ports
         if ecn_missing.any():
             ecn_missing &= ~_crowd(frame, ecn_missing, far_end_only=True)
-        held_quiet = held_silence(st, rows, frame.start_ns, ecn_missing,
+        held_quiet = held_silence(frame, st, rows, ecn_missing,
                                   beyond_calm(frame, judged_quiet, silent)[0][:, 0], st["active"][rows])
         ecn_missing |= held_quiet
         over = (over_score & ~_crowd(frame, over_score)) | ecn_missing

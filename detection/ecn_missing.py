@@ -8,20 +8,21 @@ import numpy as np
 
 from fabricwatch.detection.explain import ECN
 from fabricwatch.detection.findings import DEVICE_MIN_PORTS
-from fabricwatch.models.features import FeatureFrame, LinkState
+from fabricwatch.models.features import OWN_NAMES, FeatureFrame, LinkState
 from fabricwatch.models.silence import (
     PAUSING_MORE,
     SEEN_SILENT,
     SIGNALS,
     UNKNOWN,
+    UNSEEN_GRACE,
     SilentRuns,
     calm,
     pausing_ratio,
     weak_now,
 )
 
-HOLD_S = 3600.0  # a found silence that nothing could judge for this long is let go (found again at once if it is)
-STATE = {"ecn_found_ns": ((), np.int64)}  # per link: the last interval its silence was found (0: judged marking since)
+# per link: 1 + the intervals since its silence was last found, none of them judged (0: judged or marking since)
+STATE = {"ecn_unseen": ((), np.int32)}
 INSTANT_RECORD = 1  # longest silent run in healthy history for which silence is a finding at once
 ECN_PEER_MIN = 200.0  # marks per 1M packets sent among peers (100 per 1M both ways) before silence counts
 
@@ -78,12 +79,14 @@ def _switch_wide(frame: FeatureFrame, rows: np.ndarray, judged: np.ndarray) -> n
     return np.array([d in wide for d in devices], dtype=bool)
 
 
-def held_silence(state: LinkState, rows: np.ndarray, start_ns: int, missing: np.ndarray, judged: np.ndarray,
+def held_silence(frame: FeatureFrame, state: LinkState, rows: np.ndarray, missing: np.ndarray, judged: np.ndarray,
                  active: np.ndarray) -> np.ndarray:
-    """Active links whose missing marks were found and that no interval since could judge (the fabric fell
-    quiet: nobody marks): still missing, since a switch's ECN profile does not mend itself between busy phases.
-    An interval that judges the link decides again; an hour without one lets the finding go."""
-    found = state["ecn_found_ns"][rows]
-    found = np.where(missing, start_ns, np.where(judged, 0, found))
-    state["ecn_found_ns"][rows] = found
-    return active & ~missing & ~judged & (found > 0) & (start_ns - found <= HOLD_S * 1e9)
+    """Active links whose missing marks were found and that the last UNSEEN_GRACE intervals could not judge (the
+    fabric fell quiet for a moment: nobody marks): still missing, as a silent run is held that long. An interval
+    that judges the link decides again, and so does one in which it marks (its ECN works, whatever its peers
+    carry); longer unjudged, its finding goes as any other (what nobody can see is no evidence either way)."""
+    marking = np.nan_to_num(frame.own_raw[:, OWN_NAMES.index("ecn_per_mpkt")]) > 0
+    unseen = state["ecn_unseen"][rows]
+    unseen = np.where(missing, 1, np.where(judged | marking | (unseen == 0), 0, unseen + 1))
+    state["ecn_unseen"][rows] = unseen
+    return active & ~missing & (unseen >= 2) & (unseen <= UNSEEN_GRACE + 1)

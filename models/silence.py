@@ -34,6 +34,7 @@ MIN_PEERS = 3
 MIN_PARALLEL = 2  # parallel paths on other switches carrying traffic before their silence speaks for the traffic
 TRICKLE = 0.01  # of the load-matched peers' marking: paths marking less than this mark next to nothing
 MIN_RUN = 6  # intervals in a row, whatever the record
+UNSEEN_GRACE = 2  # intervals a silence finding outlives the last interval that could judge it
 RUN_MARGIN = 2.0  # times the link's longest healthy run
 MIN_ELIGIBLE = 20  # intervals a link must have been judged in training for its own record to count
 UNKNOWN = -1.0

@@ -16,7 +16,7 @@ from fabricwatch.detection.detector import Finding, LinkDetector
 from fabricwatch.lab.evaluation import simulate
 from fabricwatch.models.features import FeatureBuilder, marking_load
 from fabricwatch.models.intervals import LinkInterval
-from fabricwatch.models.silence import silent_now
+from fabricwatch.models.silence import UNSEEN_GRACE, silent_now
 from fabricwatch.simulator.topology import FabricSpec
 
 SPEC = FabricSpec(nodes=32, rails=4, leaves_per_rail=2, spines=4)
@@ -264,63 +264,36 @@ def test_marking_far_under_its_peers_while_pausing_more_is_ecn_mis_set() -> None
 
 
 def test_a_switch_with_ecn_off_stays_found_through_a_lull_that_cannot_judge_it() -> None:
-    """Principle 4 and 5 (a condition of the switch is a state, absence is evidence only while it is seen): a
-    leaf with ECN off is found while its peers mark; when the whole fabric falls quiet for a while (a job
-    checkpointing, between iterations) nothing can say whether it would mark, so the finding is neither
-    cleared nor dropped from the interval's findings: one page that lasts, not one per busy phase. Seen
-    marking again once busy, it clears."""
+    """Principle 4 and 1 (a condition of the switch, absence judged only while seen): a leaf with ECN off is found
+    while its peers mark; when the whole fabric falls quiet for a moment (UNSEEN_GRACE intervals: between
+    iterations) nothing can say whether it would mark, so the finding is neither cleared nor dropped from those
+    intervals: one page, not one per busy phase. A longer lull is no evidence either way: the finding goes (it is
+    found again at once when its peers mark). Busy in a lull on its own (its peers idle, so nothing judges it)
+    and marking, its ECN works: it clears."""
     _, victim = _two_leaves()
     det = _fitted(lambda i, links: _load(links, None, None))
-    lull = range(8, 16)
 
-    def mark(fixed_at: int) -> Marking:
+    def mark(lull: range, fixed_at: int = 99, alone_busy: bool = False) -> Marking:
         def write(i: int, links: list[LinkInterval]) -> None:
-            _load(links, None, victim if 3 <= i < fixed_at else None)
+            off = 3 <= i < fixed_at
+            _load(links, None, victim if off else None)
             for li in _uplinks(links):
-                if i in lull:  # 1 % of line rate everywhere: no queue fills, nobody marks
+                if i in lull and not (alone_busy and li.device == victim):  # 1 % of line rate: nobody marks
                     for k in ("in_octets", "out_octets", "in_pkts", "out_pkts"):
                         li.rates[k] *= 0.025
                     li.rates["ecn_marked"] = 0.0
-                if li.device == victim and 3 <= i < fixed_at:
+                if li.device == victim and off:
                     li.rates["pfc_tx_p3"] = li.rates.get("pfc_tx_p3", 0.0) * 5.0
         return write
 
-    found = _live(det, 22, mark(fixed_at=99))
-    raised = next(i for i, fs in enumerate(found) if [f for f in _silent(fs, victim) if f.level == "device"])
-    assert raised < 8
-    held = [i for i in range(raised, 22) if not [f for f in _silent(found[i], victim) if f.level == "device"]]
-    assert not held, f"the device finding is missing in intervals {held}"
-    # fixed during the lull: the first busy intervals see it mark, and it clears
-    fixed = _live(det, 22, mark(fixed_at=12))
-    assert not [f for fs in fixed[19:] for f in _silent(fs, victim)]
+    def device_found(found: list[list[Finding]]) -> list[int]:
+        return [i for i, fs in enumerate(found) if [f for f in _silent(fs, victim) if f.level == "device"]]
 
-
-def test_one_port_never_seen_marking_is_not_ecn_off_while_its_switch_marks() -> None:
-    """Principle 2 (ECN is set per switch, judged against the ports that share its switch's profile): one uplink
-    that carried next to nothing through healthy history (no record of whether it marks) sends 40 % now and marks
-    nothing, while its leaf's other uplinks mark with their peers: that is its traffic's mix (another job's
-    smooth streams), not the switch's profile; no finding. The same uplink with all of its leaf's uplinks silent
-    is the switch, found at once as one device finding."""
-    _, leaf = _two_leaves()
-
-    def idle_in_training(i: int, links: list[LinkInterval]) -> None:
-        _load(links, None, None)
-        lone = sorted(li.port for li in _uplinks(links) if li.device == leaf)[0]
-        for li in _uplinks(links):
-            if li.device == leaf and li.port == lone:
-                for k in ("in_octets", "out_octets", "in_pkts", "out_pkts", "ecn_marked"):
-                    li.rates[k] *= 0.01
-
-    det = _fitted(idle_in_training)
-
-    def one_silent(i: int, links: list[LinkInterval]) -> None:
-        _load(links, None, None)
-        lone = sorted(li.port for li in _uplinks(links) if li.device == leaf)[0]
-        for li in _uplinks(links):
-            if li.device == leaf and li.port == lone and i >= 3:
-                li.rates["ecn_marked"] = 0.0
-
-    found = [f for fs in _live(det, 12, one_silent) for f in fs]
-    assert not _silent(found, leaf), [(f.port, f.explanation) for f in _silent(found, leaf)]
-    whole = [f for fs in _live(det, 12, lambda i, links: _load(links, None, leaf if i >= 3 else None)) for f in fs]
-    assert [f for f in _silent(whole, leaf) if f.level == "device"]
+    short = range(8, 8 + UNSEEN_GRACE)
+    found = device_found(_live(det, 16, mark(short)))
+    assert found and found[0] < 8 and found == list(range(found[0], 16)), found
+    long = range(8, 16)
+    found = device_found(_live(det, 20, mark(long)))
+    assert set(short) <= set(found) and not set(found) & set(range(8 + UNSEEN_GRACE, 16)), found
+    alone = device_found(_live(det, 16, mark(long, fixed_at=9, alone_busy=True)))
+    assert not set(alone) & set(range(9 + 3, 16)), alone
