@@ -10,6 +10,7 @@ from fabricwatch.detection.explain import ECN
 from fabricwatch.detection.findings import DEVICE_MIN_PORTS
 from fabricwatch.models.features import OWN_NAMES, FeatureFrame, LinkState
 from fabricwatch.models.silence import (
+    INSTANT_RECORD,
     PAUSING_MORE,
     SEEN_SILENT,
     SIGNALS,
@@ -23,7 +24,6 @@ from fabricwatch.models.silence import (
 
 # per link: 1 + the intervals since its silence was last found, none of them judged (0: judged or marking since)
 STATE = {"ecn_unseen": ((), np.int32)}
-INSTANT_RECORD = 1  # longest silent run in healthy history for which silence is a finding at once
 ECN_PEER_MIN = 200.0  # marks per 1M packets sent among peers (100 per 1M both ways) before silence counts
 
 

@@ -38,7 +38,8 @@ UNSEEN_GRACE = 2  # intervals a silence finding outlives the last interval that 
 RUN_MARGIN = 2.0  # times the link's longest healthy run
 MIN_ELIGIBLE = 20  # intervals a link must have been judged in training for its own record to count
 UNKNOWN = -1.0
-SEEN_SILENT = -2.0  # judged too seldom to have a record, and silent each time: its silence may be its traffic's
+SEEN_SILENT = -2.0  # judged too seldom to have a record, but seen silent as a habit: its silence may be its traffic's
+INSTANT_RECORD = 1  # longest silent run in healthy history for which silence is a finding at once
 
 
 def _pairs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -304,10 +305,12 @@ class SilenceFit:
 
     def result(self, keys: Sequence[tuple[str, str]]) -> SilentRuns:
         """A link's record where it was judged MIN_ELIGIBLE intervals; SEEN_SILENT where it was judged fewer and
-        silent in each (its silence may be its traffic's habit); nothing (UNKNOWN) otherwise."""
+        silent in each, or silent longer in a row than INSTANT_RECORD (a few intervals prove a habit of silence,
+        though not its longest run); nothing (UNKNOWN) otherwise."""
         out = SilentRuns()
         known = self._judged >= MIN_ELIGIBLE
-        seen_silent = ~known & (self._judged > 0) & (self._shown == 0)
+        habit = (self._shown == 0) | (self._longest > INSTANT_RECORD)
+        seen_silent = ~known & (self._judged > 0) & habit
         for i in np.nonzero((known | seen_silent).any(axis=1))[0].tolist():
             out.record_[keys[i]] = np.where(known[i], self._longest[i],
                                             np.where(seen_silent[i], SEEN_SILENT, UNKNOWN)).astype(float)

@@ -12,7 +12,7 @@ from fabricwatch.detection.detector import Finding, LinkDetector
 from fabricwatch.lab.evaluation import simulate
 from fabricwatch.models.features import FeatureBuilder
 from fabricwatch.models.intervals import LinkInterval
-from fabricwatch.models.silence import MIN_RUN, UNSEEN_GRACE, SilenceFit, SilentRuns
+from fabricwatch.models.silence import MIN_RUN, SEEN_SILENT, UNSEEN_GRACE, SilenceFit, SilentRuns
 from fabricwatch.simulator.topology import FabricSpec
 
 SPEC = FabricSpec(nodes=32, rails=4, leaves_per_rail=2, spines=4)
@@ -136,7 +136,8 @@ def test_runs_hold_through_intervals_that_cannot_judge() -> None:
         ids = np.array([keys.setdefault((li.device, li.port), len(keys)) for li in links])
         fit.add(fb.build(start, links), ids)
     runs: SilentRuns = fit.result(list(keys))
-    assert runs.record_ == {}  # judged under MIN_ELIGIBLE times: no record of its own yet
+    # judged under MIN_ELIGIBLE times: no record of its own yet, only that it is silent as a habit
+    assert runs.records([victim])[0, 0] == SEEN_SILENT and len(runs.record_) == 1
     assert int(fit._longest[keys[victim], 0]) == 6
 
 
@@ -212,3 +213,23 @@ def test_training_judges_silence_as_detection_does() -> None:
     others = [k for k, li in zip(keys, run.frames[0][1], strict=True) if li.tags.get("role") == "leaf_up"
               and k not in silent]
     assert all(k in runs.record_ for k in others)  # the marking uplinks were judged: each has a record
+
+
+def test_a_few_judged_intervals_prove_a_habit_of_silence_though_not_its_longest_run() -> None:
+    """Principle 1 (a background from what was seen, asymmetric in what it proves): an uplink judged 15 times in
+    training (under MIN_ELIGIBLE, too few for a record of its longest silent run), silent 3 in a row then marking 3
+    while its peers marked. That proves its silence is sometimes its traffic's, so it is marked seen silent (the
+    instant ECN-off finding spares it, as one silent each time it was seen), not left unknown."""
+    fit = SilenceFit()
+    run = simulate(SPEC, 15, interval_s=INTERVAL, seed=1)
+    fb = FeatureBuilder(INTERVAL)
+    up = _uplinks(run.frames[0][1])
+    victim, steady = (up[0].device, up[0].port), (up[9].device, up[9].port)
+    keys: dict[tuple[str, str], int] = {}
+    for i, (start, links) in enumerate(run.frames):
+        _marking(links, {victim} if (i // 3) % 2 == 0 else set())
+        ids = np.array([keys.setdefault((li.device, li.port), len(keys)) for li in links])
+        fit.add(fb.build(start, links), ids)
+    runs = fit.result(list(keys))
+    assert runs.records([victim])[0, 0] == SEEN_SILENT
+    assert steady not in runs.record_  # marked every time it was seen: nothing proven either way
