@@ -53,12 +53,11 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
         out[rows] &= ~habit & (rec[:, j] <= INSTANT_RECORD) & ~calm(frame, rows)
         # an ECN profile is set per switch: a port never seen marking in healthy history, silent while the other
         # ports of its switch that can be judged mark, is as often its own traffic mix (an uplink carrying
-        # another job's streams); without a record, silence is a finding where most of them are silent together,
-        # or where its switch pauses PAUSING_MORE times its peers (an unmarked queue's own sign: it fills to the
-        # pause threshold)
-        lone = out[rows] & (rec[:, j] == UNKNOWN)
-        if lone.any():
-            out[rows[lone]] = _switch_wide(frame, rows[lone], judged[:, j]) | (pausing[lone] >= PAUSING_MORE)
+        # another job's streams); without a record, silence is the switch's finding only where most of them
+        # are silent together
+        unknown = rows[out[rows] & (rec[:, j] == UNKNOWN)]
+        if len(unknown):
+            out[unknown] = _switch_wide(frame, unknown, judged[:, j])
         # weak marking likewise, whatever the record (one port marking little while its switch pauses is as
         # often that port's traffic mix; a few beside an incast that lifts their class's marking, that incast)
         weak_rows = rows[weak[rows] & (pausing >= PAUSING_MORE)]
