@@ -19,6 +19,7 @@ from fabricwatch.core.counters import EVIDENCE, Evidence
 from fabricwatch.core.hits import RuleHit, worst
 from fabricwatch.detection import left_shut, retrained, slow_flap, spread_withdrawn
 from fabricwatch.detection.conditions import (
+    CROWD_REPEATS,
     DISCARD_COLUMNS,
     OUTLIER_CRITICAL,
     OUTLIER_K,
@@ -430,9 +431,10 @@ class LinkDetector:
         bits = ((st["outlier"][rows] << 1) | strong.astype(np.uint8)) & np.uint8((1 << OUTLIER_N) - 1)
         st["outlier"][rows] = bits
         held = (np.bitwise_count(bits) >= OUTLIER_K) & strong
-        # the crowd over the same window: links of the role that stood out on many switches within it share a load
-        # (an incast's flows shifting between uplinks), though few hold at any one moment
-        held &= ~on_many_switches(frame, bits > 0)
+        # the crowd over the same window: links of the role that stood out on many switches, each more than once
+        # within it, share a load (an incast's flows shifting between uplinks) though few hold at any one moment;
+        # one interval's spikes are heavy tails, which a large fabric shows somewhere every interval
+        held &= ~on_many_switches(frame, np.bitwise_count(bits) >= CROWD_REPEATS)
         out = {}
         util = np.nan_to_num(frame.own_raw[:, UTIL])
         for i, j in zip(*np.nonzero(held), strict=True):

@@ -100,6 +100,32 @@ def test_uplinks_that_take_turns_standing_out_on_many_switches_are_one_crowd(det
     assert not found, found
 
 
+def test_one_interval_spikes_elsewhere_are_no_crowd_for_a_link_that_waits_throughout(detector: LinkDetector) -> None:
+    """Principle 2, the other side (faults are rare, heavy tails are common): one uplink waits 5e7/s every interval
+    (credit-starved), while each interval another leaf has one uplink spike once (a heavy tail, the next leaf each
+    time). Those spikes stand out on many switches within a few intervals, but none of them twice: they share no
+    load with the one that waits throughout, which is found."""
+    ups: dict[str, list[str]] = {}
+    turn = iter(range(1000))
+
+    def change(links: list[LinkInterval]) -> None:
+        for li in links:
+            if li.tags.get("role") == "leaf_up":
+                ups.setdefault(li.device, [])
+                if li.port not in ups[li.device]:
+                    ups[li.device].append(li.port)
+        leaves = sorted(ups)
+        victim = (leaves[0], ups[leaves[0]][0])
+        now = next(turn)
+        other = leaves[1 + now % (len(leaves) - 1)]
+        spiking = {(other, ups[other][1])}
+        _waits(links, lambda li: (li.device, li.port) == victim or (li.device, li.port) in spiking)
+
+    found = _found(detector, change, "outlier_in_group", n=14)
+    leaves = sorted(ups)
+    assert (leaves[0], ups[leaves[0]][0]) in found, found
+
+
 def test_a_host_whose_every_link_is_down_is_down_itself(detector: LinkDetector) -> None:
     """Principle 5 (a cable is one link; a device is its links): a host whose NICs are all down (powered off,
     not polled itself) is one event of that host, not a link left down on each leaf; while its other NICs are
