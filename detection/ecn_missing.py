@@ -47,8 +47,8 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
         # (factory defaults) pauses nothing and drops what they would pause: judged at once where it drops
         # PAUSING_MORE times what they do
         pausing = pausing_ratio(frame, rows)
-        # nor where healthy history saw it judged only seldom and silent each time (a storage leaf's ports at
-        # checkpoints): its silence may be its traffic's habit
+        # nor where healthy history saw it judged too seldom for a record but silent as a habit, each time or for
+        # runs (a storage leaf's ports at checkpoints): its silence may be its traffic's
         habit = rec[:, j] == SEEN_SILENT
         out[rows] &= ~habit & (rec[:, j] <= INSTANT_RECORD) & ~calm(frame, rows)
         # an ECN profile is set per switch: a port never seen marking in healthy history, silent while the other
