@@ -370,10 +370,9 @@ class LinkDetector:
     def _gone_quiet(self, frame: FeatureFrame, rows: np.ndarray, settling: np.ndarray,
                     judged: np.ndarray, silent: np.ndarray) -> dict[int, RuleHit]:
         """Links silent on a protective signal (ECN marks, pauses) their load-matched peers show, for more
-        intervals in a row than their healthy record (models/silence.py). A bounce or an operator's act
-        starts the count afresh."""
+        intervals in a row than their healthy record (models/silence.py); `judged`, `silent` without calm
+        intervals (`beyond_calm`). A bounce or an operator's act starts the count afresh."""
         st = self._state
-        judged, silent = beyond_calm(frame, judged, silent)
         # absence is evidence only while it is seen: a run held through intervals that cannot judge it
         # (the peers fell silent too) pages for a couple of them, and is forgotten after MIN_RUN
         unjudged = np.where(judged, 0, st["unjudged"][rows] + 1)
@@ -580,8 +579,9 @@ class LinkDetector:
         # nothing), not a switch with ECN off: a switch's ports reach as many hosts as it has ports
         if ecn_missing.any():
             ecn_missing &= ~_crowd(frame, ecn_missing, far_end_only=True)
-        held_quiet = held_silence(frame, st, rows, ecn_missing,
-                                  beyond_calm(frame, judged_quiet, silent)[0][:, 0], st["active"][rows])
+        # judged as a silent run is: an interval whose switch is calm judges no silence (models/silence.py)
+        seen, seen_silent = beyond_calm(frame, judged_quiet, silent)
+        held_quiet = held_silence(frame, st, rows, ecn_missing, seen[:, 0], st["active"][rows])
         ecn_missing |= held_quiet
         over = (over_score & ~_crowd(frame, over_score)) | ecn_missing
         bits = ((st["bits"][rows] << 1) | over.astype(np.uint16)) & np.uint16((1 << h.raise_n) - 1)
@@ -691,7 +691,7 @@ class LinkDetector:
                                     (settle == 0) & ~operated & ~device_event,
                                     self.rules.flap_window * self.interval_s * 1e9)
         maybe_rule[list(slow)] = True
-        gone_quiet = self._gone_quiet(frame, rows, (settle > 0) | (recent > 0) | operated, judged_quiet, silent)
+        gone_quiet = self._gone_quiet(frame, rows, (settle > 0) | (recent > 0) | operated, seen, seen_silent)
         maybe_rule[list(gone_quiet)] = True
         uncontrolled = ignoring_notifications(frame)
         maybe_rule[list(uncontrolled)] = True

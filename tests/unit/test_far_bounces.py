@@ -40,7 +40,7 @@ def test_a_link_recabled_to_another_host_is_no_longer_waited_for() -> None:
 
 def test_a_forgotten_link_is_no_longer_waited_for() -> None:
     """Principle 4, memory follows the links: a link whose target was removed is forgotten, so the host's links
-    left bouncing together are its event; and nothing is kept of it."""
+    left bouncing together are its event."""
     watch, fb = FarBounces(), FeatureBuilder(INTERVAL)
     before = {("A", "p1"): "H", ("B", "p1"): "H", ("C", "p1"): "H"}
     for t in range(3):
