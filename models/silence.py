@@ -78,6 +78,7 @@ def silent_now(frame: FeatureFrame, showing_share: float = PEERS_SHOWING) -> tup
 PFC_TX = OWN_NAMES.index("pfc_tx")
 DISCARDS = OWN_NAMES.index("discards")
 UTIL = OWN_NAMES.index("util_pct")
+ECN_MARKS = OWN_NAMES.index("ecn_per_mpkt")
 
 
 WEAK = 0.1  # of the load-matched peers' marking: a link marking less marks next to nothing
@@ -86,10 +87,15 @@ PAUSING_MORE = 2.0  # times the median switch's pausing per unit of load: its qu
 
 
 def calm(frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
-    """Per row of `rows`: its switch pauses clearly less than its role's others (under PAUSING_LESS of the median)
-    and does not drop in their place (PFC off too would): its traffic fills no queue now, so its silence says
-    nothing of its ECN."""
-    return (pausing_ratio(frame, rows) < PAUSING_LESS) & ~(pausing_ratio(frame, rows, DISCARDS) >= PAUSING_MORE)
+    """Per row of `rows`: its switch pauses clearly less than its role's switches that mark now (under
+    PAUSING_LESS of their median) and does not drop in their place (PFC off too would): its traffic fills no
+    queue now, so its silence says nothing of its ECN. The marking switches are the reference because their
+    marks are what its silence is judged against: idle switches, or silent ones carrying a calm job, pause
+    nothing and say nothing of how a filling queue pauses."""
+    marking = np.bincount(frame.layout.device_ids, weights=np.nan_to_num(frame.own_raw[:, ECN_MARKS]) > 0,
+                          minlength=int(frame.layout.device_ids.max(initial=-1)) + 1) > 0
+    return ((pausing_ratio(frame, rows, among=marking) < PAUSING_LESS)
+            & ~(pausing_ratio(frame, rows, DISCARDS) >= PAUSING_MORE))
 
 
 def beyond_calm(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -105,13 +111,15 @@ def beyond_calm(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray) -> 
     return judged, silent
 
 
-def pausing_ratio(frame: FeatureFrame, rows: np.ndarray, column: int = PFC_TX) -> np.ndarray:
+def pausing_ratio(frame: FeatureFrame, rows: np.ndarray, column: int = PFC_TX,
+                  among: np.ndarray | None = None) -> np.ndarray:
     """Per row of `rows`: how much its switch pauses its senders, per unit of what it carries, over the median
     switch with links of the same role now. A queue that ECN does not mark (or marks late) fills to the pause
     threshold, so a switch with ECN off or set too high pauses more than its peers; one pausing less carries
     traffic that fills no queue. NaN where the switch has fewer than MIN_PEERS peers (a switch that reports no
     pauses reads as its class's median, so as one of them). `column`: another signal of a filling queue,
-    judged the same way (its drops, where PFC does not hold it)."""
+    judged the same way (its drops, where PFC does not hold it). `among`: per device, which switches make the
+    median (all of the role's where fewer than MIN_PEERS of them would)."""
     own = frame.own_raw
     topo = frame.layout
     dev = topo.device_ids
@@ -127,6 +135,8 @@ def pausing_ratio(frame: FeatureFrame, rows: np.ndarray, column: int = PFC_TX) -
     for role in np.unique(row_roles).tolist():
         peers = np.unique(dev[role_id == role])
         peers = peers[reports[peers]]
+        if among is not None and int(among[peers].sum()) >= MIN_PEERS:
+            peers = peers[among[peers]]
         if len(peers) < MIN_PEERS:
             continue
         median = float(np.median(per_load[peers]))

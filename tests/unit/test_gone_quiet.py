@@ -233,3 +233,40 @@ def test_a_few_judged_intervals_prove_a_habit_of_silence_though_not_its_longest_
     runs = fit.result(list(keys))
     assert runs.records([victim])[0, 0] == SEEN_SILENT
     assert steady not in runs.record_  # marked every time it was seen: nothing proven either way
+
+
+@pytest.mark.parametrize(("pauses_per_s", "found_it"), [(0.0, False), (3000.0, True)])
+def test_a_silent_switch_is_compared_for_pausing_with_the_switches_that_mark(
+        ports, pauses_per_s: float, found_it: bool) -> None:  # type: ignore[no-untyped-def]
+    """Principle 2 (load judged against the links that share the situation now): the marks a silent leaf is
+    judged against come from the leaves whose queues fill, so its pausing is measured against theirs, not
+    against every leaf of its role. Half the leaves are idle and pause nothing (the median leaf pauses
+    nothing); three mark and pause 1000/s. The leaf whose ports mark nothing while it pauses nothing carries
+    traffic that fills no queue (two hosts of one job on one leaf): no finding. Pausing 3x the marking
+    leaves (its queues reach the pause threshold unmarked), it is ECN off."""
+    victim, _ = ports
+    det = _fit(("none", "none"))
+    det.switched_off = frozenset({"ecn_missing"})
+    det.reset()
+    fb = FeatureBuilder(INTERVAL)
+    leaves = sorted({li.device for li in _uplinks(simulate(SPEC, 1, interval_s=INTERVAL, seed=1).frames[0][1])})
+    idle = set([d for d in leaves if d != victim[0]][:4])
+    found = []
+    for i, (start, links) in enumerate(simulate(SPEC, 30, interval_s=INTERVAL, seed=5).frames):
+        silent = {(li.device, li.port) for li in _uplinks(links) if li.device == victim[0]} if i >= 5 else set()
+        _marking(links, silent)
+        for li in links:
+            if li.device not in leaves:
+                continue
+            for k in [k for k in li.rates if k.startswith("pfc_tx")]:
+                li.rates[k] = 0.0
+            if li.device in idle:
+                for k in ("in_octets", "out_octets", "in_pkts", "out_pkts", "ecn_marked"):
+                    li.rates[k] = 0.0
+            elif li.device == victim[0]:
+                li.rates["pfc_tx_p3"] = pauses_per_s if i >= 5 else 1000.0
+            else:
+                li.rates["pfc_tx_p3"] = 1000.0
+        found.append(det.detect(fb.build(start, links)))
+    quiet = [f for fs in found for f in fs if f.device == victim[0] and "gone_quiet" in f.conditions]
+    assert bool(quiet) == found_it
