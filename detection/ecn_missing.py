@@ -18,6 +18,7 @@ from fabricwatch.models.silence import (
     UNSEEN_GRACE,
     SilentRuns,
     calm,
+    marking_switches,
     pausing_ratio,
     weak_now,
 )
@@ -41,23 +42,25 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
         # not at once where healthy history saw the link silent for stretches while its peers marked (a
         # storage leaf's streams fill no queue): that is left to `gone_quiet`, which knows its record
         rec = silent_runs.records([(frame.links[i].device, frame.links[i].port) for i in rows.tolist()])
-        # nor where its switch pauses clearly less than its peers (under half the median switch, which a storm
-        # elsewhere can lift among few): a queue ECN does not mark fills to the pause threshold, so a switch
+        # nor where its switch pauses clearly less than the switches that mark (under half their median, which a
+        # storm elsewhere can lift among few): a queue ECN does not mark fills to the pause threshold, so a switch
         # with ECN off pauses at least as they do; this traffic fills no queue now. One with PFC off as well
         # (factory defaults) pauses nothing and drops what they would pause: judged at once where it drops
         # PAUSING_MORE times what they do
-        pausing = pausing_ratio(frame, rows)
+        pausing = pausing_ratio(frame, rows, among=marking_switches(frame))
         # nor where healthy history saw it judged too seldom for a record but silent as a habit, each time or for
         # runs (a storage leaf's ports at checkpoints): its silence may be its traffic's
         habit = rec[:, j] == SEEN_SILENT
         out[rows] &= ~habit & (rec[:, j] <= INSTANT_RECORD) & ~calm(frame, rows)
         # an ECN profile is set per switch: a port never seen marking in healthy history, silent while the other
         # ports of its switch that can be judged mark, is as often its own traffic mix (an uplink carrying
-        # another job's streams); without a record, silence is the switch's finding only where most of them
-        # are silent together
-        unknown = rows[out[rows] & (rec[:, j] == UNKNOWN)]
-        if len(unknown):
-            out[unknown] = _switch_wide(frame, unknown, judged[:, j])
+        # another job's streams); without a record, silence is a finding where most of them are silent together,
+        # or where its switch pauses PAUSING_MORE times the switches that mark (an unmarked queue's own sign: it
+        # fills to the pause threshold; against every switch of the role, idle ones would make any pausing look
+        # infinite)
+        lone = out[rows] & (rec[:, j] == UNKNOWN)
+        if lone.any():
+            out[rows[lone]] = _switch_wide(frame, rows[lone], judged[:, j]) | (pausing[lone] >= PAUSING_MORE)
         # weak marking likewise, whatever the record (one port marking little while its switch pauses is as
         # often that port's traffic mix; a few beside an incast that lifts their class's marking, that incast)
         weak_rows = rows[weak[rows] & (pausing >= PAUSING_MORE)]

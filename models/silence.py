@@ -92,10 +92,15 @@ def calm(frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
     queue now, so its silence says nothing of its ECN. The marking switches are the reference because their
     marks are what its silence is judged against: idle switches, or silent ones carrying a calm job, pause
     nothing and say nothing of how a filling queue pauses."""
-    marking = np.bincount(frame.layout.device_ids, weights=np.nan_to_num(frame.own_raw[:, ECN_MARKS]) > 0,
-                          minlength=int(frame.layout.device_ids.max(initial=-1)) + 1) > 0
-    return ((pausing_ratio(frame, rows, among=marking) < PAUSING_LESS)
+    return ((pausing_ratio(frame, rows, among=marking_switches(frame)) < PAUSING_LESS)
             & ~(pausing_ratio(frame, rows, DISCARDS) >= PAUSING_MORE))
+
+
+def marking_switches(frame: FeatureFrame) -> np.ndarray:
+    """Per device: whether any of its links marks now. A silent switch's pausing is measured against these."""
+    dev = frame.layout.device_ids
+    return np.bincount(dev, weights=np.nan_to_num(frame.own_raw[:, ECN_MARKS]) > 0,
+                       minlength=int(dev.max(initial=-1)) + 1) > 0
 
 
 def beyond_calm(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -328,3 +328,46 @@ def test_one_port_never_seen_marking_is_not_ecn_off_while_its_switch_marks() -> 
     assert not _silent(found, leaf), [(f.port, f.explanation) for f in _silent(found, leaf)]
     whole = [f for fs in _live(det, 12, lambda i, links: _load(links, None, leaf if i >= 3 else None)) for f in fs]
     assert [f for f in _silent(whole, leaf) if f.level == "device"]
+
+
+def test_one_port_never_seen_marking_is_ecn_off_where_its_switch_pauses_beyond_the_switches_that_mark() -> None:
+    """Principle 2 (load judged against the links that share the situation now): a queue ECN does not mark fills
+    to the pause threshold, so a lone port without a record of marking, silent while its switch pauses 5x what the
+    switches that mark do, is an unmarked queue: found. Pausing as much as the marking switches while the idle
+    half of the leaves pauses nothing (the median leaf pauses nothing, so any pausing would look infinite against
+    it) is its traffic's mix: no finding."""
+    _, leaf = _two_leaves()
+    leaves = sorted({li.device for li in _uplinks(simulate(SPEC, 1, interval_s=INTERVAL, seed=1).frames[0][1])})
+    idle = set([d for d in leaves if d != leaf][: len(leaves) // 2])
+
+    def idle_in_training(i: int, links: list[LinkInterval]) -> None:
+        _load(links, None, None)
+        lone = sorted(li.port for li in _uplinks(links) if li.device == leaf)[0]
+        for li in _uplinks(links):
+            if li.device == leaf and li.port == lone:
+                for k in ("in_octets", "out_octets", "in_pkts", "out_pkts", "ecn_marked"):
+                    li.rates[k] *= 0.01
+
+    det = _fitted(idle_in_training)
+
+    def lone_silent(pausing: float) -> Marking:
+        def mark(i: int, links: list[LinkInterval]) -> None:
+            _load(links, None, None)
+            lone = sorted(li.port for li in _uplinks(links) if li.device == leaf)[0]
+            for li in links:
+                if li.device not in leaves:
+                    continue
+                for k in [k for k in li.rates if k.startswith("pfc_tx")]:
+                    li.rates[k] = 0.0
+                if li.device in idle:
+                    for k in ("in_octets", "out_octets", "in_pkts", "out_pkts", "ecn_marked"):
+                        li.rates[k] = 0.0
+                    continue
+                li.rates["pfc_tx_p3"] = 1000.0 * (pausing if li.device == leaf and i >= 3 else 1.0)
+                if li.device == leaf and li.port == lone and i >= 3:
+                    li.rates["ecn_marked"] = 0.0
+        return mark
+
+    as_they_do = [f for fs in _live(det, 12, lone_silent(1.0)) for f in fs]
+    assert not _silent(as_they_do, leaf), [(f.port, f.explanation) for f in _silent(as_they_do, leaf)]
+    assert _silent([f for fs in _live(det, 12, lone_silent(5.0)) for f in fs], leaf)
