@@ -334,10 +334,32 @@ TABLE = _build()
 _STATE_CONTAINERS = frozenset({"state", "counters"})
 
 
+# a gNMI client that names a field by its whole path (gnmic's Influx output: `/interfaces/interface/state/counters/
+# in-octets`): the containers say where the leaf is, the leaf what it counts; a gauge's statistic (openconfig-types'
+# `instant`, `avg` ...) is a reading of its container (`input-power/instant`)
+_STATISTICS = frozenset({"instant", "avg", "min", "max"})
+_KEYS = re.compile(r"\[[^\]]*\]")
+# a path through a queue: its leaf is that queue's, and a queue's drops are packets it had no buffer for
+_QUEUE_CONTAINERS = frozenset({"queue", "queues"})
+_DROPS = frozenset({"dropped", "drops", "drop", "discards", "discard"})
+
+
 def _leaf(name: str) -> str:
-    """`name` without the state containers its path starts with; any other path is left whole."""
+    """`name` without the state containers its path starts with, or without the path a whole gNMI path names its
+    leaf by (the statistic's container for a gauge's statistic); any other path is left whole."""
+    if name.startswith("/"):
+        *path, leaf = [e for e in _KEYS.sub("", name).split("/") if e] or [name]
+        return path[-1] if leaf in _STATISTICS and path else leaf
     *path, leaf = name.split("/")
     return leaf if path and all(p in _STATE_CONTAINERS for p in path) else name
+
+
+def _queue_drops(name: str) -> CounterName | None:
+    """A whole gNMI path's leaf that counts a queue's drops: its share of the port's buffer discards."""
+    if not name.startswith("/") or not _QUEUE_CONTAINERS & set(_KEYS.sub("", name).split("/")):
+        return None
+    leaf = _leaf(name)
+    return CounterName("buffer_discards", part=True) if _DROPS & {w.lower() for w in name_words.words(leaf)} else None
 
 
 def lookup(name: str) -> CounterName | None:
@@ -345,6 +367,8 @@ def lookup(name: str) -> CounterName | None:
 
     UFM Telemetry's `_u_<unit>` suffix is ignored; `Infiniband_MBOut/MBIn` are not mapped: their
     unit is not documented in the samples we have."""
+    if (queue := _queue_drops(name)) is not None:
+        return queue
     if (leaf := _leaf(name)) != name:
         return CounterName(leaf) if leaf in COUNTERS else lookup(leaf)
     base, sep, _unit = name.partition("_u_")
@@ -368,7 +392,7 @@ def spellings(names: Iterable[str]) -> dict[str, CounterName]:
     out = {n: c for n in names if (c := lookup(n)) is not None}
     from_zero = any(_LANE_ZERO.search(n) for n in names)
     for n in names:
-        for said in (n.removeprefix(ETHTOOL_PREFIX), *_prometheus_rest(n)):
+        for said in (_leaf(n).removeprefix(ETHTOOL_PREFIX), *_prometheus_rest(n)):
             if n in out:
                 break
             if said != n and (c := lookup(said)) is not None:
@@ -437,11 +461,15 @@ def canonical_fields(values: dict[str, float], widths: dict[str, int] | None = N
 
 
 _STATE_WORDS = {"up": 1.0, "down": 0.0, "true": 1.0, "false": 0.0}
+# openconfig-if-ethernet's ETHERNET_SPEED identities as words, with or without their module
+# ("openconfig-if-ethernet:SPEED_400GB"); SPEED_UNKNOWN (nothing negotiated) is no reading
+_SPEED_WORD = re.compile(r"(?:[\w-]+:)?SPEED_(\d+)(MB|GB)")
 
 
 def numeric_fields(fields: dict[str, object]) -> dict[str, float]:
     """A line's fields as numbers: bools and other strings are no counters, but a port's state given as a word
-    (SONiC's APPL_DB `oper_status="up"`, the kernel's `operstate="down"`) is the vocabulary's 1 or 0."""
+    (SONiC's APPL_DB `oper_status="up"`, the kernel's `operstate="down"`) is the vocabulary's 1 or 0, and a speed
+    given as OpenConfig's identity ("SPEED_400GB") its bit/s."""
     out: dict[str, float] = {}
     for name, value in fields.items():
         if type(value) is int or type(value) is float:
@@ -451,4 +479,8 @@ def numeric_fields(fields: dict[str, object]) -> dict[str, float]:
             canonical = name if name in COUNTERS else spelling.canonical if spelling is not None else ""
             if canonical in ("oper_status", "admin_status"):  # under its canonical name unless the line has that
                 out[name if canonical in fields else canonical] = _STATE_WORDS[value.lower()]
+        elif isinstance(value, str) and (speed := _SPEED_WORD.fullmatch(value)) and "speed_bps" not in fields:
+            spelling = lookup(name)
+            if spelling is not None and spelling.canonical == "speed_bps":
+                out["speed_bps"] = int(speed[1]) * (10**9 if speed[2] == "GB" else 10**6)
     return out

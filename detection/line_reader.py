@@ -25,7 +25,8 @@ from fabricwatch.pipeline.rate_columns import common_dtype
 
 MEASUREMENT = "port_counters"
 TAG_KEYS = ("device", "port")
-LANE_TAG = "lane"
+# a module's lane as writers tag its points: ours, and a gNMI client's key of physical-channels/channel
+LANE_TAGS = ("lane", "channel_index", "channel")
 FIRST_LANE = "_l1"
 
 
@@ -114,7 +115,7 @@ class Catalog:
         if ts is None:
             ts = self._tagset[extra] = len(self.tagsets)
             tags = site_tags(dict(extra))
-            said = tags.pop(LANE_TAG, "")
+            said = next((tags.pop(t) for t in LANE_TAGS if t in tags), "")
             self.tagsets.append(tags)
             self.lanes.append(int(said) if said.isdigit() and len(said) <= 2 else -1)
         return link, ts

@@ -310,3 +310,44 @@ def test_an_interfaces_flags_and_up_as_node_exporter_gives_them_are_its_state(tm
     batch = [w.links for chunk in intervals_from_files([path], 30.0, report=ReplayReport()) for w in chunk]
     rates = batch[-1][0].rates
     assert (rates["oper_status"], rates["admin_status"]) == (oper, admin)
+
+
+def test_fields_named_by_their_whole_gnmi_path_as_gnmic_writes_them_are_read(tmp_path: Path) -> None:
+    """The same counters through every path (principle 6): gnmic's Influx output names each field by its whole
+    OpenConfig path (`/interfaces/interface/state/counters/in-octets`), writes counters unsigned (`u`) and states
+    and speeds as their enum words ("UP", "SPEED_200GB"), a queue's counters on a line of their own tagged with the
+    queue, a gauge by its `instant` statistic and a module's lanes one point each, tagged `channel_index`. The
+    path's containers say where a leaf is, the leaf what it counts (a gauge: the container of its statistic), so
+    every one is read as the vocabulary's counter and none is left unread: a queue's drops are its share of the
+    port's buffer discards (the interface's out-discards stay the port's), its ECN marks the port's."""
+    lines = []
+    for i in range(8):
+        t = 1_700_000_000_000_000_000 + i * STEP_NS
+        where = "port_counters,device=leaf1,port=Ethernet1/1,role=leaf_up"
+        lines.append(f"{where} /interfaces/interface/state/counters/in-octets={i * 15 * 10**9}u,"
+                     f"/interfaces/interface/state/counters/out-octets={i * 15 * 10**9}u,"
+                     f"/interfaces/interface/state/counters/in-unicast-pkts={i * 3000}u,"
+                     f"/interfaces/interface/state/counters/in-fcs-errors={i * 15}u,"
+                     f"/interfaces/interface/state/counters/out-discards={i * 30}u,"
+                     f"/interfaces/interface/state/counters/carrier-transitions=4u,"
+                     f'/interfaces/interface/state/oper-status="UP",'
+                     f'/interfaces/interface/ethernet/state/negotiated-port-speed="SPEED_200GB" {t}')
+        lines.append(f"{where},queue_name=TC3 /qos/interfaces/interface/output/queues/queue/state/dropped-pkts="
+                     f"{i * 75}u,/Smash/qos/status/intfQueueCounter/ecnMarkedPkts={i * 600}u {t + 1000}")
+        lines.append(f"{where} /components/component/transceiver/state/module-temperature/instant=54.5,"
+                     f"/components/component/transceiver/state/pre-fec-ber/instant=2.5e-08 {t + 2000}")
+        lines += [f"port_counters,channel_index={k},device=leaf1,port=Ethernet1/1,role=leaf_up "
+                  f"/components/component/transceiver/physical-channels/channel/state/input-power/instant={-k} "
+                  f"{t + 3000}" for k in (1, 2, 3, 4)]
+    path = tmp_path / "gnmic.lp"
+    path.write_text("\n".join(lines) + "\n")
+    report = ReplayReport()
+    batch = [(w.start_ns, w.links) for chunk in intervals_from_files([path], 30.0, report=report) for w in chunk]
+    (li,) = batch[-1][1]
+    assert li.rates["in_octets"] == pytest.approx(10**9) and li.rates["in_pkts"] == pytest.approx(200.0)
+    assert li.rates["fcs_errors"] == pytest.approx(1.0) and li.rates["out_discards"] == pytest.approx(2.0)
+    assert li.rates["buffer_discards"] == pytest.approx(5.0) and li.rates["ecn_marked"] == pytest.approx(40.0)
+    assert li.rates["oper_status"] == 1.0 and li.rates["speed_bps"] == pytest.approx(200e9)
+    assert li.optics["temperature_c"] == pytest.approx(54.5) and li.optics["pre_fec_ber"] == pytest.approx(2.5e-8)
+    assert [li.optics[f"rx_power_dbm_l{n}"] for n in range(1, 5)] == pytest.approx([-1.0, -2.0, -3.0, -4.0])
+    assert not [n for n in report.unread_fields if n.startswith("/")], report.unread_fields
