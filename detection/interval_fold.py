@@ -267,6 +267,7 @@ class ColumnarIntervals:
         means = means[out_groups]
         index = {name: j for j, name in enumerate(names)}
         links = self.catalog.links
+        self.catalog.settle_roles()
         tagsets = self.catalog.tagsets
         R = np.full((len(out_groups), len(RATE_KEYS)), np.nan)
         for j, name in enumerate(names):

@@ -20,7 +20,7 @@ from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
 from fabricwatch.core.names import CounterName, numeric_fields, rivals, spellings
 from fabricwatch.detection.plain_decoder import INT63, decode_plain
 from fabricwatch.detection.replay import ReadReport
-from fabricwatch.detection.site_tags import site_tags
+from fabricwatch.detection.site_tags import SITE_ROLE, FarEndRoles, site_tags
 from fabricwatch.pipeline.rate_columns import common_dtype
 
 MEASUREMENT = "port_counters"
@@ -101,6 +101,8 @@ class Catalog:
         self._tagset: dict[tuple[tuple[str, str], ...], int] = {}
         self._series: dict[str, tuple[int, int] | None] = {}  # raw series text -> (link, tagset)
         self._codes: dict[str, int] = {}  # raw series text -> link << 32 | tagset, or -1
+        self.far_end_roles = FarEndRoles()
+        self._tiers_settled = 0  # devices with a tier when the tag sets' roles were last settled
 
     def ids(self, tags: dict[str, str]) -> tuple[int, int] | None:
         if not all(k in tags for k in TAG_KEYS):
@@ -110,6 +112,7 @@ class Catalog:
         if link is None:
             link = self._link[key] = len(self.links)
             self.links.append(key)
+            self.far_end_roles.learn(tags["device"], tags)
         extra = tuple(sorted((k, v) for k, v in tags.items() if k not in TAG_KEYS))
         ts = self._tagset.get(extra)
         if ts is None:
@@ -119,6 +122,16 @@ class Catalog:
             self.tagsets.append(tags)
             self.lanes.append(int(said) if said.isdigit() and len(said) <= 2 else -1)
         return link, ts
+
+    def settle_roles(self) -> None:
+        """Tag sets whose role reads better from a far device heard since (`FarEndRoles`) take that role, as new
+        dicts: intervals already made keep theirs, and a layout is told apart by its tags."""
+        if len(self.far_end_roles.tiers) == self._tiers_settled:
+            return
+        self._tiers_settled = len(self.far_end_roles.tiers)
+        for i, tags in enumerate(self.tagsets):
+            if SITE_ROLE in tags and (role := self.far_end_roles.role(tags)) is not None and role != tags["role"]:
+                self.tagsets[i] = {**tags, "role": role}
 
     def lane_of(self, tagset: np.ndarray) -> np.ndarray | None:
         """Per row, the module lane (from 1) its point reads by its lane tag, 0 for none; None if no point

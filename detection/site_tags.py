@@ -4,6 +4,9 @@ it, its role as a site names it by tiers."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+
+from fabricwatch.models.features import SPREAD_ROLES
 
 # tiers as sites name them, for a role named by a port's own tier and its far end's ("leaf-hca", "spine-leaf")
 _TIERS = {**dict.fromkeys(("leaf", "tor", "edge"), "leaf"), **dict.fromkeys(("spine", "agg", "aggregation"), "spine"),
@@ -47,9 +50,50 @@ def _with_peer(tags: dict[str, str]) -> dict[str, str]:
     return {**tags, "peer_device": host, "peer_port": hca or tags.get("remote_port", "")}
 
 
+# the roles of the vocabulary: a port said to have one is read as said
+_VOCABULARY_ROLES = SPREAD_ROLES | {"leaf_down", "host"}
+SITE_ROLE = "site_role"  # the role words a site gave, where they are not the vocabulary's
+
+
 def site_tags(tags: dict[str, str]) -> dict[str, str]:
-    """A link's tags as a site's tools wrote them, in the vocabulary's words: its far end and its role."""
+    """A link's tags as a site's tools wrote them, in the vocabulary's words: its far end and its role (the site's
+    own words kept as `site_role`, which `FarEndRoles` may read better once the far device is heard)."""
     tags = _with_peer(tags)
     if "role" in tags:
-        tags = {**tags, "role": role_of(tags["role"])}
+        said = tags["role"]
+        tags = {**tags, "role": role_of(said)}
+        if said not in _VOCABULARY_ROLES:
+            tags[SITE_ROLE] = said
     return tags
+
+
+def _own_tier(said: str) -> str:
+    """The tier a site's role words give the port's own device (their first word's): `tor-gpu` a leaf's, `agg` a
+    spine's, `gpu-node` a host's; "" where they name none."""
+    first = next((w for w in re.split(r"[-_ ]+", said.lower()) if w and w != "to"), "")
+    return _TIERS.get(first, "")
+
+
+class FarEndRoles:
+    """A port's role as its device's tier towards its far device's, where a site's role words name a device rather
+    than a port (exporters label a device: every port of a ToR for GPU nodes says `tor-gpu`, its uplinks too) and
+    the far device is heard with a tier of its own."""
+
+    def __init__(self) -> None:
+        self.tiers: dict[str, str] = {}  # per device heard with role words, the tier they give it
+
+    def learn(self, device: str, tags: Mapping[str, str]) -> bool:
+        """Take a device's tier from one of its links' tags; whether it was new."""
+        if device in self.tiers:
+            return False
+        tier = _own_tier(tags.get(SITE_ROLE) or tags.get("role") or "")
+        if tier:
+            self.tiers[device] = tier
+        return bool(tier)
+
+    def role(self, tags: Mapping[str, str]) -> str | None:
+        """The role a port with these tags has towards its far device, where both tiers are known; else None."""
+        said, far = tags.get(SITE_ROLE), tags.get("peer_device")
+        if not said or not far or far not in self.tiers:
+            return None
+        return _ROLE_BY_TIERS.get((_own_tier(said), self.tiers[far]))

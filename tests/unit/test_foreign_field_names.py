@@ -278,6 +278,28 @@ def test_a_role_named_by_its_two_tiers_is_read_as_the_vocabularys(tmp_path: Path
     assert batch[-1][0].tags["role"] == role
 
 
+@pytest.mark.parametrize("reader", ["columns", "samples"])
+def test_a_role_a_site_gives_a_whole_device_is_read_port_by_port_from_the_far_end(tmp_path: Path, reader: str) -> None:
+    """Principle 2 needs the groups the traffic forms, and they come from each port's role: an exporter labels a
+    device, not a port, so every port of a ToR for GPU nodes says `tor-gpu`, its uplinks too. Where the far device
+    is heard with a tier of its own (`agg`, `gpu-node`), a port's role is its device's tier towards its far end's:
+    the ToR's port to the aggregation switch is its uplink, the one to a GPU node its host port; towards a device
+    not heard, the site's words as before. Both readers replay uses read it alike."""
+    ports = [("tor1", "swp1", "tor-gpu", "agg1"), ("tor1", "swp2", "tor-gpu", "hgx1"),
+             ("tor1", "swp3", "tor-gpu", "nas9"), ("agg1", "swp1", "agg", "tor1"), ("hgx1", "eth0", "gpu-node", "tor1")]
+    lines = [f"port_counters,device={d},port={p},role={r},peer={far} out_octets={n}i {1700000000 + 30 * n}000000000"
+             for n in (1, 2, 3) for d, p, r, far in ports]
+    path = tmp_path / "device_roles.lp"
+    path.write_text("\n".join(lines) + "\n")
+    if reader == "columns":
+        last = [w.links for chunk in intervals_from_files([path], 30.0, report=ReplayReport()) for w in chunk][-1]
+    else:
+        last = intervals_from_lp([path], 30.0)[-1][1]
+    roles = {(li.device, li.port): li.tags["role"] for li in last}
+    assert roles == {("tor1", "swp1"): "leaf_up", ("tor1", "swp2"): "leaf_down", ("tor1", "swp3"): "leaf_down",
+                     ("agg1", "swp1"): "spine", ("hgx1", "eth0"): "host"}, roles
+
+
 @pytest.mark.parametrize("tag", ["peer", "neighbor", "peer_device"])
 def test_a_far_end_named_by_its_lldp_neighbour_is_the_links_peer(tag: str) -> None:
     """Principle 2 needs each link's far end (the groups down the tiers are the parallel links towards one far
