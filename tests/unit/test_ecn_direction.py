@@ -299,6 +299,18 @@ def test_a_switch_with_ecn_off_stays_found_through_a_lull_that_cannot_judge_it()
     assert not set(alone) & set(range(9 + 3, 16)), alone
 
 
+def _lone_port_idle(leaf: str) -> Marking:
+    """Training where every uplink marks but `leaf`'s first, which carries next to nothing (no record of marking)."""
+    def mark(i: int, links: list[LinkInterval]) -> None:
+        _load(links, None, None)
+        lone = sorted(li.port for li in _uplinks(links) if li.device == leaf)[0]
+        for li in _uplinks(links):
+            if li.device == leaf and li.port == lone:
+                for k in ("in_octets", "out_octets", "in_pkts", "out_pkts", "ecn_marked"):
+                    li.rates[k] *= 0.01
+    return mark
+
+
 def test_one_port_never_seen_marking_is_not_ecn_off_while_its_switch_marks() -> None:
     """Principle 2 (ECN is set per switch, judged against the ports that share its switch's profile): one uplink
     that carried next to nothing through healthy history (no record of whether it marks) sends 40 % now and marks
@@ -307,15 +319,7 @@ def test_one_port_never_seen_marking_is_not_ecn_off_while_its_switch_marks() -> 
     is the switch, found at once as one device finding."""
     _, leaf = _two_leaves()
 
-    def idle_in_training(i: int, links: list[LinkInterval]) -> None:
-        _load(links, None, None)
-        lone = sorted(li.port for li in _uplinks(links) if li.device == leaf)[0]
-        for li in _uplinks(links):
-            if li.device == leaf and li.port == lone:
-                for k in ("in_octets", "out_octets", "in_pkts", "out_pkts", "ecn_marked"):
-                    li.rates[k] *= 0.01
-
-    det = _fitted(idle_in_training)
+    det = _fitted(_lone_port_idle(leaf))
 
     def one_silent(i: int, links: list[LinkInterval]) -> None:
         _load(links, None, None)
@@ -340,15 +344,7 @@ def test_one_port_never_seen_marking_is_ecn_off_where_its_switch_pauses_beyond_t
     leaves = sorted({li.device for li in _uplinks(simulate(SPEC, 1, interval_s=INTERVAL, seed=1).frames[0][1])})
     idle = set([d for d in leaves if d != leaf][: len(leaves) // 2])
 
-    def idle_in_training(i: int, links: list[LinkInterval]) -> None:
-        _load(links, None, None)
-        lone = sorted(li.port for li in _uplinks(links) if li.device == leaf)[0]
-        for li in _uplinks(links):
-            if li.device == leaf and li.port == lone:
-                for k in ("in_octets", "out_octets", "in_pkts", "out_pkts", "ecn_marked"):
-                    li.rates[k] *= 0.01
-
-    det = _fitted(idle_in_training)
+    det = _fitted(_lone_port_idle(leaf))
 
     def lone_silent(pausing: float) -> Marking:
         def mark(i: int, links: list[LinkInterval]) -> None:
