@@ -25,6 +25,7 @@ from fabricwatch.models.silence import (
 
 # per link: 1 + the intervals since its silence was last found, none of them judged (0: judged or marking since)
 STATE = {"ecn_unseen": ((), np.int32)}
+DISCARDS = OWN_NAMES.index("discards")
 ECN_PEER_MIN = 200.0  # marks per 1M packets sent among peers (100 per 1M both ways) before silence counts
 
 
@@ -52,21 +53,35 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
         # runs (a storage leaf's ports at checkpoints): its silence may be its traffic's
         habit = rec[:, j] == SEEN_SILENT
         out[rows] &= ~habit & (rec[:, j] <= INSTANT_RECORD) & ~calm(frame, rows)
-        # an ECN profile is set per switch: a port never seen marking in healthy history, silent while the other
-        # ports of its switch that can be judged mark, is as often its own traffic mix (an uplink carrying
-        # another job's streams); without a record, silence is a finding where most of them are silent together,
-        # or where its switch pauses PAUSING_MORE times the switches that mark (an unmarked queue's own sign: it
-        # fills to the pause threshold; against every switch of the role, idle ones would make any pausing look
-        # infinite)
-        lone = out[rows] & (rec[:, j] == UNKNOWN)
-        if lone.any():
-            out[rows[lone]] = _switch_wide(frame, rows[lone], judged[:, j]) | (pausing[lone] >= PAUSING_MORE)
+        # an ECN profile is set per switch (or per group of its ports): one port's silence beside ports of its switch
+        # that still mark is its traffic's mix as often as not (an uplink carrying another job's streams; marking that
+        # follows transient hot receivers leaves a port silent for an interval now and then while its peers mark), so
+        # it is a finding at once only where DEVICE_MIN_PORTS of the switch's ports are silent with it (without a
+        # record of marking, most of its judgeable ports), or where its queue shows that it fills unmarked: its
+        # switch pausing PAUSING_MORE times the switches that mark (a lossless queue fills to the pause threshold;
+        # against every switch of the role, idle ones would make any pausing look infinite), or the port dropping
+        # PAUSING_MORE times its class now (a lossy one overflows at its tail)
+        at = np.nonzero(out[rows])[0]
+        if len(at):
+            found = rows[at]
+            together = np.where(rec[at, j] == UNKNOWN, _switch_wide(frame, found, judged[:, j]),
+                                _switch_wide(frame, found, np.zeros_like(judged[:, j])))
+            out[found] = together | (pausing[at] >= PAUSING_MORE) | (_dropping(frame, found) >= PAUSING_MORE)
         # weak marking likewise, whatever the record (one port marking little while its switch pauses is as
         # often that port's traffic mix; a few beside an incast that lifts their class's marking, that incast)
         weak_rows = rows[weak[rows] & (pausing >= PAUSING_MORE)]
         if len(weak_rows):
             out[weak_rows] |= _switch_wide(frame, weak_rows, judged[:, j])
     return out
+
+
+def _dropping(frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
+    """Per row of `rows`: its discards over its class's median now (inf where the class drops nothing and it
+    does, 0 where neither does)."""
+    own = np.nan_to_num(frame.own_raw[rows, DISCARDS])
+    median = np.nan_to_num(frame.class_median_raw[rows, DISCARDS])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(median > 0, own / np.where(median > 0, median, 1.0), np.where(own > 0, np.inf, 0.0))
 
 
 def _switch_wide(frame: FeatureFrame, rows: np.ndarray, judged: np.ndarray) -> np.ndarray:

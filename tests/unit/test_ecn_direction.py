@@ -16,7 +16,7 @@ from fabricwatch.detection.detector import Finding, LinkDetector
 from fabricwatch.lab.evaluation import simulate
 from fabricwatch.models.features import FeatureBuilder, marking_load
 from fabricwatch.models.intervals import LinkInterval
-from fabricwatch.models.silence import UNSEEN_GRACE, silent_now
+from fabricwatch.models.silence import MIN_RUN, UNSEEN_GRACE, silent_now
 from fabricwatch.simulator.topology import FabricSpec
 
 SPEC = FabricSpec(nodes=32, rails=4, leaves_per_rail=2, spines=4)
@@ -367,3 +367,33 @@ def test_one_port_never_seen_marking_is_ecn_off_where_its_switch_pauses_beyond_t
     as_they_do = [f for fs in _live(det, 12, lone_silent(1.0)) for f in fs]
     assert not _silent(as_they_do, leaf), [(f.port, f.explanation) for f in _silent(as_they_do, leaf)]
     assert _silent([f for fs in _live(det, 12, lone_silent(5.0)) for f in fs], leaf)
+
+
+def test_one_silent_port_beside_marking_siblings_is_found_at_once_only_where_its_queue_shows_it_fills() -> None:
+    """Principle 2 (load judged against the links that share the situation now), in a lossy fabric (PFC off: no
+    pause counted anywhere): an uplink that marked whenever its peers did falls silent while its leaf's other
+    uplinks still mark. Marking that follows transient hot receivers leaves one port silent for an interval now and
+    then, so its silence alone is not ECN off at once (left to its record, `gone_quiet`); dropping 5x what its class
+    drops now (a queue ECN does not mark overflows at its tail where no pause holds it), it is found at once."""
+    _, leaf = _two_leaves()
+
+    def lossy(drops_per_s: float, silent_from: int = 3) -> Marking:
+        def mark(i: int, links: list[LinkInterval]) -> None:
+            _load(links, None, None)
+            lone = sorted(li.port for li in _uplinks(links) if li.device == leaf)[0]
+            for li in links:
+                for k in [k for k in li.rates if k.startswith(("pfc", "pause"))]:
+                    del li.rates[k]
+            for li in _uplinks(links):
+                li.rates["out_discards"] = 1.0
+                if li.device == leaf and li.port == lone and i >= silent_from:
+                    li.rates["ecn_marked"] = 0.0
+                    li.rates["out_discards"] = drops_per_s
+        return mark
+
+    det = _fitted(lossy(1.0, silent_from=10**6))
+    at_once = range(3, 3 + MIN_RUN - 1)  # before the silent run could pass any record
+    quiet = _live(det, 12, lossy(1.0))
+    assert not [f for i in at_once for f in _silent(quiet[i], leaf)]
+    dropping = _live(det, 12, lossy(5.0))
+    assert [f for i in at_once for f in _silent(dropping[i], leaf)]
