@@ -26,6 +26,7 @@ from fabricwatch.models.silence import (
 # per link: 1 + the intervals since its silence was last found, none of them judged (0: judged or marking since)
 STATE = {"ecn_unseen": ((), np.int32)}
 DISCARDS = OWN_NAMES.index("discards")
+PFC_TX = OWN_NAMES.index("pfc_tx")
 ECN_PEER_MIN = 200.0  # marks per 1M packets sent among peers (100 per 1M both ways) before silence counts
 
 
@@ -60,19 +61,29 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
         # record of marking, most of its judgeable ports), or where its queue shows that it fills unmarked: its
         # switch pausing PAUSING_MORE times the switches that mark (a lossless queue fills to the pause threshold;
         # against every switch of the role, idle ones would make any pausing look infinite), or the port dropping
-        # PAUSING_MORE times its class now (a lossy one overflows at its tail)
+        # PAUSING_MORE times its class now where its switch sends no pause (a lossy queue overflows at its tail;
+        # where PFC holds it, a lossless one drops nothing of what ECN would have slowed, so its drops are not this)
         at = np.nonzero(out[rows])[0]
         if len(at):
             found = rows[at]
             together = np.where(rec[at, j] == UNKNOWN, _switch_wide(frame, found, judged[:, j]),
                                 _switch_wide(frame, found, np.zeros_like(judged[:, j])))
-            out[found] = together | (pausing[at] >= PAUSING_MORE) | (_dropping(frame, found) >= PAUSING_MORE)
+            where_no_pause_holds = ~_pausing_at_all(frame, found)
+            out[found] = (together | (pausing[at] >= PAUSING_MORE)
+                          | (where_no_pause_holds & (_dropping(frame, found) >= PAUSING_MORE)))
         # weak marking likewise, whatever the record (one port marking little while its switch pauses is as
         # often that port's traffic mix; a few beside an incast that lifts their class's marking, that incast)
         weak_rows = rows[weak[rows] & (pausing >= PAUSING_MORE)]
         if len(weak_rows):
             out[weak_rows] |= _switch_wide(frame, weak_rows, judged[:, j])
     return out
+
+
+def _pausing_at_all(frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
+    """Per row of `rows`: whether its switch sends any pause now."""
+    dev = frame.layout.device_ids
+    sent = np.bincount(dev, weights=np.nan_to_num(frame.own_raw[:, PFC_TX]), minlength=int(dev.max(initial=-1)) + 1)
+    return sent[dev[rows]] > 0
 
 
 def _dropping(frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:

@@ -374,14 +374,15 @@ def test_one_silent_port_beside_marking_siblings_is_found_at_once_only_where_its
     pause counted anywhere): an uplink that marked whenever its peers did falls silent while its leaf's other
     uplinks still mark. Marking that follows transient hot receivers leaves one port silent for an interval now and
     then, so its silence alone is not ECN off at once (left to its record, `gone_quiet`); dropping 5x what its class
-    drops now (a queue ECN does not mark overflows at its tail where no pause holds it), it is found at once."""
+    drops now (a queue ECN does not mark overflows at its tail where no pause holds it), it is found at once; in a
+    lossless fabric the same drops are not that sign (its switch's pauses would be)."""
     _, leaf = _two_leaves()
 
-    def lossy(drops_per_s: float, silent_from: int = 3) -> Marking:
+    def lossy(drops_per_s: float, silent_from: int = 3, pfc: bool = False) -> Marking:
         def mark(i: int, links: list[LinkInterval]) -> None:
             _load(links, None, None)
             lone = sorted(li.port for li in _uplinks(links) if li.device == leaf)[0]
-            for li in links:
+            for li in links if not pfc else ():
                 for k in [k for k in li.rates if k.startswith(("pfc", "pause"))]:
                     del li.rates[k]
             for li in _uplinks(links):
@@ -397,3 +398,6 @@ def test_one_silent_port_beside_marking_siblings_is_found_at_once_only_where_its
     assert not [f for i in at_once for f in _silent(quiet[i], leaf)]
     dropping = _live(det, 12, lossy(5.0))
     assert [f for i in at_once for f in _silent(dropping[i], leaf)]
+    # where PFC holds the queue, drops are not its sign of filling (its switch's pauses are): not at once
+    held = _live(_fitted(lossy(1.0, silent_from=10**6, pfc=True)), 12, lossy(5.0, pfc=True))
+    assert not [f for i in at_once for f in _silent(held[i], leaf)]
