@@ -20,7 +20,16 @@ from typing import Any
 
 import numpy as np
 
-from fabricwatch.models.features import LOAD_BINS, OWN_NAMES, UNITS, FeatureFrame, group_medians, grown, marking_load
+from fabricwatch.models.features import (
+    LOAD_BINS,
+    OWN_NAMES,
+    UNITS,
+    FeatureFrame,
+    group_medians,
+    grown,
+    marking_load,
+    marks_received,
+)
 from fabricwatch.models.topology import first_sight
 
 # ECN marks follow the queue's configured thresholds at a given load; pauses follow who sends to whom
@@ -71,8 +80,24 @@ def silent_now(frame: FeatureFrame, showing_share: float = PEERS_SHOWING) -> tup
             share = np.where(peers >= MIN_PEERS, show / np.maximum(peers, 1), 0.0)
         judged[:, j] = reports[:, j] & (util >= MIN_UTIL) & (share >= showing_share)
     if judged.any():
-        judged &= ~_quiet_paths(frame, own, util >= MIN_UTIL, reports)
+        judged &= ~_quiet_paths(frame, own, util >= MIN_UTIL, reports) & ~_witnessed_by_the_queue(frame)
     return judged, judged & ~showing
+
+
+def _witnessed_by_the_queue(frame: FeatureFrame) -> np.ndarray:
+    """(n, len(SIGNALS)): links counting the marks they receive (a NIC) whose far end, the switch port whose queue
+    marks for them, reports the signal itself. ECN is set and counted on the switches: the port's own count says
+    what its queue does, and a NIC's silence behind it only what its job's traffic crossed. Behind a port that does
+    not report it, the NIC is the only witness and is judged."""
+    far = frame.layout.far_rows
+    received = marks_received(frame.layout)
+    has_far = far >= 0
+    # a signal a link does not report reads as its class's median in own_raw
+    unreported = frame.unreported if frame.unreported is not None else np.isnan(frame.own_raw)
+    reports = ~unreported[:, S_INDEX]
+    far_reports = np.zeros_like(reports)
+    far_reports[has_far] = reports[far[has_far]]
+    return received[:, None] & far_reports
 
 
 PFC_TX = OWN_NAMES.index("pfc_tx")

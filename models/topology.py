@@ -78,6 +78,14 @@ class Topology:
         return [t.get("peer_device", "") or "" for _, _, t in self._signature]
 
     @cached_property
+    def far_rows(self) -> np.ndarray:
+        """Each link's far end as a row of this layout, from its `peer_device` and `peer_port` tags (-1 where
+        that end is not here)."""
+        row = {key: i for i, key in enumerate(self.keys)}
+        return np.array([row.get((t.get("peer_device") or "", t.get("peer_port") or ""), -1)
+                         for _, _, t in self._signature], dtype=np.int64).reshape(len(self))
+
+    @cached_property
     def classes(self) -> list[str]:
         """Each link's port class, fabric/role/speed."""
         return [f"{t.get('fabric', '?')}/{t.get('role', '?')}/{t.get('speed', '?')}" for _, _, t in self._signature]

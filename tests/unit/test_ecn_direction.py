@@ -401,3 +401,50 @@ def test_one_silent_port_beside_marking_siblings_is_found_at_once_only_where_its
     # where PFC holds the queue, drops are not its sign of filling (its switch's pauses are): not at once
     held = _live(_fitted(lossy(1.0, silent_from=10**6, pfc=True)), 12, lossy(5.0, pfc=True))
     assert not [f for i in at_once for f in _silent(held[i], leaf)]
+
+
+def _with_nics(links: list[LinkInterval], quiet_host: str | None) -> list[LinkInterval]:
+    """The simulator's fabric with every leaf host port sending 40 % and marking, and the host NIC behind it
+    (role host: it counts the marks it receives) receiving as much and counting its marks; `quiet_host`'s job
+    crosses no filling queue: its NICs and the leaf ports facing them mark nothing."""
+    _load(links, None, None)
+    nics = []
+    for li in [li for li in links if li.tags.get("role") == "leaf_down"]:
+        pkts = 0.4 * LINE / 4096
+        quiet = li.tags.get("peer_device") == quiet_host
+        marks = 0.0 if quiet else pkts * MARKS_PER_PKT
+        li.rates.update(in_octets=0.4 * LINE, out_octets=0.4 * LINE, in_pkts=pkts, out_pkts=pkts, ecn_marked=marks)
+        nics.append(LinkInterval(li.start_ns, li.tags["peer_device"], li.tags["peer_port"],
+                                 {"fabric": "roce", "role": "host", "speed": "400G", "peer_device": li.device,
+                                  "peer_port": li.port},
+                                 {"in_octets": 0.4 * LINE, "out_octets": 0.4 * LINE, "in_pkts": pkts,
+                                  "out_pkts": pkts, "ecn_marked": marks}))
+    return links + nics
+
+
+def test_a_host_whose_job_crosses_no_filling_queue_is_not_ecn_off() -> None:
+    """Principle 2 (a queue is judged by its own counters): ECN is set and counted on the switches; a host NIC
+    counts the marks it receives, a witness of the queues its traffic crossed, not of a profile of its own. A host
+    whose job fills no queue (a two-node stream) receives no marks on any of its NICs while the other hosts'
+    NICs do: that is no finding on the host, nor on the leaf ports facing it (one silent port beside marking
+    siblings, nothing filling). The leaf port's own count says what its queue does, so the NIC behind a port
+    that reports marks is not judged by its silence; behind one that does not, it is the only witness and is."""
+    fb = FeatureBuilder(INTERVAL)
+    frames = [fb.build(start, _with_nics(links, None))
+              for start, links in simulate(SPEC, 60, interval_s=INTERVAL, seed=1).frames]
+    det = LinkDetector(interval_s=INTERVAL).fit(frames)
+    host = "node003"
+    fb = FeatureBuilder(INTERVAL)
+    found = [f for i, (start, links) in enumerate(simulate(SPEC, 12, interval_s=INTERVAL, seed=5).frames)
+             for f in det.detect(fb.build(start, _with_nics(links, host if i >= 3 else None)))]
+    assert not _silent(found, host), [(f.port, f.level, f.explanation) for f in _silent(found, host)]
+    assert not [f for f in found if {"ecn_missing", "gone_quiet"} & set(f.conditions)]
+
+    links = _with_nics(simulate(SPEC, 1, interval_s=INTERVAL, seed=5).frames[0][1], host)
+    for li in links:
+        if li.tags.get("role") == "leaf_down" and li.tags.get("peer_device") == host:
+            del li.rates["ecn_marked"]  # its switch port does not count marks: the NIC is the only witness
+    frame = FeatureBuilder(INTERVAL).build(0, links)
+    judged, silent = silent_now(frame)
+    nic = [i for i, li in enumerate(links) if li.device == host]
+    assert nic and judged[nic, 0].all() and silent[nic, 0].all()
