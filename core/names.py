@@ -240,6 +240,7 @@ _OPENCONFIG = {
     "link-flap-events": "link_transitions", "in-mac-pause-frames": "pause_rx", "out-mac-pause-frames": "pause_tx",
     "fec-corrected-bits": "fec_corrected_bits", "corrected-bits": "fec_corrected_bits",
     "fec-uncorrectable-blocks": "fec_uncorrectable", "rs-fec-uncorrectable-blocks": "fec_uncorrectable",
+    "fec-uncorrectable-words": "fec_uncorrectable",
     "in-crc-error-pkts": "fcs_errors",
 }
 # IEEE 802.3 clause 30 MAC attributes, as the Linux mlxsw driver's `ethtool -S` gives them (a_octets_received_ok)

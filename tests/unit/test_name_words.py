@@ -65,7 +65,9 @@ DOCUMENTED = {
     "oper-status": ("oper_status", 2, 0.0),  # OpenConfig's leaf as a number, IF-MIB's numbering: 2 is down
     "admin-status": ("admin_status", 1, 1.0), "link": ("oper_status", 0, 0.0),  # Telegraf's ethtool input
     "interface_up": ("admin_status", 1, 1.0), "carrier-transitions": ("link_transitions", 3, 3.0),
-    "rs-fec-uncorrectable-blocks": ("fec_uncorrectable", 5, 5.0), "corrected-bits": ("fec_corrected_bits", 7, 7.0),
+    "rs-fec-uncorrectable-blocks": ("fec_uncorrectable", 5, 5.0),
+    "fec-uncorrectable-words": ("fec_uncorrectable", 6, 6.0),  # OpenConfig's transceiver codewords the FEC lost
+    "corrected-bits": ("fec_corrected_bits", 7, 7.0),
     "temperature/instant": ("temperature_c", 41.5, 41.5), "port-speed": ("speed_bps", 100_000, 100e9),
     "a_octets_received_ok": ("in_octets", 9, 9.0), "a_frame_check_sequence_errors": ("fcs_errors", 1, 1.0),
     "rx_pause_prio_3": ("pfc_rx_p3", 4, 4.0), "tc_no_buffer_discard_uc_tc_3": ("buffer_discards", 2, 2.0),
