@@ -18,15 +18,15 @@ from fabricwatch.models.silence import (
     UNSEEN_GRACE,
     SilentRuns,
     calm,
+    dropping,
     marking_switches,
+    pausing_at_all,
     pausing_ratio,
     weak_now,
 )
 
 # per link: 1 + the intervals since its silence was last found, none of them judged (0: judged or marking since)
 STATE = {"ecn_unseen": ((), np.int32)}
-DISCARDS = OWN_NAMES.index("discards")
-PFC_TX = OWN_NAMES.index("pfc_tx")
 ECN_PEER_MIN = 200.0  # marks per 1M packets sent among peers (100 per 1M both ways) before silence counts
 
 
@@ -68,31 +68,15 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
             found = rows[at]
             together = np.where(rec[at, j] == UNKNOWN, _switch_wide(frame, found, judged[:, j]),
                                 _switch_wide(frame, found, np.zeros_like(judged[:, j])))
-            where_no_pause_holds = ~_pausing_at_all(frame, found)
+            where_no_pause_holds = ~pausing_at_all(frame, found)
             out[found] = (together | (pausing[at] >= PAUSING_MORE)
-                          | (where_no_pause_holds & (_dropping(frame, found) >= PAUSING_MORE)))
+                          | (where_no_pause_holds & (dropping(frame, found) >= PAUSING_MORE)))
         # weak marking likewise, whatever the record (one port marking little while its switch pauses is as
         # often that port's traffic mix; a few beside an incast that lifts their class's marking, that incast)
         weak_rows = rows[weak[rows] & (pausing >= PAUSING_MORE)]
         if len(weak_rows):
             out[weak_rows] |= _switch_wide(frame, weak_rows, judged[:, j])
     return out
-
-
-def _pausing_at_all(frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
-    """Per row of `rows`: whether its switch sends any pause now."""
-    dev = frame.layout.device_ids
-    sent = np.bincount(dev, weights=np.nan_to_num(frame.own_raw[:, PFC_TX]), minlength=int(dev.max(initial=-1)) + 1)
-    return sent[dev[rows]] > 0
-
-
-def _dropping(frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
-    """Per row of `rows`: its discards over its class's median now (inf where the class drops nothing and it
-    does, 0 where neither does)."""
-    own = np.nan_to_num(frame.own_raw[rows, DISCARDS])
-    median = np.nan_to_num(frame.class_median_raw[rows, DISCARDS])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(median > 0, own / np.where(median > 0, median, 1.0), np.where(own > 0, np.inf, 0.0))
 
 
 def _switch_wide(frame: FeatureFrame, rows: np.ndarray, judged: np.ndarray) -> np.ndarray:

@@ -112,13 +112,34 @@ PAUSING_MORE = 2.0  # times the median switch's pausing per unit of load: its qu
 
 
 def calm(frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
-    """Per row of `rows`: its switch pauses clearly less than its role's switches that mark now (under
-    PAUSING_LESS of their median) and does not drop in their place (PFC off too would): its traffic fills no
-    queue now, so its silence says nothing of its ECN. The marking switches are the reference because their
-    marks are what its silence is judged against: idle switches, or silent ones carrying a calm job, pause
-    nothing and say nothing of how a filling queue pauses."""
-    return ((pausing_ratio(frame, rows, among=marking_switches(frame)) < PAUSING_LESS)
-            & ~(pausing_ratio(frame, rows, DISCARDS) >= PAUSING_MORE))
+    """Per row of `rows`: its traffic fills no queue now, so its silence says nothing of its ECN. Its switch
+    pauses clearly less than its role's switches that mark now (under PAUSING_LESS of their median) and does
+    not drop in their place (PFC off too would); the marking switches are the reference because their marks
+    are what its silence is judged against: idle switches, or silent ones carrying a calm job, pause nothing
+    and say nothing of how a filling queue pauses. Or, where no pause holds its queue (its switch sends none)
+    and its load-matched peers drop at their tails now (the fabric runs lossy), the port drops under
+    PAUSING_LESS of what they do: a queue ECN does not mark fills past theirs and overflows first."""
+    switch_calm = ((pausing_ratio(frame, rows, among=marking_switches(frame)) < PAUSING_LESS)
+                   & ~(pausing_ratio(frame, rows, DISCARDS) >= PAUSING_MORE))
+    peers_drop = np.nan_to_num(frame.class_median_raw[rows, DISCARDS]) > 0
+    lossy_calm = ~pausing_at_all(frame, rows) & peers_drop & (dropping(frame, rows) < PAUSING_LESS)
+    return switch_calm | lossy_calm
+
+
+def pausing_at_all(frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
+    """Per row of `rows`: whether its switch sends any pause now."""
+    dev = frame.layout.device_ids
+    sent = np.bincount(dev, weights=np.nan_to_num(frame.own_raw[:, PFC_TX]), minlength=int(dev.max(initial=-1)) + 1)
+    return sent[dev[rows]] > 0
+
+
+def dropping(frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
+    """Per row of `rows`: its discards over its load-matched peers' median now (inf where they drop nothing
+    and it does, 0 where neither does)."""
+    own = np.nan_to_num(frame.own_raw[rows, DISCARDS])
+    median = np.nan_to_num(frame.class_median_raw[rows, DISCARDS])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(median > 0, own / np.where(median > 0, median, 1.0), np.where(own > 0, np.inf, 0.0))
 
 
 def marking_switches(frame: FeatureFrame) -> np.ndarray:

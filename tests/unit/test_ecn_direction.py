@@ -448,3 +448,35 @@ def test_a_host_whose_job_crosses_no_filling_queue_is_not_ecn_off() -> None:
     judged, silent = silent_now(frame)
     nic = [i for i, li in enumerate(links) if li.device == host]
     assert nic and judged[nic, 0].all() and silent[nic, 0].all()
+
+
+def test_a_port_silent_for_long_in_a_lossy_fabric_is_ecn_off_only_while_its_queue_drops_beyond_its_peers() -> None:
+    """Principle 2 (load judged against the links that share the situation now), in a lossy fabric (no pause
+    counted anywhere, its marking peers dropping a little at their tails): an uplink that marked with its peers
+    falls silent for 20 intervals while dropping nothing. A queue that ECN does not mark fills past its peers',
+    and with no pause to hold it, overflows: one that drops nothing while its peers drop is not filling (marking
+    that follows transient hot receivers leaves a port silent for runs), so its silence is not judged: no
+    finding, however long. Silent and dropping as its peers do, it is judged by its record (`gone_quiet`), as
+    where no port drops at all (a lossless fabric without pause counters: nothing says how its queue fills)."""
+    _, leaf = _two_leaves()
+
+    def lossy(silent_drops: float, class_drops: float, silent_from: int = 3) -> Marking:
+        def mark(i: int, links: list[LinkInterval]) -> None:
+            _load(links, None, None)
+            lone = sorted(li.port for li in _uplinks(links) if li.device == leaf)[0]
+            for li in links:
+                for k in [k for k in li.rates if k.startswith(("pfc", "pause"))]:
+                    del li.rates[k]
+            for li in _uplinks(links):
+                li.rates["out_discards"] = class_drops
+                if li.device == leaf and li.port == lone and i >= silent_from:
+                    li.rates["ecn_marked"] = 0.0
+                    li.rates["out_discards"] = silent_drops
+        return mark
+
+    det = _fitted(lossy(1.0, 1.0, silent_from=10**6))
+    not_filling = [f for fs in _live(det, 24, lossy(0.0, 1.0)) for f in _silent(fs, leaf)]
+    assert not not_filling, [(f.port, f.explanation) for f in not_filling]
+    assert [f for fs in _live(det, 24, lossy(1.0, 1.0)) for f in _silent(fs, leaf) if "gone_quiet" in f.conditions]
+    det = _fitted(lossy(0.0, 0.0, silent_from=10**6))
+    assert [f for fs in _live(det, 24, lossy(0.0, 0.0)) for f in _silent(fs, leaf) if "gone_quiet" in f.conditions]
