@@ -67,7 +67,7 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
         if len(at):
             found = rows[at]
             together = np.where(rec[at, j] == UNKNOWN, _switch_wide(frame, found, judged[:, j]),
-                                _switch_wide(frame, found, np.zeros_like(judged[:, j])))
+                                _switch_wide(frame, found))
             where_no_pause_holds = ~pausing_at_all(frame, found)
             out[found] = (together | (pausing[at] >= PAUSING_MORE)
                           | (where_no_pause_holds & (dropping(frame, found) >= PAUSING_MORE)))
@@ -79,13 +79,13 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
     return out
 
 
-def _switch_wide(frame: FeatureFrame, rows: np.ndarray, judged: np.ndarray) -> np.ndarray:
-    """For each of `rows`: whether its switch shows the same on DEVICE_MIN_PORTS of its ports and on at least
-    half of its ports that can be judged now."""
+def _switch_wide(frame: FeatureFrame, rows: np.ndarray, judged: np.ndarray | None = None) -> np.ndarray:
+    """For each of `rows`: whether its switch shows the same on DEVICE_MIN_PORTS of its ports, and, given which
+    links can be judged now (`judged`), on at least half of its ports that can."""
     devices = [frame.links[i].device for i in rows.tolist()]
     counts = {d: devices.count(d) for d in set(devices)}
     judged_on = dict.fromkeys(counts, 0)
-    for i in np.nonzero(judged)[0].tolist():
+    for i in np.nonzero(judged)[0].tolist() if judged is not None else ():
         if frame.links[i].device in judged_on:
             judged_on[frame.links[i].device] += 1
     wide = {d for d, c in counts.items() if c >= max(DEVICE_MIN_PORTS, judged_on[d] / 2)}
