@@ -14,7 +14,6 @@ from fabricwatch.models.silence import (
     PAUSING_MORE,
     SEEN_SILENT,
     SIGNALS,
-    UNKNOWN,
     UNSEEN_GRACE,
     SilentRuns,
     calm,
@@ -57,17 +56,17 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
         # an ECN profile is set per switch (or per group of its ports): one port's silence beside ports of its switch
         # that still mark is its traffic's mix as often as not (an uplink carrying another job's streams; marking that
         # follows transient hot receivers leaves a port silent for an interval now and then while its peers mark), so
-        # it is a finding at once only where DEVICE_MIN_PORTS of the switch's ports are silent with it (without a
-        # record of marking, most of its judgeable ports), or where its queue shows that it fills unmarked: its
-        # switch pausing PAUSING_MORE times the switches that mark (a lossless queue fills to the pause threshold;
-        # against every switch of the role, idle ones would make any pausing look infinite), or the port dropping
+        # it is a finding at once only where DEVICE_MIN_PORTS of the switch's ports, and most of those of their role
+        # that can be judged now, are silent with it (`_switch_wide`), or where its queue shows that it fills
+        # unmarked: its switch pausing PAUSING_MORE times the switches that mark (a lossless queue fills to the pause
+        # threshold; against every switch of the role, idle ones would make any pausing look infinite), or the port
+        # dropping
         # PAUSING_MORE times its class now where its switch sends no pause (a lossy queue overflows at its tail;
         # where PFC holds it, a lossless one drops nothing of what ECN would have slowed, so its drops are not this)
         at = np.nonzero(out[rows])[0]
         if len(at):
             found = rows[at]
-            together = np.where(rec[at, j] == UNKNOWN, _switch_wide(frame, found, judged[:, j]),
-                                _switch_wide(frame, found))
+            together = _switch_wide(frame, found, judged[:, j])
             where_no_pause_holds = ~pausing_at_all(frame, found)
             out[found] = (together | (pausing[at] >= PAUSING_MORE)
                           | (where_no_pause_holds & (dropping(frame, found) >= PAUSING_MORE)))
@@ -79,17 +78,18 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
     return out
 
 
-def _switch_wide(frame: FeatureFrame, rows: np.ndarray, judged: np.ndarray | None = None) -> np.ndarray:
-    """For each of `rows`: whether its switch shows the same on DEVICE_MIN_PORTS of its ports, and, given which
-    links can be judged now (`judged`), on at least half of its ports that can."""
-    devices = [frame.links[i].device for i in rows.tolist()]
-    counts = {d: devices.count(d) for d in set(devices)}
-    judged_on = dict.fromkeys(counts, 0)
-    for i in np.nonzero(judged)[0].tolist() if judged is not None else ():
-        if frame.links[i].device in judged_on:
-            judged_on[frame.links[i].device] += 1
-    wide = {d for d, c in counts.items() if c >= max(DEVICE_MIN_PORTS, judged_on[d] / 2)}
-    return np.array([d in wide for d in devices], dtype=bool)
+def _switch_wide(frame: FeatureFrame, rows: np.ndarray, judged: np.ndarray) -> np.ndarray:
+    """For each of `rows`: whether its switch shows the same on DEVICE_MIN_PORTS of its ports and on at least
+    half of its ports of the same role that can be judged now. An ECN profile is set per switch or per group of
+    its ports (host-facing, fabric-facing): off, it leaves every port of the group silent; a few silent among
+    many marking ones are their receivers' traffic."""
+    topo = frame.layout
+    group = topo.device_ids * (int(topo.role_ids.max(initial=0)) + 1) + topo.role_ids
+    silent_in = np.bincount(group[rows], minlength=int(group.max(initial=-1)) + 1)
+    judged_in = np.bincount(group[np.nonzero(judged)[0]], minlength=len(silent_in))
+    silent_on = np.bincount(topo.device_ids[rows], minlength=int(topo.device_ids.max(initial=-1)) + 1)
+    mine = group[rows]
+    return (silent_on[topo.device_ids[rows]] >= DEVICE_MIN_PORTS) & (silent_in[mine] >= judged_in[mine] / 2)
 
 
 def held_silence(frame: FeatureFrame, state: LinkState, rows: np.ndarray, missing: np.ndarray, judged: np.ndarray,

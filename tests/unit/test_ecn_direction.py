@@ -480,3 +480,31 @@ def test_a_port_silent_for_long_in_a_lossy_fabric_is_ecn_off_only_while_its_queu
     assert [f for fs in _live(det, 24, lossy(1.0, 1.0)) for f in _silent(fs, leaf) if "gone_quiet" in f.conditions]
     det = _fitted(lossy(0.0, 0.0, silent_from=10**6))
     assert [f for fs in _live(det, 24, lossy(0.0, 0.0)) for f in _silent(fs, leaf) if "gone_quiet" in f.conditions]
+
+
+def test_a_few_silent_ports_among_many_marking_ones_are_not_their_switch_at_once() -> None:
+    """Principle 4 (a finding at the level of its cause): ECN is set per switch, so a switch with ECN off leaves
+    every port it could be judged on silent. Three of a leaf's 16 host ports falling silent (each with a record of
+    marking whenever judged) while the other 13 mark with their peers is those ports' traffic (receivers that are
+    not hot now), not the switch: no device finding at once. The whole leaf silent is, at once."""
+    fb = FeatureBuilder(INTERVAL)
+    frames = [fb.build(start, _with_nics(links, None))
+              for start, links in simulate(SPEC, 60, interval_s=INTERVAL, seed=1).frames]
+    det = LinkDetector(interval_s=INTERVAL).fit(frames)
+    leaf = sorted({li.device for li in _uplinks(simulate(SPEC, 1, interval_s=INTERVAL, seed=1).frames[0][1])})[1]
+
+    def live(ports: int) -> list[list[Finding]]:
+        det.reset()
+        fb = FeatureBuilder(INTERVAL)
+        out = []
+        for i, (start, links) in enumerate(simulate(SPEC, 3 + MIN_RUN - 1, interval_s=INTERVAL, seed=5).frames):
+            links = _with_nics(links, None)
+            down = sorted((li for li in links if li.device == leaf), key=lambda li: li.port)[:ports]
+            for li in down if i >= 3 else ():
+                li.rates["ecn_marked"] = 0.0
+            out.append(det.detect(fb.build(start, links)))
+        return out
+
+    few = [f for fs in live(3) for f in _silent(fs, leaf) if f.level == "device"]
+    assert not few, [(f.ports, f.explanation) for f in few]
+    assert [f for fs in live(20) for f in _silent(fs, leaf) if f.level == "device"]
