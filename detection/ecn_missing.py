@@ -70,26 +70,28 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
             where_no_pause_holds = ~pausing_at_all(frame, found)
             out[found] = (together | (pausing[at] >= PAUSING_MORE)
                           | (where_no_pause_holds & (dropping(frame, found) >= PAUSING_MORE)))
-        # weak marking likewise, whatever the record (one port marking little while its switch pauses is as
-        # often that port's traffic mix; a few beside an incast that lifts their class's marking, that incast)
+        # weak marking likewise, whatever the record, on most of the switch's judgeable ports whatever their role
+        # (one port marking little while its switch pauses is as often that port's traffic mix; a port group
+        # beside an incast that lifts their class's marking, storage-facing ports at a checkpoint, that incast)
         weak_rows = rows[weak[rows] & (pausing >= PAUSING_MORE)]
         if len(weak_rows):
-            out[weak_rows] |= _switch_wide(frame, weak_rows, judged[:, j])
+            out[weak_rows] |= _switch_wide(frame, weak_rows, judged[:, j], by_role=False)
     return out
 
 
-def _switch_wide(frame: FeatureFrame, rows: np.ndarray, judged: np.ndarray) -> np.ndarray:
+def _switch_wide(frame: FeatureFrame, rows: np.ndarray, judged: np.ndarray, by_role: bool = True) -> np.ndarray:
     """For each of `rows`: whether its switch shows the same on DEVICE_MIN_PORTS of its ports and on at least
-    half of its ports of the same role that can be judged now. An ECN profile is set per switch or per group of
-    its ports (host-facing, fabric-facing): off, it leaves every port of the group silent; a few silent among
-    many marking ones are their receivers' traffic."""
+    half of its ports that can be judged now, of the same role (`by_role`) or of any. An ECN profile is set per
+    switch or per group of its ports (host-facing, fabric-facing): off, it leaves every port of the group silent;
+    a few silent among many marking ones are their receivers' traffic."""
     topo = frame.layout
-    group = topo.device_ids * (int(topo.role_ids.max(initial=0)) + 1) + topo.role_ids
+    device = topo.device_ids
+    group = device * (int(topo.role_ids.max(initial=0)) + 1) + topo.role_ids if by_role else device
     silent_in = np.bincount(group[rows], minlength=int(group.max(initial=-1)) + 1)
     judged_in = np.bincount(group[np.nonzero(judged)[0]], minlength=len(silent_in))
-    silent_on = np.bincount(topo.device_ids[rows], minlength=int(topo.device_ids.max(initial=-1)) + 1)
+    silent_on = np.bincount(device[rows], minlength=int(device.max(initial=-1)) + 1)
     mine = group[rows]
-    return (silent_on[topo.device_ids[rows]] >= DEVICE_MIN_PORTS) & (silent_in[mine] >= judged_in[mine] / 2)
+    return (silent_on[device[rows]] >= DEVICE_MIN_PORTS) & (silent_in[mine] >= judged_in[mine] / 2)
 
 
 def held_silence(frame: FeatureFrame, state: LinkState, rows: np.ndarray, missing: np.ndarray, judged: np.ndarray,

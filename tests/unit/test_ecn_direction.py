@@ -508,3 +508,25 @@ def test_a_few_silent_ports_among_many_marking_ones_are_not_their_switch_at_once
     few = [f for fs in live(3) for f in _silent(fs, leaf) if f.level == "device"]
     assert not few, [(f.ports, f.explanation) for f in few]
     assert [f for fs in live(20) for f in _silent(fs, leaf) if f.level == "device"]
+
+
+def test_a_port_group_marking_little_under_an_incast_while_its_switch_marks_is_not_ecn_mis_set() -> None:
+    """Principle 4 (a finding at the level of its cause), against `test_marking_far_under_its_peers_while_pausing_
+    more_is_ecn_mis_set`: a leaf's uplinks marking 1/20 of what their peers mark while it pauses 4x (an incast
+    towards the ports they feed: their class's marking lifted by it), while its 16 host ports mark with theirs, is
+    the incast, not a profile set too high: a switch's threshold shows on most of its ports, whatever their role."""
+    fb = FeatureBuilder(INTERVAL)
+    frames = [fb.build(start, _with_nics(links, None))
+              for start, links in simulate(SPEC, 60, interval_s=INTERVAL, seed=1).frames]
+    det = LinkDetector(interval_s=INTERVAL).fit(frames)
+    _, leaf = _two_leaves()
+    fb = FeatureBuilder(INTERVAL)
+    found = []
+    for i, (start, links) in enumerate(simulate(SPEC, 3 + MIN_RUN - 1, interval_s=INTERVAL, seed=5).frames):
+        links = _with_nics(links, None)
+        for li in [li for li in links if li.device == leaf] if i >= 3 else ():
+            li.rates["pfc_tx_p3"] = li.rates.get("pfc_tx_p3", 0.0) * 4.0
+            if li.tags.get("role") == "leaf_up":
+                li.rates["ecn_marked"] = li.rates["ecn_marked"] / 20
+        found += [f for f in _silent(det.detect(fb.build(start, links)), leaf) if f.level == "device"]
+    assert not found, [(f.ports, f.explanation) for f in found]
