@@ -257,18 +257,20 @@ def test_replay_command_finds_what_the_streaming_path_finds(tmp_path: Path) -> N
                     "--hours", "1.5"], check=True, stdout=subprocess.DEVNULL)
     path = tmp_path / "roce-multitenant" / "port_counters.lp"
     fit_s = 1800
-    out = subprocess.run([sys.executable, "-m", "fabricwatch", "replay", str(path), "--fit-first", f"{fit_s}s",
-                          "--json"], check=True, capture_output=True, text=True).stdout
+    # the command runs in its own process while this one takes the streaming path
+    with subprocess.Popen([sys.executable, "-m", "fabricwatch", "replay", str(path), "--fit-first", f"{fit_s}s",
+                           "--json"], stdout=subprocess.PIPE, text=True) as proc:
+        intervals = intervals_from_lp([path], 30.0)
+        t0 = intervals[0][0]
+        fit = [iv for iv in intervals if iv[0] < t0 + fit_s * 10**9]
+        rest = [iv for iv in intervals if iv[0] >= t0 + fit_s * 10**9]
+        fb = FeatureBuilder(30.0)
+        det = LinkDetector(interval_s=30.0).fit([fb.build(s, links) for s, links in fit])
+        fb = FeatureBuilder(30.0)
+        streamed = [line for s, links in rest for f in det.detect(fb.build(s, links)) for line in f.per_link()]
+        out, _ = proc.communicate()
+    assert proc.returncode == 0
     replayed = [json.loads(line) for line in out.splitlines()]
-
-    intervals = intervals_from_lp([path], 30.0)
-    t0 = intervals[0][0]
-    fit = [iv for iv in intervals if iv[0] < t0 + fit_s * 10**9]
-    rest = [iv for iv in intervals if iv[0] >= t0 + fit_s * 10**9]
-    fb = FeatureBuilder(30.0)
-    det = LinkDetector(interval_s=30.0).fit([fb.build(s, links) for s, links in fit])
-    fb = FeatureBuilder(30.0)
-    streamed = [line for s, links in rest for f in det.detect(fb.build(s, links)) for line in f.per_link()]
 
     assert len(streamed) >= 10, "the scenario's faults give findings"
 
