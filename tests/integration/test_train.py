@@ -8,6 +8,7 @@ import subprocess
 import sys
 import urllib.request
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -43,17 +44,21 @@ def test_train_from_influxdb_and_files_then_run_with_the_model(influx: InfluxDB1
                                      data="\n".join(lines[i : i + 5000]).encode())
         assert urllib.request.urlopen(req, timeout=60).status == 204
 
-    from_db = tmp_path / "db.fwm"
-    res = fabricwatch("train", "--influx-url", influx.url, "--influx-db", "hist",
-                      "--from", "2026-09-01T00:00:00Z", "--to", "2026-10-01T00:00:00Z", "--out", str(from_db))
+    from_db, from_file, budget = tmp_path / "db.fwm", tmp_path / "file.fwm", tmp_path / "budget.fwm"
+    with ThreadPoolExecutor(3) as pool:  # three trainings, each a process of its own, side by side
+        trained_from_db = pool.submit(fabricwatch, "train", "--influx-url", influx.url, "--influx-db", "hist",
+                                      "--from", "2026-09-01T00:00:00Z", "--to", "2026-10-01T00:00:00Z",
+                                      "--out", str(from_db))
+        trained_from_file = pool.submit(fabricwatch, "train", str(lp), "--out", str(from_file))
+        trained_to_budget = pool.submit(fabricwatch, "train", str(lp), "--out", str(budget),
+                                        "--false-alarms-per-day", "2")
+    res = trained_from_db.result()
     assert res.returncode == 0, res.stderr
     assert "roce/leaf_down/400G" in res.stdout and "roce/spine/400G" in res.stdout
     assert "expected pages:" in res.stdout and "held-out healthy history" in res.stdout
-    from_file = tmp_path / "file.fwm"
-    res = fabricwatch("train", str(lp), "--out", str(from_file))
+    res = trained_from_file.result()
     assert res.returncode == 0, res.stderr
-    budget = tmp_path / "budget.fwm"
-    res = fabricwatch("train", str(lp), "--out", str(budget), "--false-alarms-per-day", "2")
+    res = trained_to_budget.result()
     assert res.returncode == 0, res.stderr
     assert "budget 2 false alarms/day over" in res.stdout and "expected pages:" in res.stdout
 
