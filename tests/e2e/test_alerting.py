@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -53,8 +54,13 @@ async def test_pfc_storm_pages_and_resolves(tmp_path: Path) -> None:
     await runner.nccl.ingest((FIXTURES / "nccl/allreduce_roce_2x1gpu_interleaved_info.log").read_bytes(), "run.log")
     am = Alertmanager(tmp_path / "am", f"http://127.0.0.1:{hook_port}/hook")
     am.start()
-    prom = Prometheus(tmp_path / "prom", [f"127.0.0.1:{daemon_port}"], [ROOT / "prometheus/rules/fabricwatch.yml"],
-                      f"127.0.0.1:{am.port}")
+    # the shipped rules, each `for` a quarter as long (the storm's 1m: 15s), so the page comes within
+    # seconds rather than a minute; the `for` itself is promtool's to test (tests/unit/test_prometheus_rules.py)
+    rules = tmp_path / "fabricwatch.yml"
+    shipped = (ROOT / "prometheus/rules/fabricwatch.yml").read_text()
+    rules.write_text(re.sub(r"^(\s+for: )(\d+)m$", lambda m: f"{m[1]}{int(m[2]) * 15}s", shipped, flags=re.M))
+    assert rules.read_text().count("for: ") == shipped.count("for: ") > 0 and "for: 15s" in rules.read_text()
+    prom = Prometheus(tmp_path / "prom", [f"127.0.0.1:{daemon_port}"], [rules], f"127.0.0.1:{am.port}")
     prom.start()
 
     def storm_alerts(status: str) -> list[dict[str, Any]]:
@@ -62,8 +68,8 @@ async def test_pfc_storm_pages_and_resolves(tmp_path: Path) -> None:
                 if a["labels"]["alertname"] == "FabricwatchPfcStorm" and a["status"] == status]
 
     try:
-        for _ in range(180):  # for: 1m, then Alertmanager
-            await asyncio.sleep(1)
+        for _ in range(720):  # for: 15s, then Alertmanager
+            await asyncio.sleep(0.25)
             if storm_alerts("firing"):
                 break
         firing = storm_alerts("firing")
@@ -86,8 +92,8 @@ async def test_pfc_storm_pages_and_resolves(tmp_path: Path) -> None:
         assert prom.query('fabricwatch_link_condition{device="leaf-r0-0",port="swp3"}') == []
         async with aiohttp.ClientSession() as s, s.delete(f"{sim.control_url}/faults") as resp:
             assert (await resp.json())["removed"] == 2
-        for _ in range(90):
-            await asyncio.sleep(1)
+        for _ in range(360):
+            await asyncio.sleep(0.25)
             if storm_alerts("resolved"):
                 break
         resolved = storm_alerts("resolved")
