@@ -63,15 +63,16 @@ async def test_fabric_page_colours_the_faulted_links_and_opens_a_link(tmp_path: 
             if any(d == "leaf-r2-0" and sev > 0 for (d, _), sev in cells(dom).items()):
                 break
         shot = tmp_path / "fabric.png"
-        await asyncio.to_thread(chromium, f"--screenshot={shot}", f"{url}/")
-        link_dom = (await asyncio.to_thread(chromium, "--dump-dom", f"{url}/#link/leaf-r0-0/swp2")).stdout
         link_shot = tmp_path / "link.png"
-        await asyncio.to_thread(chromium, f"--screenshot={link_shot}", f"{url}/#link/leaf-r0-0/swp2")
-        flap_dom = (await asyncio.to_thread(chromium, "--dump-dom", f"{url}/#link/leaf-r0-0/swp1")).stdout
         fields = doc["port_fields"]
         uplink = next(p[fields.index("port")] for d in doc["devices"] if d["device"] == "leaf-r1-0"
                       for p in d["ports"] if p[fields.index("role")] == "leaf_up")
-        healthy_dom = (await asyncio.to_thread(chromium, "--dump-dom", f"{url}/#link/leaf-r1-0/{uplink}")).stdout
+        _, link_dom, _, flap_dom, healthy_dom = (r.stdout for r in await asyncio.gather(  # browsers side by side
+            asyncio.to_thread(chromium, f"--screenshot={shot}", f"{url}/"),
+            asyncio.to_thread(chromium, "--dump-dom", f"{url}/#link/leaf-r0-0/swp2"),
+            asyncio.to_thread(chromium, f"--screenshot={link_shot}", f"{url}/#link/leaf-r0-0/swp2"),
+            asyncio.to_thread(chromium, "--dump-dom", f"{url}/#link/leaf-r0-0/swp1"),
+            asyncio.to_thread(chromium, "--dump-dom", f"{url}/#link/leaf-r1-0/{uplink}")))
     finally:
         runner.stop()
         assert await task == 0

@@ -137,8 +137,9 @@ async def test_a_pfc_storm_and_an_aging_optic_from_the_simulator(tmp_path: Path)
                     and rx3 < warn:
                 break
         url = runner.http.url
-        storm = (await asyncio.to_thread(chromium, "--dump-dom", link_url(url, "leaf-r1-0", storm_port))).stdout
-        optic = (await asyncio.to_thread(chromium, "--dump-dom", link_url(url, "leaf-r0-0", optic_port))).stdout
+        storm, optic = (r.stdout for r in await asyncio.gather(  # two browsers side by side
+            asyncio.to_thread(chromium, "--dump-dom", link_url(url, "leaf-r1-0", storm_port)),
+            asyncio.to_thread(chromium, "--dump-dom", link_url(url, "leaf-r0-0", optic_port))))
     finally:
         runner.stop()
         assert await task == 0
@@ -236,8 +237,9 @@ async def test_many_jobs_with_hostile_users_beside_a_finding_are_bounded_and_kep
             f = runner.detector.active.get(key)
             if f is not None and runner.detector.finding_json(f).get("jobs_total") == 25:
                 break
-        fabric = (await asyncio.to_thread(chromium, "--dump-dom", f"{runner.http.url}/")).stdout
-        page = (await asyncio.to_thread(chromium, "--dump-dom", link_url(runner.http.url, *key))).stdout
+        fabric, page = (r.stdout for r in await asyncio.gather(  # two browsers side by side
+            asyncio.to_thread(chromium, "--dump-dom", f"{runner.http.url}/"),
+            asyncio.to_thread(chromium, "--dump-dom", link_url(runner.http.url, *key))))
     finally:
         runner.stop()
         assert await task == 0

@@ -205,8 +205,9 @@ async def test_the_pages_show_a_findings_jobs_and_storage_keeps_them_after_the_j
     try:
         await until("the storm flagged with its job", carried)
         url = runner.http.url
-        fabric = (await asyncio.to_thread(chromium, "--dump-dom", f"{url}/")).stdout
-        page = (await asyncio.to_thread(chromium, "--dump-dom", f"{url}/#link/{port.device}/{port.name}")).stdout
+        fabric, page = (r.stdout for r in await asyncio.gather(  # two browsers side by side
+            asyncio.to_thread(chromium, "--dump-dom", f"{url}/"),
+            asyncio.to_thread(chromium, "--dump-dom", f"{url}/#link/{port.device}/{port.name}")))
         # the job ends; the finding goes on a few intervals more, then the fault goes too
         slurm.run("scancel", job)
         await until("the job gone", lambda: _async(lambda: not slurm.run("squeue", "-h", "-j", job,
