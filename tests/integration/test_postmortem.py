@@ -75,8 +75,14 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Any:
             sim.fabric.clear_faults()
             marks["cleared"] = time.time_ns()
             # the flap rule holds 4 intervals, clearing takes 3 more and the detector closes an interval
-            # one after it ends: ~18 s until it says the flap cleared (it is ongoing until then)
-            await asyncio.sleep(22)
+            # one after it ends: ~18 s until it says the flap cleared (it is ongoing until then); waited
+            # for, not timed, then one interval more so a healthy interval is stored after both
+            assert runner.detector is not None
+            for _ in range(240):
+                if not {STORM, FLAP} & set(runner.detector.active):
+                    break
+                await asyncio.sleep(0.25)
+            await asyncio.sleep(2)
             marks["end"] = time.time_ns()
         finally:
             runner.stop()
