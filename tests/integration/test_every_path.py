@@ -8,7 +8,12 @@ Not here: `aging_optic` (the trend needs readings a minute apart over 20 minutes
 from __future__ import annotations
 
 import asyncio
+import json
+import subprocess
+import sys
 import time
+from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +23,7 @@ import pytest
 from fabricwatch.daemon.config import parse
 from fabricwatch.simulator.faults import Fault
 from fabricwatch.simulator.service import Simulator
+from tests.conftest import ROOT
 from tests.integration.helpers import start_runner, start_sim
 from tests.servers import free_port
 
@@ -89,14 +95,19 @@ async def _run(sim: Simulator, collectors: dict[str, Any], tmp: Path, faults: li
     return Outcome(raised, seen, conditions)
 
 
-async def test_ufm_flapping_link_is_flagged_within_the_flap_window(tmp_path: Path) -> None:
-    """Path: UFM (REST + Telemetry CSV). Fault: a link flapping every 4 s. UFM's Telemetry counts
-    LinkDownedCounter, not carrier transitions; the flap rule must still see the link go down and
-    up again and again, within its window (4 intervals) and the interval that closes it."""
+async def _ufm_flap(tmp: Path) -> tuple[Outcome, list[Group]]:
     sim = await start_sim(fabric={"nodes": 4, "rails": 2, "spines": 2}, ufm={"enabled": True})
     collectors = {"ufm": sim.daemon_ufm_collectors(1.0)}
     fault = Fault.parse("flap:leaf-r0-0:1,period=4")
-    out = await _run(sim, collectors, tmp_path, [fault], deadline_s=(FLAP_WINDOW + 3) * INTERVAL_S)
+    return await _run(sim, collectors, tmp, [fault], deadline_s=(FLAP_WINDOW + 3) * INTERVAL_S), []
+
+
+def test_ufm_flapping_link_is_flagged_within_the_flap_window(outcomes: Outcomes,
+                                                            request: pytest.FixtureRequest) -> None:
+    """Path: UFM (REST + Telemetry CSV). Fault: a link flapping every 4 s. UFM's Telemetry counts
+    LinkDownedCounter, not carrier transitions; the flap rule must still see the link go down and
+    up again and again, within its window (4 intervals) and the interval that closes it."""
+    out, _ = outcomes.of(request)
     assert out.raised_after_s is not None, f"the flapping link was not flagged; findings: {sorted(out.findings)}"
     f = out.findings[("leaf-r0-0", "1")]
     assert "flap" in f.conditions and "link flapped" in f.explanation, f.explanation
@@ -254,27 +265,103 @@ SWITCH_OF = {"flap": ("leaf-r0-0", 0), "pfc_storm": ("leaf-r0-0", 2), "ber": ("l
 FOUR_LEAVES = {"nodes": 8, "rails": 2, "leaves_per_rail": 2}
 
 
+def _kinds(path: str) -> list[str]:
+    return [k for k in SWITCH_OF if (path, k) not in CANNOT]
+
+
+def _all_faults(path: str) -> Callable[[Path], Awaitable[tuple[Outcome, list[Group]]]]:
+    return lambda tmp: _path_run(path, tmp, [(CASES[k], *SWITCH_OF[k]) for k in _kinds(path)], FOUR_LEAVES)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path", list(PATHS))
-async def test_every_link_fault_the_path_carries_is_found_at_once(path: str, tmp_path: Path) -> None:
+def test_every_link_fault_the_path_carries_is_found_at_once(path: str, outcomes: Outcomes,
+                                                           request: pytest.FixtureRequest) -> None:
     """Path: `path`. Faults: every link fault kind the path can carry, injected together on four leaves
     (a shut port among them). Principle: detection is the same through every collector (issue #35 item
     6) and judges each link apart: each faulted link is flagged within the flap window, the shut port
     and every healthy link of the fabric raise nothing. The one-by-one matrix is `-m matrix`."""
-    kinds = [k for k in SWITCH_OF if (path, k) not in CANNOT]
-    out, groups = await _path_run(path, tmp_path, [(CASES[k], *SWITCH_OF[k]) for k in kinds], FOUR_LEAVES)
-    _check(path, "+".join(kinds), out, groups)
+    out, groups = outcomes.of(request)
+    _check(path, "+".join(_kinds(path)), out, groups)
+
+
+async def _ecn_off(tmp: Path) -> tuple[Outcome, list[Group]]:
+    case = CASES["ecn_off"]
+    nodes, rails = case.fabric or (16, 4)
+    return await _path_run("gnmi-arista", tmp, [(case, "leaf-r0-0", 0)], {"nodes": nodes, "rails": rails},
+                           case.deadline_intervals)
 
 
 @pytest.mark.slow
-async def test_a_switch_with_ecn_off_is_found_over_gnmi(tmp_path: Path) -> None:
+def test_a_switch_with_ecn_off_is_found_over_gnmi(outcomes: Outcomes, request: pytest.FixtureRequest) -> None:
     """Path: gNMI (Arista). Fault: ECN off on a whole leaf while its load-matched peers mark. Principle:
     ECN silence where the peers mark under the same load is one device finding (issue #35 item 4)."""
-    case = CASES["ecn_off"]
-    nodes, rails = case.fabric or (16, 4)
-    out, groups = await _path_run("gnmi-arista", tmp_path, [(case, "leaf-r0-0", 0)], {"nodes": nodes, "rails": rails},
-                                  case.deadline_intervals)
+    out, groups = outcomes.of(request)
     _check("gnmi-arista", "ecn_off", out, groups)
+
+
+# -- the runs above, side by side -----------------------------------------------------------------------
+# Each run waits on the fabric's clock far more than it computes (~15% of a CPU): the module's fixture
+# starts those of the selected tests together, each in a process of its own (tests/integration/path_child.py),
+# SIDE_BY_SIDE at a time, and each test checks its own outcome. The matrix below runs each in the test.
+
+SIDE_BY_SIDE = 4
+RUNS: dict[str, Callable[[Path], Awaitable[tuple[Outcome, list[Group]]]]] = {
+    "test_ufm_flapping_link_is_flagged_within_the_flap_window": _ufm_flap,
+    **{f"test_every_link_fault_the_path_carries_is_found_at_once[{p}]": _all_faults(p) for p in PATHS},
+    "test_a_switch_with_ecn_off_is_found_over_gnmi": _ecn_off,
+}
+
+
+@dataclass
+class Seen:
+    """A finding as a run in another process saw it: what the checks read of it."""
+
+    explanation: str
+    conditions: list[str]
+
+
+def outcome_to_json(out: Outcome, groups: list[Group]) -> dict[str, Any]:
+    return {"raised_after_s": out.raised_after_s,
+            "findings": [[*k, f.explanation, list(f.conditions)] for k, f in out.findings.items()],
+            "conditions": [[*k, sorted(c)] for k, c in out.conditions.items()],
+            "groups": [[sorted(keys), sorted(wanted)] for keys, wanted in groups]}
+
+
+def outcome_from_json(doc: dict[str, Any]) -> tuple[Outcome, list[Group]]:
+    out = Outcome(doc["raised_after_s"], {(d, p): Seen(e, c) for d, p, e, c in doc["findings"]},
+                  {(d, p): set(c) for d, p, c in doc["conditions"]})
+    return out, [({(d, p) for d, p in keys}, frozenset(wanted)) for keys, wanted in doc["groups"]]
+
+
+def _run_apart(name: str, tmp: Path) -> tuple[Outcome, list[Group]]:
+    tmp.mkdir()
+    res = subprocess.run([sys.executable, "-m", "tests.integration.path_child", name, str(tmp), str(tmp / "out.json")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=280)
+    assert res.returncode == 0, f"{name}: {res.stderr[-3000:]}"
+    return outcome_from_json(json.loads((tmp / "out.json").read_text()))
+
+
+class Outcomes:
+    def __init__(self, futures: dict[str, Future[tuple[Outcome, list[Group]]]]) -> None:
+        self.futures = futures
+
+    def of(self, request: pytest.FixtureRequest) -> tuple[Outcome, list[Group]]:
+        return self.futures[request.node.name].result()
+
+
+@pytest.fixture(scope="module")
+def outcomes(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Outcomes]:
+    """The selected tests' runs, started together in test order, SIDE_BY_SIDE at a time."""
+    names = [item.name for item in request.session.items if item.module is request.module and item.name in RUNS]
+    tmp = tmp_path_factory.mktemp("paths")
+    with ThreadPoolExecutor(SIDE_BY_SIDE) as pool:
+        futures = {name: pool.submit(_run_apart, name, tmp / str(i)) for i, name in enumerate(names)}
+        try:
+            yield Outcomes(futures)
+        finally:
+            for f in futures.values():
+                f.cancel()
 
 
 # -- on demand (`scripts/test.sh -m matrix`, ~12 min): each fault alone through each path, and a
