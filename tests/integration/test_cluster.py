@@ -396,19 +396,25 @@ async def test_etcd_with_auth_on_refuses_wrong_missing_or_narrow_credentials_cle
             {**base, "name": "fw-a", "username": "fw", "password": {"file": str(good)}}), Polled(TARGETS))
         first_task = asyncio.create_task(first.run())
         try:
+            refused = []  # (name, what it is refused for, its member, what it polls)
             for name, extra, refusal in (
                     ("fw-b", {"username": "fw", "password": {"file": str(wrong)}}, "authentication failed"),
                     ("fw-c", {}, "user name is empty"),
                     ("fw-d", {"username": "narrow", "password": {"file": str(narrow)}}, "permission denied"),
                     ("fw-e", {"username": "fw", "password": {"file": str(gone)}}, "cannot read secret file")):
-                caplog.clear()
                 polled = Polled(TARGETS)
                 member = ClusterMember(ClusterConfig.model_validate({**base, "name": name, **extra}), polled)
-                if name == "fw-e":
-                    gone.unlink()  # removed after the config was loaded
-                with caplog.at_level(logging.INFO, logger="fabricwatch.cluster"):
-                    await _run_for(member, LEASE)  # four ticks
-                said = [r for r in caplog.records if r.levelno >= logging.WARNING]
+                refused.append((name, refusal, member, polled))
+            gone.unlink()  # removed after fw-e's config was loaded
+            caplog.clear()
+            with caplog.at_level(logging.INFO, logger="fabricwatch.cluster"):  # the four side by side
+                await asyncio.gather(*(_run_for(member, LEASE) for _, _, member, _ in refused))  # four ticks
+            # each said once, and nothing else was said meanwhile
+            warned = [r for r in caplog.records if r.levelno >= logging.WARNING]
+            assert sorted(r.__dict__.get("member", "") for r in warned) == [name for name, *_ in refused], [
+                r.getMessage() for r in warned]
+            for name, refusal, member, polled in refused:
+                said = [r for r in warned if r.__dict__.get("member") == name]
                 assert len(said) == 1, [r.getMessage() for r in said]
                 line = f"{said[0].getMessage()} {said[0].__dict__.get('error')}"
                 assert refusal in line and etcd.endpoints[member.etcd._current].removeprefix("http://") in line
