@@ -8,12 +8,8 @@ Not here: `aging_optic` (the trend needs readings a minute apart over 20 minutes
 from __future__ import annotations
 
 import asyncio
-import json
-import subprocess
-import sys
 import time
-from collections.abc import Awaitable, Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +19,7 @@ import pytest
 from fabricwatch.daemon.config import parse
 from fabricwatch.simulator.faults import Fault
 from fabricwatch.simulator.service import Simulator
-from tests.conftest import ROOT
+from tests.apart import Runs, side_by_side
 from tests.integration.helpers import start_runner, start_sim
 from tests.servers import free_port
 
@@ -102,12 +98,12 @@ async def _ufm_flap(tmp: Path) -> tuple[Outcome, list[Group]]:
     return await _run(sim, collectors, tmp, [fault], deadline_s=(FLAP_WINDOW + 3) * INTERVAL_S), []
 
 
-def test_ufm_flapping_link_is_flagged_within_the_flap_window(outcomes: Outcomes,
+def test_ufm_flapping_link_is_flagged_within_the_flap_window(runs: Runs,
                                                             request: pytest.FixtureRequest) -> None:
     """Path: UFM (REST + Telemetry CSV). Fault: a link flapping every 4 s. UFM's Telemetry counts
     LinkDownedCounter, not carrier transitions; the flap rule must still see the link go down and
     up again and again, within its window (4 intervals) and the interval that closes it."""
-    out, _ = outcomes.of(request)
+    out, _ = _outcome(runs.of(request))
     assert out.raised_after_s is not None, f"the flapping link was not flagged; findings: {sorted(out.findings)}"
     f = out.findings[("leaf-r0-0", "1")]
     assert "flap" in f.conditions and "link flapped" in f.explanation, f.explanation
@@ -275,13 +271,13 @@ def _all_faults(path: str) -> Callable[[Path], Awaitable[tuple[Outcome, list[Gro
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", list(PATHS))
-def test_every_link_fault_the_path_carries_is_found_at_once(path: str, outcomes: Outcomes,
+def test_every_link_fault_the_path_carries_is_found_at_once(path: str, runs: Runs,
                                                            request: pytest.FixtureRequest) -> None:
     """Path: `path`. Faults: every link fault kind the path can carry, injected together on four leaves
     (a shut port among them). Principle: detection is the same through every collector (issue #35 item
     6) and judges each link apart: each faulted link is flagged within the flap window, the shut port
     and every healthy link of the fabric raise nothing. The one-by-one matrix is `-m matrix`."""
-    out, groups = outcomes.of(request)
+    out, groups = _outcome(runs.of(request))
     _check(path, "+".join(_kinds(path)), out, groups)
 
 
@@ -293,24 +289,17 @@ async def _ecn_off(tmp: Path) -> tuple[Outcome, list[Group]]:
 
 
 @pytest.mark.slow
-def test_a_switch_with_ecn_off_is_found_over_gnmi(outcomes: Outcomes, request: pytest.FixtureRequest) -> None:
+def test_a_switch_with_ecn_off_is_found_over_gnmi(runs: Runs, request: pytest.FixtureRequest) -> None:
     """Path: gNMI (Arista). Fault: ECN off on a whole leaf while its load-matched peers mark. Principle:
     ECN silence where the peers mark under the same load is one device finding (issue #35 item 4)."""
-    out, groups = outcomes.of(request)
+    out, groups = _outcome(runs.of(request))
     _check("gnmi-arista", "ecn_off", out, groups)
 
 
 # -- the runs above, side by side -----------------------------------------------------------------------
-# Each run waits on the fabric's clock far more than it computes (~15% of a CPU): the module's fixture
-# starts those of the selected tests together, each in a process of its own (tests/integration/path_child.py),
-# SIDE_BY_SIDE at a time, and each test checks its own outcome. The matrix below runs each in the test.
-
-SIDE_BY_SIDE = 4
-RUNS: dict[str, Callable[[Path], Awaitable[tuple[Outcome, list[Group]]]]] = {
-    "test_ufm_flapping_link_is_flagged_within_the_flap_window": _ufm_flap,
-    **{f"test_every_link_fault_the_path_carries_is_found_at_once[{p}]": _all_faults(p) for p in PATHS},
-    "test_a_switch_with_ecn_off_is_found_over_gnmi": _ecn_off,
-}
+# Each run waits on the fabric's clock far more than it computes (~15% of a CPU): they run four at a time,
+# each in a process of its own (tests/apart.py), and each test checks its own outcome. The matrix below
+# runs each in the test.
 
 
 @dataclass
@@ -321,47 +310,28 @@ class Seen:
     conditions: list[str]
 
 
-def outcome_to_json(out: Outcome, groups: list[Group]) -> dict[str, Any]:
-    return {"raised_after_s": out.raised_after_s,
-            "findings": [[*k, f.explanation, list(f.conditions)] for k, f in out.findings.items()],
-            "conditions": [[*k, sorted(c)] for k, c in out.conditions.items()],
-            "groups": [[sorted(keys), sorted(wanted)] for keys, wanted in groups]}
+def _as_json(run: Callable[[Path], Awaitable[tuple[Outcome, list[Group]]]]) -> Callable[[Path], Awaitable[Any]]:
+    async def as_json(tmp: Path) -> dict[str, Any]:
+        out, groups = await run(tmp)
+        return {"raised_after_s": out.raised_after_s,
+                "findings": [[*k, f.explanation, list(f.conditions)] for k, f in out.findings.items()],
+                "conditions": [[*k, sorted(c)] for k, c in out.conditions.items()],
+                "groups": [[sorted(keys), sorted(wanted)] for keys, wanted in groups]}
+    return as_json
 
 
-def outcome_from_json(doc: dict[str, Any]) -> tuple[Outcome, list[Group]]:
+def _outcome(doc: dict[str, Any]) -> tuple[Outcome, list[Group]]:
     out = Outcome(doc["raised_after_s"], {(d, p): Seen(e, c) for d, p, e, c in doc["findings"]},
                   {(d, p): set(c) for d, p, c in doc["conditions"]})
     return out, [({(d, p) for d, p in keys}, frozenset(wanted)) for keys, wanted in doc["groups"]]
 
 
-def _run_apart(name: str, tmp: Path) -> tuple[Outcome, list[Group]]:
-    tmp.mkdir()
-    res = subprocess.run([sys.executable, "-m", "tests.integration.path_child", name, str(tmp), str(tmp / "out.json")],
-                         cwd=ROOT, capture_output=True, text=True, timeout=280)
-    assert res.returncode == 0, f"{name}: {res.stderr[-3000:]}"
-    return outcome_from_json(json.loads((tmp / "out.json").read_text()))
-
-
-class Outcomes:
-    def __init__(self, futures: dict[str, Future[tuple[Outcome, list[Group]]]]) -> None:
-        self.futures = futures
-
-    def of(self, request: pytest.FixtureRequest) -> tuple[Outcome, list[Group]]:
-        return self.futures[request.node.name].result()
-
-
-@pytest.fixture(scope="module")
-def outcomes(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Outcomes]:
-    """The selected tests' runs, started together in test order, SIDE_BY_SIDE at a time."""
-    names = [item.name for item in request.session.items if item.module is request.module and item.name in RUNS]
-    tmp = tmp_path_factory.mktemp("paths")
-    with ThreadPoolExecutor(SIDE_BY_SIDE) as pool:
-        futures = {name: pool.submit(_run_apart, name, tmp / str(i)) for i, name in enumerate(names)}
-        try:
-            yield Outcomes(futures)
-        finally:
-            for f in futures.values():
-                f.cancel()
+RUNS = {
+    "test_ufm_flapping_link_is_flagged_within_the_flap_window": _as_json(_ufm_flap),
+    **{f"test_every_link_fault_the_path_carries_is_found_at_once[{p}]": _as_json(_all_faults(p)) for p in PATHS},
+    "test_a_switch_with_ecn_off_is_found_over_gnmi": _as_json(_ecn_off),
+}
+runs = side_by_side(at_once=4)
 
 
 # -- on demand (`scripts/test.sh -m matrix`, ~12 min): each fault alone through each path, and a
