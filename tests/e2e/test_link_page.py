@@ -10,6 +10,7 @@ import asyncio
 import re
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import pytest
@@ -22,6 +23,7 @@ from fabricwatch.pipeline.history import LinkHistory
 from fabricwatch.pipeline.pipeline import Pipeline
 from fabricwatch.simulator.faults import Fault
 from fabricwatch.slurm.records import Job, Node
+from tests.apart import Runs, side_by_side
 from tests.e2e.test_fabric_page import chromium
 from tests.integration.helpers import start_runner, start_sim
 from tests.unit.test_http_layer import FakeHealth, FakeMetrics, FakeUploads
@@ -109,7 +111,7 @@ async def test_an_ib_link_plots_its_own_counters_lists_its_lanes_and_keeps_hosti
     assert re.search(r"last sample \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", dom)
 
 
-async def test_a_pfc_storm_and_an_aging_optic_from_the_simulator(tmp_path: Path) -> None:
+async def _storm_and_optic(tmp_path: Path) -> dict[str, Any]:
     sim = await start_sim(fabric={"nodes": 8, "rails": 2, "spines": 2})
     storm_port = sim.fabric.topology.devices["leaf-r1-0"].ports[1].name
     optic_port = sim.fabric.topology.devices["leaf-r0-0"].ports[2].name
@@ -144,6 +146,11 @@ async def test_a_pfc_storm_and_an_aging_optic_from_the_simulator(tmp_path: Path)
         runner.stop()
         assert await task == 0
         await sim.stop()
+    return {"storm": storm, "optic": optic}
+
+
+def test_a_pfc_storm_and_an_aging_optic_from_the_simulator(runs: Runs, request: pytest.FixtureRequest) -> None:
+    storm, optic = runs.of(request)["storm"], runs.of(request)["optic"]
     assert 'data-fabric="roce"' in storm, storm[:3000]
     got = charts(storm)
     assert {"in_gbps", "out_gbps", "util", "pauses", "pfc_p3", "ecn", "discards", "errors"} <= set(got), sorted(got)
@@ -165,7 +172,7 @@ async def test_a_pfc_storm_and_an_aging_optic_from_the_simulator(tmp_path: Path)
     assert re.search(r'class="lane-value (warn|alarm)">-\d', optic)  # lane 3 losing light
 
 
-async def test_an_ib_uplink_read_through_ufm(tmp_path: Path) -> None:
+async def _ib_uplink(tmp_path: Path) -> dict[str, Any]:
     sim = await start_sim(ufm={"enabled": True}, fabric={"nodes": 4, "rails": 2, "spines": 2, "fabric": "ib"})
     up = next(p.name for p in sim.fabric.topology.devices["leaf-r0-0"].ports if p.role == "leaf_up")
     sim.fabric.inject(Fault.parse(f"ber:leaf-r0-0:{up},rate=200"))
@@ -190,6 +197,11 @@ async def test_an_ib_uplink_read_through_ufm(tmp_path: Path) -> None:
         runner.stop()
         assert await task == 0
         await sim.stop()
+    return {"dom": dom}
+
+
+def test_an_ib_uplink_read_through_ufm(runs: Runs, request: pytest.FixtureRequest) -> None:
+    dom = runs.of(request)["dom"]
     assert 'data-fabric="ib"' in dom, dom[:3000]
     got = charts(dom)
     assert {"xmit_wait", "symbol_errors", "link_downed", "ber"} <= set(got), sorted(got)
@@ -216,7 +228,7 @@ class ListedJobs:
         return []
 
 
-async def test_many_jobs_with_hostile_users_beside_a_finding_are_bounded_and_kept_as_text(tmp_path: Path) -> None:
+async def _many_jobs(tmp_path: Path) -> dict[str, Any]:
     sim = await start_sim(fabric={"nodes": 4, "rails": 2, "spines": 2})
     port = next(p for d in sim.fabric.topology.devices.values() for p in d.ports
                 if p.role == "leaf_down" and p.peer_device == "node000" and p.rail == 0)
@@ -244,6 +256,13 @@ async def test_many_jobs_with_hostile_users_beside_a_finding_are_bounded_and_kep
         runner.stop()
         assert await task == 0
         await sim.stop()
+    return {"fabric": fabric, "page": page, "port": [port.device, port.name]}
+
+
+def test_many_jobs_with_hostile_users_beside_a_finding_are_bounded_and_kept_as_text(
+        runs: Runs, request: pytest.FixtureRequest) -> None:
+    ran = runs.of(request)
+    fabric, page, (device, port_name) = ran["fabric"], ran["page"], ran["port"]
     shown = ("(&lt;u onmouseover=x&gt;eve&lt;/u&gt;, \"&gt;&lt;script&gt;document.body.dataset.pwned=3&lt;/script&gt;, "
              "1 node)")
     for dom in (fabric, page):
@@ -252,7 +271,7 @@ async def test_many_jobs_with_hostile_users_beside_a_finding_are_bounded_and_kep
         assert '<div class="jobs" data-jobs-total="25"><span>25 Slurm jobs on this link: </span>' in dom, dom[-3000:]
         assert f'<span class="job" data-job-id="100">100 {shown}</span>' in dom
     # the fabric page's list: three jobs in full, the next ids, and how many more the API did not list
-    item = re.search(rf'<li class="finding" data-device="{port.device}" data-port="{port.name}">.*?</li>', fabric, re.S)
+    item = re.search(rf'<li class="finding" data-device="{device}" data-port="{port_name}">.*?</li>', fabric, re.S)
     assert item, fabric[-3000:]
     assert re.findall(r'data-job-id="(\d+)"', item.group(0)) == ["100", "101", "102"]
     assert f'<span class="job-ids">; then {", ".join(str(i) for i in range(103, 120))}</span>' in item.group(0)
@@ -261,3 +280,11 @@ async def test_many_jobs_with_hostile_users_beside_a_finding_are_bounded_and_kep
     panel = re.search(r'<div id="link-finding">.*?</div></div>', page, re.S)
     assert panel and re.findall(r'data-job-id="(\d+)"', panel.group(0)) == [str(i) for i in range(100, 120)]
     assert '<span class="jobs-more"> and 5 more</span>' in panel.group(0) and "job-ids" not in panel.group(0)
+
+
+# the runs of the three tests above with a simulator and a daemon (each waits on the wall clock, then two
+# browsers read its pages) go side by side, each in a process of its own (tests/apart.py)
+RUNS = {"test_a_pfc_storm_and_an_aging_optic_from_the_simulator": _storm_and_optic,
+        "test_an_ib_uplink_read_through_ufm": _ib_uplink,
+        "test_many_jobs_with_hostile_users_beside_a_finding_are_bounded_and_kept_as_text": _many_jobs}
+runs = side_by_side(at_once=3)
