@@ -48,9 +48,11 @@ class Runs:
 
 
 def side_by_side(at_once: int) -> Any:
-    """The module's fixture: `at_once` runs at a time (for CPU-bound runs: the CPUs there are)."""
+    """The module's fixture: `at_once` runs at a time (for CPU-bound runs: the CPUs there are). It is
+    autouse: the runs start with the module's first test, whichever it is, and go on while the module's
+    other tests run."""
 
-    @pytest.fixture(scope="module")
+    @pytest.fixture(scope="module", autouse=True)
     def runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
         module = request.module
         table = module.RUNS
