@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -18,6 +18,7 @@ from fabricwatch.cluster.assign import owner
 from fabricwatch.cluster.config import ClusterConfig
 from fabricwatch.cluster.etcd import EtcdError
 from fabricwatch.cluster.member import ClusterMember, cluster_status, etcd_for, read_view
+from tests.apart import Runs, side_by_side
 from tests.servers import EtcdCluster
 
 LEASE = 3.0
@@ -41,14 +42,6 @@ class Polled:
 
     async def stop_polling(self, key: str) -> None:
         self.polled.discard(key)
-
-
-@pytest.fixture(scope="module")
-def etcd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EtcdCluster]:
-    cluster = EtcdCluster(tmp_path_factory.mktemp("etcd"))
-    cluster.start()
-    yield cluster
-    cluster.stop()
 
 
 class Cluster:
@@ -142,14 +135,24 @@ class Cluster:
         await asyncio.gather(*(t for _, _, t in self.members.values()), return_exceptions=True)
 
 
-@pytest.fixture
-async def cluster(etcd: EtcdCluster, request: pytest.FixtureRequest) -> AsyncIterator[Cluster]:
-    c = Cluster(etcd, f"/fw-test/{request.node.name}")
-    yield c
-    await c.stop()
+# The tests of members on a 3-member etcd wait on leases and ticks far more than they compute: each runs
+# with an etcd of its own, side by side with the others, in a process of its own (tests/apart.py); a test
+# fails with its run's assertion and traceback.
+
+def _own_etcd(body: Callable[[Cluster, EtcdCluster], Awaitable[None]]) -> Callable[[Path], Awaitable[None]]:
+    async def run(tmp: Path) -> None:
+        etcd = EtcdCluster(tmp / "etcd")
+        etcd.start()
+        cluster = Cluster(etcd, "/fw-test/c")
+        try:
+            await body(cluster, etcd)
+        finally:
+            await cluster.stop()
+            etcd.stop()
+    return run
 
 
-async def test_members_share_targets_and_take_over_a_dead_ones(cluster: Cluster) -> None:
+async def _share_and_take_over(cluster: Cluster, etcd: EtcdCluster) -> None:
     for name in ("fw-a", "fw-b", "fw-c"):
         cluster.add(name)
     await cluster.until("shared out", cluster.each_once)
@@ -171,7 +174,7 @@ async def test_members_share_targets_and_take_over_a_dead_ones(cluster: Cluster)
     assert takeovers == 0  # the dead member's keys went with its lease: nothing to take from
 
 
-async def test_a_joining_member_takes_its_share_and_a_leaving_one_hands_over(cluster: Cluster) -> None:
+async def _join_and_leave(cluster: Cluster, etcd: EtcdCluster) -> None:
     for name in ("fw-a", "fw-b", "fw-c"):
         cluster.add(name)
     await cluster.until("shared out", cluster.each_once)
@@ -200,8 +203,7 @@ async def test_a_joining_member_takes_its_share_and_a_leaving_one_hands_over(clu
     assert leaving > 0
 
 
-async def test_members_keep_their_targets_while_etcd_is_down_to_one_member(cluster: Cluster,
-                                                                          etcd: EtcdCluster) -> None:
+async def _etcd_down_to_one(cluster: Cluster, etcd: EtcdCluster) -> None:
     for name in ("fw-a", "fw-b", "fw-c"):
         cluster.add(name)
     await cluster.until("shared out", cluster.each_once)
@@ -293,7 +295,7 @@ def _put_raw(etcd: EtcdCluster, key: bytes, value: bytes) -> None:
         stubs.KVStub(ch).Put(pb.PutRequest(key=key, value=value), timeout=10)
 
 
-async def test_unreadable_keys_are_skipped_and_counted(cluster: Cluster, etcd: EtcdCluster) -> None:
+async def _unreadable_keys(cluster: Cluster, etcd: EtcdCluster) -> None:
     """A key that is not UTF-8, a registration nested 200k deep and a holder key that is not
     UTF-8 under the prefix: the members share out, say how many keys they could not read, answer
     /api/cluster and take over a dead member's targets (it crashed every tick before)."""
@@ -316,7 +318,7 @@ async def test_unreadable_keys_are_skipped_and_counted(cluster: Cluster, etcd: E
     await cluster.until("taken over", cluster.each_once, timeout=LEASE * 4)
 
 
-async def test_a_second_member_with_the_same_name_is_refused(cluster: Cluster) -> None:
+async def _same_name(cluster: Cluster, etcd: EtcdCluster) -> None:
     """Two daemons with one name (the default is the host name): the second is refused, polls
     nothing, is not ready and says why; leaving, it takes nothing of the first's; once the first
     has gone it registers and polls its share (both polled everything, both ready, before)."""
@@ -451,3 +453,33 @@ async def test_etcd_with_auth_on_refuses_wrong_missing_or_narrow_credentials_cle
             await first.leave(deadline_s=0)
     finally:
         etcd.stop()
+
+
+RUNS = {"test_members_share_targets_and_take_over_a_dead_ones": _own_etcd(_share_and_take_over),
+        "test_a_joining_member_takes_its_share_and_a_leaving_one_hands_over": _own_etcd(_join_and_leave),
+        "test_members_keep_their_targets_while_etcd_is_down_to_one_member": _own_etcd(_etcd_down_to_one),
+        "test_unreadable_keys_are_skipped_and_counted": _own_etcd(_unreadable_keys),
+        "test_a_second_member_with_the_same_name_is_refused": _own_etcd(_same_name)}
+runs = side_by_side(at_once=5)
+
+
+def test_members_share_targets_and_take_over_a_dead_ones(runs: Runs, request: pytest.FixtureRequest) -> None:
+    runs.of(request)  # _share_and_take_over
+
+
+def test_a_joining_member_takes_its_share_and_a_leaving_one_hands_over(runs: Runs,
+                                                                       request: pytest.FixtureRequest) -> None:
+    runs.of(request)  # _join_and_leave
+
+
+def test_members_keep_their_targets_while_etcd_is_down_to_one_member(runs: Runs,
+                                                                     request: pytest.FixtureRequest) -> None:
+    runs.of(request)  # _etcd_down_to_one
+
+
+def test_unreadable_keys_are_skipped_and_counted(runs: Runs, request: pytest.FixtureRequest) -> None:
+    runs.of(request)  # _unreadable_keys
+
+
+def test_a_second_member_with_the_same_name_is_refused(runs: Runs, request: pytest.FixtureRequest) -> None:
+    runs.of(request)  # _same_name
