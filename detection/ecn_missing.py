@@ -60,9 +60,9 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
         # that can be judged now, are silent with it (`_switch_wide`), or where its queue shows that it fills
         # unmarked: its switch pausing PAUSING_MORE times the switches that mark (a lossless queue fills to the pause
         # threshold; against every switch of the role, idle ones would make any pausing look infinite), or the port
-        # dropping
-        # PAUSING_MORE times its class now where its switch sends no pause (a lossy queue overflows at its tail;
-        # where PFC holds it, a lossless one drops nothing of what ECN would have slowed, so its drops are not this)
+        # dropping PAUSING_MORE times its class now where its switch sends no pause (a lossy queue overflows at its
+        # tail; where PFC holds it, a lossless one drops nothing of what ECN would have slowed, so its drops are not
+        # this)
         at = np.nonzero(out[rows])[0]
         if len(at):
             found = rows[at]
