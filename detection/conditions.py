@@ -15,6 +15,7 @@ from fabricwatch.detection.explain import DISCARDS, Siblings
 from fabricwatch.models.background import EVIDENCE_NAMES, BackgroundRates, Verdict
 from fabricwatch.models.class_model import UTIL, ClassModel
 from fabricwatch.models.features import (
+    IDLE_PCT,
     OWN_NAMES,
     FeatureFrame,
 )
@@ -29,6 +30,9 @@ CROWD_REPEATS = 2  # intervals of the last OUTLIER_N a link of a crowd stood out
 # same moment are what their links share (traffic towards one place), not that many faults
 OUTLIER_SWITCHES = 3
 DOWN_INTERVALS = 4  # intervals in a row a link stays down before it is a finding (a bounce is the flap rule's)
+# times the median load of the links its traffic is spread over: a hash spreads flows unevenly (a link
+# at 1.5-2x its group's median is common), not this unevenly
+PILED_ON = 4.0
 
 
 def _utc(ns: int) -> str:
@@ -37,14 +41,26 @@ LOSS_CRITICAL = 1e-6  # counted per packet moved: where RDMA's go-back-N retrans
 RECOVERIES_CRITICAL = 3  # link recoveries in a window: each stalls the link
 
 
+def _piled_on(frame: FeatureFrame, i: int, util: float) -> bool:
+    """Whether the link carries several times what the links its traffic is spread over carry: the hash
+    sends it what should be shared (a polarised ECMP group), not the traffic's own peaks."""
+    if frame.group_util is None or not np.isfinite(frame.group_util[i]):
+        return False
+    return util > PILED_ON * max(float(frame.group_util[i]), IDLE_PCT)
+
+
 def _drops_within_load(frame: FeatureFrame, i: int, v: Verdict, interval_s: float, model: ClassModel | None,
                        siblings: Siblings) -> bool:
     """The window's drops are what a link at this load drops: under the healthy ceiling of its class
-    (and of this link) at its utilisation, or within reach of its siblings' drops now."""
+    (and of this link) at its utilisation, a share of its packets the class's links dropped at their
+    queues' tails at such load (where its traffic is not piled on it alone), or within reach of its
+    siblings' drops now."""
     rate = v.total / (v.window * interval_s)
     util = float(np.nan_to_num(frame.own_raw[i, UTIL]))
     li = frame.links[i]
     if model is not None and rate <= model.ceiling(util, DISCARDS, (li.device, li.port)):
+        return True
+    if model is not None and v.share_of_packets <= model.drop_share(v.name, util) and not _piled_on(frame, i, util):
         return True
     return siblings.like(i, DISCARDS, float(np.nan_to_num(frame.own_raw[i, DISCARDS]))) is not None
 

@@ -92,6 +92,7 @@ from fabricwatch.models.class_model import (
     budget_rate,
     tail_thresholds,
 )
+from fabricwatch.models.drop_shares import DropShares
 from fabricwatch.models.features import (
     FEATURE_NAMES,
     N_OWN,
@@ -185,6 +186,7 @@ class LinkDetector:
         index: dict[tuple[str, str], int] = {}
         samples: dict[str, ClassSample] = {}
         peaks: dict[str, LinkPeaks] = {}
+        tails_dropped: dict[str, DropShares] = {}
         background, siblings, silence, ups = BackgroundFit(), SiblingFit(seed=self.seed), SilenceFit(), UpRecord()
         trained, spread = TrainedFit(), spread_withdrawn.SpreadFit()
         trends = TrendWatch()  # the modules' baselines, learned from the healthy history
@@ -192,7 +194,10 @@ class LinkDetector:
         for frame in again():
             ids = self._link_ids(frame, index)
             trends.observe(frame.links)
-            background.add(ids, frame.classes, evidence_counts(frame, EVIDENCE_NAMES, self.interval_s))
+            counts = evidence_counts(frame, EVIDENCE_NAMES, self.interval_s)
+            background.add(ids, frame.classes, counts)
+            packets = np.fromiter((_packets(li) for li in frame.links), dtype=np.float64,
+                                  count=len(frame.links)) * self.interval_s
             siblings.add(frame, ids)
             silence.add(frame, ids)
             ups.add(frame, ids)
@@ -203,8 +208,10 @@ class LinkDetector:
                 rows = np.nonzero(cls == c)[0]
                 if c not in samples:
                     samples[c], peaks[c] = ClassSample(sample_rows, self.seed), LinkPeaks()
+                    tails_dropped[c] = DropShares(EVIDENCE_NAMES)
                 samples[c].add(frame.start_ns, ids[rows], frame.X[rows], frame.own_raw[rows])
                 peaks[c].add(ids[rows], frame.own_raw[rows])
+                tails_dropped[c].add(ids[rows], counts[rows], packets[rows], frame.own_raw[rows, UTIL])
             n_frames += 1
             first_ns = frame.start_ns if first_ns is None else min(first_ns, frame.start_ns)
             last_ns = frame.start_ns if last_ns is None else max(last_ns, frame.start_ns)
@@ -248,7 +255,7 @@ class LinkDetector:
             forest = IsolationForest(n_estimators=self.n_estimators, random_state=self.seed, n_jobs=1)
             forest.fit(train)
             self.models[c] = ClassModel(forest, 0.0, len(train), 0, None, _ceilings(own),
-                                        peaks.pop(c).result(keys), [])
+                                        peaks.pop(c).result(keys), [], tails_dropped.pop(c).result())
             tails[c] = Tail(int(sample.seen * max(rates)) + 2, 1 + N_OWN)
             del sample, start, ids, X, own, train
         if not self.models:

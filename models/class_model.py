@@ -42,13 +42,22 @@ class ClassModel:
     # (false-alarm rate, forest threshold, peer limits) on a grid of rates, from the held-out
     # history: a budget set later (`[detector] false_alarms_per_day`) picks its thresholds here
     by_rate: list[tuple[float, float, np.ndarray]] = field(default_factory=list)
+    # per discard counter, per load bin: the share of their packets the class's healthy links dropped at
+    # their queues' tails at that load (`drop_shares.DropShares`)
+    drop_shares: dict[str, list[float]] = field(default_factory=dict)
 
     def ceiling(self, util_pct: float, k: int, link: tuple[str, str] | None = None) -> float:
         mine = self.link_ceiling(util_pct, k, link)
         if self.ceilings is None:
             return mine
-        b = min(int(max(util_pct, 0.0) // LOAD_BIN_PCT), len(self.ceilings) - 1)
+        b = min(load_bin(util_pct), len(self.ceilings) - 1)
         return max(float(self.ceilings[b, k]), mine)
+
+    def drop_share(self, name: str, util_pct: float) -> float:
+        """The share of its packets a healthy link of the class drops on discard counter `name` at this
+        load (`drop_shares.DropShares`); 0 where none was seen."""
+        tail = self.drop_shares.get(name)
+        return float(tail[min(load_bin(util_pct), len(tail) - 1)]) if tail else 0.0
 
     def link_ceiling(self, util_pct: float, k: int, link: tuple[str, str] | None) -> float:
         """What this link showed in training at most, or in proportion to its load; 0 if unknown."""
@@ -65,7 +74,8 @@ class ClassModel:
                 "ceilings": None if self.ceilings is None else self.ceilings.tolist(),
                 "link_ceilings": [[d, p, [float(f"{v:.4g}") for v in row]]
                                   for (d, p), row in sorted(self.link_ceilings.items())],
-                "by_rate": [[r, t, lim.tolist()] for r, t, lim in self.by_rate]}
+                "by_rate": [[r, t, lim.tolist()] for r, t, lim in self.by_rate],
+                "drop_shares": self.drop_shares}
 
     @classmethod
     def from_json(cls, forest: IsolationForest, info: dict[str, Any]) -> ClassModel:
@@ -73,7 +83,8 @@ class ClassModel:
                    None if info.get("peer_limits") is None else np.array(info["peer_limits"]),
                    None if info.get("ceilings") is None else np.array(info["ceilings"]),
                    {(str(d), str(p)): np.array(row, dtype=np.float64) for d, p, row in info.get("link_ceilings") or []},
-                   [(float(r), float(t), np.array(lim, dtype=np.float64)) for r, t, lim in info.get("by_rate") or []])
+                   [(float(r), float(t), np.array(lim, dtype=np.float64)) for r, t, lim in info.get("by_rate") or []],
+                   {str(n): [float(v) for v in tail] for n, tail in (info.get("drop_shares") or {}).items()})
 
     def combined(self, forest_scores: np.ndarray, X: np.ndarray) -> np.ndarray:
         """max(forest score / its threshold, worst peer deviation / its limit): > 1 is anomalous."""
@@ -85,6 +96,12 @@ class ClassModel:
 
 
 LOAD_BIN_PCT = 10.0  # utilisation bins of the healthy ceilings
+N_BINS = int(100 // LOAD_BIN_PCT) + 1
+
+
+def load_bin(util_pct: float) -> int:
+    return min(int(max(util_pct, 0.0) // LOAD_BIN_PCT), N_BINS - 1)
+
 CEILING_QUANTILE = 0.999
 CEILING_MARGIN = 1.5
 MIN_BIN_ROWS = 50
@@ -118,7 +135,7 @@ def _ceilings(own: np.ndarray) -> np.ndarray:
     percentile there, times a margin. A bin with too few rows takes the next busier bin's (more
     load never means less pausing), and every bin at least the ones below it."""
     util = np.nan_to_num(own[:, OWN_NAMES.index("util_pct")])
-    n_bins = int(100 // LOAD_BIN_PCT) + 1
+    n_bins = N_BINS
     bins = np.minimum((util // LOAD_BIN_PCT).astype(int), n_bins - 1)
     values = np.nan_to_num(own)
     overall = np.quantile(values, CEILING_QUANTILE, axis=0) * CEILING_MARGIN

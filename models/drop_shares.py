@@ -1,0 +1,62 @@
+"""What share of their packets a class's healthy links dropped at each load: the tails of congestion.
+
+A queue that fills drops at its tail, the more the busier it runs, on whichever link the traffic piles
+on. A class whose healthy links dropped a share of their packets at some load will drop it there again,
+and at any higher load. What a class is allowed is what two or more of its links reached: one link
+dropping in training may have been a fault of its own. Each discard counter has its own tails (a queue's
+tail drops excuse no ingress discards)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from fabricwatch.core.counters import EVIDENCE, Evidence
+from fabricwatch.models.class_model import LOAD_BIN_PCT, N_BINS
+
+MIN_LINKS = 2  # links of the class that dropped that share: one alone may have been a fault
+
+
+class DropShares:
+    """Per link, discard counter and load bin, the largest share of its packets one interval dropped;
+    only intervals that dropped are kept (a healthy fabric keeps almost nothing)."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self._names = list(names)
+        self._columns = np.array([j for j, n in enumerate(self._names) if EVIDENCE.get(n) is Evidence.DISCARD],
+                                 dtype=np.int64)
+        self._peaks: dict[tuple[int, int, int], float] = {}  # (link id, column, bin) -> share
+
+    def add(self, ids: np.ndarray, counts: np.ndarray, packets: np.ndarray, util_pct: np.ndarray) -> None:
+        """One block of link-intervals: link ids, evidence counts (columns as `names`), packets moved and
+        utilisation in the interval."""
+        if not len(self._columns):
+            return
+        drops = np.nan_to_num(counts[:, self._columns])
+        rows, cols = np.nonzero((drops >= 0.5) & (packets > 0)[:, None])
+        if not len(rows):
+            return
+        bins = np.minimum(np.nan_to_num(util_pct[rows]) // LOAD_BIN_PCT, N_BINS - 1).astype(np.int64)
+        for r, c, b in zip(rows.tolist(), cols.tolist(), np.maximum(bins, 0).tolist(), strict=True):
+            key = (int(ids[r]), int(self._columns[c]), b)
+            share = float(drops[r, c] / packets[r])
+            if share > self._peaks.get(key, 0.0):
+                self._peaks[key] = share
+
+    def result(self) -> dict[str, list[float]]:
+        """Per discard counter that two or more links counted: per load bin, the share the second worst of
+        them dropped at that load or less (more load never means a smaller share dropped)."""
+        per_link: dict[tuple[int, int], np.ndarray] = {}
+        for (link, col, b), share in self._peaks.items():
+            row = per_link.setdefault((col, link), np.zeros(N_BINS))
+            row[b] = max(row[b], share)
+        out: dict[str, list[float]] = {}
+        for col in sorted({c for c, _ in per_link}):
+            rows = np.array([np.maximum.accumulate(r) for (c, _), r in per_link.items() if c == col])
+            if len(rows) < MIN_LINKS:
+                continue
+            tail = -np.sort(-rows, axis=0)[MIN_LINKS - 1]
+            if tail.any():
+                out[self._names[col]] = [float(f"{v:.4g}") for v in tail]
+        return out
