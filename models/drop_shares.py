@@ -2,9 +2,9 @@
 
 A queue that fills drops at its tail, the more the busier it runs, on whichever link the traffic piles
 on. A class whose healthy links dropped a share of their packets at some load will drop it there again,
-and at any higher load. What a class is allowed is what two or more of its links reached: one link
-dropping in training may have been a fault of its own. Each discard counter has its own tails (a queue's
-tail drops excuse no ingress discards)."""
+and at any higher load; below BUSY_PCT no queue fills and nothing is learned. What a class is allowed is
+what two or more of its links reached: one link dropping in training may have been a fault of its own.
+Each discard counter has its own tails (a queue's tail drops excuse no ingress discards)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,9 @@ from fabricwatch.core.counters import EVIDENCE, Evidence
 from fabricwatch.models.class_model import LOAD_BIN_PCT, N_BINS
 
 MIN_LINKS = 2  # links of the class that dropped that share: one alone may have been a fault
+# % of line rate: below it no queue fills from the link's own load, and a few drops (control-plane packets, a
+# trickle at any load) are a large share of few packets, no tail
+BUSY_PCT = 20.0
 
 
 class DropShares:
@@ -34,7 +37,8 @@ class DropShares:
         if not len(self._columns):
             return
         drops = np.nan_to_num(counts[:, self._columns])
-        rows, cols = np.nonzero((drops >= 0.5) & (packets > 0)[:, None])
+        busy = (packets > 0) & (np.nan_to_num(util_pct) >= BUSY_PCT)
+        rows, cols = np.nonzero((drops >= 0.5) & busy[:, None])
         if not len(rows):
             return
         bins = np.minimum(np.nan_to_num(util_pct[rows]) // LOAD_BIN_PCT, N_BINS - 1).astype(np.int64)

@@ -110,3 +110,31 @@ def test_tail_drops_one_link_showed_in_training_are_no_class_allowance(detector:
             _drop(ups[1], 4e-6)
         found.append(lone.detect(fb.build(start, links)))
     assert [f for fs in found for f in fs if "discards" in f.conditions and f.device == "leaf-r3-0"]
+
+
+def test_drops_on_idle_links_are_no_tail_that_load_explains() -> None:
+    """Principle 2 (drops follow load only where a queue fills): a link near idle that counts a few drops
+    (control-plane packets, a trickle at any load) shows a large share of its few packets, and no queue
+    filled. Two uplinks at 0.05 % counting 3 drops an interval in training (8 in a million) allow nothing to a busy uplink that
+    later drops 4 in a million of its packets: it is found."""
+    run = simulate(WIDE, 80, interval_s=INTERVAL, seed=1)
+    fb = FeatureBuilder(INTERVAL)
+    frames = []
+    for i, (start, links) in enumerate(run.frames):
+        for leaf, at in (("leaf-r1-0", (20, 21)), ("leaf-r2-0", (50,))):
+            if i in at:
+                up = _uplinks(links, leaf)[0]
+                _carry(up, 0.0005)
+                up.rates["buffer_discards"] = 3 / INTERVAL
+        frames.append(fb.build(start, links))
+    idle = LinkDetector(interval_s=INTERVAL).fit(frames)
+    run = simulate(WIDE, 24, interval_s=INTERVAL, seed=8)
+    found = []
+    for i, (start, links) in enumerate(run.frames):
+        ups = _uplinks(links, "leaf-r3-0")
+        if i >= 4:
+            for li in ups:
+                _carry(li, 0.9)
+            _drop(ups[1], 4e-6)
+        found.append(idle.detect(fb.build(start, links)))
+    assert [f for fs in found for f in fs if "discards" in f.conditions and f.device == "leaf-r3-0"]
