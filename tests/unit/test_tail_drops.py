@@ -115,8 +115,8 @@ def test_tail_drops_one_link_showed_in_training_are_no_class_allowance(detector:
 def test_drops_on_idle_links_are_no_tail_that_load_explains() -> None:
     """Principle 2 (drops follow load only where a queue fills): a link near idle that counts a few drops
     (control-plane packets, a trickle at any load) shows a large share of its few packets, and no queue
-    filled. Two uplinks at 0.05 % counting 3 drops an interval in training (8 in a million) allow nothing to a busy uplink that
-    later drops 4 in a million of its packets: it is found."""
+    filled. Two uplinks at 0.05 % counting 3 drops an interval in training (8 in a million) allow nothing to a
+    busy uplink that later drops 4 in a million of its packets: it is found."""
     run = simulate(WIDE, 80, interval_s=INTERVAL, seed=1)
     fb = FeatureBuilder(INTERVAL)
     frames = []
