@@ -11,11 +11,10 @@ import numpy as np
 
 from fabricwatch.core.counters import EVIDENCE, Evidence
 from fabricwatch.core.hits import RuleHit
-from fabricwatch.detection.explain import DISCARDS, Siblings
+from fabricwatch.detection.explain import DISCARDS, Siblings, piled_on
 from fabricwatch.models.background import EVIDENCE_NAMES, BackgroundRates, Verdict
 from fabricwatch.models.class_model import UTIL, ClassModel
 from fabricwatch.models.features import (
-    IDLE_PCT,
     OWN_NAMES,
     FeatureFrame,
 )
@@ -30,23 +29,12 @@ CROWD_REPEATS = 2  # intervals of the last OUTLIER_N a link of a crowd stood out
 # same moment are what their links share (traffic towards one place), not that many faults
 OUTLIER_SWITCHES = 3
 DOWN_INTERVALS = 4  # intervals in a row a link stays down before it is a finding (a bounce is the flap rule's)
-# times the median load of the links its traffic is spread over: a hash spreads flows unevenly (a link
-# at 1.5-2x its group's median is common), not this unevenly
-PILED_ON = 4.0
 
 
 def _utc(ns: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ns / 1e9))
 LOSS_CRITICAL = 1e-6  # counted per packet moved: where RDMA's go-back-N retransmissions start to cost
 RECOVERIES_CRITICAL = 3  # link recoveries in a window: each stalls the link
-
-
-def _piled_on(frame: FeatureFrame, i: int, util: float) -> bool:
-    """Whether the link carries several times what the links its traffic is spread over carry: the hash
-    sends it what should be shared (a polarised ECMP group), not the traffic's own peaks."""
-    if frame.group_util is None or not np.isfinite(frame.group_util[i]):
-        return False
-    return util > PILED_ON * max(float(frame.group_util[i]), IDLE_PCT)
 
 
 def _drops_within_load(frame: FeatureFrame, i: int, v: Verdict, interval_s: float, model: ClassModel | None,
@@ -60,7 +48,7 @@ def _drops_within_load(frame: FeatureFrame, i: int, v: Verdict, interval_s: floa
     li = frame.links[i]
     if model is not None and rate <= model.ceiling(util, DISCARDS, (li.device, li.port)):
         return True
-    if model is not None and v.share_of_packets <= model.drop_share(v.name, util) and not _piled_on(frame, i, util):
+    if model is not None and v.share_of_packets <= model.drop_share(v.name, util) and not piled_on(frame, i, util):
         return True
     return siblings.like(i, DISCARDS, float(np.nan_to_num(frame.own_raw[i, DISCARDS]))) is not None
 

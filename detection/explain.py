@@ -9,7 +9,16 @@ from typing import Any
 import numpy as np
 
 from fabricwatch.models.class_model import _LOAD_FREE, ClassModel
-from fabricwatch.models.features import DOWN_ROLES, IDLE_PCT, MIN_SPREAD_LOAD, N_OWN, OWN_NAMES, UNITS, FeatureFrame
+from fabricwatch.models.features import (
+    DISCARD_COUNTERS,
+    DOWN_ROLES,
+    IDLE_PCT,
+    MIN_SPREAD_LOAD,
+    N_OWN,
+    OWN_NAMES,
+    UNITS,
+    FeatureFrame,
+)
 from fabricwatch.models.groups import G_INDEX
 from fabricwatch.models.intervals import LinkInterval
 
@@ -28,6 +37,9 @@ DISCARDS = OWN_NAMES.index("discards")
 DISCARDS_PER_PKT = 1e-6  # drops below one per million packets are noise on any fabric
 # roles whose far end is a switch: pauses received there spread congestion from another egress
 SWITCH_TO_SWITCH = frozenset({"leaf_up", "spine", "spine_down", "core"})
+# times the median load of the links its traffic is spread over: a hash spreads flows unevenly (a link
+# at 1.5-2x its group's median is common), not this unevenly
+PILED_ON = 4.0
 
 
 def _packets(li: LinkInterval) -> float:
@@ -83,6 +95,22 @@ class Siblings:
             if med[k] > 0 and value <= SIBLING_MARGIN * med[k]:
                 return f"{key[1]} {key[2]}", float(med[k])
         return None
+
+
+def piled_on(frame: FeatureFrame, i: int, util: float) -> bool:
+    """Whether row i carries several times what the links its traffic is spread over carry: the hash sends it
+    what should be shared (a polarised ECMP group), not the traffic's own peaks."""
+    if frame.group_util is None or not np.isfinite(frame.group_util[i]):
+        return False
+    return util > PILED_ON * max(float(frame.group_util[i]), IDLE_PCT)
+
+
+def within_tails(frame: FeatureFrame, i: int, per_s: float, util: float, model: ClassModel) -> bool:
+    """Whether row i's discards (`per_s`, of the discards feature) are a share of its packets its class's healthy
+    links dropped at their queues' tails at this load (`drop_shares`), on a link the traffic is not piled on."""
+    packets = _packets(frame.links[i])
+    allowed = sum(model.drop_share(n, util) for n in DISCARD_COUNTERS)
+    return packets > 0 and per_s <= allowed * packets and not piled_on(frame, i, util)
 
 
 def _received_pauses(frame: FeatureFrame, i: int) -> bool:
@@ -159,6 +187,8 @@ def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None 
         link = (frame.links[i].device, frame.links[i].port)
         ceiling = model.ceiling(util, k, link) if model is not None and k not in _LOAD_FREE else 0.0
         if value <= ceiling:
+            continue
+        if k == DISCARDS and model is not None and within_tails(frame, i, value, util, model):
             continue
         if value > median and peer_dev[k] >= 2.0:
             candidates.append((float(peer_dev[k]), k, "peers", median))

@@ -42,6 +42,7 @@ OWN_FEATURES: tuple[tuple[str, str], ...] = (
 )
 ERROR_COUNTERS = ("in_errors", "out_errors", "fcs_errors", "symbol_errors", "rcv_errors",
                   "rcv_remote_physical_errors", "local_link_integrity_errors")
+DISCARD_COUNTERS = ("in_discards", "out_discards", "xmit_discards")  # the "discards" feature's parts
 OWN_NAMES = tuple(n for n, _ in OWN_FEATURES)
 # what happened on a link (corruption, recoveries, flaps), not a level it runs at: these follow no load, and
 # one the link does not report is unknown, never its peers' (their bounces are not its bounces)
@@ -182,7 +183,7 @@ def spread_groups(links: list[LinkInterval], util: np.ndarray,
 RATE_KEYS = (
     *(f"pfc_rx_p{p}" for p in range(8)), *(f"pfc_tx_p{p}" for p in range(8)),
     "pause_rx", "pause_tx", "ecn_marked", "in_pkts", "out_pkts", "in_octets", "out_octets",
-    "in_discards", "out_discards", "xmit_discards", *ERROR_COUNTERS, "link_error_recovery",
+    *DISCARD_COUNTERS, *ERROR_COUNTERS, "link_error_recovery",
     "link_downed", "xmit_wait", "link_transitions", "last_change", "excessive_buffer_overrun_errors", *TRAINED,
     "oper_status", "admin_status", "cnp_handled", "cnp_ignored",
 )
@@ -337,7 +338,7 @@ def own_matrix(links: list[LinkInterval], interval_s: float, R: np.ndarray | Non
         col(*(f"pfc_tx_p{p}" for p in range(8))),
         col("pause_rx", "pause_tx"),
         ecn,
-        col("in_discards", "out_discards", "xmit_discards"),
+        col(*DISCARD_COUNTERS),
         col(*ERROR_COUNTERS),
         col("link_error_recovery", "link_downed"),
         R[:, _K["xmit_wait"]],

@@ -9,7 +9,9 @@ from __future__ import annotations
 import pytest
 
 from fabricwatch.detection.detector import LinkDetector
+from fabricwatch.detection.explain import explain
 from fabricwatch.lab.evaluation import simulate
+from fabricwatch.models.class_model import ClassModel
 from fabricwatch.models.features import FeatureBuilder
 from fabricwatch.models.intervals import LinkInterval
 from fabricwatch.simulator.topology import FabricSpec
@@ -30,8 +32,8 @@ def _carry(li: LinkInterval, util: float) -> None:
         li.rates[f"{way}_pkts"] = util * LINE_BPS / 4096
 
 
-def _drop(li: LinkInterval, share: float) -> None:
-    li.rates["buffer_discards"] = share * (li.rates["in_pkts"] + li.rates["out_pkts"])
+def _drop(li: LinkInterval, share: float, counter: str = "buffer_discards") -> None:
+    li.rates[counter] = share * (li.rates["in_pkts"] + li.rates["out_pkts"])
 
 
 @pytest.fixture(scope="module")
@@ -138,3 +140,28 @@ def test_drops_on_idle_links_are_no_tail_that_load_explains() -> None:
             _drop(ups[1], 4e-6)
         found.append(idle.detect(fb.build(start, links)))
     assert [f for fs in found for f in fs if "discards" in f.conditions and f.device == "leaf-r3-0"]
+
+
+@pytest.mark.parametrize("polarised", [False, True])
+def test_the_words_of_a_finding_leave_out_tail_drops_at_a_load_the_class_dropped_at(polarised: bool) -> None:
+    """Principle 2, as the forest's explanation reads it: the discards a link counts (in, out, transmit) at
+    a share of its packets its class's healthy links dropped at this load are no cause to name; on a link
+    carrying several times what its spread group carries they are."""
+    run = simulate(WIDE, 6, interval_s=INTERVAL, seed=8)
+    fb = FeatureBuilder(INTERVAL)
+    for start, links in run.frames:
+        ups = _uplinks(links, "leaf-r3-0")
+        for li in ups:
+            _carry(li, 0.03 if polarised else 0.9)
+        _carry(ups[1], 0.9)
+        _drop(ups[1], 4e-6, "out_discards")
+        frame = fb.build(start, links)
+    i = next(n for n, li in enumerate(frame.links) if (li.device, li.port) == (ups[1].device, ups[1].port))
+    tails = {"out_discards": [0.0, 0.0] + [6e-6] * 9}
+
+    def words(shares: dict[str, list[float]]) -> str:
+        model = ClassModel(None, 1.0, 0, 0, drop_shares=shares)  # type: ignore[arg-type]
+        return explain(frame, i, model=model)[0]
+
+    assert "discards" in words({})  # no tails learned: the drops are named
+    assert ("discards" in words(tails)) == polarised
