@@ -101,6 +101,7 @@ from fabricwatch.models.features import (
     FeatureFrame,
     LinkState,
     evidence_counts,
+    situations,
 )
 from fabricwatch.models.groups import (
     G_INDEX,
@@ -198,6 +199,7 @@ class LinkDetector:
             background.add(ids, frame.classes, counts)
             packets = np.fromiter((_packets(li) for li in frame.links), dtype=np.float64,
                                   count=len(frame.links)) * self.interval_s
+            where = situations(frame.layout)
             siblings.add(frame, ids)
             silence.add(frame, ids)
             ups.add(frame, ids)
@@ -211,7 +213,7 @@ class LinkDetector:
                     tails_dropped[c] = DropShares(EVIDENCE_NAMES)
                 samples[c].add(frame.start_ns, ids[rows], frame.X[rows], frame.own_raw[rows])
                 peaks[c].add(ids[rows], frame.own_raw[rows])
-                tails_dropped[c].add(ids[rows], counts[rows], packets[rows], frame.own_raw[rows, UTIL])
+                tails_dropped[c].add(ids[rows], where[rows], counts[rows], packets[rows], frame.own_raw[rows, UTIL])
             n_frames += 1
             first_ns = frame.start_ns if first_ns is None else min(first_ns, frame.start_ns)
             last_ns = frame.start_ns if last_ns is None else max(last_ns, frame.start_ns)

@@ -145,6 +145,18 @@ def spread_over(device: str, role: str, far: str) -> str:
     return ""
 
 
+def situations(topology: Topology) -> np.ndarray:
+    """Per link, the links whose queues share its situation, named: the links the fabric spreads its traffic
+    over with it (`spread_over`), else its switch's ports of its role; worked out once per layout."""
+
+    def names() -> np.ndarray:
+        return np.array([spread_over(d, r, p) or f"{d} {r} ports"
+                         for d, r, p in zip(topology.devices, topology.roles, topology.far_devices, strict=True)],
+                        dtype=object)
+
+    return topology.memo("situations", names)
+
+
 def spread_ids(topology: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(group names, per link its group's number, per link whether it is in one) of `spread_over`, worked
     out once per layout."""
