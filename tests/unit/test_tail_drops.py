@@ -6,6 +6,8 @@ written into chosen uplinks."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from fabricwatch.detection.detector import LinkDetector
@@ -194,3 +196,14 @@ def test_tail_drops_of_links_in_another_situation_allow_nothing(detector: LinkDe
             _drop(ups[1], 4e-6)
         found.append(detector.detect(_build(fb, start, links)))
     assert [f for fs in found for f in fs if "discards" in f.conditions and f.device == "leaf-r2-0"]
+
+
+def test_the_tails_learned_travel_in_the_model_file(detector: LinkDetector, tmp_path: Path) -> None:
+    """A daemon that loads a model fitted elsewhere judges tail drops as the fit did: the situations' tails
+    are saved and read back."""
+    path = tmp_path / "m.fwm"
+    detector.save(path)
+    loaded = LinkDetector.load(path)
+    learned = {c: m.drop_shares for c, m in detector.models.items() if m.drop_shares}
+    assert "leaf-r3-0 leaf_up ports" in next(iter(learned.values()))
+    assert {c: m.drop_shares for c, m in loaded.models.items() if m.drop_shares} == learned
