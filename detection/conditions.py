@@ -17,7 +17,6 @@ from fabricwatch.models.class_model import UTIL, ClassModel
 from fabricwatch.models.features import (
     OWN_NAMES,
     FeatureFrame,
-    situations,
 )
 
 ERRORS = OWN_NAMES.index("errors")
@@ -49,8 +48,7 @@ def _drops_within_load(frame: FeatureFrame, i: int, v: Verdict, interval_s: floa
     li = frame.links[i]
     if model is not None and rate <= model.ceiling(util, DISCARDS, (li.device, li.port)):
         return True
-    if model is not None and not piled_on(frame, i, util) \
-            and v.share_of_packets <= model.drop_share(str(situations(frame.layout)[i]), v.name, util):
+    if model is not None and v.share_of_packets <= model.drop_share(v.name, util) and not piled_on(frame, i, util):
         return True
     return siblings.like(i, DISCARDS, float(np.nan_to_num(frame.own_raw[i, DISCARDS]))) is not None
 

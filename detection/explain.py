@@ -18,7 +18,6 @@ from fabricwatch.models.features import (
     OWN_NAMES,
     UNITS,
     FeatureFrame,
-    situations,
 )
 from fabricwatch.models.groups import G_INDEX
 from fabricwatch.models.intervals import LinkInterval
@@ -110,8 +109,7 @@ def within_tails(frame: FeatureFrame, i: int, per_s: float, util: float, model: 
     """Whether row i's discards (`per_s`, of the discards feature) are a share of its packets its class's healthy
     links dropped at their queues' tails at this load (`drop_shares`), on a link the traffic is not piled on."""
     packets = _packets(frame.links[i])
-    where = str(situations(frame.layout)[i])
-    allowed = sum(model.drop_share(where, n, util) for n in DISCARD_COUNTERS)
+    allowed = sum(model.drop_share(n, util) for n in DISCARD_COUNTERS)
     return packets > 0 and per_s <= allowed * packets and not piled_on(frame, i, util)
 
 

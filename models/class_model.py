@@ -42,9 +42,9 @@ class ClassModel:
     # (false-alarm rate, forest threshold, peer limits) on a grid of rates, from the held-out
     # history: a budget set later (`[detector] false_alarms_per_day`) picks its thresholds here
     by_rate: list[tuple[float, float, np.ndarray]] = field(default_factory=list)
-    # per situation of the class's links and discard counter, per load bin: the share of their packets its
-    # healthy links dropped at their queues' tails at that load (`drop_shares.DropShares`)
-    drop_shares: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+    # per discard counter, per load bin: the share of their packets the class's healthy links dropped at
+    # their queues' tails at that load (`drop_shares.DropShares`)
+    drop_shares: dict[str, list[float]] = field(default_factory=dict)
 
     def ceiling(self, util_pct: float, k: int, link: tuple[str, str] | None = None) -> float:
         mine = self.link_ceiling(util_pct, k, link)
@@ -53,10 +53,10 @@ class ClassModel:
         b = min(load_bin(util_pct), len(self.ceilings) - 1)
         return max(float(self.ceilings[b, k]), mine)
 
-    def drop_share(self, situation: str, name: str, util_pct: float) -> float:
-        """The share of its packets a healthy link of this `situation` (`features.situations`) drops on discard
-        counter `name` at this load (`drop_shares.DropShares`); 0 where none was seen."""
-        tail = self.drop_shares.get(situation, {}).get(name)
+    def drop_share(self, name: str, util_pct: float) -> float:
+        """The share of its packets a healthy link of the class drops at its queue's tail on discard counter
+        `name` at this load (`drop_shares.DropShares`); 0 where none was seen."""
+        tail = self.drop_shares.get(name)
         return float(tail[min(load_bin(util_pct), len(tail) - 1)]) if tail else 0.0
 
     def link_ceiling(self, util_pct: float, k: int, link: tuple[str, str] | None) -> float:
@@ -84,8 +84,7 @@ class ClassModel:
                    None if info.get("ceilings") is None else np.array(info["ceilings"]),
                    {(str(d), str(p)): np.array(row, dtype=np.float64) for d, p, row in info.get("link_ceilings") or []},
                    [(float(r), float(t), np.array(lim, dtype=np.float64)) for r, t, lim in info.get("by_rate") or []],
-                   {str(where): {str(n): [float(v) for v in tail] for n, tail in counters.items()}
-                    for where, counters in (info.get("drop_shares") or {}).items()})
+                   {str(n): [float(v) for v in tail] for n, tail in (info.get("drop_shares") or {}).items()})
 
     def combined(self, forest_scores: np.ndarray, X: np.ndarray) -> np.ndarray:
         """max(forest score / its threshold, worst peer deviation / its limit): > 1 is anomalous."""
