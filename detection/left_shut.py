@@ -25,8 +25,8 @@ STATE = {"shut_for": ((), np.int32), "shut_for_restart": ((), np.int32), "shut_s
 def left_shut(frame: FeatureFrame, rows: np.ndarray, state: LinkState, restarted: np.ndarray,
               training: set[str], interval_s: float) -> dict[int, RuleHit]:
     """Ports still administratively down DOWN_INTERVALS after their switch, back from the restart it was shut
-    before, stopped training its links; `restarted`: per link, its device reports again after being unheard.
-    Reads `admin_before` (`maintenance.operated_links`, earlier in the interval)."""
+    before, stopped training its links and has links of its own up; `restarted`: per link, its device reports
+    again after being unheard. Reads `admin_before` (`maintenance.operated_links`, earlier in the interval)."""
     admin = frame.reading("admin_status")
     shut = admin < 0.5  # NaN (not reported) is not shut
     # counted from the act seen (administratively up in the interval before), else from long ago
@@ -40,7 +40,9 @@ def left_shut(frame: FeatureFrame, rows: np.ndarray, state: LinkState, restarted
     n = len(frame.links)
     training_now = (np.fromiter((li.device in training for li in frame.links), dtype=bool, count=n) if training
                     else np.zeros(n, dtype=bool))
-    after = np.where(shut & (after > 0), after + ~training_now, 0)
+    # counted while the switch has brought links of its own back up: one drained whole, its ports all shut
+    # through the restart, is still in its maintenance (its act's end is `_left_by_its_act`'s to judge)
+    after = np.where(shut & (after > 0), after + (~training_now & _with_links_up(frame, shut)), 0)
     state["shut_for_restart"][rows] = after
     out = {}
     for i in np.nonzero(after > DOWN_INTERVALS)[0].tolist():
@@ -51,6 +53,13 @@ def left_shut(frame: FeatureFrame, rows: np.ndarray, state: LinkState, restarted
     for i, words in _left_by_its_act(frame, rows, state, shut, shut_for, interval_s).items():
         out.setdefault(i, RuleHit("warning", words, "left_shut"))
     return out
+
+
+def _with_links_up(frame: FeatureFrame, shut: np.ndarray) -> np.ndarray:
+    """Per link, whether its switch has a link up now that is not shut."""
+    up = ~shut & (np.nan_to_num(frame.reading("oper_status"), nan=1.0) >= 0.5)
+    device = frame.layout.device_ids
+    return np.bincount(device[up], minlength=int(device.max(initial=-1)) + 1)[device] > 0
 
 
 def _left_by_its_act(frame: FeatureFrame, rows: np.ndarray, state: LinkState, shut: np.ndarray,

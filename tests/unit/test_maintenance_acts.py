@@ -351,3 +351,37 @@ def test_a_port_enabled_again_is_given_the_time_a_link_takes_to_come_up() -> Non
     assert _enabled_again(enable_at=19, up_at=21) == []
     never = _enabled_again(enable_at=19, up_at=None)
     assert never and 19 + 3 <= min(never) <= 19 + 4 + 2, never
+
+
+def test_a_switch_drained_whole_and_restarted_in_its_drain_is_in_maintenance_until_its_ports_come_back() -> None:
+    """Principle 5 (a planned admin-down is not a finding): a spine drained whole (every port shut) and
+    restarted inside the drain comes back with every port still shut: none of its links came back, the drain
+    goes on, and nothing is left shut. Once the operator enables its ports, one still shut is left shut."""
+    spine = next(li.device for li in simulate(SPEC, 1, interval_s=INTERVAL, seed=2).frames[0][1]
+                 if li.tags.get("role") == "spine")
+
+    def drained(forgotten: bool) -> dict[int, set[str]]:
+        kept_shut: list[str] = []
+
+        def script(i: int, li: LinkInterval) -> LinkInterval | None:
+            if li.device == spine and 6 <= i < 9:
+                return None  # restarting
+            ours = li.device == spine or li.tags.get("peer_device") == spine
+            if ours and not kept_shut and li.device == spine:
+                kept_shut.append(li.port)
+            shut = 4 <= i < 20 or (forgotten and i >= 20 and spine in (li.device, li.tags.get("peer_device"))
+                                   and kept_shut[0] in (li.port, li.tags.get("peer_port")))
+            if ours and shut:
+                li.rates["oper_status"] = 0.0
+                li.rates["admin_status"] = 0.0 if li.device == spine else 1.0
+                for k in ("in_octets", "out_octets", "in_pkts", "out_pkts"):
+                    li.rates[k] = 0.0
+            return li
+
+        return {i: {f.port for f in fs if f.device == spine and "left_shut" in f.conditions}
+                for i, fs in enumerate(_run(script, n=30))}
+
+    assert not any(drained(False).values()), {i: p for i, p in drained(False).items() if p}
+    left = drained(True)
+    assert not any(left[i] for i in range(20)), {i: p for i, p in left.items() if p}
+    assert any(left[i] for i in range(20, 30)), left
