@@ -33,7 +33,8 @@ FILLER = frozenset({"port", "if", "hc", "phy", "dom", "module", "total", "stat",
                     "arista", "cisco", "juniper", "mellanox", "nvidia", "broadcom", "dell", "hpe", "nokia"})
 # words that say the name's number is a queue's: understood only with that number (a queue's ECN marks are the
 # port's), not alone (mlx5's `tx_queue_dropped` counts the host's software queues, not the port's)
-QUEUE = frozenset({"queue", "tc", "q", "qg", "queuing"})  # `qg`: a queue group (NX-OS)
+# `qg`: a queue group (NX-OS); `uc`: a unicast queue (EOS's `UC3`)
+QUEUE = frozenset({"queue", "tc", "q", "qg", "queuing", "uc"})
 # subject words -> the subject; several words may name one
 SUBJECTS = {
     "pfc": "pfc", "ppp": "pfc", "pause": "pause", "ecn": "ecn", "marked": "", "marks": "", "ce": "",
@@ -47,6 +48,8 @@ SUBJECTS = {
     "corrected": "corrected", "correctable": "corrected", "uncorrectable": "uncorrectable",
     "uncorrected": "uncorrectable", "codewords": "", "cws": "", "blocks": "",
     "symbol": "symbol", "lane": "lane", "ch": "lane", "channel": "lane",  # a module's physical channel
+    # a link's (or its carrier's) status changing: its transitions, up or down
+    "link": "link", "carrier": "link", "status": "", "changes": "changes", "transitions": "changes",
 }
 PACKETS = frozenset({"pkts", "packets", "frames"})
 # unit words and the subject each is the unit of
@@ -132,6 +135,8 @@ def _counter(subjects: frozenset[str], way: str, number: int | None, prio: bool,
         return "fec_corrected" if way in ("", "in") else None
     if subjects == {"fec", "uncorrectable"}:
         return "fec_uncorrectable" if way in ("", "in") else None
+    if subjects == {"link", "changes"}:
+        return "link_transitions" if not way else None
     return None
 
 

@@ -36,6 +36,9 @@ READ = {
     # queue as a `_pN` / `_qN` suffix, and a vendor's name before it, which says who wrote it, not what it is
     "aristaPfcPriorityRequests_p3": "pfc_tx_p3", "aristaPfcPriorityIndications_p4": "pfc_rx_p4",
     "aristaEgressQueueEcnMarkedPkts_q3": "ecn_marked", "aristaEgressQueuePktsDropped_q3": "out_discards",
+    # EOS's own: a port's link status changes (its transitions, `show interfaces`), and a unicast queue's drops
+    # (`UC3`, `show interfaces counters queue`)
+    "linkStatusChanges": "link_transitions", "carrierChanges": "link_transitions", "uc3Drops": "out_discards",
     # NX-OS native names: per-priority pause (PPP) on a class of service, a queue group's marks and its drops
     # (whichever mechanism dropped: WRED, AFD, the tail), codewords, a module's channel and its laser
     "pfc_rxPPP_cos3": "pfc_rx_p3", "pfc_txPPP_cos3": "pfc_tx_p3", "queuing_ecnMarkedPkts_qg3": "ecn_marked",
