@@ -38,18 +38,22 @@ RECOVERIES_CRITICAL = 3  # link recoveries in a window: each stalls the link
 
 
 def _drops_within_load(frame: FeatureFrame, i: int, v: Verdict, interval_s: float, model: ClassModel | None,
-                       siblings: Siblings) -> bool:
+                       siblings: Siblings, carried: tuple[np.ndarray, np.ndarray] | None = None) -> bool:
     """The window's drops are what a link at this load drops: under the healthy ceiling of its class
-    (and of this link) at its utilisation, a share of its packets the class's links dropped at their
-    queues' tails at such load (where its traffic is not piled on it alone), or within reach of its
-    siblings' drops now."""
+    (and of this link) at its utilisation, what the class's links dropped at their queues' tails at the
+    loads the window's intervals carried (`carried`: their packets and utilisation; where the traffic is not
+    piled on this link alone now), or within reach of its siblings' drops now."""
     rate = v.total / (v.window * interval_s)
     util = float(np.nan_to_num(frame.own_raw[i, UTIL]))
     li = frame.links[i]
     if model is not None and rate <= model.ceiling(util, DISCARDS, (li.device, li.port)):
         return True
-    if model is not None and v.share_of_packets <= model.drop_share(v.name, util) and not piled_on(frame, i, util):
-        return True
+    if model is not None and carried is not None and not piled_on(frame, i, util):
+        packets, loads = carried
+        allowed = sum(model.drop_share(v.name, u) * p for p, u in zip(packets.tolist(), np.nan_to_num(loads).tolist(),
+                                                                        strict=True))
+        if v.total <= allowed:
+            return True
     return siblings.like(i, DISCARDS, float(np.nan_to_num(frame.own_raw[i, DISCARDS]))) is not None
 
 

@@ -364,7 +364,7 @@ class LinkDetector:
             li = frame.links[i]
             key = (li.device, li.port)
             pkts = _packets(li) * self.interval_s
-            win = self._windows.push(key, counts[i] if counted[i] else None, pkts)
+            win = self._windows.push(key, counts[i] if counted[i] else None, pkts, float(frame.own_raw[i, UTIL]))
             on[rows[i]] = win is not None
             if win is None:
                 continue
@@ -639,8 +639,10 @@ class LinkDetector:
             crowd = dropping
         for i in np.nonzero(dropping)[0].tolist():
             model = self.models.get(frame.classes[i])
+            key = (frame.links[i].device, frame.links[i].port)
             kept = [v for v in evidence[i] if v.evidence is not Evidence.DISCARD
-                    or not (crowd[i] or _drops_within_load(frame, i, v, self.interval_s, model, siblings))]
+                    or not (crowd[i] or _drops_within_load(frame, i, v, self.interval_s, model, siblings,
+                                                           self._windows.carried(key, v.window)))]
             if kept:
                 evidence[i] = kept
             else:

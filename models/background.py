@@ -348,31 +348,41 @@ def _log10_poisson_sf(k: float, mu: float) -> float:
 
 
 class EvidenceWindows:
-    """Each link's evidence counts over the last max(WINDOWS) intervals, kept only for links that counted
-    any recently: a fabric of healthy links costs nothing here."""
+    """Each link's evidence counts over the last max(WINDOWS) intervals, with the packets it moved and its
+    utilisation in each, kept only for links that counted any recently: a fabric of healthy links costs
+    nothing here."""
 
     def __init__(self) -> None:
-        self._rings: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
+        self._rings: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
-    def push(self, key: tuple[str, str], counts: np.ndarray | None,
-             packets: float) -> tuple[np.ndarray, np.ndarray] | None:
-        """Add this interval's counts (None: nothing counted); the window, or None when it holds nothing."""
+    def push(self, key: tuple[str, str], counts: np.ndarray | None, packets: float,
+             util_pct: float = math.nan) -> tuple[np.ndarray, np.ndarray] | None:
+        """Add this interval's counts (None: nothing counted); the window and its packets, or None when it
+        holds nothing."""
         ring = self._rings.get(key)
         if ring is None:
             if counts is None:
                 return None
             W = max(WINDOWS)
-            ring = (np.zeros((W, len(EVIDENCE_NAMES))), np.zeros(W))
+            ring = (np.zeros((W, len(EVIDENCE_NAMES))), np.zeros(W), np.full(W, math.nan))
             self._rings[key] = ring
-        win, pk = ring
+        win, pk, util = ring
         win[:-1] = win[1:]
         pk[:-1] = pk[1:]
+        util[:-1] = util[1:]
         win[-1] = 0.0 if counts is None else counts
         pk[-1] = packets
+        util[-1] = util_pct
         if not win.any():
             del self._rings[key]
             return None
         return win, pk
+
+    def carried(self, key: tuple[str, str], window: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """The packets the link moved and its utilisation (NaN: unknown) in each of the last `window` intervals
+        its window holds, oldest first; None when nothing is held."""
+        ring = self._rings.get(key)
+        return None if ring is None else (ring[1][-window:], ring[2][-window:])
 
     def forget(self, keys: Iterable[tuple[str, str]]) -> None:
         for key in keys:

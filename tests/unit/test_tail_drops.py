@@ -210,3 +210,24 @@ def test_the_tails_learned_travel_in_the_model_file(detector: LinkDetector, tmp_
     learned = {c: m.drop_shares for c, m in detector.models.items() if m.drop_shares}
     assert "buffer_discards" in next(iter(learned.values()))
     assert {c: m.drop_shares for c, m in loaded.models.items() if m.drop_shares} == learned
+
+
+def test_drops_a_window_holds_are_judged_at_the_load_they_were_counted_at(detector: LinkDetector) -> None:
+    """Principle 2 (load is judged at the same moment): a window of drops spans loads. An uplink dropping 5
+    in a million at 90 % for five minutes, as the class's links do there, then 1 in ten million at 25 %
+    when its job winds down: the window that still holds the busy minutes' drops is judged at the loads
+    they were counted at, not at the 25 % of now, where the class drops nothing: no page."""
+    detector.reset()
+    run = simulate(WIDE, 24, interval_s=INTERVAL, seed=8)
+    fb = FeatureBuilder(INTERVAL)
+    found = []
+    for i, (start, links) in enumerate(run.frames):
+        ups = _uplinks(links, "leaf-r3-0")
+        if i >= 4:
+            for li in ups:
+                _carry(li, 0.9 if i < 14 else 0.25)
+            _drop(ups[1], 5e-6 if i < 14 else 1e-7)
+        found.append(detector.detect(_build(fb, start, links)))
+    dropped = [(n, f.port, f.explanation) for n, fs in enumerate(found) for f in fs
+               if "discards" in f.conditions and f.device == "leaf-r3-0"]
+    assert not dropped, dropped[:3]
