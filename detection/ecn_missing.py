@@ -18,6 +18,7 @@ from fabricwatch.models.silence import (
     SilentRuns,
     calm,
     dropping,
+    marking_fully,
     marking_switches,
     pausing_at_all,
     pausing_ratio,
@@ -72,8 +73,10 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
                           | (where_no_pause_holds & (dropping(frame, found) >= PAUSING_MORE)))
         # weak marking likewise, whatever the record, on most of the switch's judgeable ports whatever their role
         # (one port marking little while its switch pauses is as often that port's traffic mix; a port group
-        # beside an incast that lifts their class's marking, storage-facing ports at a checkpoint, that incast)
-        weak_rows = rows[weak[rows] & (pausing >= PAUSING_MORE)]
+        # beside an incast that lifts their class's marking, storage-facing ports at a checkpoint, that incast),
+        # and only where none of its ports marks as its peers do (a queue that fills and is marked: the pauses
+        # are its congestion's, and the profile marks)
+        weak_rows = rows[weak[rows] & (pausing >= PAUSING_MORE) & ~marking_fully(frame, rows)]
         if len(weak_rows):
             out[weak_rows] |= _switch_wide(frame, weak_rows, judged[:, j], by_role=False)
     return out

@@ -149,6 +149,17 @@ def marking_switches(frame: FeatureFrame) -> np.ndarray:
                        minlength=int(dev.max(initial=-1)) + 1) > 0
 
 
+def marking_fully(frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
+    """Per row of `rows`: whether a port of its switch marks now at least as its load-matched peers do (their
+    median): that queue fills and the switch's ECN marks it, so its profile is not set too high; the pauses
+    it sends come from such queues, and its ports marking little are ports whose own queues do not fill."""
+    own = np.nan_to_num(frame.own_raw[:, ECN_MARKS])
+    median = np.nan_to_num(frame.class_median_raw[:, ECN_MARKS])
+    full = (median > 0) & (own >= median)
+    dev = frame.layout.device_ids
+    return np.bincount(dev, weights=full, minlength=int(dev.max(initial=-1)) + 1)[dev[rows]] > 0
+
+
 def beyond_calm(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(judged, silent) without the silent links whose switch is calm now: such an interval is not judged (it
     neither lengthens a silent run nor ends one), in training as in detection."""

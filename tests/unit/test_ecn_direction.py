@@ -530,3 +530,32 @@ def test_a_port_group_marking_little_under_an_incast_while_its_switch_marks_is_n
                 li.rates["ecn_marked"] = li.rates["ecn_marked"] / 20
         found += [f for f in _silent(det.detect(fb.build(start, links)), leaf) if f.level == "device"]
     assert not found, [(f.ports, f.explanation) for f in found]
+
+
+def test_a_switch_whose_congested_ports_mark_as_their_peers_do_is_not_ecn_mis_set_by_its_others() -> None:
+    """Principle 4 (a finding at the level of its cause): a switch pausing 4x its peers while most of its ports
+    mark 1/20 of what theirs do is ECN set too high only where none of its queues marks as their peers do. A
+    storage leaf at a checkpoint: the three ports feeding the storage nodes mark 3x their peers (their queues
+    fill, ECN marks them), the pauses it sends its senders come from those queues, and its other ports, whose
+    own queues do not fill, mark little: no finding. Where no port marks as its peers do, it is found."""
+    fb = FeatureBuilder(INTERVAL)
+    frames = [fb.build(start, _with_nics(links, None))
+              for start, links in simulate(SPEC, 60, interval_s=INTERVAL, seed=1).frames]
+    det = LinkDetector(interval_s=INTERVAL).fit(frames)
+    _, leaf = _two_leaves()
+
+    def found(congested: int) -> list[Finding]:
+        det.reset()
+        fb = FeatureBuilder(INTERVAL)
+        out = []
+        for i, (start, links) in enumerate(simulate(SPEC, 3 + MIN_RUN - 1, interval_s=INTERVAL, seed=5).frames):
+            links = _with_nics(links, None)
+            ports = sorted((li for li in links if li.device == leaf), key=lambda li: li.port)
+            for n, li in enumerate(ports if i >= 3 else ()):
+                li.rates["pfc_tx_p3"] = li.rates.get("pfc_tx_p3", 0.0) * 4.0
+                li.rates["ecn_marked"] = li.rates["ecn_marked"] * (3.0 if n < congested else 1 / 20)
+            out += [f for f in _silent(det.detect(fb.build(start, links)), leaf) if f.level == "device"]
+        return out
+
+    assert not found(3), [(f.ports, f.explanation) for f in found(3)]
+    assert found(0)
