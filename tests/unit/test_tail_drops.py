@@ -6,6 +6,7 @@ written into chosen uplinks."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -46,16 +47,44 @@ def _build(fb: FeatureBuilder, start: int, links: list[LinkInterval]) -> Feature
     return fb.build(start, links)
 
 
+History = Callable[[int, list[LinkInterval]], None]  # writes one healthy interval's load and drops
+
+
+def _fitted(history: History) -> LinkDetector:
+    """A detector fitted on 80 intervals of the simulator with `history` written onto them."""
+    fb = FeatureBuilder(INTERVAL)
+    frames = []
+    for i, (start, links) in enumerate(simulate(WIDE, 80, interval_s=INTERVAL, seed=1).frames):
+        history(i, links)
+        frames.append(_build(fb, start, links))
+    return LinkDetector(interval_s=INTERVAL).fit(frames)
+
+
+def _dropping(det: LinkDetector, leaf: str, share: float, siblings: float = 0.9) -> list[tuple[int, str, str]]:
+    """(interval, device, port) of the discards findings on `leaf` while, from the fourth interval on, one of its
+    uplinks carries 90 % and drops `share` of its packets, and its other uplinks carry `siblings`."""
+    det.reset()
+    fb = FeatureBuilder(INTERVAL)
+    found = []
+    for i, (start, links) in enumerate(simulate(WIDE, 24, interval_s=INTERVAL, seed=8).frames):
+        ups = _uplinks(links, leaf)
+        if i >= 4:
+            for li in ups:
+                _carry(li, siblings)
+            _carry(ups[1], 0.9)
+            _drop(ups[1], share)
+        found += [(i, f.device, f.port) for f in det.detect(_build(fb, start, links))
+                  if "discards" in f.conditions and f.device == leaf]
+    return found
+
+
 @pytest.fixture(scope="module")
 def detector() -> LinkDetector:
     """Healthy history in which two uplinks of leaf-r3-0, each in a burst of the leaf's uplinks at 90 % of
     line rate, dropped 6 packets in a million at their tails, each alone: three link-intervals of 5,120; and
     every uplink of leaf-r1-0 (a storage leaf at its checkpoints, say) dropped one packet in a thousand, all
     at once, twice."""
-    run = simulate(WIDE, 80, interval_s=INTERVAL, seed=1)
-    fb = FeatureBuilder(INTERVAL)
-    frames = []
-    for i, (start, links) in enumerate(run.frames):
+    def history(i: int, links: list[LinkInterval]) -> None:
         for leaf, at, ports, share in (("leaf-r3-0", (20, 21), [0], 6e-6), ("leaf-r3-0", (50,), [2], 6e-6),
                                        ("leaf-r1-0", (30, 60), [0, 1, 2, 3], 1e-3)):
             if i in at:
@@ -64,8 +93,8 @@ def detector() -> LinkDetector:
                     _carry(li, 0.9)
                 for port in ports:
                     _drop(ups[port], share)
-        frames.append(_build(fb, start, links))
-    return LinkDetector(interval_s=INTERVAL).fit(frames)
+
+    return _fitted(history)
 
 
 @pytest.mark.parametrize("polarised", [False, True])
@@ -77,27 +106,8 @@ def test_tail_drops_at_a_load_the_class_dropped_at_are_the_loads_unless_the_hash
     drops in training may be its own fault). A leaf's uplinks all at 90 % again, one of them dropping 4 in a
     million for ten minutes, is that load: no page. The same link at 90 % while its sibling uplinks carry
     3 % (the hash sends it what should be spread over four) dropping as much is found."""
-    detector.reset()
-    run = simulate(WIDE, 24, interval_s=INTERVAL, seed=8)
-    fb = FeatureBuilder(INTERVAL)
-    leaf = "leaf-r3-0"
-    target = None
-    found = []
-    for i, (start, links) in enumerate(run.frames):
-        ups = _uplinks(links, leaf)
-        target = (ups[1].device, ups[1].port)
-        if i >= 4:
-            for li in ups:
-                _carry(li, 0.03 if polarised else 0.9)
-            _carry(ups[1], 0.9)
-            _drop(ups[1], 4e-6)
-        found.append(detector.detect(_build(fb, start, links)))
-    dropped = [(n, f.device, f.port) for n, fs in enumerate(found) for f in fs
-               if "discards" in f.conditions and f.device == leaf]
-    if polarised:
-        assert target in {(d, p) for _, d, p in dropped}, dropped
-    else:
-        assert not dropped, dropped[:3]
+    dropped = _dropping(detector, "leaf-r3-0", 4e-6, siblings=0.03 if polarised else 0.9)
+    assert bool(dropped) == polarised, dropped[:3]
 
 
 def test_tail_drops_one_link_showed_in_training_are_no_class_allowance(detector: LinkDetector) -> None:
@@ -105,27 +115,14 @@ def test_tail_drops_one_link_showed_in_training_are_no_class_allowance(detector:
     or more of them. Had only one uplink dropped at that load in training (its own fault, perhaps), another
     dropping likewise later is found: the class's history is read from its second worst link, not its
     worst."""
-    run = simulate(WIDE, 80, interval_s=INTERVAL, seed=1)
-    fb = FeatureBuilder(INTERVAL)
-    frames = []
-    for i, (start, links) in enumerate(run.frames):
+    def history(i: int, links: list[LinkInterval]) -> None:
         if i in (20, 21):
             ups = _uplinks(links, "leaf-r3-0")
             for li in ups:
                 _carry(li, 0.9)
             _drop(ups[0], 6e-6)
-        frames.append(_build(fb, start, links))
-    lone = LinkDetector(interval_s=INTERVAL).fit(frames)
-    run = simulate(WIDE, 24, interval_s=INTERVAL, seed=8)
-    found = []
-    for i, (start, links) in enumerate(run.frames):
-        ups = _uplinks(links, "leaf-r3-0")
-        if i >= 4:
-            for li in ups:
-                _carry(li, 0.9)
-            _drop(ups[1], 4e-6)
-        found.append(lone.detect(_build(fb, start, links)))
-    assert [f for fs in found for f in fs if "discards" in f.conditions and f.device == "leaf-r3-0"]
+
+    assert _dropping(_fitted(history), "leaf-r3-0", 4e-6)
 
 
 def test_drops_on_idle_links_are_no_tail_that_load_explains() -> None:
@@ -133,27 +130,14 @@ def test_drops_on_idle_links_are_no_tail_that_load_explains() -> None:
     (control-plane packets, a trickle at any load) shows a large share of its few packets, and no queue
     filled. Two uplinks at 0.05 % counting 3 drops an interval in training (8 in a million) allow nothing to a
     busy uplink that later drops 4 in a million of its packets: it is found."""
-    run = simulate(WIDE, 80, interval_s=INTERVAL, seed=1)
-    fb = FeatureBuilder(INTERVAL)
-    frames = []
-    for i, (start, links) in enumerate(run.frames):
+    def history(i: int, links: list[LinkInterval]) -> None:
         for at, port in (((20, 21), 0), ((50,), 2)):
             if i in at:
                 up = _uplinks(links, "leaf-r3-0")[port]
                 _carry(up, 0.0005)
                 up.rates["buffer_discards"] = 3 / INTERVAL
-        frames.append(_build(fb, start, links))
-    idle = LinkDetector(interval_s=INTERVAL).fit(frames)
-    run = simulate(WIDE, 24, interval_s=INTERVAL, seed=8)
-    found = []
-    for i, (start, links) in enumerate(run.frames):
-        ups = _uplinks(links, "leaf-r3-0")
-        if i >= 4:
-            for li in ups:
-                _carry(li, 0.9)
-            _drop(ups[1], 4e-6)
-        found.append(idle.detect(_build(fb, start, links)))
-    assert [f for fs in found for f in fs if "discards" in f.conditions and f.device == "leaf-r3-0"]
+
+    assert _dropping(_fitted(history), "leaf-r3-0", 4e-6)
 
 
 @pytest.mark.parametrize("polarised", [False, True])
@@ -187,18 +171,7 @@ def test_drops_a_situation_showed_all_at_once_are_no_tail_of_the_class(detector:
     are that situation's load, judged as a crowd when they come; they allow nothing to a link dropping alone.
     Another leaf's uplink dropping 50 in a million at 90 % with its siblings, none of which drops, is found:
     beyond the 6 in a million the class's links dropped alone, under the storage leaf's thousand."""
-    detector.reset()
-    run = simulate(WIDE, 24, interval_s=INTERVAL, seed=8)
-    fb = FeatureBuilder(INTERVAL)
-    found = []
-    for i, (start, links) in enumerate(run.frames):
-        ups = _uplinks(links, "leaf-r2-0")
-        if i >= 4:
-            for li in ups:
-                _carry(li, 0.9)
-            _drop(ups[1], 5e-5)
-        found.append(detector.detect(_build(fb, start, links)))
-    assert [f for fs in found for f in fs if "discards" in f.conditions and f.device == "leaf-r2-0"]
+    assert _dropping(detector, "leaf-r2-0", 5e-5)
 
 
 def test_the_tails_learned_travel_in_the_model_file(detector: LinkDetector, tmp_path: Path) -> None:
