@@ -37,8 +37,8 @@ class DropShares:
 
     def add(self, ids: np.ndarray, situations: np.ndarray, counts: np.ndarray, packets: np.ndarray,
             util_pct: np.ndarray) -> None:
-        """One block of link-intervals: link ids, the situation each shares (`features.situations`), evidence
-        counts (columns as `names`), packets moved and utilisation in the interval."""
+        """One block of link-intervals: link ids, the number of the situation each shares (`features.situations`),
+        evidence counts (columns as `names`), packets moved and utilisation in the interval."""
         if not len(self._columns):
             return
         drops = np.nan_to_num(counts[:, self._columns])
@@ -46,10 +46,10 @@ class DropShares:
         busy = (packets > 0) & (np.nan_to_num(util_pct) >= BUSY_PCT)
         if not (dropped & busy[:, None]).any():
             return
-        _, where, size = np.unique(situations, return_inverse=True, return_counts=True)
-        where = where.reshape(-1)
+        where = situations
+        size = np.bincount(where)
         crowd = np.zeros(dropped.shape, dtype=bool)
-        for c in range(dropped.shape[1]):
+        for c in np.nonzero(dropped.any(axis=0))[0].tolist():
             together = np.bincount(where, weights=dropped[:, c], minlength=len(size))
             crowd[:, c] = together[where] >= CROWD_SHARE * size[where]
         rows, cols = np.nonzero(dropped & busy[:, None] & ~crowd)

@@ -146,15 +146,15 @@ def spread_over(device: str, role: str, far: str) -> str:
 
 
 def situations(topology: Topology) -> np.ndarray:
-    """Per link, the links whose queues share its situation, named: the links the fabric spreads its traffic
-    over with it (`spread_over`), else its switch's ports of its role; worked out once per layout."""
+    """Per link, the number of the links whose queues share its situation: the links the fabric spreads its
+    traffic over with it (`spread_over`), else its switch's ports of its role; worked out once per layout."""
 
-    def names() -> np.ndarray:
-        return np.array([spread_over(d, r, p) or f"{d} {r} ports"
-                         for d, r, p in zip(topology.devices, topology.roles, topology.far_devices, strict=True)],
-                        dtype=object)
+    def ids() -> np.ndarray:
+        names = [spread_over(d, r, p) or f"{d} {r} ports"
+                 for d, r, p in zip(topology.devices, topology.roles, topology.far_devices, strict=True)]
+        return np.unique(np.array(names, dtype=object), return_inverse=True)[1].reshape(-1).astype(np.int64)
 
-    return topology.memo("situations", names)
+    return topology.memo("situations", ids)
 
 
 def spread_ids(topology: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
