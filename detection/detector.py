@@ -197,8 +197,8 @@ class LinkDetector:
             trends.observe(frame.links)
             counts = evidence_counts(frame, EVIDENCE_NAMES, self.interval_s)
             background.add(ids, frame.classes, counts)
-            packets = np.fromiter((_packets(li) for li in frame.links), dtype=np.float64,
-                                  count=len(frame.links)) * self.interval_s
+            packets = (np.nan_to_num(frame.reading("in_pkts"))
+                       + np.nan_to_num(frame.reading("out_pkts"))) * self.interval_s
             where = situations(frame.layout)
             siblings.add(frame, ids)
             silence.add(frame, ids)

@@ -102,6 +102,12 @@ N_BINS = int(100 // LOAD_BIN_PCT) + 1
 def load_bin(util_pct: float) -> int:
     return min(int(max(util_pct, 0.0) // LOAD_BIN_PCT), N_BINS - 1)
 
+
+def load_bins(util_pct: np.ndarray) -> np.ndarray:
+    """`load_bin` of each value (NaN: unknown, the lowest bin)."""
+    return np.minimum(np.maximum(np.nan_to_num(util_pct), 0.0) // LOAD_BIN_PCT, N_BINS - 1).astype(np.int64)
+
+
 CEILING_QUANTILE = 0.999
 CEILING_MARGIN = 1.5
 MIN_BIN_ROWS = 50
@@ -134,9 +140,8 @@ def _ceilings(own: np.ndarray) -> np.ndarray:
     """Per 10 % utilisation bin, the healthy ceiling of every own feature: the class's 99.9th
     percentile there, times a margin. A bin with too few rows takes the next busier bin's (more
     load never means less pausing), and every bin at least the ones below it."""
-    util = np.nan_to_num(own[:, OWN_NAMES.index("util_pct")])
     n_bins = N_BINS
-    bins = np.minimum((util // LOAD_BIN_PCT).astype(int), n_bins - 1)
+    bins = load_bins(own[:, OWN_NAMES.index("util_pct")])
     values = np.nan_to_num(own)
     overall = np.quantile(values, CEILING_QUANTILE, axis=0) * CEILING_MARGIN
     out = np.tile(overall, (n_bins, 1))

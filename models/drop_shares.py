@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from fabricwatch.core.counters import EVIDENCE, Evidence
-from fabricwatch.models.class_model import LOAD_BIN_PCT, N_BINS
+from fabricwatch.models.class_model import N_BINS, load_bins
 
 MIN_LINKS = 2  # links of the class that dropped that share: one alone may have been a fault
 CROWD_SHARE = 0.5  # of a situation's links dropping at once: their load, no link's tail
@@ -46,16 +46,15 @@ class DropShares:
         busy = (packets > 0) & (np.nan_to_num(util_pct) >= BUSY_PCT)
         if not (dropped & busy[:, None]).any():
             return
-        where = situations
-        size = np.bincount(where)
+        size = np.bincount(situations)
         crowd = np.zeros(dropped.shape, dtype=bool)
         for c in np.nonzero(dropped.any(axis=0))[0].tolist():
-            together = np.bincount(where, weights=dropped[:, c], minlength=len(size))
-            crowd[:, c] = together[where] >= CROWD_SHARE * size[where]
+            together = np.bincount(situations, weights=dropped[:, c], minlength=len(size))
+            crowd[:, c] = together[situations] >= CROWD_SHARE * size[situations]
         rows, cols = np.nonzero(dropped & busy[:, None] & ~crowd)
         if not len(rows):
             return
-        bins = np.minimum(np.nan_to_num(util_pct[rows]) // LOAD_BIN_PCT, N_BINS - 1).astype(np.int64)
+        bins = load_bins(util_pct[rows])
         for r, c, b in zip(rows.tolist(), cols.tolist(), bins.tolist(), strict=True):
             key = (int(ids[r]), int(self._columns[c]), b)
             share = float(drops[r, c] / packets[r])
