@@ -20,11 +20,10 @@ from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
 from fabricwatch.core.names import CounterName, numeric_fields, rivals, spellings
 from fabricwatch.detection.plain_decoder import INT63, decode_plain
 from fabricwatch.detection.replay import ReadReport
+from fabricwatch.detection.series_names import OURS, link_tags, port_of
 from fabricwatch.detection.site_tags import SITE_ROLE, FarEndRoles, site_tags
 from fabricwatch.pipeline.rate_columns import common_dtype
 
-MEASUREMENT = "port_counters"
-TAG_KEYS = ("device", "port")
 # a module's lane as writers tag its points: ours, and a gNMI client's key of physical-channels/channel
 LANE_TAGS = ("lane", "channel_index", "channel")
 FIRST_LANE = "_l1"
@@ -104,16 +103,18 @@ class Catalog:
         self.far_end_roles = FarEndRoles()
         self._tiers_settled = 0  # devices with a tier when the tag sets' roles were last settled
 
-    def ids(self, tags: dict[str, str]) -> tuple[int, int] | None:
-        if not all(k in tags for k in TAG_KEYS):
+    def ids(self, measurement: str, tags: dict[str, str]) -> tuple[int, int] | None:
+        """(link, tagset) of a series of `measurement` with `tags`; None for a series of no port."""
+        series = port_of(measurement, tags)
+        if series is None:
             return None
-        key = (tags["device"], tags["port"])
+        key = (series.device, series.port)
+        extra = tuple(sorted(link_tags(series, tags).items()))
         link = self._link.get(key)
         if link is None:
             link = self._link[key] = len(self.links)
             self.links.append(key)
-            self.far_end_roles.learn(tags["device"], tags)
-        extra = tuple(sorted((k, v) for k, v in tags.items() if k not in TAG_KEYS))
+            self.far_end_roles.learn(series.device, dict(extra))
         ts = self._tagset.get(extra)
         if ts is None:
             ts = self._tagset[extra] = len(self.tagsets)
@@ -153,15 +154,15 @@ class Catalog:
         return out  # type: ignore[return-value]
 
     def series(self, head: str) -> tuple[int, int] | None:
-        """(link, tagset) of a plain series text ('port_counters,k=v,...'); None if not ours."""
+        """(link, tagset) of a plain series text ('port_counters,k=v,...'); None if no port's."""
         try:
             return self._series[head]
         except KeyError:
             pass
         parts = head.split(",")
         ids = None
-        if parts[0] == MEASUREMENT and all("=" in p for p in parts[1:]):
-            ids = self.ids(dict(p.split("=", 1) for p in parts[1:]))
+        if all("=" in p for p in parts[1:]):
+            ids = self.ids(parts[0], dict(p.split("=", 1) for p in parts[1:]))
         self._series[head] = ids
         return ids
 
@@ -256,7 +257,7 @@ def _decode_slow(lines: list[str], positions: list[int], catalog: Catalog, repor
         except LineProtocolError as exc:
             report.error(f"{where}:{first_lineno + pos}", str(exc))
             continue
-        ids = catalog.ids(tags) if measurement == MEASUREMENT and t is not None else None
+        ids = catalog.ids(measurement, tags) if t is not None else None
         if ids is None:
             report.skipped += 1
             continue
@@ -430,7 +431,7 @@ def columns_from_series(series: list[dict[str, object]], catalog: Catalog, repor
     for s in series:
         tags = {k: v for k, v in (s.get("tags") or {}).items() if v}  # type: ignore[attr-defined]
         rows: list[list[object]] = s.get("values") or []  # type: ignore[assignment]
-        ids = catalog.ids(tags)
+        ids = catalog.ids(OURS, tags)
         report.lines += len(rows)
         if ids is None or not rows:
             report.skipped += len(rows)

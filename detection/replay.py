@@ -12,12 +12,12 @@ from fabricwatch.core.batch import PortSample
 from fabricwatch.core.counters import COUNTERS
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
 from fabricwatch.core.names import canonical_fields, numeric_fields
+from fabricwatch.detection.series_names import link_tags, port_of, why_no_port
 from fabricwatch.detection.site_tags import FarEndRoles, site_tags
 from fabricwatch.models.intervals import IntervalAggregator, LinkInterval
 from fabricwatch.pipeline.rates import RateEngine, covered_s, detector_view, first_readings
 
 log = logging.getLogger("fabricwatch.replay")
-TAG_KEYS = ("device", "port")
 
 
 @dataclass
@@ -35,7 +35,8 @@ _VOCABULARY = frozenset(COUNTERS)
 
 
 def read_samples(paths: Iterable[Path], report: ReadReport) -> Iterator[PortSample]:
-    """PortSamples from port_counters lines; other measurements are skipped, bad lines reported."""
+    """PortSamples from the lines of a port's counters (`series_names.py`); other series are skipped, bad lines
+    reported."""
     for path in paths:
         with open(path, encoding="utf-8", errors="replace") as f:
             for lineno, line in enumerate(f, 1):
@@ -49,7 +50,8 @@ def read_samples(paths: Iterable[Path], report: ReadReport) -> Iterator[PortSamp
                     if len(report.errors) < 20:
                         report.errors.append(f"{path}:{lineno}: {exc}")
                     continue
-                if measurement != "port_counters" or ts is None or not all(k in tags for k in TAG_KEYS):
+                series = port_of(measurement, tags)
+                if series is None or ts is None:
                     report.skipped += 1
                     continue
                 # numbers only, unless a bool or string field is there (rare): then a filtered copy
@@ -60,12 +62,12 @@ def read_samples(paths: Iterable[Path], report: ReadReport) -> Iterator[PortSamp
                 if not _VOCABULARY.issuperset(values):  # a recording by another tool: its own spellings
                     values = canonical_fields(values, widths)
                 report.samples += 1
-                extra = site_tags({k: v for k, v in tags.items() if k not in TAG_KEYS})
-                yield PortSample(tags["device"], tags["port"], ts, values, extra, None, widths or None)
+                extra = site_tags(link_tags(series, tags))
+                yield PortSample(series.device, series.port, ts, values, extra, None, widths or None)
 
 
 def why_not_a_sample(paths: Iterable[Path]) -> str:
-    """The first line that is no port_counters sample, where and why: said when none was read."""
+    """The first line that is no port's sample, where and why: said when none was read."""
     names = []
     for path in paths:
         names.append(str(path))
@@ -77,13 +79,10 @@ def why_not_a_sample(paths: Iterable[Path]) -> str:
                     measurement, tags, fields, ts = parse_line(line)
                 except LineProtocolError as exc:
                     return f"{path}:{lineno}: {exc}"
-                missing = [k for k in TAG_KEYS if k not in tags]
-                if measurement != "port_counters":
-                    return f"{path}:{lineno}: measurement {measurement!r}, not port_counters"
+                if port_of(measurement, tags) is None:
+                    return f"{path}:{lineno}: {why_no_port(measurement, tags)}"
                 if ts is None:
                     return f"{path}:{lineno}: no timestamp"
-                if missing:
-                    return f"{path}:{lineno}: no {' or '.join(missing)} tag"
                 if not any(isinstance(v, int | float) and not isinstance(v, bool) for v in fields.values()):
                     return f"{path}:{lineno}: no numeric field"
     return f"{', '.join(names)}: no lines"

@@ -1,0 +1,63 @@
+"""Which device and which port a series is, as the collectors that write them name the two: ours (`port_counters`,
+tags `device` and `port`), Telegraf's SNMP and gNMI inputs (`source` and `ifName`, `name`), host exporters (`host`
+and `interface`, `ibdev`), each in a measurement of its own; and the far end a port's description names."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+OURS = "port_counters"
+_OUR_TAGS = ("device", "port")
+# in another measurement, first found first: an SNMP or gNMI input's `source` is the device it polled, where `host`
+# is the collector's own host; a host exporter's `host` is the node itself
+DEVICE_TAGS = ("source", "agent_host", "hostname", "host", "node")
+# a NIC's RDMA device before its netdev (`mlx5_0`, as the fabric's tools name a host's end of a link); `name` last,
+# the key of gNMI's /interfaces/interface list, a word many other series use for something else
+PORT_TAGS = ("ifName", "interface_name", "interface", "ifDescr", "port_name", "ibdev", "netdev", "name")
+# a port's description as pollers tag it, where sites write its far end ("p2-spine-1:Eth1/5")
+DESCRIPTION_TAGS = ("ifAlias", "alias", "description", "port_description")
+_FAR_END = re.compile(r"(?:to[ _-])?([A-Za-z0-9][\w.-]*):([A-Za-z0-9][\w./:-]*)")
+
+
+@dataclass(frozen=True)
+class PortSeries:
+    """A series' device and port, and the tags that named them (no tags of the link)."""
+
+    device: str
+    port: str
+    naming: tuple[str, str]
+
+
+def port_of(measurement: str, tags: Mapping[str, str]) -> PortSeries | None:
+    """The device and port a series is a port's counters of; None for a series of no port."""
+    if measurement == OURS and all(tags.get(k) for k in _OUR_TAGS):
+        return PortSeries(tags["device"], tags["port"], _OUR_TAGS)
+    device = next((k for k in DEVICE_TAGS if tags.get(k)), None)
+    port = next((k for k in PORT_TAGS if tags.get(k)), None)
+    if device is None or port is None:
+        return None
+    return PortSeries(tags[device], tags[port], (device, port))
+
+
+def link_tags(series: PortSeries, tags: Mapping[str, str]) -> dict[str, str]:
+    """The tags of the link beyond its device and port, with the far end its description names where no tag
+    names one."""
+    out = {k: v for k, v in tags.items() if k not in series.naming}
+    if "peer_device" in out:
+        return out
+    for k in DESCRIPTION_TAGS:
+        if k in out and (far := _FAR_END.fullmatch(out[k])):
+            out["peer_device"], out["peer_port"] = far.group(1), far.group(2)
+            break
+    return out
+
+
+def why_no_port(measurement: str, tags: Mapping[str, str]) -> str:
+    """What a series lacks to be a port's (for a message)."""
+    if measurement == OURS:
+        missing = [k for k in _OUR_TAGS if not tags.get(k)]
+        return f"no {' or '.join(missing)} tag"
+    return (f"measurement {measurement!r} names no device ({', '.join(DEVICE_TAGS)}) and port "
+            f"({', '.join(PORT_TAGS)}) tag")
