@@ -144,8 +144,12 @@ class BackgroundRates:
                     break
                 col = window[-w:, j]
                 k = int((col >= 0.5).sum())
-                # still going: a window that stopped counting a while ago is a fault that ended
-                if (k < MIN_ERRED and not (events[j] and col.sum() >= MIN_EVENTS)) or not (col[-recent:] >= 0.5).any():
+                if k < MIN_ERRED and not (events[j] and col.sum() >= MIN_EVENTS):
+                    continue
+                # still going: a window whose last intervals count none, or no more than the link's usual
+                # trickle over them (`recent` reports span RECENT intervals), is a fault that ended
+                last = float(col[-recent:].sum())
+                if last < 0.5 or last < MIN_EXCESS * float(background.rate[j]) * RECENT * interval_s:
                     continue
                 total = float(col.sum())
                 p0 = float(background.p[j])

@@ -221,6 +221,27 @@ def test_a_fault_that_stopped_clears_within_two_intervals() -> None:
     assert any(flagged[:10]) and not any(flagged[12:])
 
 
+def test_a_fault_that_stopped_on_a_link_that_always_trickles_clears_as_well() -> None:
+    """Principle 1 (rate, not presence), at a fault's end: a port that drops a few control-plane packets every
+    interval never stops counting, so a burst of drops that ended is over when its last intervals count no
+    more than its usual trickle, not when they count none. The window still holds the burst; no finding
+    outlives it by more than two intervals."""
+    rng = np.random.default_rng(4)
+    d = EVIDENCE_NAMES.index("in_discards")
+    counts = np.full((300, len(EVIDENCE_NAMES)), np.nan)
+    counts[:, d] = rng.poisson(6.0, 300)
+    bg = BackgroundRates().fit([("sw", "p")] * 300, ["c"] * 300, counts, INTERVAL)
+    b = bg.background(("sw", "p"), "c")
+    wins = EvidenceWindows()
+    flagged = []
+    for i in range(40):
+        row = np.zeros(len(EVIDENCE_NAMES))
+        row[d] = rng.poisson(5000.0 if i < 12 else 6.0)
+        win = wins.push(("sw", "p"), row, 1e8)
+        flagged.append(bool(win is not None and bg.score(win[0], win[1], b, INTERVAL)))
+    assert all(flagged[4:12]) and not any(flagged[14:])
+
+
 def _uplink_pair(links: list[LinkInterval]) -> tuple[LinkInterval, LinkInterval]:
     at = {(li.device, li.port): li for li in links}
     for li in links:
