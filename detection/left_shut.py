@@ -1,7 +1,8 @@
 """State is a signal, and an operator's act is not a fault until the act is over. A port shut on its own is
 planned however long it stays shut. A port shut shortly before its switch restarts was shut for that
 maintenance (an optic cleaned, a module swapped before the firmware update), and a port shut with others of
-its switch was shut for their maintenance: once the switch is back and has brought its other links up, or
+its switch, or minutes from others anywhere (an operator working through a change list), was shut for their
+maintenance: once the switch is back and has brought its other links up, or
 the others of the act are enabled again, one still shut had its re-enable forgotten, and the fabric runs a
 link short.
 """
@@ -14,7 +15,10 @@ from fabricwatch.core.hits import RuleHit
 from fabricwatch.detection.conditions import DOWN_INTERVALS
 from fabricwatch.models.features import FeatureFrame, LinkState
 
-MAINTENANCE_S = 3600.0  # a shut this long before the restart belongs to the same maintenance
+MAINTENANCE_S = 3600.0  # a shut this long before the restart (or before others of its switch) is the same maintenance
+# ports shut this close to each other are one act wherever they are: an operator working through a change list
+# shuts one after the other, on one switch or several
+ACT_S = 600.0
 UNSEEN = 1 << 30  # intervals shut, for a port already shut when first seen: nobody here saw when
 # per port: when the shut it is in was seen (0: not seen), and when it was last enabled after a seen shut,
 # with when that shut began
@@ -64,8 +68,8 @@ def _with_links_up(frame: FeatureFrame, shut: np.ndarray) -> np.ndarray:
 
 def _left_by_its_act(frame: FeatureFrame, rows: np.ndarray, state: LinkState, shut: np.ndarray,
                      shut_for: np.ndarray, interval_s: float) -> dict[int, str]:
-    """Ports still shut DOWN_INTERVALS after others of their switch, shut in the same maintenance (within
-    MAINTENANCE_S of them), were enabled again."""
+    """Ports still shut DOWN_INTERVALS after others shut in the same maintenance were enabled again: others of
+    their switch shut within MAINTENANCE_S of them, of any switch within ACT_S."""
     now = frame.start_ns
     since = state["shut_since"][rows]
     admin = frame.reading("admin_status")
@@ -78,17 +82,17 @@ def _left_by_its_act(frame: FeatureFrame, rows: np.ndarray, state: LinkState, sh
     left = np.flatnonzero(shut & (since > 0) & (now - since > wait_ns))
     if not len(left):
         return {}
-    act_ns = MAINTENANCE_S * 1e9
-    by_device: dict[str, list[int]] = {}
-    for i, li in enumerate(frame.links):
-        by_device.setdefault(li.device, []).append(i)
     at, began = state["enabled_at"][rows], state["enabled_shut_since"][rows]
+    enabled_before = np.flatnonzero((at > 0) & (now - at > wait_ns))
+    device = frame.layout.device_ids
     out = {}
     for i in left.tolist():
-        li = frame.links[i]
-        back = [j for j in by_device[li.device] if j != i and at[j] >= since[i]
-                and abs(int(began[j]) - int(since[i])) <= act_ns and now - at[j] > wait_ns]
-        if back:
+        js = enabled_before[(enabled_before != i) & (at[enabled_before] >= since[i])]
+        apart = np.abs(began[js] - since[i])
+        back = js[(apart <= ACT_S * 1e9) | ((device[js] == device[i]) & (apart <= MAINTENANCE_S * 1e9))]
+        if len(back):
+            where = sorted({frame.links[j].device for j in back.tolist()})
             out[i] = (f"administratively down for {(now - since[i]) / 6e10:,.0f} min while {len(back)} other "
-                      f"port(s) of {li.device} shut in the same maintenance were enabled again: not enabled with them?")
+                      f"port(s) shut in the same maintenance ({', '.join(where[:3])}"
+                      f"{', ...' if len(where) > 3 else ''}) were enabled again: not enabled with them?")
     return out

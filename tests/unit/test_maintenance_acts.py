@@ -286,29 +286,31 @@ def test_a_switch_polled_slower_than_the_interval_is_not_back_from_a_restart_at_
             and "flap" in f.conditions]
 
 
-def _shut_together(enabled: dict[int, int | None], shut_at: dict[int, int], n: int = 30) -> dict[int, list[int]]:
-    """Per uplink k of one leaf (shut at `shut_at[k]`, enabled again at `enabled[k]`, None: never): the intervals
-    it was found left shut in."""
+def _shut_together(enabled: dict[int, int | None], shut_at: dict[int, int], n: int = 30,
+                   leaves: int = 1) -> dict[int, list[int]]:
+    """Per uplink k (shut at `shut_at[k]`, enabled again at `enabled[k]`, None: never) of one leaf, or of
+    `leaves` leaves in turn: the intervals it was found left shut in."""
     ups = [li for li in simulate(SPEC, 1, interval_s=INTERVAL, seed=2).frames[0][1]
            if li.tags.get("role") == "leaf_up"]
-    leaf = ups[0].device
-    ports = [li.port for li in ups if li.device == leaf][:len(shut_at)]
-    far = {li.port: (li.tags["peer_device"], li.tags["peer_port"]) for li in ups if li.device == leaf}
+    devices = list(dict.fromkeys(li.device for li in ups))[:leaves]
+    per_leaf = [[li for li in ups if li.device == d] for d in devices]
+    chosen = [per_leaf[k % leaves][k // leaves] for k in range(len(shut_at))]
+    ends = [((li.device, li.port), (li.tags["peer_device"], li.tags["peer_port"])) for li in chosen]
 
     def script(i: int, li: LinkInterval) -> LinkInterval | None:
-        for k, port in enumerate(ports):
+        for k, (near, far) in enumerate(ends):
             end = enabled.get(k)
-            if shut_at[k] <= i and (end is None or i < end) and (li.device, li.port) in ((leaf, port), far[port]):
+            if shut_at[k] <= i and (end is None or i < end) and (li.device, li.port) in (near, far):
                 li.rates["oper_status"] = 0.0
-                li.rates["admin_status"] = 0.0 if li.device == leaf else 1.0
+                li.rates["admin_status"] = 0.0 if (li.device, li.port) == near else 1.0
                 for name in ("in_octets", "out_octets", "in_pkts", "out_pkts"):
                     li.rates[name] = 0.0
         return li
 
     found = _run(script, n=n)
     return {k: [i for i, fs in enumerate(found) for f in fs
-                if (f.device, f.port) == (leaf, port) and "left_shut" in f.conditions]
-            for k, port in enumerate(ports)}
+                if (f.device, f.port) == near and "left_shut" in f.conditions]
+            for k, (near, _) in enumerate(ends)}
 
 
 def test_a_port_shut_with_others_and_not_enabled_with_them_is_left_shut() -> None:
@@ -323,6 +325,18 @@ def test_a_port_shut_with_others_and_not_enabled_with_them_is_left_shut() -> Non
     # shut two hours before the others' act: its own reason
     apart = _shut_together(enabled={0: 250, 1: None}, shut_at={0: 245, 1: 4}, n=262)
     assert apart[1] == [], apart
+
+
+def test_ports_of_several_switches_shut_within_minutes_are_one_act() -> None:
+    """Principle 5 (an act is over when what it acted on is back): an operator cleaning optics works through
+    uplinks of several leaves in one change, shutting each a minute or two after the last. Once the others are
+    enabled again, the one still shut had its re-enable forgotten, whichever leaf it is on. A port of another
+    switch shut half an hour before the act is no part of it: planned, however long it stays shut."""
+    left = _shut_together(enabled={0: 14, 1: 15, 2: None}, shut_at={0: 4, 1: 6, 2: 8}, leaves=3)
+    assert not left[0] and not left[1]
+    assert left[2] and min(left[2]) <= 15 + 4 + 2, left
+    apart = _shut_together(enabled={0: 75, 1: 76, 2: None}, shut_at={0: 64, 1: 65, 2: 4}, n=90, leaves=3)
+    assert apart[2] == [], apart
 
 
 def _enabled_again(enable_at: int, up_at: int | None, n: int = 30) -> list[int]:
