@@ -30,7 +30,8 @@ FILLER = frozenset({"port", "if", "hc", "phy", "dom", "module", "total", "stat",
                     # nothing of which drops they are
                     "wred", "afd", "tail", "overflow",
                     # a vendor's name before its counters says who wrote them, not what they are
-                    "arista", "cisco", "juniper", "mellanox", "nvidia", "broadcom", "dell", "hpe", "nokia"})
+                    "arista", "cisco", "juniper", "mellanox", "nvidia", "broadcom", "dell", "hpe", "nokia",
+                    "sai"})  # and SAI's (the Switch Abstraction Interface SONiC counts through) likewise
 # words that say the name's number is a queue's: understood only with that number (a queue's ECN marks are the
 # port's), not alone (mlx5's `tx_queue_dropped` counts the host's software queues, not the port's)
 # `qg`: a queue group (NX-OS); `uc`: a unicast queue (EOS's `UC3`)

@@ -131,6 +131,8 @@ _NODE_EXPORTER_NET = {
     "node_network_speed_bytes": CounterName("speed_bps", scale=8),
     "node_network_up": CounterName("oper_status", enum=((1.0, 1.0),)),
     "node_network_flags": CounterName("admin_status", flag=0x1),  # IFF_UP: the administrative state
+    # the netclass attribute's own name, as a scrape relabelled without namespace and subsystem writes it
+    "speed_bytes": CounterName("speed_bps", scale=8),
 }
 ETHTOOL_PREFIX = "node_ethtool_"
 # node_exporter's ethtool collector spells a stat's rx and tx words out: `rx_bytes_phy` is `received_bytes_phy`

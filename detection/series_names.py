@@ -17,7 +17,7 @@ DEVICE_TAGS = ("source", "agent_host", "hostname", "host", "node")
 # the key of gNMI's /interfaces/interface list, a word many other series use for something else
 PORT_TAGS = ("ifName", "interface_name", "interface", "ifDescr", "port_name", "ibdev", "netdev", "name")
 # a port's description as pollers tag it, where sites write its far end ("p2-spine-1:Eth1/5")
-DESCRIPTION_TAGS = ("ifAlias", "alias", "description", "port_description")
+DESCRIPTION_TAGS = ("ifAlias", "description", "port_description")
 _FAR_END = re.compile(r"(?:to[ _-])?([A-Za-z0-9][\w.-]*):([A-Za-z0-9][\w./:-]*)")
 
 

@@ -33,16 +33,22 @@ def role_of(said: str) -> str:
     return _ROLE_BY_TIERS.get((tiers[0], tiers[1]), said)
 
 
-# a port's LLDP neighbour as exporters tag it: its far device
-_NEIGHBOUR_TAGS = ("peer", "neighbor", "neighbour")
+# a port's LLDP neighbour as exporters tag it: its far device, and the LLDP-MIB remote table's system name
+_NEIGHBOUR_TAGS = ("peer", "neighbor", "neighbour", "lldp_rem_sys_name", "lldpRemSysName")
+# and the port id it advertises (a SONiC switch advertises its port's alias: `Topology.far_rows` reads either)
+_NEIGHBOUR_PORT_TAGS = ("lldp_rem_port_id", "lldpRemPortId")
 
 
 def _with_peer(tags: dict[str, str]) -> dict[str, str]:
     """`tags` with the far end as `peer_device`/`peer_port` where a poller names it as ibnetdiscover does
     (`remote_node`, `remote_port`): an HCA's node description is its host and device ("dgx-a03 mlx5_6", the link
-    its host reports as), a switch's is its name; or as its LLDP neighbour (`peer`, `neighbor`)."""
+    its host reports as), a switch's is its name; or as its LLDP neighbour (`peer`, `neighbor`, the LLDP-MIB's
+    `lldp_rem_sys_name` and `lldp_rem_port_id`)."""
     if "peer_device" not in tags and (said := next((tags[t] for t in _NEIGHBOUR_TAGS if tags.get(t)), "")):
-        return {**tags, "peer_device": said}
+        out = {**tags, "peer_device": said}
+        if "peer_port" not in tags and (port := next((tags[t] for t in _NEIGHBOUR_PORT_TAGS if tags.get(t)), "")):
+            out["peer_port"] = port
+        return out
     node = tags.get("remote_node", "")
     if not node or "peer_device" in tags:
         return tags

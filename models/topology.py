@@ -80,8 +80,10 @@ class Topology:
     @cached_property
     def far_rows(self) -> np.ndarray:
         """Each link's far end as a row of this layout, from its `peer_device` and `peer_port` tags (-1 where
-        that end is not here)."""
-        row = {key: i for i, key in enumerate(self.keys)}
+        that end is not here). A far port may be named by its `alias` tag: LLDP advertises a port's id, which
+        SONiC sets to its alias (`etp57`), not its name."""
+        row = {(d, t["alias"]): i for i, (d, _, t) in enumerate(self._signature) if t.get("alias")}
+        row.update((key, i) for i, key in enumerate(self.keys))
         return np.array([row.get((t.get("peer_device") or "", t.get("peer_port") or ""), -1)
                          for _, _, t in self._signature], dtype=np.int64).reshape(len(self))
 

@@ -15,6 +15,8 @@ from fabricwatch.detection.interval_fold import ReplayReport, intervals_from_fil
 from fabricwatch.detection.replay import intervals_from_lp
 from fabricwatch.detection.site_tags import site_tags
 from fabricwatch.models.features import spread_over
+from fabricwatch.models.intervals import LinkInterval
+from fabricwatch.models.topology import Topology
 
 TAGS = "device=leaf-1,port=3,fabric=ib,role=leaf_down,peer_device=host-1,peer_port=mlx5_0,speed=200G"
 STEP_NS = 15_000_000_000
@@ -306,6 +308,27 @@ def test_a_far_end_named_by_its_lldp_neighbour_is_the_links_peer(tag: str) -> No
     switch): an exporter that tags a port with its LLDP neighbour as `peer` or `neighbor` names it."""
     tags = site_tags({tag: "ai1-tor-g01", "peer_port": "swp33", "role": "agg"})
     assert (tags["peer_device"], tags["peer_port"], tags["role"]) == ("ai1-tor-g01", "swp33", "spine")
+
+
+@pytest.mark.parametrize(("device_tag", "port_tag"), [("lldp_rem_sys_name", "lldp_rem_port_id"),
+                                                       ("lldpRemSysName", "lldpRemPortId")])
+def test_a_far_end_named_by_the_lldp_mibs_remote_columns_is_the_links_peer(device_tag: str, port_tag: str) -> None:
+    """Principle 2 needs each link's far end: a poller tagging a port with its LLDP-MIB remote table's system name
+    and port id names its far device and port."""
+    tags = site_tags({device_tag: "c4-xr0", port_tag: "etp57", "role": "rail"})
+    assert (tags["peer_device"], tags["peer_port"]) == ("c4-xr0", "etp57")
+
+
+def test_a_far_port_named_by_its_alias_is_that_port() -> None:
+    """Principle 2 needs each link's far end as a link of the frame: LLDP advertises a port by its id, which a
+    SONiC switch sets to the port's alias (`etp57`), not its name (`Ethernet448`). A far end named by a port's
+    alias, where the far device tags its ports with their aliases, is that port."""
+    def link(device: str, port: str, alias: str, far: str, far_port: str) -> LinkInterval:
+        return LinkInterval(0, device, port, {"alias": alias, "peer_device": far, "peer_port": far_port}, {})
+
+    links = [link("rail0", "Ethernet448", "etp57", "xr0", "etp1"), link("xr0", "Ethernet0", "etp1", "rail0", "etp57"),
+             link("xr0", "Ethernet8", "etp2", "rail9", "etp1")]
+    assert Topology(links).far_rows.tolist() == [1, 0, -1]
 
 
 def test_ports_down_the_tiers_whose_far_end_is_unknown_share_no_situation() -> None:

@@ -45,6 +45,8 @@ READ = {
     "queuing_wredAfdTailDropPkts_qg3": "out_discards", "fec_correctedCws": "fec_corrected",
     "fec_uncorrectedCws": "fec_uncorrectable", "ch3_laser_bias_ma": "tx_bias_ma_l3",
     "ingressOverflowDropPkts": "in_discards", "supply_voltage_v": "voltage_v",
+    # SONiC's queue counters as a gNMI client flattens Queues/Ethernet0:3 into one point per port
+    "Q3_SAI_QUEUE_STAT_DROPPED_PACKETS": "out_discards",
 }
 UNREAD = [
     "pfcWdDroppedPkts3", "queuing_wdTailDropPkts_qg3",  # a watchdog's drops: "wd" is no word we know
@@ -72,6 +74,7 @@ DOCUMENTED = {
     "fec-uncorrectable-words": ("fec_uncorrectable", 6, 6.0),  # OpenConfig's transceiver codewords the FEC lost
     "corrected-bits": ("fec_corrected_bits", 7, 7.0),
     "temperature/instant": ("temperature_c", 41.5, 41.5), "port-speed": ("speed_bps", 100_000, 100e9),
+    "speed_bytes": ("speed_bps", 100_000_000_000, 8e11),  # node_exporter's netclass attribute, in bytes/s
     "a_octets_received_ok": ("in_octets", 9, 9.0), "a_frame_check_sequence_errors": ("fcs_errors", 1, 1.0),
     "rx_pause_prio_3": ("pfc_rx_p3", 4, 4.0), "tc_no_buffer_discard_uc_tc_3": ("buffer_discards", 2, 2.0),
     # Prometheus node_exporter's infiniband collector (HCA ports, from sysfs), with and without its namespace
