@@ -9,7 +9,14 @@ import numpy as np
 
 from fabricwatch.core.counters import EVIDENCE
 from fabricwatch.core.hits import RuleHit
-from fabricwatch.models.features import OWN_NAMES, FeatureFrame, group_medians, nominal_speeds, parse_speed
+from fabricwatch.models.features import (
+    OWN_NAMES,
+    FeatureFrame,
+    group_medians,
+    line_speed,
+    nominal_speeds,
+    parse_speed,
+)
 from fabricwatch.models.intervals import LinkInterval
 from fabricwatch.models.topology import first_sight
 
@@ -117,7 +124,7 @@ def evaluate(li: LinkInterval, interval_s: float, cfg: RuleConfig = RuleConfig()
     # a storm is pausing that stops the traffic: a NIC stuck sending pauses freezes what its port
     # would send it (a busy port that pauses hard but keeps moving data is congestion, not a storm); traffic no
     # counter can tell (a 32-bit octet counter on a fast port) is unknown, not stopped
-    speed = parse_speed(li.tags.get("speed")) / 8
+    speed = line_speed(li.tags.get("speed"), r.get("speed_bps")) / 8
     for p in range(8):
         for sent, direction, frozen, shared in (("tx", "sent", "in_octets", shared_pauses[0]),
                                                 ("rx", "received", "out_octets", shared_pauses[1])):

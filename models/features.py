@@ -101,8 +101,9 @@ class FeatureFrame:
 
     @property
     def line_bps(self) -> np.ndarray:
-        """Each link's line rate in bit/s: its nominal speed, the default where it has none."""
-        return line_speeds(self.speeds if self.speeds is not None else nominal_speeds(self.links))
+        """Each link's line rate in bit/s: its nominal speed, else the speed it trained to, else the default."""
+        nominal = self.speeds if self.speeds is not None else nominal_speeds(self.links)
+        return line_speeds(nominal, self.reading("speed_bps"))
 
     def rate(self, name: str) -> np.ndarray:
         """One rate of every link, 0 where not reported (from the links when built without the matrix)."""
@@ -239,9 +240,21 @@ def rate_matrix(links: list[LinkInterval]) -> np.ndarray:
                     dtype=np.float64).reshape(len(links), len(RATE_KEYS))
 
 
-def line_speeds(nominal: np.ndarray) -> np.ndarray:
-    """Line rates (bit/s) from nominal speeds: the default where a link has none (NaN) or none usable."""
+def line_speeds(nominal: np.ndarray, trained: np.ndarray | None = None) -> np.ndarray:
+    """Line rates (bit/s) from nominal speeds (a tag), else the speeds the links report they trained to (a
+    collector that tags none), else the default."""
+    if trained is not None:
+        nominal = np.where(np.isnan(nominal) | (nominal <= 0), trained, nominal)
     return np.where(np.isnan(nominal) | (nominal <= 0), parse_speed(None), nominal)
+
+
+def line_speed(tag: str | None, trained_bps: float | None) -> float:
+    """One link's line rate as `line_speeds` gives it: its tag's speed, else the speed it trained to, else the
+    default."""
+    nominal = parse_speed(tag, 0.0) if tag else 0.0
+    if nominal <= 0 and trained_bps is not None and trained_bps > 0:
+        return float(trained_bps)
+    return nominal if nominal > 0 else parse_speed(None)
 
 
 def nominal_speeds(links: list[LinkInterval]) -> np.ndarray:
@@ -327,7 +340,7 @@ def own_matrix(links: list[LinkInterval], interval_s: float, R: np.ndarray | Non
         R = rate_matrix(links)
     if nominal is None:
         nominal = nominal_speeds(links)
-    speeds = line_speeds(nominal)
+    speeds = line_speeds(nominal, R[:, _K["speed_bps"]])
 
     def col(*names: str) -> np.ndarray:
         block = R[:, [_K[n] for n in names]]
