@@ -97,11 +97,12 @@ class Catalog:
         # lane tag itself is no tag of the link
         self.lanes: list[int] = []
         self._link: dict[tuple[str, str], int] = {}
-        self._tagset: dict[tuple[tuple[str, str], ...], int] = {}
+        self._tagset: dict[tuple[str, tuple[tuple[str, str], ...]], int] = {}
+        self.tagset_devices: list[str] = []
         self._series: dict[str, tuple[int, int] | None] = {}  # raw series text -> (link, tagset)
         self._codes: dict[str, int] = {}  # raw series text -> link << 32 | tagset, or -1
         self.far_end_roles = FarEndRoles()
-        self._tiers_settled = 0  # devices with a tier when the tag sets' roles were last settled
+        self._tiers_settled = 0  # the tiers' version when the tag sets' roles were last settled
 
     def ids(self, measurement: str, tags: dict[str, str]) -> tuple[int, int] | None:
         """(link, tagset) of a series of `measurement` with `tags`; None for a series of no port."""
@@ -114,24 +115,28 @@ class Catalog:
         if link is None:
             link = self._link[key] = len(self.links)
             self.links.append(key)
-            self.far_end_roles.learn(series.device, dict(extra))
-        ts = self._tagset.get(extra)
+        # a device's own tag set: a role read from its wiring is its device's (`settle_roles`)
+        ts = self._tagset.get((series.device, extra))
         if ts is None:
-            ts = self._tagset[extra] = len(self.tagsets)
+            ts = self._tagset[(series.device, extra)] = len(self.tagsets)
             tags = site_tags(dict(extra))
             said = next((tags.pop(t) for t in LANE_TAGS if t in tags), "")
             self.tagsets.append(tags)
+            self.tagset_devices.append(series.device)
             self.lanes.append(int(said) if said.isdigit() and len(said) <= 2 else -1)
+            self.far_end_roles.learn(series.device, tags)
         return link, ts
 
     def settle_roles(self) -> None:
         """Tag sets whose role reads better from a far device heard since (`FarEndRoles`) take that role, as new
         dicts: intervals already made keep theirs, and a layout is told apart by its tags."""
-        if len(self.far_end_roles.tiers) == self._tiers_settled:
+        roles = self.far_end_roles
+        if roles.version == self._tiers_settled:
             return
-        self._tiers_settled = len(self.far_end_roles.tiers)
+        self._tiers_settled = roles.version
         for i, tags in enumerate(self.tagsets):
-            if SITE_ROLE in tags and (role := self.far_end_roles.role(tags)) is not None and role != tags["role"]:
+            if SITE_ROLE in tags and (role := roles.role(tags, self.tagset_devices[i])) is not None \
+                    and role != tags["role"]:
                 self.tagsets[i] = {**tags, "role": role}
 
     def lane_of(self, tagset: np.ndarray) -> np.ndarray | None:

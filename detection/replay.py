@@ -120,6 +120,6 @@ def intervals_from_samples(samples: Iterable[PortSample], interval_s: float = 30
             roles.learn(li.device, li.tags)
     for _, links in out:
         for li in links:
-            if (role := roles.role(li.tags)) is not None and role != li.tags["role"]:
+            if (role := roles.role(li.tags, li.device)) is not None and role != li.tags["role"]:
                 li.tags = {**li.tags, "role": role}
     return out

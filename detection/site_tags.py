@@ -83,23 +83,47 @@ def _own_tier(said: str) -> str:
 class FarEndRoles:
     """A port's role as its device's tier towards its far device's, where a site's role words name a device rather
     than a port (exporters label a device: every port of a ToR for GPU nodes says `tor-gpu`, its uplinks too) and
-    the far device is heard with a tier of its own."""
+    the far device is heard with a tier of its own. Where a switch's words name no tier (`rail` for the rail
+    switches of a rail-only fabric), its wiring does: a switch whose ports face hosts is a leaf."""
 
     def __init__(self) -> None:
         self.tiers: dict[str, str] = {}  # per device heard with role words, the tier they give it
+        self._faces: dict[str, set[str]] = {}  # per device, the far devices its ports name
+        self._wired: set[str] = set()  # devices without a tier of their own words whose ports face hosts
+        self.version = 0  # moves whenever a tier is learned, said or wired
 
     def learn(self, device: str, tags: Mapping[str, str]) -> bool:
-        """Take a device's tier from one of its links' tags; whether it was new."""
-        if device in self.tiers:
-            return False
-        tier = _own_tier(tags.get(SITE_ROLE) or tags.get("role") or "")
-        if tier:
+        """Take a device's tier from one of its links' tags, and the far device it faces; whether either was new."""
+        new = False
+        if device not in self.tiers and (tier := _own_tier(tags.get(SITE_ROLE) or tags.get("role") or "")):
             self.tiers[device] = tier
-        return bool(tier)
+            new = True
+        if (far := tags.get("peer_device")) and far not in self._faces.setdefault(device, set()):
+            self._faces[device].add(far)
+            new = True
+        if new:
+            wired = {d for d, fars in self._faces.items()
+                     if d not in self.tiers and any(self.tiers.get(f) == "host" for f in fars)}
+            if wired != self._wired:
+                self._wired = wired
+            self.version += 1
+        return new
 
-    def role(self, tags: Mapping[str, str]) -> str | None:
-        """The role a port with these tags has towards its far device, where both tiers are known; else None."""
+    def tier(self, device: str) -> str:
+        """A device's tier by its own words, else by its wiring ("" where neither says)."""
+        return self.tiers.get(device) or ("leaf" if device in self._wired else "")
+
+    def role(self, tags: Mapping[str, str], device: str | None = None) -> str | None:
+        """The role a port with these tags (of `device`, where known) has towards its far device, where both
+        tiers are known; else None."""
         said, far = tags.get(SITE_ROLE), tags.get("peer_device")
-        if not said or not far or far not in self.tiers:
+        if not said or not far:
             return None
-        return _ROLE_BY_TIERS.get((_own_tier(said), self.tiers[far]))
+        own = _own_tier(said) or (self.tier(device) if device is not None else "")
+        if own == "leaf" and device is not None and device in self._wired:
+            # a leaf by its wiring: towards a host, its host port; towards a switch it faces, its uplink
+            far_tier = self.tier(far)
+            return "leaf_down" if far_tier == "host" else "leaf_up" if far in self._faces else None
+        if far not in self.tiers:
+            return None
+        return _ROLE_BY_TIERS.get((own, self.tiers[far]))

@@ -302,6 +302,33 @@ def test_a_role_a_site_gives_a_whole_device_is_read_port_by_port_from_the_far_en
                      ("agg1", "swp1"): "spine", ("hgx1", "eth0"): "host"}, roles
 
 
+@pytest.mark.parametrize("reader", ["columns", "samples"])
+def test_a_switch_hosts_hang_off_is_a_leaf_whatever_the_site_calls_it(tmp_path: Path, reader: str) -> None:
+    """Principle 2 needs the groups the traffic forms, and they come from each port's role: where a site's word for
+    a switch names no tier (`rail` for the rail switches of a rail-only fabric), the wiring says it: a switch
+    whose ports face hosts (devices heard with a host's words, `compute`) is a leaf, its ports towards the hosts
+    its host ports and those towards other switches its uplinks. A switch facing no host keeps its site's word, and
+    so does a port towards a device not heard (a host without telemetry, or a switch)."""
+    ports = [("rail0", "Ethernet0", "rail", "t01"), ("rail0", "Ethernet8", "rail", "t02"),
+             ("rail0", "Ethernet448", "rail", "xr0"), ("rail0", "Ethernet456", "rail", "xr1"),
+             ("rail0", "Ethernet464", "rail", "svc9"), ("xr0", "Ethernet0", "xr", "rail0"),
+             ("xr1", "Ethernet0", "xr", "rail0"), ("t01", "enp0", "compute", "rail0"),
+             ("t02", "enp0", "compute", "rail0")]
+    lines = [f"port_counters,device={d},port={p},role={r},lldp_rem_sys_name={far} out_octets={n}i "
+             f"{1700000000 + 30 * n}000000000" for n in (1, 2, 3) for d, p, r, far in ports]
+    path = tmp_path / "rail_roles.lp"
+    path.write_text("\n".join(lines) + "\n")
+    if reader == "columns":
+        last = [w.links for chunk in intervals_from_files([path], 30.0, report=ReplayReport()) for w in chunk][-1]
+    else:
+        last = intervals_from_lp([path], 30.0)[-1][1]
+    roles = {(li.device, li.port): li.tags["role"] for li in last}
+    assert roles == {("rail0", "Ethernet0"): "leaf_down", ("rail0", "Ethernet8"): "leaf_down",
+                     ("rail0", "Ethernet448"): "leaf_up", ("rail0", "Ethernet456"): "leaf_up",
+                     ("rail0", "Ethernet464"): "rail", ("xr0", "Ethernet0"): "xr", ("xr1", "Ethernet0"): "xr",
+                     ("t01", "enp0"): "host", ("t02", "enp0"): "host"}, roles
+
+
 @pytest.mark.parametrize("tag", ["peer", "neighbor", "peer_device"])
 def test_a_far_end_named_by_its_lldp_neighbour_is_the_links_peer(tag: str) -> None:
     """Principle 2 needs each link's far end (the groups down the tiers are the parallel links towards one far
