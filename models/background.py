@@ -146,13 +146,14 @@ class BackgroundRates:
                 k = int((col >= 0.5).sum())
                 if k < MIN_ERRED and not (events[j] and col.sum() >= MIN_EVENTS):
                     continue
-                # still going: a window whose last intervals count none, or no more than the link's usual
-                # trickle over them (`recent` reports span RECENT intervals), is a fault that ended
+                # still going: a window whose last intervals count none is a fault that ended; on a link that
+                # counts nearly every interval (p0 >= 0.5), so is one whose last intervals count no more than its
+                # usual trickle over them (`recent` reports span RECENT intervals)
                 last = float(col[-recent:].sum())
-                if last < 0.5 or last < MIN_EXCESS * float(background.rate[j]) * RECENT * interval_s:
+                p0 = float(background.p[j])
+                if last < 0.5 or (p0 >= 0.5 and last < MIN_EXCESS * float(background.rate[j]) * RECENT * interval_s):
                     continue
                 total = float(col.sum())
-                p0 = float(background.p[j])
                 mu = float(background.rate[j]) * w * interval_s
                 d = float(background.dispersion[j])
                 if total < MIN_EXCESS * mu:
