@@ -17,7 +17,7 @@ import numpy as np
 
 from fabricwatch.core.counters import EVIDENCE, Evidence
 from fabricwatch.core.hits import RuleHit, worst
-from fabricwatch.detection import left_shut, retrained, slow_flap, spread_withdrawn
+from fabricwatch.detection import left_shut, lone_drops, retrained, slow_flap, spread_withdrawn
 from fabricwatch.detection.conditions import (
     CROWD_REPEATS,
     DISCARD_COLUMNS,
@@ -416,6 +416,13 @@ class LinkDetector:
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.log10(view.ratio) - usual
 
+    def _tail_share(self, frame: FeatureFrame) -> Callable[[int, str, float], float]:
+        """The share of its packets link i's class dropped at its queues' tails at a load (`ClassModel.drop_share`)."""
+        def share(i: int, counter: str, util: float) -> float:
+            model = self.models.get(frame.classes[i])
+            return model.drop_share(counter, util) if model is not None else 0.0
+        return share
+
     def _standing_out(self, frame: FeatureFrame, rows: np.ndarray, quiet: np.ndarray, view: GroupView,
                       lr: np.ndarray) -> dict[int, RuleHit]:
         """Links whose credit waits (or, on a host link, pauses received) per unit of load stand OUTLIER_RATIO
@@ -482,7 +489,7 @@ class LinkDetector:
                                 up_in_training=((), np.bool_), up_in_training_seeded=((), np.bool_),
                                 usual=((len(GROUPED),), np.float32), usual_seeded=((), np.bool_),
                                 **retrained.STATE, **spread_withdrawn.STATE, **HELD_SILENCE_STATE, **left_shut.STATE,
-                                **slow_flap.STATE)
+                                **slow_flap.STATE, **lone_drops.STATE)
         self._windows = EvidenceWindows()
         self.trends = self.trend_baselines.baselines()
         self._restarts = Restarts()
@@ -710,6 +717,8 @@ class LinkDetector:
         beyond = self._beyond_usual(frame, rows, view)
         standing_out = self._standing_out(frame, rows, (settle > 0) | (recent > 0), view, beyond)
         maybe_rule[list(standing_out)] = True
+        alone = lone_drops.dropping_alone(frame, rows, st, acting, self.interval_s, self._tail_share(frame))
+        maybe_rule[list(alone)] = True
         # congestion is bursty: over the links sharing its situation is a cause of the forest's finding only
         # when it held in OUTLIER_K of the last OUTLIER_N intervals, as the group rule asks
         over = np.nan_to_num(beyond, nan=-np.inf) >= np.log10(GROUP_MARGIN)
@@ -736,7 +745,7 @@ class LinkDetector:
             if optic_rows[i]:
                 hits += self.optics.hits((li.device, li.port))
             hits += [_evidence_hit(v, self.interval_s) for v in evidence.get(i, ())]
-            hits += [rule[i] for rule in (left_down, lower, left_spread, shut_left, standing_out, gone_quiet,
+            hits += [rule[i] for rule in (left_down, lower, left_spread, shut_left, standing_out, alone, gone_quiet,
                                           uncontrolled)
                      if i in rule]
             # a flap is said once: the slow flap says more than one bounce's warning, less than a fast flap

@@ -204,3 +204,43 @@ def test_drops_a_window_holds_are_judged_at_the_load_they_were_counted_at(detect
     dropped = [(n, f.port, f.explanation) for n, fs in enumerate(found) for f in fs
                if "discards" in f.conditions and f.device == "leaf-r3-0"]
     assert not dropped, dropped[:3]
+
+
+def _busy_drops_in_fit(i: int, links: list[LinkInterval]) -> None:
+    """Every leaf's uplinks carry the same load; in every fourth interval an all-to-all runs them at 90 % and
+    they all drop at their tails, at a share of 1e-5; otherwise they carry 5 % and drop nothing."""
+    for li in links:
+        if li.tags.get("role") == "leaf_up":
+            busy = i % 4 == 0
+            _carry(li, 0.9 if busy else 0.05)
+            _drop(li, 1e-5 if busy else 0.0, "out_discards")
+
+
+@pytest.mark.parametrize(("counter", "alone", "found"), [
+    ("out_discards", True, True),  # a queue that drops while the queues sharing its load do not: the link
+    ("out_discards", False, False),  # the whole group drops: what its load does
+    ("in_discards", True, False),  # ingress discards (control-plane packets, unknown protocols) are no queue's
+])
+def test_a_queue_dropping_at_the_load_its_group_carries_without_a_drop_is_the_link(
+        counter: str, alone: bool, found: bool) -> None:
+    """Principle 2 (load judged against the links that share the situation now): the uplinks a leaf sprays its
+    traffic over carry the same load, and their queues fill alike; in training they drop only together, at the
+    tails of an all-to-all. A queue that drops at a light load where the queues beside it, at the same load,
+    drop nothing is the link's (a lossless queue misconfigured, a buffer fault), though its own background, taken
+    over the all-to-alls, counts far more: found within a few intervals."""
+    det = _fitted(_busy_drops_in_fit)
+    det.reset()
+    fb = FeatureBuilder(INTERVAL)
+    hits = []
+    for i, (start, links) in enumerate(simulate(WIDE, 16, interval_s=INTERVAL, seed=8).frames):
+        leaf = next(li.device for li in links if li.tags.get("role") == "leaf_up")
+        ups = _uplinks(links, leaf)
+        for li in (li for li in links if li.tags.get("role") == "leaf_up"):
+            _carry(li, 0.05)
+            li.rates["out_discards"] = 0.0
+        for li in ups[1:2] if alone else ups:
+            if i >= 4:
+                _drop(li, 3e-6, counter)
+        hits += [i for f in det.detect(_build(fb, start, links))
+                 if f.device == leaf and f.port == ups[1].port and {"discards", "drops_alone"} & set(f.conditions)]
+    assert (bool(hits) and min(hits) <= 4 + 4) if found else not hits, hits
