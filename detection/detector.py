@@ -416,13 +416,6 @@ class LinkDetector:
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.log10(view.ratio) - usual
 
-    def _tail_share(self, frame: FeatureFrame) -> Callable[[int, str, float], float]:
-        """The share of its packets link i's class dropped at its queues' tails at a load (`ClassModel.drop_share`)."""
-        def share(i: int, counter: str, util: float) -> float:
-            model = self.models.get(frame.classes[i])
-            return model.drop_share(counter, util) if model is not None else 0.0
-        return share
-
     def _standing_out(self, frame: FeatureFrame, rows: np.ndarray, quiet: np.ndarray, view: GroupView,
                       lr: np.ndarray) -> dict[int, RuleHit]:
         """Links whose credit waits (or, on a host link, pauses received) per unit of load stand OUTLIER_RATIO
@@ -717,7 +710,7 @@ class LinkDetector:
         beyond = self._beyond_usual(frame, rows, view)
         standing_out = self._standing_out(frame, rows, (settle > 0) | (recent > 0), view, beyond)
         maybe_rule[list(standing_out)] = True
-        alone = lone_drops.dropping_alone(frame, rows, st, acting, self.interval_s, self._tail_share(frame))
+        alone = lone_drops.dropping_alone(frame, rows, st, acting, self.interval_s)
         maybe_rule[list(alone)] = True
         # congestion is bursty: over the links sharing its situation is a cause of the forest's finding only
         # when it held in OUTLIER_K of the last OUTLIER_N intervals, as the group rule asks

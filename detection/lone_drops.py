@@ -1,19 +1,19 @@
-"""A queue dropping alone at the load its group carries. The links a switch spreads its traffic over carry the same
-load (adaptive routing sprays packets evenly; a hash, nearly so), and their queues fill alike: at the tail of a
-busy queue they drop together, which the class's tails (`models/drop_shares.py`) allow. A queue that drops at a
-load where the queues beside it, carrying as much, drop nothing, and at which the class's healthy links dropped
-no share, is the link's: a lossless queue set up wrong, a buffer fault. Its own background, learned over the
+"""A queue dropping alone at the light load its group carries. The links a switch spreads its traffic over carry the
+same load (adaptive routing sprays packets evenly; a hash, nearly so), and their queues fill alike: at the tail of
+a busy queue they drop, which the class's tails (`models/drop_shares.py`) judge (near line rate one queue reaches
+its tail before the others). A light load (under BUSY_PCT) fills no queue to its tail: a queue that drops there
+while the queues beside it, carrying as much, drop nothing is the link's: a lossless queue set up wrong, a buffer
+fault. Its own background, learned over the
 busy hours its group dropped in together, would hide it. Only a queue's drops (egress): a port's ingress discards
 count control-plane packets and unknown protocols, which a port sees whatever its siblings do."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from fabricwatch.core.hits import RuleHit
 from fabricwatch.detection.conditions import OUTLIER_K, OUTLIER_N
+from fabricwatch.models.drop_shares import BUSY_PCT
 from fabricwatch.models.features import OWN_NAMES, FeatureFrame, LinkState, spread_ids
 
 QUEUE_DROPS = ("out_discards", "buffer_discards", "xmit_discards")
@@ -24,11 +24,10 @@ STATE = {"alone": ((), np.uint8)}
 UTIL = OWN_NAMES.index("util_pct")
 
 
-def dropping_alone(frame: FeatureFrame, rows: np.ndarray, state: LinkState, quiet: np.ndarray, interval_s: float,
-                   share: Callable[[int, str, float], float]) -> dict[int, RuleHit]:
-    """Links whose queue drops while every other link of their spread group, at the same load, drops none, in
-    OUTLIER_K of the last OUTLIER_N intervals, at a load where `share(i, counter, util)` (the class's tail share)
-    is none; `quiet`: links settling or acted on, not judged now."""
+def dropping_alone(frame: FeatureFrame, rows: np.ndarray, state: LinkState, quiet: np.ndarray,
+                   interval_s: float) -> dict[int, RuleHit]:
+    """Links whose queue drops at a light load while every other link of their spread group, at the same load,
+    drops none, in OUTLIER_K of the last OUTLIER_N intervals; `quiet`: links settling or acted on, not judged now."""
     n = len(frame.links)
     present = [c for c in QUEUE_DROPS if frame.rates is None or not np.isnan(frame.reading(c)).all()]
     drops = np.zeros(n)
@@ -38,11 +37,9 @@ def dropping_alone(frame: FeatureFrame, rows: np.ndarray, state: LinkState, quie
     util = np.nan_to_num(frame.own_raw[:, UTIL])
     group = np.nan_to_num(frame.group_util) if frame.group_util is not None else np.zeros(n)
     dropping = drops >= LEAST_DROPS
-    same = member & (group >= MIN_LOAD) & (np.abs(util - group) <= SAME_LOAD * group)
+    same = member & (group >= MIN_LOAD) & (util < BUSY_PCT) & (np.abs(util - group) <= SAME_LOAD * group)
     droppers = np.bincount(gid[member & dropping], minlength=len(names))
     alone = same & dropping & (droppers[gid] == 1) & ~quiet
-    for i in np.nonzero(alone)[0].tolist():
-        alone[i] = all(share(i, c, float(util[i])) <= 0 for c in present if frame.rate(c)[i] > 0)
     bits = ((state["alone"][rows] << 1) | alone.astype(np.uint8)) & np.uint8((1 << OUTLIER_N) - 1)
     state["alone"][rows] = bits
     out = {}

@@ -216,18 +216,20 @@ def _busy_drops_in_fit(i: int, links: list[LinkInterval]) -> None:
             _drop(li, 1e-5 if busy else 0.0, "out_discards")
 
 
-@pytest.mark.parametrize(("counter", "alone", "found"), [
-    ("out_discards", True, True),  # a queue that drops while the queues sharing its load do not: the link
-    ("out_discards", False, False),  # the whole group drops: what its load does
-    ("in_discards", True, False),  # ingress discards (control-plane packets, unknown protocols) are no queue's
+@pytest.mark.parametrize(("counter", "alone", "load", "found"), [
+    ("out_discards", True, 0.05, True),  # a queue that drops while the queues sharing its load do not: the link
+    ("out_discards", False, 0.05, False),  # the whole group drops: what its load does
+    ("in_discards", True, 0.05, False),  # ingress discards (control-plane packets, unknown protocols) are no queue's
+    # near line rate one queue reaches its tail before the others (a burst, a flow's share): the tails' to judge
+    ("out_discards", True, 0.93, False),
 ])
 def test_a_queue_dropping_at_the_load_its_group_carries_without_a_drop_is_the_link(
-        counter: str, alone: bool, found: bool) -> None:
+        counter: str, alone: bool, load: float, found: bool) -> None:
     """Principle 2 (load judged against the links that share the situation now): the uplinks a leaf sprays its
     traffic over carry the same load, and their queues fill alike; in training they drop only together, at the
-    tails of an all-to-all. A queue that drops at a light load where the queues beside it, at the same load,
-    drop nothing is the link's (a lossless queue misconfigured, a buffer fault), though its own background, taken
-    over the all-to-alls, counts far more: found within a few intervals."""
+    tails of an all-to-all. A queue that drops at a light load, which fills no queue to its tail, where the
+    queues beside it, at the same load, drop nothing is the link's (a lossless queue misconfigured, a buffer
+    fault), though its own background, taken over the all-to-alls, counts far more: found within a few intervals."""
     det = _fitted(_busy_drops_in_fit)
     det.reset()
     fb = FeatureBuilder(INTERVAL)
@@ -236,7 +238,7 @@ def test_a_queue_dropping_at_the_load_its_group_carries_without_a_drop_is_the_li
         leaf = next(li.device for li in links if li.tags.get("role") == "leaf_up")
         ups = _uplinks(links, leaf)
         for li in (li for li in links if li.tags.get("role") == "leaf_up"):
-            _carry(li, 0.05)
+            _carry(li, load)
             li.rates["out_discards"] = 0.0
         for li in ups[1:2] if alone else ups:
             if i >= 4:
