@@ -280,6 +280,20 @@ def test_a_role_named_by_its_two_tiers_is_read_as_the_vocabularys(tmp_path: Path
     assert batch[-1][0].tags["role"] == role
 
 
+def _roles_read(tmp_path: Path, reader: str, ports: list[tuple[str, str, str, str]], far_tag: str
+                ) -> dict[tuple[str, str], str]:
+    """Each port's role as `reader` reads three polls of `ports` (device, port, role words, far device)."""
+    lines = [f"port_counters,device={d},port={p},role={r},{far_tag}={far} out_octets={n}i "
+             f"{1700000000 + 30 * n}000000000" for n in (1, 2, 3) for d, p, r, far in ports]
+    path = tmp_path / "roles.lp"
+    path.write_text("\n".join(lines) + "\n")
+    if reader == "columns":
+        last = [w.links for chunk in intervals_from_files([path], 30.0, report=ReplayReport()) for w in chunk][-1]
+    else:
+        last = intervals_from_lp([path], 30.0)[-1][1]
+    return {(li.device, li.port): li.tags["role"] for li in last}
+
+
 @pytest.mark.parametrize("reader", ["columns", "samples"])
 def test_a_role_a_site_gives_a_whole_device_is_read_port_by_port_from_the_far_end(tmp_path: Path, reader: str) -> None:
     """Principle 2 needs the groups the traffic forms, and they come from each port's role: an exporter labels a
@@ -289,15 +303,7 @@ def test_a_role_a_site_gives_a_whole_device_is_read_port_by_port_from_the_far_en
     not heard, the site's words as before. Both readers replay uses read it alike."""
     ports = [("tor1", "swp1", "tor-gpu", "agg1"), ("tor1", "swp2", "tor-gpu", "hgx1"),
              ("tor1", "swp3", "tor-gpu", "nas9"), ("agg1", "swp1", "agg", "tor1"), ("hgx1", "eth0", "gpu-node", "tor1")]
-    lines = [f"port_counters,device={d},port={p},role={r},peer={far} out_octets={n}i {1700000000 + 30 * n}000000000"
-             for n in (1, 2, 3) for d, p, r, far in ports]
-    path = tmp_path / "device_roles.lp"
-    path.write_text("\n".join(lines) + "\n")
-    if reader == "columns":
-        last = [w.links for chunk in intervals_from_files([path], 30.0, report=ReplayReport()) for w in chunk][-1]
-    else:
-        last = intervals_from_lp([path], 30.0)[-1][1]
-    roles = {(li.device, li.port): li.tags["role"] for li in last}
+    roles = _roles_read(tmp_path, reader, ports, "peer")
     assert roles == {("tor1", "swp1"): "leaf_up", ("tor1", "swp2"): "leaf_down", ("tor1", "swp3"): "leaf_down",
                      ("agg1", "swp1"): "spine", ("hgx1", "eth0"): "host"}, roles
 
@@ -314,15 +320,7 @@ def test_a_switch_hosts_hang_off_is_a_leaf_whatever_the_site_calls_it(tmp_path: 
              ("rail0", "Ethernet464", "rail", "svc9"), ("xr0", "Ethernet0", "xr", "rail0"),
              ("xr1", "Ethernet0", "xr", "rail0"), ("t01", "enp0", "compute", "rail0"),
              ("t02", "enp0", "compute", "rail0")]
-    lines = [f"port_counters,device={d},port={p},role={r},lldp_rem_sys_name={far} out_octets={n}i "
-             f"{1700000000 + 30 * n}000000000" for n in (1, 2, 3) for d, p, r, far in ports]
-    path = tmp_path / "rail_roles.lp"
-    path.write_text("\n".join(lines) + "\n")
-    if reader == "columns":
-        last = [w.links for chunk in intervals_from_files([path], 30.0, report=ReplayReport()) for w in chunk][-1]
-    else:
-        last = intervals_from_lp([path], 30.0)[-1][1]
-    roles = {(li.device, li.port): li.tags["role"] for li in last}
+    roles = _roles_read(tmp_path, reader, ports, "lldp_rem_sys_name")
     assert roles == {("rail0", "Ethernet0"): "leaf_down", ("rail0", "Ethernet8"): "leaf_down",
                      ("rail0", "Ethernet448"): "leaf_up", ("rail0", "Ethernet456"): "leaf_up",
                      ("rail0", "Ethernet464"): "rail", ("xr0", "Ethernet0"): "xr", ("xr1", "Ethernet0"): "xr",
