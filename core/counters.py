@@ -101,11 +101,16 @@ _BASE: tuple[CounterSpec, ...] = (
     CounterSpec("link_speed_active", Kind.GAUGE, "per lane", help="active lane speed, as the device enumerates it"),
 )
 
-_PFC: tuple[CounterSpec, ...] = tuple(
+_PFC: tuple[CounterSpec, ...] = (*(
     CounterSpec(f"pfc_{d}_p{p}", Kind.COUNTER, "frames", help=f"PFC frames {d.upper()} prio {p}")
     for d in ("rx", "tx")
     for p in PRIORITIES
-)
+), *(
+    # IEEE 802.1Qbb's MIB counts a port's PFC requests and indications over all its priorities, and pollers
+    # joining a per-priority table by its index name the field without the priority
+    CounterSpec(f"pfc_{d}_any", Kind.COUNTER, "frames", help=f"PFC frames {d.upper()}, of a priority not named")
+    for d in ("rx", "tx")
+))
 
 # The physical layer. FEC counts are 64-bit where devices give them (SAI, mlx5, OpenConfig); BER
 # is a gauge the device computes over its own window (a ratio, not a count).
@@ -203,7 +208,7 @@ NOT_EVIDENCE: frozenset[str] = frozenset({
     # what the FEC corrected reaches no frame (every link's PHY corrects a trickle): its trend and the BER
     # it makes are the optics' to judge; per lane it is the same count as fec_corrected_bits
     "fec_corrected", "fec_corrected_bits", "fec_corrected_symbols", *(lane("lane_errors", n) for n in LANES),
-    *(f"pfc_{d}_p{p}" for d in ("rx", "tx") for p in PRIORITIES),
+    *(f"pfc_{d}_p{p}" for d in ("rx", "tx") for p in PRIORITIES), "pfc_rx_any", "pfc_tx_any",
 })
 
 

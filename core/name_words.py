@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+# "QoS" is one word however it is cased beside others (`mellanoxQoSPFCTxPausePkts`)
+_WORDS = re.compile(r"QoS|[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 # IEEE 802.1Qbb counts PFC frames as indications (received) and requests (sent)
 IN = frozenset({"rx", "in", "ingress", "rcv", "recv", "received", "receive", "input", "indications"})
@@ -104,6 +105,8 @@ def _counter(subjects: frozenset[str], way: str, number: int | None, prio: bool,
     rx_tx = {"in": "rx", "out": "tx"}.get(way)
     lane = number if number is not None and 1 <= number <= 8 else None
     if subjects in ({"pfc"}, {"pfc", "pause"}) or (subjects == {"pause"} and prio):
+        if rx_tx and number is None:
+            return f"pfc_{rx_tx}_any"  # a count over all priorities, or one the name leaves to its row's index
         return f"pfc_{rx_tx}_p{number}" if rx_tx and number is not None and 0 <= number <= 7 else None
     a_queues = subjects == {"ecn"} or (queued and subjects == {"discards"})
     if number is not None and not a_queues and "lane" not in subjects:

@@ -125,15 +125,18 @@ def evaluate(li: LinkInterval, interval_s: float, cfg: RuleConfig = RuleConfig()
     # would send it (a busy port that pauses hard but keeps moving data is congestion, not a storm); traffic no
     # counter can tell (a 32-bit octet counter on a fast port) is unknown, not stopped
     speed = line_speed(li.tags.get("speed"), r.get("speed_bps")) / 8
-    for p in range(8):
+    for p in (*range(8), "any"):
+        if p == "any" and any(h.condition == "pause_storm" for h in hits):
+            break  # the frames of any priority hold those of the priority already found storming
         for sent, direction, frozen, shared in (("tx", "sent", "in_octets", shared_pauses[0]),
                                                 ("rx", "received", "out_octets", shared_pauses[1])):
             if shared:
                 continue
-            rate = r.get(f"pfc_{sent}_p{p}", 0.0)
+            rate = r.get(f"pfc_{sent}_{'any' if p == 'any' else f'p{p}'}", 0.0)
             if rate >= cfg.pause_storm_per_s and r.get(frozen, math.inf) < STALLED * speed:
-                hits.append(RuleHit("critical", f"PFC pause storm: {rate:,.0f} pause frames/s {direction} on "
-                                                f"priority {p} while the paused direction carries "
+                on = "of a priority its counter does not name" if p == "any" else f"on priority {p}"
+                hits.append(RuleHit("critical", f"PFC pause storm: {rate:,.0f} pause frames/s {direction} {on} "
+                                                f"while the paused direction carries "
                                                 f"{r.get(frozen, 0.0) * 8 / 1e9:,.2f} Gb/s", "pause_storm"))
                 break
     return hits

@@ -194,7 +194,7 @@ def spread_groups(links: list[LinkInterval], util: np.ndarray,
 
 
 RATE_KEYS = (
-    *(f"pfc_rx_p{p}" for p in range(8)), *(f"pfc_tx_p{p}" for p in range(8)),
+    *(f"pfc_rx_p{p}" for p in range(8)), *(f"pfc_tx_p{p}" for p in range(8)), "pfc_rx_any", "pfc_tx_any",
     "pause_rx", "pause_tx", "ecn_marked", "in_pkts", "out_pkts", "in_octets", "out_octets",
     *DISCARD_COUNTERS, *ERROR_COUNTERS, "link_error_recovery",
     "link_downed", "xmit_wait", "link_transitions", "last_change", "excessive_buffer_overrun_errors", *TRAINED,
@@ -347,6 +347,12 @@ def own_matrix(links: list[LinkInterval], interval_s: float, R: np.ndarray | Non
         present = ~np.isnan(block).all(axis=1)
         return np.where(present, np.nansum(block, axis=1), nan)
 
+    def pfc(way: str) -> np.ndarray:
+        """PFC frames over the priorities counted, else the count of any priority (never both: one is the
+        other's sum)."""
+        per = col(*(f"pfc_{way}_p{p}" for p in range(8)))
+        return np.where(np.isnan(per), R[:, _K[f"pfc_{way}_any"]], per)
+
     pkts = marked_direction(topology if topology is not None else Topology(links), R[:, _K["in_pkts"]],
                             R[:, _K["out_pkts"]], col("in_pkts", "out_pkts"))
     pkts = np.nan_to_num(pkts)
@@ -359,8 +365,8 @@ def own_matrix(links: list[LinkInterval], interval_s: float, R: np.ndarray | Non
         octets = np.fmax(R[:, _K["in_octets"]], R[:, _K["out_octets"]])
         util = octets * 8 * 100.0 / speeds
     return np.column_stack([
-        col(*(f"pfc_rx_p{p}" for p in range(8))),
-        col(*(f"pfc_tx_p{p}" for p in range(8))),
+        pfc("rx"),
+        pfc("tx"),
         col("pause_rx", "pause_tx"),
         ecn,
         col(*DISCARD_COUNTERS),

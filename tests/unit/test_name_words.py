@@ -52,7 +52,7 @@ UNREAD = [
     "pfcWdDroppedPkts3", "queuing_wdTailDropPkts_qg3",  # a watchdog's drops: "wd" is no word we know
     "queuing_txPkts_qg0", "queuing_qDepthByts_qg3",  # a queue's own traffic and depth: no counter of the port
     "rx_prio3_pause_duration",  # a duration, not a count of frames
-    "domRxPowerMin", "ifHCInMulticastPkts", "pfcRxPausePkts", "pfcRxPausePkts9",  # no priority 0-7
+    "domRxPowerMin", "ifHCInMulticastPkts", "pfcRxPausePkts9",  # no priority 0-7 (none: `pfc_rx_any`)
     "tx_queue_dropped", "rx_queue_errors",  # the host's software queues (mlx5), not the port
     "rx_tx_octets", "temperature_dbm", "rxTemperature", "ieee8021PfcRequests", "rx_power_mw", "", "___",
 ]
