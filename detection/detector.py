@@ -122,6 +122,7 @@ from fabricwatch.models.silence import (
     describe,
     silent_now,
     step,
+    witnessed_queues,
 )
 from fabricwatch.models.trends import TrendWatch
 
@@ -586,8 +587,10 @@ class LinkDetector:
                                          self._idle_switches)]] = False
         # no marks on one job's hosts across every rail is that job's traffic (a steady stream marks
         # nothing), not a switch with ECN off: a switch's ports reach as many hosts as it has ports
+        # (NICs reaching one switch that exports no ECN counter witness that switch: their crowd is its marking)
         if ecn_missing.any():
-            ecn_missing &= ~_crowd(frame, ecn_missing, far_end_only=True)
+            witnesses = witnessed_queues(frame) != np.arange(n)
+            ecn_missing &= ~(_crowd(frame, ecn_missing, far_end_only=True) & ~witnesses)
         # judged as a silent run is: an interval whose switch is calm judges no silence (models/silence.py)
         seen, seen_silent = beyond_calm(frame, judged_quiet, silent)
         held_quiet = held_silence(frame, st, rows, ecn_missing, seen[:, 0], st["active"][rows])

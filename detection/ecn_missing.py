@@ -23,6 +23,7 @@ from fabricwatch.models.silence import (
     pausing_at_all,
     pausing_ratio,
     weak_now,
+    witnessed_queues,
 )
 
 # per link: 1 + the intervals since its silence was last found, none of them judged (0: judged or marking since)
@@ -41,6 +42,9 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
     weak = weak_now(frame, judged)[:, j] & enough
     rows = np.nonzero(out | weak)[0]
     if len(rows):
+        # the switch port whose queue marks what each link counts: a NIC behind a switch that exports no ECN
+        # counter witnesses that switch, and that switch's pausing and calm are what its marks are judged by
+        queue = witnessed_queues(frame)
         # not at once where healthy history saw the link silent for stretches while its peers marked (a
         # storage leaf's streams fill no queue): that is left to `gone_quiet`, which knows its record
         rec = silent_runs.records([(frame.links[i].device, frame.links[i].port) for i in rows.tolist()])
@@ -49,11 +53,11 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
         # with ECN off pauses at least as they do; this traffic fills no queue now. One with PFC off as well
         # (factory defaults) pauses nothing and drops what they would pause: judged at once where it drops
         # PAUSING_MORE times what they do
-        pausing = pausing_ratio(frame, rows, among=marking_switches(frame))
+        pausing = pausing_ratio(frame, queue[rows], among=marking_switches(frame))
         # nor where healthy history saw it judged too seldom for a record but silent as a habit, each time or for
         # runs (a storage leaf's ports at checkpoints): its silence may be its traffic's
         habit = rec[:, j] == SEEN_SILENT
-        out[rows] &= ~habit & (rec[:, j] <= INSTANT_RECORD) & ~calm(frame, rows)
+        out[rows] &= ~habit & (rec[:, j] <= INSTANT_RECORD) & ~calm(frame, queue[rows])
         # an ECN profile is set per switch (or per group of its ports): one port's silence beside ports of its switch
         # that still mark is its traffic's mix as often as not (an uplink carrying another job's streams; marking that
         # follows transient hot receivers leaves a port silent for an interval now and then while its peers mark), so
@@ -67,8 +71,8 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
         at = np.nonzero(out[rows])[0]
         if len(at):
             found = rows[at]
-            together = _switch_wide(frame, found, judged[:, j])
-            where_no_pause_holds = ~pausing_at_all(frame, found)
+            together = _switch_wide(frame, found, judged[:, j], queue)
+            where_no_pause_holds = ~pausing_at_all(frame, queue[found])
             out[found] = (together | (pausing[at] >= PAUSING_MORE)
                           | (where_no_pause_holds & (dropping(frame, found) >= PAUSING_MORE)))
         # weak marking likewise, whatever the record, on most of the switch's judgeable ports whatever their role
@@ -78,17 +82,18 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
         # are its congestion's, and the profile marks)
         weak_rows = rows[weak[rows] & (pausing >= PAUSING_MORE) & ~marking_fully(frame, rows)]
         if len(weak_rows):
-            out[weak_rows] |= _switch_wide(frame, weak_rows, judged[:, j], by_role=False)
+            out[weak_rows] |= _switch_wide(frame, weak_rows, judged[:, j], queue, by_role=False)
     return out
 
 
-def _switch_wide(frame: FeatureFrame, rows: np.ndarray, judged: np.ndarray, by_role: bool = True) -> np.ndarray:
+def _switch_wide(frame: FeatureFrame, rows: np.ndarray, judged: np.ndarray, queue: np.ndarray,
+                 by_role: bool = True) -> np.ndarray:
     """For each of `rows`: whether its switch shows the same on DEVICE_MIN_PORTS of its ports and on at least
     half of its ports that can be judged now, of the same role (`by_role`) or of any. An ECN profile is set per
     switch or per group of its ports (host-facing, fabric-facing): off, it leaves every port of the group silent;
     a few silent among many marking ones are their receivers' traffic."""
     topo = frame.layout
-    device = topo.device_ids
+    device = topo.device_ids[queue]  # the switch whose queues mark what each link counts (`witnessed_queues`)
     group = device * (int(topo.role_ids.max(initial=0)) + 1) + topo.role_ids if by_role else device
     silent_in = np.bincount(group[rows], minlength=int(group.max(initial=-1)) + 1)
     judged_in = np.bincount(group[np.nonzero(judged)[0]], minlength=len(silent_in))

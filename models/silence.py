@@ -84,6 +84,18 @@ def silent_now(frame: FeatureFrame, showing_share: float = PEERS_SHOWING) -> tup
     return judged, judged & ~showing
 
 
+def witnessed_queues(frame: FeatureFrame) -> np.ndarray:
+    """Per link, the row of the switch port whose queue marks what it counts: its far end where it counts the
+    marks it receives (a NIC) and that far end reports none of its own (a switch exporting no ECN counter: its
+    marking is witnessed where its marks arrive); itself otherwise. The switch judged by a link's marks is that
+    row's device."""
+    far = frame.layout.far_rows
+    unreported = frame.unreported if frame.unreported is not None else np.isnan(frame.own_raw)
+    witness = marks_received(frame.layout) & (far >= 0)
+    witness[witness] &= unreported[far[witness], S_INDEX[0]]
+    return np.where(witness, far, np.arange(len(far)))
+
+
 def _witnessed_by_the_queue(frame: FeatureFrame) -> np.ndarray:
     """(n, len(SIGNALS)): links counting the marks they receive (a NIC) whose far end, the switch port whose queue
     marks for them, reports the signal itself. ECN is set and counted on the switches: the port's own count says
@@ -143,9 +155,10 @@ def dropping(frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
 
 
 def marking_switches(frame: FeatureFrame) -> np.ndarray:
-    """Per device: whether any of its links marks now. A silent switch's pausing is measured against these."""
+    """Per device: whether any of its links marks now (or a NIC counts its marks arriving, `witnessed_queues`). A
+    silent switch's pausing is measured against these."""
     dev = frame.layout.device_ids
-    return np.bincount(dev, weights=np.nan_to_num(frame.own_raw[:, ECN_MARKS]) > 0,
+    return np.bincount(dev[witnessed_queues(frame)], weights=np.nan_to_num(frame.own_raw[:, ECN_MARKS]) > 0,
                        minlength=int(dev.max(initial=-1)) + 1) > 0
 
 
@@ -156,7 +169,7 @@ def marking_fully(frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
     own = np.nan_to_num(frame.own_raw[:, ECN_MARKS])
     median = np.nan_to_num(frame.class_median_raw[:, ECN_MARKS])
     full = (median > 0) & (own >= median)
-    dev = frame.layout.device_ids
+    dev = frame.layout.device_ids[witnessed_queues(frame)]  # a NIC's marks are its far switch's queue's
     return np.bincount(dev, weights=full, minlength=int(dev.max(initial=-1)) + 1)[dev[rows]] > 0
 
 
