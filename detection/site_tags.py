@@ -33,17 +33,18 @@ def role_of(said: str) -> str:
     return _ROLE_BY_TIERS.get((tiers[0], tiers[1]), said)
 
 
-# a port's LLDP neighbour as exporters tag it: its far device, and the LLDP-MIB remote table's system name
-_NEIGHBOUR_TAGS = ("peer", "neighbor", "neighbour", "lldp_rem_sys_name", "lldpRemSysName")
+# a port's LLDP neighbour as exporters tag it: its far device, the LLDP-MIB remote table's system name, and UFM's
+# port resource's peer
+_NEIGHBOUR_TAGS = ("peer", "neighbor", "neighbour", "lldp_rem_sys_name", "lldpRemSysName", "peer_node_name")
 # and the port id it advertises (a SONiC switch advertises its port's alias: `Topology.far_rows` reads either)
-_NEIGHBOUR_PORT_TAGS = ("lldp_rem_port_id", "lldpRemPortId")
+_NEIGHBOUR_PORT_TAGS = ("lldp_rem_port_id", "lldpRemPortId", "peer_port_dname")
 
 
 def _with_peer(tags: dict[str, str]) -> dict[str, str]:
     """`tags` with the far end as `peer_device`/`peer_port` where a poller names it as ibnetdiscover does
     (`remote_node`, `remote_port`): an HCA's node description is its host and device ("dgx-a03 mlx5_6", the link
     its host reports as), a switch's is its name; or as its LLDP neighbour (`peer`, `neighbor`, the LLDP-MIB's
-    `lldp_rem_sys_name` and `lldp_rem_port_id`)."""
+    `lldp_rem_sys_name` and `lldp_rem_port_id`), or as UFM's port resource (`peer_node_name`, `peer_port_dname`)."""
     if "peer_device" not in tags and (said := next((tags[t] for t in _NEIGHBOUR_TAGS if tags.get(t)), "")):
         out = {**tags, "peer_device": said}
         if "peer_port" not in tags and (port := next((tags[t] for t in _NEIGHBOUR_PORT_TAGS if tags.get(t)), "")):
@@ -65,6 +66,8 @@ def site_tags(tags: dict[str, str]) -> dict[str, str]:
     """A link's tags as a site's tools wrote them, in the vocabulary's words: its far end and its role (the site's
     own words kept as `site_role`, which `FarEndRoles` may read better once the far device is heard)."""
     tags = _with_peer(tags)
+    if "role" not in tags and tags.get("tier"):  # a device's tier, where a site tags no port role: its role words
+        tags = {**tags, "role": tags["tier"]}
     if "role" in tags:
         said = tags["role"]
         tags = {**tags, "role": role_of(said)}

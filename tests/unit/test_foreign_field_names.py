@@ -280,10 +280,10 @@ def test_a_role_named_by_its_two_tiers_is_read_as_the_vocabularys(tmp_path: Path
     assert batch[-1][0].tags["role"] == role
 
 
-def _roles_read(tmp_path: Path, reader: str, ports: list[tuple[str, str, str, str]], far_tag: str
-                ) -> dict[tuple[str, str], str]:
+def _roles_read(tmp_path: Path, reader: str, ports: list[tuple[str, str, str, str]], far_tag: str,
+                role_tag: str = "role") -> dict[tuple[str, str], str]:
     """Each port's role as `reader` reads three polls of `ports` (device, port, role words, far device)."""
-    lines = [f"port_counters,device={d},port={p},role={r},{far_tag}={far} out_octets={n}i "
+    lines = [f"port_counters,device={d},port={p},{role_tag}={r},{far_tag}={far} out_octets={n}i "
              f"{1700000000 + 30 * n}000000000" for n in (1, 2, 3) for d, p, r, far in ports]
     path = tmp_path / "roles.lp"
     path.write_text("\n".join(lines) + "\n")
@@ -327,6 +327,17 @@ def test_a_switch_hosts_hang_off_is_a_leaf_whatever_the_site_calls_it(tmp_path: 
                      ("t01", "enp0"): "host", ("t02", "enp0"): "host"}, roles
 
 
+@pytest.mark.parametrize("reader", ["columns", "samples"])
+def test_a_tier_a_site_tags_each_device_with_is_its_role_words(tmp_path: Path, reader: str) -> None:
+    """Principle 2 needs each port's role: a site that tags each device with its tier (`tier=leaf`, as UFM's
+    groups or an inventory name it) rather than each port with a role says as much as role words do: a leaf's
+    port towards a host is its host port, towards a spine its uplink, a spine's towards a leaf a spine's port."""
+    ports = [("lf1", "1", "leaf", "dgx1"), ("lf1", "33", "leaf", "sp1"), ("sp1", "5", "spine", "lf1"),
+             ("dgx1", "mlx5_0", "host", "lf1")]
+    assert _roles_read(tmp_path, reader, ports, "peer_node_name", role_tag="tier") == {
+        ("lf1", "1"): "leaf_down", ("lf1", "33"): "leaf_up", ("sp1", "5"): "spine", ("dgx1", "mlx5_0"): "host"}
+
+
 @pytest.mark.parametrize("tag", ["peer", "neighbor", "peer_device"])
 def test_a_far_end_named_by_its_lldp_neighbour_is_the_links_peer(tag: str) -> None:
     """Principle 2 needs each link's far end (the groups down the tiers are the parallel links towards one far
@@ -336,10 +347,12 @@ def test_a_far_end_named_by_its_lldp_neighbour_is_the_links_peer(tag: str) -> No
 
 
 @pytest.mark.parametrize(("device_tag", "port_tag"), [("lldp_rem_sys_name", "lldp_rem_port_id"),
-                                                       ("lldpRemSysName", "lldpRemPortId")])
+                                                       ("lldpRemSysName", "lldpRemPortId"),
+                                                       ("peer_node_name", "peer_port_dname")])
 def test_a_far_end_named_by_the_lldp_mibs_remote_columns_is_the_links_peer(device_tag: str, port_tag: str) -> None:
     """Principle 2 needs each link's far end: a poller tagging a port with its LLDP-MIB remote table's system name
-    and port id names its far device and port."""
+    and port id names its far device and port, and so does one tagging it with UFM's port resource's peer
+    (`peer_node_name`, `peer_port_dname`)."""
     tags = site_tags({device_tag: "c4-xr0", port_tag: "etp57", "role": "rail"})
     assert (tags["peer_device"], tags["peer_port"]) == ("c4-xr0", "etp57")
 
