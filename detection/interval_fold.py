@@ -160,10 +160,14 @@ class ColumnarIntervals:
 
         # what the detector is given of each sample: rates, what the link trained to, the module's readings
         counted_cols: dict[str, np.ndarray] = {k: v for k, v in rates.items() if k not in OPTICS}
+        # a sample that says the link is down says nothing it trained to (the kernel's placeholder speed)
+        said_down = np.zeros(n, dtype=bool)
+        if "oper_status" in rows.present:
+            said_down = rows.present["oper_status"] & (rows.values["oper_status"] < 0.5)
         for k in TRAINED:
             if k in rows.present:
                 value = rows.values[k].astype(np.float64)
-                on = rows.present[k] & (value > 0)  # 0 while down: nothing trained
+                on = rows.present[k] & (value > 0) & ~said_down  # 0 while down: nothing trained
                 if on.any():
                     counted_cols[k] = np.where(on, value, np.nan)
         for k in PORT_STATES:

@@ -102,8 +102,9 @@ def detector_view(sample: PortSample, result: RateResult) -> dict[str, float]:
 
 
 def _trained(sample: PortSample) -> dict[str, float] | None:
-    """What the sample says the link trained to (0: nothing, while down)."""
-    if _TRAINED.isdisjoint(sample.values):
+    """What the sample says the link trained to (nothing where it reads 0, or where the sample says the link is
+    down: the kernel's placeholder speed)."""
+    if _TRAINED.isdisjoint(sample.values) or sample.values.get("oper_status", 1.0) < 0.5:
         return None
     return {k: float(v) for k in TRAINED if (v := sample.values.get(k)) is not None and v > 0} or None
 

@@ -451,6 +451,24 @@ def test_a_speed_read_while_down_is_not_held_into_the_link_up_again(tmp_path: Pa
     assert all(speeds[k] is None for k in range(10, 20) if k in speeds), speeds
 
 
+def test_a_speed_read_in_a_sample_that_says_the_link_is_down_is_no_part_of_its_interval(tmp_path: Path) -> None:
+    """A link trained to what it says while up: in an interval whose first sample reads the HCA up at 400G and
+    whose second reads it down with the kernel's 10G placeholder (its far switch rebooting), the link ran at
+    400G, not at the 205G the two average to (which reads as a link trained down), in both folds."""
+    lines = []
+    for i in range(12):
+        down = i >= 5
+        extra = ",state_id=1,rate_bytes_per_second=1250000000" if down else \
+            ",state_id=4,rate_bytes_per_second=50000000000"
+        moved = 10**12 * min(i, 5)
+        lines.append(f"port_counters,device=dgx,port=mlx5_0,role=hca port_data_received_bytes_total={moved}{extra} "
+                     f"{i * 15_000_000_000}")
+    columnar = _both_folds(tmp_path / "going_down.lp", lines, 250)
+    speeds = {li.start_ns // 30_000_000_000: li.rates.get("speed_bps") for w in columnar for li in w.links}
+    assert speeds.get(2) == 400e9, speeds  # the samples at 30 s (up) and 45 s (down, 10G)
+    assert all(v is None or v == 400e9 for v in speeds.values()), speeds
+
+
 def test_a_state_said_only_in_a_ports_first_sample_holds_from_it(tmp_path: Path) -> None:
     """A state holds from its first report: a daemon started (or a recording begun) while a port is down
     and an exporter that sends its state only when it changes says "down" once, in the first sample, which
