@@ -21,7 +21,8 @@ from fabricwatch.core.names import CounterName, numeric_fields, rivals, spelling
 from fabricwatch.detection.plain_decoder import INT63, decode_plain
 from fabricwatch.detection.replay import ReadReport
 from fabricwatch.detection.series_names import OURS, link_tags, port_of
-from fabricwatch.detection.site_tags import SITE_ROLE, FarEndRoles, site_tags
+from fabricwatch.detection.site_tags import site_tags
+from fabricwatch.detection.wiring import Wiring
 from fabricwatch.pipeline.rate_columns import common_dtype
 
 # a module's lane as writers tag its points: ours, and a gNMI client's key of physical-channels/channel
@@ -97,12 +98,13 @@ class Catalog:
         # lane tag itself is no tag of the link
         self.lanes: list[int] = []
         self._link: dict[tuple[str, str], int] = {}
-        self._tagset: dict[tuple[str, tuple[tuple[str, str], ...]], int] = {}
-        self.tagset_devices: list[str] = []
+        self._tagset: dict[tuple[tuple[str, str], tuple[tuple[str, str], ...]], int] = {}
+        self.tagset_links: list[int] = []
+        self._read: list[dict[str, str]] = []  # each tag set as read; `tagsets` holds it as the wiring settles it
         self._series: dict[str, tuple[int, int] | None] = {}  # raw series text -> (link, tagset)
         self._codes: dict[str, int] = {}  # raw series text -> link << 32 | tagset, or -1
-        self.far_end_roles = FarEndRoles()
-        self._tiers_settled = 0  # the tiers' version when the tag sets' roles were last settled
+        self.wiring = Wiring()
+        self._settled_at = 0  # the wiring's version when the tag sets were last settled
 
     def ids(self, measurement: str, tags: dict[str, str]) -> tuple[int, int] | None:
         """(link, tagset) of a series of `measurement` with `tags`; None for a series of no port."""
@@ -115,29 +117,30 @@ class Catalog:
         if link is None:
             link = self._link[key] = len(self.links)
             self.links.append(key)
-        # a device's own tag set: a role read from its wiring is its device's (`settle_roles`)
-        ts = self._tagset.get((series.device, extra))
+        # a link's own tag set: the wiring settles its far end and role (`settle_roles`)
+        ts = self._tagset.get((key, extra))
         if ts is None:
-            ts = self._tagset[(series.device, extra)] = len(self.tagsets)
+            ts = self._tagset[(key, extra)] = len(self.tagsets)
             tags = site_tags(dict(extra))
             said = next((tags.pop(t) for t in LANE_TAGS if t in tags), "")
             self.tagsets.append(tags)
-            self.tagset_devices.append(series.device)
+            self._read.append(tags)
+            self.tagset_links.append(link)
             self.lanes.append(int(said) if said.isdigit() and len(said) <= 2 else -1)
-            self.far_end_roles.learn(series.device, tags)
+            self.wiring.learn(series.device, series.port, tags)
         return link, ts
 
     def settle_roles(self) -> None:
-        """Tag sets whose role reads better from a far device heard since (`FarEndRoles`) take that role, as new
-        dicts: intervals already made keep theirs, and a layout is told apart by its tags."""
-        roles = self.far_end_roles
-        if roles.version == self._tiers_settled:
+        """Tag sets take the far end and the role the wiring heard since gives them (`Wiring`), as new dicts:
+        intervals already made keep theirs, and a layout is told apart by its tags."""
+        wiring = self.wiring
+        if wiring.version == self._settled_at:
             return
-        self._tiers_settled = roles.version
-        for i, tags in enumerate(self.tagsets):
-            if SITE_ROLE in tags and (role := roles.role(tags, self.tagset_devices[i])) is not None \
-                    and role != tags["role"]:
-                self.tagsets[i] = {**tags, "role": role}
+        self._settled_at = wiring.version
+        for i, tags in enumerate(self._read):
+            settled = wiring.settled(*self.links[self.tagset_links[i]], tags)
+            if settled != self.tagsets[i]:
+                self.tagsets[i] = settled
 
     def lane_of(self, tagset: np.ndarray) -> np.ndarray | None:
         """Per row, the module lane (from 1) its point reads by its lane tag, 0 for none; None if no point

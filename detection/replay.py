@@ -13,7 +13,8 @@ from fabricwatch.core.counters import COUNTERS
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
 from fabricwatch.core.names import canonical_fields, numeric_fields
 from fabricwatch.detection.series_names import link_tags, port_of, why_no_port
-from fabricwatch.detection.site_tags import FarEndRoles, site_tags
+from fabricwatch.detection.site_tags import site_tags
+from fabricwatch.detection.wiring import Wiring
 from fabricwatch.models.intervals import IntervalAggregator, LinkInterval
 from fabricwatch.pipeline.rates import RateEngine, covered_s, detector_view, first_readings
 
@@ -113,13 +114,12 @@ def intervals_from_samples(samples: Iterable[PortSample], interval_s: float = 30
         agg.add(s.device, s.port, s.ts_ns, view, s.tags, result.saturated, dt_s=covered_s(result),
                 span_ns=result.span_ns, spans_ns=result.spans_ns, new_names=result.new_names, first=first)
     out = agg.flush()
-    # a port's role from its far device's tier, as the column reader settles it (its intervals are all here)
-    roles = FarEndRoles()
+    # a port's far end and role as the wiring settles them, as the column reader does (its intervals are all here)
+    wiring = Wiring()
     for _, links in out:
         for li in links:
-            roles.learn(li.device, li.tags)
+            wiring.learn(li.device, li.port, li.tags)
     for _, links in out:
         for li in links:
-            if (role := roles.role(li.tags, li.device)) is not None and role != li.tags["role"]:
-                li.tags = {**li.tags, "role": role}
+            li.tags = wiring.settled(li.device, li.port, li.tags)
     return out

@@ -16,6 +16,8 @@ DEVICE_TAGS = ("source", "agent_host", "hostname", "host", "node")
 # a NIC's RDMA device before its netdev (`mlx5_0`, as the fabric's tools name a host's end of a link); `name` last,
 # the key of gNMI's /interfaces/interface list, a word many other series use for something else
 PORT_TAGS = ("ifName", "interface_name", "interface", "ifDescr", "port_name", "ibdev", "netdev", "name")
+# a port named by a host's RDMA or network device: a host's own (switches have neither), its tier where no tag says
+HOST_PORT_TAGS = ("ibdev", "netdev")
 # a port's description as pollers tag it, where sites write its far end ("p2-spine-1:Eth1/5")
 DESCRIPTION_TAGS = ("ifAlias", "description", "port_description")
 _FAR_END = re.compile(r"(?:to[ _-])?([A-Za-z0-9][\w.-]*):([A-Za-z0-9][\w./:-]*)")
@@ -43,8 +45,10 @@ def port_of(measurement: str, tags: Mapping[str, str]) -> PortSeries | None:
 
 def link_tags(series: PortSeries, tags: Mapping[str, str]) -> dict[str, str]:
     """The tags of the link beyond its device and port, with the far end its description names where no tag
-    names one."""
+    names one, and a host's tier where its port is named by its host's device and no tag gives a role or tier."""
     out = {k: v for k, v in tags.items() if k not in series.naming}
+    if series.naming[1] in HOST_PORT_TAGS and "role" not in out and "tier" not in out:
+        out["tier"] = "host"
     if "peer_device" in out:
         return out
     for k in DESCRIPTION_TAGS:

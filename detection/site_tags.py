@@ -4,15 +4,14 @@ it, its role as a site names it by tiers."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 
 from fabricwatch.models.features import SPREAD_ROLES
 
 # tiers as sites name them, for a role named by a port's own tier and its far end's ("leaf-hca", "spine-leaf")
-_TIERS = {**dict.fromkeys(("leaf", "tor", "edge"), "leaf"), **dict.fromkeys(("spine", "agg", "aggregation"), "spine"),
+TIERS = {**dict.fromkeys(("leaf", "tor", "edge"), "leaf"), **dict.fromkeys(("spine", "agg", "aggregation"), "spine"),
           **dict.fromkeys(("core", "superspine"), "core"),
           **dict.fromkeys(("hca", "host", "server", "node", "gpu", "nic", "compute", "storage"), "host")}
-_ROLE_BY_TIERS = {("leaf", "host"): "leaf_down", ("leaf", "spine"): "leaf_up", ("leaf", "core"): "leaf_up",
+ROLE_BY_TIERS = {("leaf", "host"): "leaf_down", ("leaf", "spine"): "leaf_up", ("leaf", "core"): "leaf_up",
                   ("spine", "leaf"): "spine", ("spine", "core"): "spine_up", ("core", "spine"): "core",
                   ("core", "leaf"): "core"}
 
@@ -25,12 +24,12 @@ _ROLE_BY_TIER = {"host": "host", "spine": "spine", "core": "core"}
 def role_of(said: str) -> str:
     """A role named by its tiers as the vocabulary's role: `leaf-hca` is `leaf_down`, `agg` a spine's port, `hca` or
     `gpu-node` an end node's own; any other as said."""
-    tiers = [_TIERS.get(w, "") for w in re.split(r"[-_ ]+", said.lower()) if w != "to"]
+    tiers = [TIERS.get(w, "") for w in re.split(r"[-_ ]+", said.lower()) if w != "to"]
     if len(set(tiers)) == 1 and tiers[0] in _ROLE_BY_TIER and len(tiers) <= 2:
         return _ROLE_BY_TIER[tiers[0]] if len(tiers) == 1 or tiers[0] == "host" else said
     if len(tiers) != 2:
         return said
-    return _ROLE_BY_TIERS.get((tiers[0], tiers[1]), said)
+    return ROLE_BY_TIERS.get((tiers[0], tiers[1]), said)
 
 
 # a port's LLDP neighbour as exporters tag it: its far device, the LLDP-MIB remote table's system name, and UFM's
@@ -64,7 +63,7 @@ SITE_ROLE = "site_role"  # the role words a site gave, where they are not the vo
 
 def site_tags(tags: dict[str, str]) -> dict[str, str]:
     """A link's tags as a site's tools wrote them, in the vocabulary's words: its far end and its role (the site's
-    own words kept as `site_role`, which `FarEndRoles` may read better once the far device is heard)."""
+    own words kept as `site_role`, which `Wiring` may read better once the far device is heard)."""
     tags = _with_peer(tags)
     if "role" not in tags and tags.get("tier"):  # a device's tier, where a site tags no port role: its role words
         tags = {**tags, "role": tags["tier"]}
@@ -74,59 +73,3 @@ def site_tags(tags: dict[str, str]) -> dict[str, str]:
         if said not in _VOCABULARY_ROLES:
             tags[SITE_ROLE] = said
     return tags
-
-
-def _own_tier(said: str) -> str:
-    """The tier a site's role words give the port's own device (their first word's): `tor-gpu` a leaf's, `agg` a
-    spine's, `gpu-node` a host's; "" where they name none."""
-    first = next((w for w in re.split(r"[-_ ]+", said.lower()) if w and w != "to"), "")
-    return _TIERS.get(first, "")
-
-
-class FarEndRoles:
-    """A port's role as its device's tier towards its far device's, where a site's role words name a device rather
-    than a port (exporters label a device: every port of a ToR for GPU nodes says `tor-gpu`, its uplinks too) and
-    the far device is heard with a tier of its own. Where a switch's words name no tier (`rail` for the rail
-    switches of a rail-only fabric), its wiring does: a switch whose ports face hosts is a leaf."""
-
-    def __init__(self) -> None:
-        self.tiers: dict[str, str] = {}  # per device heard with role words, the tier they give it
-        self._faces: dict[str, set[str]] = {}  # per device, the far devices its ports name
-        self._wired: set[str] = set()  # devices without a tier of their own words whose ports face hosts
-        self.version = 0  # moves whenever a tier is learned, said or wired
-
-    def learn(self, device: str, tags: Mapping[str, str]) -> bool:
-        """Take a device's tier from one of its links' tags, and the far device it faces; whether either was new."""
-        new = False
-        if device not in self.tiers and (tier := _own_tier(tags.get(SITE_ROLE) or tags.get("role") or "")):
-            self.tiers[device] = tier
-            new = True
-        if (far := tags.get("peer_device")) and far not in self._faces.setdefault(device, set()):
-            self._faces[device].add(far)
-            new = True
-        if new:
-            wired = {d for d, fars in self._faces.items()
-                     if d not in self.tiers and any(self.tiers.get(f) == "host" for f in fars)}
-            if wired != self._wired:
-                self._wired = wired
-            self.version += 1
-        return new
-
-    def tier(self, device: str) -> str:
-        """A device's tier by its own words, else by its wiring ("" where neither says)."""
-        return self.tiers.get(device) or ("leaf" if device in self._wired else "")
-
-    def role(self, tags: Mapping[str, str], device: str | None = None) -> str | None:
-        """The role a port with these tags (of `device`, where known) has towards its far device, where both
-        tiers are known; else None."""
-        said, far = tags.get(SITE_ROLE), tags.get("peer_device")
-        if not said or not far:
-            return None
-        own = _own_tier(said) or (self.tier(device) if device is not None else "")
-        if own == "leaf" and device is not None and device in self._wired:
-            # a leaf by its wiring: towards a host, its host port; towards a switch it faces, its uplink
-            far_tier = self.tier(far)
-            return "leaf_down" if far_tier == "host" else "leaf_up" if far in self._faces else None
-        if far not in self.tiers:
-            return None
-        return _ROLE_BY_TIERS.get((own, self.tiers[far]))

@@ -119,6 +119,10 @@ ECN_MARKS = OWN_NAMES.index("ecn_per_mpkt")
 
 
 WEAK = 0.1  # of the load-matched peers' marking: a link marking less marks next to nothing
+# a NIC counts the marks of its whole path: behind a switch that marks next to nothing it still receives what the
+# switches before it mark, so under half its peers' is its switch marking next to nothing (judged, as any weak
+# marking, only where that switch pauses PAUSING_MORE times the marking switches and on most of its ports)
+WITNESS_WEAK = 0.5
 PAUSING_LESS = 0.5  # of the median switch's pausing per unit of load: a switch pausing less fills no queue now
 PAUSING_MORE = 2.0  # times the median switch's pausing per unit of load: its queues reach the pause threshold
 
@@ -165,10 +169,11 @@ def marking_switches(frame: FeatureFrame) -> np.ndarray:
 def marking_fully(frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
     """Per row of `rows`: whether a port of its switch marks now at least as its load-matched peers do (their
     median): that queue fills and the switch's ECN marks it, so its profile is not set too high; the pauses
-    it sends come from such queues, and its ports marking little are ports whose own queues do not fill."""
+    it sends come from such queues, and its ports marking little are ports whose own queues do not fill. Only a
+    port carrying traffic (MIN_UTIL) shows it: a few marked packets among an idle port's few say nothing."""
     own = np.nan_to_num(frame.own_raw[:, ECN_MARKS])
     median = np.nan_to_num(frame.class_median_raw[:, ECN_MARKS])
-    full = (median > 0) & (own >= median)
+    full = (median > 0) & (own >= median) & (marking_load(frame) >= MIN_UTIL)
     dev = frame.layout.device_ids[witnessed_queues(frame)]  # a NIC's marks are its far switch's queue's
     return np.bincount(dev, weights=full, minlength=int(dev.max(initial=-1)) + 1)[dev[rows]] > 0
 
@@ -223,9 +228,12 @@ def pausing_ratio(frame: FeatureFrame, rows: np.ndarray, column: int = PFC_TX,
 
 def weak_now(frame: FeatureFrame, judged: np.ndarray) -> np.ndarray:
     """(n, len(SIGNALS)): of the links `judged` (silent_now), those showing the signal at under WEAK of
-    their load-matched peers' median."""
+    their load-matched peers' median; a NIC witnessing its switch's queue (`witnessed_queues`) under
+    WITNESS_WEAK of its peers'."""
     own = np.nan_to_num(frame.own_raw[:, S_INDEX])
-    return judged & (own > 0) & (own < WEAK * frame.class_median_raw[:, S_INDEX])
+    witness = witnessed_queues(frame) != np.arange(len(frame.links))
+    share = np.where(witness, WITNESS_WEAK, WEAK)[:, None]
+    return judged & (own > 0) & (own < share * frame.class_median_raw[:, S_INDEX])
 
 
 def parallel_paths(frame: FeatureFrame, values: np.ndarray, busy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

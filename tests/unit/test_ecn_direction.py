@@ -561,43 +561,58 @@ def test_a_switch_whose_congested_ports_mark_as_their_peers_do_is_not_ecn_mis_se
     assert found(0)
 
 
-def _witnessed_at_nics(links: list[LinkInterval], victim: str | None, pause_factor: float) -> list[LinkInterval]:
+def _witnessed_at_nics(links: list[LinkInterval], victim: str | None, pause_factor: float,
+                       fewer: float = 20.0, idle_behind: bool = False) -> list[LinkInterval]:
     """Switches that export no ECN counter (EOS and Onyx over SNMP): every leaf's host port sends 40 % and
     pauses its host a little; each host's NIC behind it receives that 40 % and counts the CE marks that arrive.
-    The NICs behind `victim` receive 1/20 of the marks, and `victim` pauses `pause_factor` times as much."""
+    The NICs behind `victim` receive 1/`fewer` of the marks, and `victim` pauses `pause_factor` times as much;
+    with `idle_behind`, one host behind every leaf is idle (0.1 %), a few of its few packets marked (three times the
+    share its busy peers see)."""
     nics = []
+    idle: set[str] = set()
     for li in links:
         li.rates.pop("ecn_marked", None)
         if li.tags.get("role") != "leaf_down":
             continue
-        pkts = 0.4 * LINE / 4096
-        li.rates["out_octets"], li.rates["out_pkts"] = 0.4 * LINE, pkts
+        share = 0.4
+        if idle_behind and li.device not in idle:
+            idle.add(li.device)
+            share = 0.001
+        pkts = share * LINE / 4096
+        li.rates["out_octets"], li.rates["out_pkts"] = share * LINE, pkts
         li.rates["pfc_tx_p3"] = 50.0 * (pause_factor if li.device == victim else 1.0)
-        marks = pkts * MARKS_PER_PKT / (20 if li.device == victim else 1)
+        marks = pkts * MARKS_PER_PKT / (fewer if li.device == victim and share > 0.01 else 1 / 3 if share < 0.01 else 1)
         nics.append(LinkInterval(li.start_ns, li.tags["peer_device"], li.tags["peer_port"],
                                  {"fabric": "roce", "role": "host", "peer_device": li.device, "peer_port": li.port,
                                   "speed": "400G"},
-                                 {"in_octets": 0.4 * LINE, "in_pkts": pkts, "out_octets": 0.01 * LINE,
+                                 {"in_octets": share * LINE, "in_pkts": pkts, "out_octets": 0.01 * LINE,
                                   "out_pkts": pkts / 40, "ecn_marked": marks, "pfc_rx_p3": li.rates["pfc_tx_p3"]}))
     return links + nics
 
 
-def test_a_switch_that_counts_no_marks_is_witnessed_by_the_nics_its_marks_reach() -> None:
+@pytest.mark.parametrize(("fewer", "idle_behind"), [(20.0, False), (4.0, False), (4.0, True)])
+def test_a_switch_that_counts_no_marks_is_witnessed_by_the_nics_its_marks_reach(fewer: float,
+                                                                                idle_behind: bool) -> None:
     """Principle 2 (a protective signal judged by its amount, against the same load now), where a switch exports
     no ECN counter: the CE marks its queues set are counted where they arrive, at the receiving NICs. A leaf
     whose hosts' NICs receive 1/20 of the marks the NICs behind the other leaves receive at the same load,
-    while it pauses its hosts 4x as much, has ECN set too high: its NICs are found within 3 intervals.
-    Receiving as few marks behind a leaf that pauses no more than the others is a calmer queue."""
+    while it pauses its hosts 4x as much, has ECN set too high: its NICs are found within 3 intervals. A NIC
+    counts the marks of its whole path, the spines' too, so behind a leaf that marks nothing it still receives
+    what they mark: a quarter of its peers' is as clear, where the leaf pauses 4x as much. Receiving as few
+    marks behind a leaf that pauses no more than the others is a calmer queue. An idle host behind it, a few of its
+    few packets marked, says nothing of its queues (a port marking as its peers do shows its profile marks only
+    where it carries traffic)."""
     _, victim = _two_leaves()
     fb = FeatureBuilder(INTERVAL)
-    frames = [fb.build(start, _witnessed_at_nics(links, None, 1.0))
+    frames = [fb.build(start, _witnessed_at_nics(links, None, 1.0, idle_behind=idle_behind))
               for start, links in simulate(SPEC, 60, interval_s=INTERVAL, seed=1).frames]
     det = LinkDetector(interval_s=INTERVAL).fit(frames)
 
     def run(pause_factor: float) -> list[list[Finding]]:
         det.reset()
         fb = FeatureBuilder(INTERVAL)
-        return [det.detect(fb.build(start, _witnessed_at_nics(links, victim if i >= 3 else None, pause_factor)))
+        return [det.detect(fb.build(start, _witnessed_at_nics(
+            links, victim if i >= 3 else None, pause_factor, fewer, idle_behind)))
                 for i, (start, links) in enumerate(simulate(SPEC, 10, interval_s=INTERVAL, seed=5).frames)]
 
     def behind(found: list[list[Finding]]) -> list[int]:

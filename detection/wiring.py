@@ -1,0 +1,121 @@
+"""What the cables say of the ports they join: the far end either end names, and each device's tier where no word of
+the site's gives it (a switch hosts hang off is a leaf, one most of whose ports face leaves a spine, one most of whose
+ports face spines a core), so that a port's role is its device's tier towards its far device's."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from fabricwatch.detection.site_tags import ROLE_BY_TIERS, SITE_ROLE, TIERS
+
+_LEVELS = ("host", "leaf", "spine", "core")  # a tier's distance from the end nodes
+
+
+def _own_tier(said: str) -> str:
+    """The tier a site's role words give the port's own device (their first word's): `tor-gpu` a leaf's, `agg` a
+    spine's, `gpu-node` a host's; "" where they name none."""
+    first = next((w for w in re.split(r"[-_ ]+", said.lower()) if w and w != "to"), "")
+    return TIERS.get(first, "")
+
+
+class Wiring:
+    """The fabric as its ports' tags wire it. A cable has two ends: a site that describes only its switch ports
+    (`ifAlias` "p1-gpu07:mlx5_3") names the NIC's far end too. A site's role words may name a device rather than
+    a port (every port of a ToR for GPU nodes says `tor-gpu`, its uplinks too); a port's role is then its device's
+    tier towards its far device's, where that one is heard with a tier. Where a device's words name no tier, or
+    there are none, its wiring does: a switch whose ports face hosts is a leaf (its ports towards hosts its host
+    ports, towards the switches it faces its uplinks), one at least half of whose ports face leaves a spine, one
+    at least half of whose ports face spines a core."""
+
+    def __init__(self) -> None:
+        self.tiers: dict[str, str] = {}  # per device heard with role words, the tier they give it
+        self._faces: dict[str, dict[str, set[str]]] = {}  # per device, per far device, its ports facing it
+        self._named: dict[tuple[str, str], tuple[str, str]] = {}  # a port -> the far end that names it as its own
+        self._levels: dict[str, int] = {}
+        self._levels_at = -1
+        self.version = 0  # moves whenever a tier is said or a cable end is named
+
+    def learn(self, device: str, port: str, tags: Mapping[str, str]) -> bool:
+        """Take a device's tier from one of its links' tags, and the cable it names; whether either was new."""
+        new = False
+        if device not in self.tiers and (tier := _own_tier(tags.get(SITE_ROLE) or tags.get("role") or "")):
+            self.tiers[device] = tier
+            new = True
+        if far := tags.get("peer_device"):
+            far_port = tags.get("peer_port") or ""
+            new |= self._face(device, port, far)
+            if far_port and (far, far_port) not in self._named:
+                self._named[(far, far_port)] = (device, port)
+                self._face(far, far_port, device)
+                new = True
+        if new:
+            self.version += 1
+        return new
+
+    def _face(self, device: str, port: str, far: str) -> bool:
+        ports = self._faces.setdefault(device, {}).setdefault(far, set())
+        if port in ports:
+            return False
+        ports.add(port)
+        return True
+
+    def far_end(self, device: str, port: str) -> tuple[str, str] | None:
+        """The end of the cable whose tags name `device:port` as their far end."""
+        return self._named.get((device, port))
+
+    def tier(self, device: str) -> str:
+        """A device's tier by its own words, else by its wiring ("" where neither says)."""
+        if device in self.tiers:
+            return self.tiers[device]
+        level = self._wired().get(device)
+        return _LEVELS[level] if level is not None else ""
+
+    def _wired(self) -> dict[str, int]:
+        """Per device without a tier of its own words, its level by its wiring (1 leaf, 2 spine, 3 core)."""
+        if self._levels_at == self.version:
+            return self._levels
+        level = {d: _LEVELS.index(t) for d, t in self.tiers.items() if t in _LEVELS}
+        wired: dict[str, int] = {}
+        for d, fars in self._faces.items():
+            if d not in level and any(level.get(f) == 0 for f in fars):
+                wired[d] = 1
+        for k in range(2, len(_LEVELS)):
+            level.update(wired)
+            for d, fars in self._faces.items():
+                if d in level:
+                    continue
+                below = sum(len(p) for f, p in fars.items() if level.get(f) == k - 1)
+                if 2 * below >= sum(len(p) for p in fars.values()) > 0:
+                    wired[d] = k
+        self._levels, self._levels_at = wired, self.version
+        return wired
+
+    def role(self, tags: Mapping[str, str], device: str | None = None) -> str | None:
+        """The role a port with these tags (of `device`, where known) has towards its far device, where both
+        tiers are known; else None (its role as said, or none)."""
+        said, far = tags.get(SITE_ROLE), tags.get("peer_device")
+        if "role" in tags and not said:  # a role in the vocabulary's own words
+            return None
+        own = (_own_tier(said) if said else "") or (self.tier(device) if device is not None else "")
+        if own == "host" and not said:
+            return "host"
+        if not far:
+            return None
+        if own == "leaf" and device is not None and device not in self.tiers:
+            # a leaf by its wiring: towards a host, its host port; towards a switch it faces, its uplink
+            far_tier = self.tier(far)
+            return "leaf_down" if far_tier == "host" else "leaf_up" if far in self._faces.get(device, {}) \
+                and far_tier != "" else None
+        far_tier = self.tier(far)
+        return ROLE_BY_TIERS.get((own, far_tier)) if far_tier else None
+
+    def settled(self, device: str, port: str, tags: dict[str, str]) -> dict[str, str]:
+        """`tags` as read, with the far end its cable's other end names (where they name none) and the role
+        its device's tier gives it towards its far device's; the same dict where neither adds anything."""
+        out = tags
+        if "peer_device" not in tags and (far := self.far_end(device, port)) is not None:
+            out = {**tags, "peer_device": far[0], "peer_port": far[1]}
+        if (role := self.role(out, device)) is not None and role != out.get("role"):
+            out = {**out, "role": role}
+        return out
