@@ -20,6 +20,7 @@ from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
 from fabricwatch.core.names import CounterName, numeric_fields, rivals, spellings
 from fabricwatch.detection.plain_decoder import INT63, decode_plain
 from fabricwatch.detection.replay import ReadReport
+from fabricwatch.detection.sensor_rows import sensor_reading
 from fabricwatch.detection.series_names import OURS, link_tags, port_of
 from fabricwatch.detection.site_tags import site_tags
 from fabricwatch.detection.wiring import Wiring
@@ -129,6 +130,10 @@ class Catalog:
             self.lanes.append(int(said) if said.isdigit() and len(said) <= 2 else -1)
             self.wiring.learn(series.device, series.port, tags)
         return link, ts
+
+    def known(self, device: str, port: str) -> bool:
+        """Whether `device:port` is a link heard from."""
+        return (device, port) in self._link
 
     def settle_roles(self) -> None:
         """Tag sets take the far end and the role the wiring heard since gives them (`Wiring`), as new dicts:
@@ -266,6 +271,9 @@ def _decode_slow(lines: list[str], positions: list[int], catalog: Catalog, repor
             report.error(f"{where}:{first_lineno + pos}", str(exc))
             continue
         ids = catalog.ids(measurement, tags) if t is not None else None
+        reading = None
+        if ids is None and t is not None and (reading := sensor_reading(measurement, tags, flds, catalog.known)):
+            ids = catalog.ids(measurement, reading[0])
         if ids is None:
             report.skipped += 1
             continue
@@ -273,7 +281,7 @@ def _decode_slow(lines: list[str], positions: list[int], catalog: Catalog, repor
         link.append(ids[0])
         tagset.append(ids[1])
         ts.append(t)
-        rows.append(numeric_fields(flds))
+        rows.append(reading[1] if reading else numeric_fields(flds))
     n = len(kept)
     values: dict[str, np.ndarray] = {}
     present: dict[str, np.ndarray] = {}

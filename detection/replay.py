@@ -12,6 +12,7 @@ from fabricwatch.core.batch import PortSample
 from fabricwatch.core.counters import COUNTERS
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
 from fabricwatch.core.names import canonical_fields, numeric_fields
+from fabricwatch.detection.sensor_rows import sensor_reading
 from fabricwatch.detection.series_names import link_tags, port_of, why_no_port
 from fabricwatch.detection.site_tags import site_tags
 from fabricwatch.detection.wiring import Wiring
@@ -36,8 +37,9 @@ _VOCABULARY = frozenset(COUNTERS)
 
 
 def read_samples(paths: Iterable[Path], report: ReadReport) -> Iterator[PortSample]:
-    """PortSamples from the lines of a port's counters (`series_names.py`); other series are skipped, bad lines
-    reported."""
+    """PortSamples from the lines of a port's counters (`series_names.py`) and of its module's sensors
+    (`sensor_rows.py`); other series are skipped, bad lines reported."""
+    heard: set[tuple[str, str]] = set()
     for path in paths:
         with open(path, encoding="utf-8", errors="replace") as f:
             for lineno, line in enumerate(f, 1):
@@ -52,9 +54,14 @@ def read_samples(paths: Iterable[Path], report: ReadReport) -> Iterator[PortSamp
                         report.errors.append(f"{path}:{lineno}: {exc}")
                     continue
                 series = port_of(measurement, tags)
+                if series is None and ts is not None and (reading := sensor_reading(
+                        measurement, tags, fields, lambda device, port: (device, port) in heard)):
+                    series = port_of(measurement, reading[0])
+                    tags, fields = reading[0], dict(reading[1])
                 if series is None or ts is None:
                     report.skipped += 1
                     continue
+                heard.add((series.device, series.port))
                 # numbers only, unless a bool or string field is there (rare): then a filtered copy
                 values = cast(dict[str, float], fields)
                 if not all(type(v) is int or type(v) is float for v in fields.values()):
