@@ -10,9 +10,13 @@ from dataclasses import dataclass
 
 OURS = "port_counters"
 _OUR_TAGS = ("device", "port")
-# in another measurement, first found first: an SNMP or gNMI input's `source` is the device it polled, where `host`
-# is the collector's own host; a host exporter's `host` is the node itself
-DEVICE_TAGS = ("source", "agent_host", "hostname", "host", "node")
+# in another measurement, first found first: an SNMP or gNMI input's `source` or `hostname` is the name the device
+# gives itself (sysName), its `agent_host` the address it was polled at, where `host` is the collector's own host; a
+# host exporter's `host` is the node itself
+DEVICE_TAGS = ("source", "hostname", "agent_host", "host", "node")
+# Telegraf's infiniband input: the node, its HCA and the HCA's port number (port 1 is the link the fabric's tools name
+# by the HCA alone)
+HCA_TAGS = ("host", "device", "port")
 # a NIC's RDMA device before its netdev (`mlx5_0`, as the fabric's tools name a host's end of a link); `name` last,
 # the key of gNMI's /interfaces/interface list, a word many other series use for something else
 PORT_TAGS = ("ifName", "interface_name", "interface", "ifDescr", "port_name", "ibdev", "netdev", "name")
@@ -29,13 +33,16 @@ class PortSeries:
 
     device: str
     port: str
-    naming: tuple[str, str]
+    naming: tuple[str, ...]
 
 
 def port_of(measurement: str, tags: Mapping[str, str]) -> PortSeries | None:
     """The device and port a series is a port's counters of; None for a series of no port."""
     if measurement == OURS and all(tags.get(k) for k in _OUR_TAGS):
         return PortSeries(tags["device"], tags["port"], _OUR_TAGS)
+    if all(tags.get(k) for k in HCA_TAGS) and tags["port"].isdigit() and not tags.get("source"):
+        hca, number = tags["device"], tags["port"]
+        return PortSeries(tags["host"], hca if number == "1" else f"{hca}/{number}", HCA_TAGS)
     device = next((k for k in DEVICE_TAGS if tags.get(k)), None)
     port = next((k for k in PORT_TAGS if tags.get(k)), None)
     if device is None or port is None:
@@ -47,7 +54,7 @@ def link_tags(series: PortSeries, tags: Mapping[str, str]) -> dict[str, str]:
     """The tags of the link beyond its device and port, with the far end its description names where no tag
     names one, and a host's tier where its port is named by its host's device and no tag gives a role or tier."""
     out = {k: v for k, v in tags.items() if k not in series.naming}
-    if series.naming[1] in HOST_PORT_TAGS and "role" not in out and "tier" not in out:
+    if (series.naming == HCA_TAGS or series.naming[1] in HOST_PORT_TAGS) and "role" not in out and "tier" not in out:
         out["tier"] = "host"
     if "peer_device" in out:
         return out

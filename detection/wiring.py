@@ -1,6 +1,6 @@
 """What the cables say of the ports they join: the far end either end names, and each device's tier where no word of
-the site's gives it (a switch hosts hang off is a leaf, one most of whose ports face leaves a spine, one most of whose
-ports face spines a core), so that a port's role is its device's tier towards its far device's."""
+the site's gives it (a port named by its host's RDMA device is a host's, a switch hosts hang off is a leaf), so that a
+port's role is its device's tier towards its far device's."""
 
 from __future__ import annotations
 
@@ -8,8 +8,6 @@ import re
 from collections.abc import Mapping
 
 from fabricwatch.detection.site_tags import ROLE_BY_TIERS, SITE_ROLE, TIERS
-
-_LEVELS = ("host", "leaf", "spine", "core")  # a tier's distance from the end nodes
 
 
 def _own_tier(said: str) -> str:
@@ -25,20 +23,22 @@ class Wiring:
     a port (every port of a ToR for GPU nodes says `tor-gpu`, its uplinks too); a port's role is then its device's
     tier towards its far device's, where that one is heard with a tier. Where a device's words name no tier, or
     there are none, its wiring does: a switch whose ports face hosts is a leaf (its ports towards hosts its host
-    ports, towards the switches it faces its uplinks), one at least half of whose ports face leaves a spine, one
-    at least half of whose ports face spines a core."""
+    ports, towards the switches it faces its uplinks). Tiers above the leaves are not read from the wiring: a host
+    whose words say nothing faces leaves on every port as a spine does."""
 
     def __init__(self) -> None:
         self.tiers: dict[str, str] = {}  # per device heard with role words, the tier they give it
         self._faces: dict[str, dict[str, set[str]]] = {}  # per device, per far device, its ports facing it
         self._named: dict[tuple[str, str], tuple[str, str]] = {}  # a port -> the far end that names it as its own
-        self._levels: dict[str, int] = {}
-        self._levels_at = -1
+        self._heard: set[str] = set()  # devices with links of their own
+        self._leaves: set[str] = set()
+        self._wired_at = -1
         self.version = 0  # moves whenever a tier is said or a cable end is named
 
     def learn(self, device: str, port: str, tags: Mapping[str, str]) -> bool:
         """Take a device's tier from one of its links' tags, and the cable it names; whether either was new."""
-        new = False
+        new = device not in self._heard
+        self._heard.add(device)
         if device not in self.tiers and (tier := _own_tier(tags.get(SITE_ROLE) or tags.get("role") or "")):
             self.tiers[device] = tier
             new = True
@@ -66,30 +66,15 @@ class Wiring:
 
     def tier(self, device: str) -> str:
         """A device's tier by its own words, else by its wiring ("" where neither says)."""
-        if device in self.tiers:
-            return self.tiers[device]
-        level = self._wired().get(device)
-        return _LEVELS[level] if level is not None else ""
+        return self.tiers.get(device) or ("leaf" if device in self._wired() else "")
 
-    def _wired(self) -> dict[str, int]:
-        """Per device without a tier of its own words, its level by its wiring (1 leaf, 2 spine, 3 core)."""
-        if self._levels_at == self.version:
-            return self._levels
-        level = {d: _LEVELS.index(t) for d, t in self.tiers.items() if t in _LEVELS}
-        wired: dict[str, int] = {}
-        for d, fars in self._faces.items():
-            if d not in level and any(level.get(f) == 0 for f in fars):
-                wired[d] = 1
-        for k in range(2, len(_LEVELS)):
-            level.update(wired)
-            for d, fars in self._faces.items():
-                if d in level:
-                    continue
-                below = sum(len(p) for f, p in fars.items() if level.get(f) == k - 1)
-                if 2 * below >= sum(len(p) for p in fars.values()) > 0:
-                    wired[d] = k
-        self._levels, self._levels_at = wired, self.version
-        return wired
+    def _wired(self) -> set[str]:
+        """The devices without a tier of their own words whose ports face hosts: leaves by their wiring."""
+        if self._wired_at != self.version:
+            self._leaves = {d for d, fars in self._faces.items()
+                            if d not in self.tiers and any(self.tiers.get(f) == "host" for f in fars)}
+            self._wired_at = self.version
+        return self._leaves
 
     def role(self, tags: Mapping[str, str], device: str | None = None) -> str | None:
         """The role a port with these tags (of `device`, where known) has towards its far device, where both
@@ -103,10 +88,9 @@ class Wiring:
         if not far:
             return None
         if own == "leaf" and device is not None and device not in self.tiers:
-            # a leaf by its wiring: towards a host, its host port; towards a switch it faces, its uplink
+            # a leaf by its wiring: towards a host, its host port; towards a switch heard from, its uplink
             far_tier = self.tier(far)
-            return "leaf_down" if far_tier == "host" else "leaf_up" if far in self._faces.get(device, {}) \
-                and far_tier != "" else None
+            return "leaf_down" if far_tier == "host" else "leaf_up" if far in self._heard else None
         far_tier = self.tier(far)
         return ROLE_BY_TIERS.get((own, far_tier)) if far_tier else None
 

@@ -70,14 +70,17 @@ def _group_key(device: str, role: str, peer: str) -> tuple[str, str, str]:
     and pauses them all; their waits are also held against the switch's own ports in the role (third), and
     the nearer of the two is what they are judged against: a link is its own only where no group sharing its
     situation explains it (waits are heavy-tailed, and ten parallel links are few). For a host link, the
-    links reaching the same host (its NICs on every rail run one job). Else none."""
+    links reaching the same host (its NICs on every rail run one job): a leaf's ports towards it, or its own
+    NICs. Else none."""
     spread = spread_over(device, role, peer)
     if role in DOWN_ROLES and peer:
         return spread, spread, f"{device} {role} ports"
     if spread:
         return spread, "", ""
-    if role in HOST_ROLES and peer:
+    if role == FACING_HOSTS and peer:
         return f"links to {peer}", f"links to {peer}", ""
+    if role in HOST_ROLES:  # a host's own NICs: their far ends are leaves, each serving other hosts' jobs too
+        return f"links of {device}", f"links of {device}", ""
     return "", "", ""
 
 

@@ -61,8 +61,16 @@ def test_a_collectors_own_measurements_read_as_port_counters_do(tmp_path: Path, 
     ("roce_nic", {"host": "gpu1", "ibdev": "mlx5_0", "netdev": "enp24s0np0"}, ("gpu1", "mlx5_0")),
     ("snmp_sys", {"source": "sw1"}, None),  # a device's own series: no port
     ("cpu", {"host": "gpu1", "cpu": "cpu0"}, None),
-    # Telegraf's infiniband input tags the HCA `device` and its port number `port`: not a switch named mlx5_0
-    ("infiniband", {"host": "gpu1", "device": "mlx5_0", "port": "1"}, None),
+    # Telegraf's infiniband input tags the node `host`, the HCA `device` and its port number `port`: the HCA's port
+    # 1 is the node's link named by the HCA, as the fabric's tools name it; another port of the HCA by its number
+    ("infiniband", {"host": "gpu1", "device": "mlx5_0", "port": "1"}, ("gpu1", "mlx5_0")),
+    ("infiniband", {"host": "gpu1", "device": "mlx5_0", "port": "2"}, ("gpu1", "mlx5_0/2")),
+    # an SNMP poller's agent address is where it polled; the name the device gives itself (sysName, as `hostname`
+    # or `source`) is the device
+    ("interface", {"agent_host": "10.252.10.17", "hostname": "leaf-r6", "host": "mon-col01", "ifName": "Ethernet1/1"},
+     ("leaf-r6", "Ethernet1/1")),
+    ("interface", {"agent_host": "leaf-r6.mgmt", "host": "mon-col01", "ifName": "Ethernet1/1"},
+     ("leaf-r6.mgmt", "Ethernet1/1")),
 ])
 def test_the_device_and_port_tags_of_each_collector(measurement: str, tags: dict[str, str],
                                                      expected: tuple[str, str] | None) -> None:

@@ -313,9 +313,8 @@ def test_a_switch_hosts_hang_off_is_a_leaf_whatever_the_site_calls_it(tmp_path: 
     """Principle 2 needs the groups the traffic forms, and they come from each port's role: where a site's word for
     a switch names no tier (`rail` for the rail switches of a rail-only fabric), the wiring says it: a switch
     whose ports face hosts (devices heard with a host's words, `compute`) is a leaf, its ports towards the hosts
-    its host ports and those towards other switches its uplinks; a switch most of whose ports face leaves is a spine
-    (the cross-rail tier). A port towards a device not heard (a host without telemetry, or a switch) keeps its
-    site's word."""
+    its host ports and those towards other switches its uplinks. A switch facing no host keeps its site's word, and
+    so does a port towards a device not heard (a host without telemetry, or a switch)."""
     ports = [("rail0", "Ethernet0", "rail", "t01"), ("rail0", "Ethernet8", "rail", "t02"),
              ("rail0", "Ethernet448", "rail", "xr0"), ("rail0", "Ethernet456", "rail", "xr1"),
              ("rail0", "Ethernet464", "rail", "svc9"), ("xr0", "Ethernet0", "xr", "rail0"),
@@ -324,7 +323,7 @@ def test_a_switch_hosts_hang_off_is_a_leaf_whatever_the_site_calls_it(tmp_path: 
     roles = _roles_read(tmp_path, reader, ports, "lldp_rem_sys_name")
     assert roles == {("rail0", "Ethernet0"): "leaf_down", ("rail0", "Ethernet8"): "leaf_down",
                      ("rail0", "Ethernet448"): "leaf_up", ("rail0", "Ethernet456"): "leaf_up",
-                     ("rail0", "Ethernet464"): "rail", ("xr0", "Ethernet0"): "spine", ("xr1", "Ethernet0"): "spine",
+                     ("rail0", "Ethernet464"): "rail", ("xr0", "Ethernet0"): "xr", ("xr1", "Ethernet0"): "xr",
                      ("t01", "enp0"): "host", ("t02", "enp0"): "host"}, roles
 
 

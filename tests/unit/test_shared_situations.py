@@ -13,6 +13,7 @@ from fabricwatch.detection.explain import under_group
 from fabricwatch.lab.evaluation import simulate
 from fabricwatch.models.class_model import UTIL
 from fabricwatch.models.features import FeatureBuilder
+from fabricwatch.models.groups import GROUPED, group_view
 from fabricwatch.models.intervals import LinkInterval
 from fabricwatch.simulator.topology import FabricSpec
 
@@ -229,3 +230,24 @@ def test_a_link_just_up_is_given_the_time_routing_takes_to_spread_traffic_onto_i
 
     assert found(idle_until=10) == set()
     assert found(idle_until=99) == {("spine-0", chosen["port"])}
+
+
+def test_a_hosts_nics_are_judged_against_each_other_not_against_other_hosts_behind_the_same_leaf() -> None:
+    """Principle 2 (judged against the links that share its situation now): a host's NICs on every rail run one
+    job, so what one NIC waits is judged against its own host's other NICs. The NICs of other hosts behind the same
+    leaf run other jobs: a host whose whole job waits 50x as much as theirs is its job, not its links."""
+    hosts, rails = 5, 4
+    links = []
+    for h in range(hosts):
+        for r in range(rails):
+            waits = 5e6 if h == 0 else 1e5
+            links.append(LinkInterval(0, f"gpu{h}", f"mlx5_{r}",
+                                      {"fabric": "roce", "role": "host", "speed": "400G",
+                                       "peer_device": f"leaf-r{r}", "peer_port": f"Ethernet{h}"},
+                                      {"out_octets": 0.4 * 50e9, "in_octets": 0.4 * 50e9, "xmit_wait": waits,
+                                       "oper_status": 1.0, "admin_status": 1.0}))
+    view = group_view(FeatureBuilder(INTERVAL).build(0, links))
+    j = GROUPED.index("xmit_wait")
+    first = [i for i, li in enumerate(links) if li.device == "gpu0"]
+    assert all(view.group[i, j] == "links of gpu0" for i in first), view.group[first, j]
+    assert view.ratio[first, j] == pytest.approx(1.0)

@@ -46,9 +46,9 @@ def test_a_cable_end_one_side_names_is_the_other_sides_far_end(tmp_path: Path, r
 def test_tiers_from_the_wiring_where_no_port_says_a_role(tmp_path: Path, reader: str) -> None:
     """Where no tag gives a role or tier at all (SNMP describes ports by their far ends only), the wiring gives
     them: a port named by its host's RDMA device is a host's; a switch hosts hang off is a leaf (towards hosts its
-    host ports, towards switches its uplinks); a switch at least half of whose ports face leaves is a spine, its
-    ports towards a core its uplinks; one at least half of whose ports face spines a core, though a storage leaf
-    hangs off it too. A switch whose far ends are all unheard of keeps no role."""
+    host ports, towards switches heard from its uplinks). Above the leaves the wiring says nothing: a host whose
+    words say nothing faces leaves on every port as a spine does, so a spine without words keeps no role, and a
+    switch whose far ends are all unheard of keeps none either."""
     lines = [f"roce_nic,host=gpu{h},ibdev=mlx5_0 tx_bytes_phy={{n}}000i" for h in (1, 2)]
     for leaf in (1, 2):
         lines += [f"snmp_if,ifAlias=gpu{h}:mlx5_0,ifName=Eth1/{h},source=leaf{leaf} ifHCOutOctets={{n}}000i"
@@ -68,8 +68,8 @@ def test_tiers_from_the_wiring_where_no_port_says_a_role(tmp_path: Path, reader:
         ("gpu1", "mlx5_0"): "host", ("gpu2", "mlx5_0"): "host",
         ("leaf1", "Eth1/1"): "leaf_down", ("leaf2", "Eth1/2"): "leaf_down",
         **{(f"leaf{leaf}", f"Eth1/{24 + s}"): "leaf_up" for leaf in (1, 2) for s in (1, 2)},
-        **{(f"spine{s}", f"Eth1/{leaf}"): "spine" for leaf in (1, 2) for s in (1, 2)},
-        ("spine1", "Eth1/31"): "spine_up", ("spine2", "Eth1/31"): "spine_up",
-        ("ss1", "Eth1/1"): "core", ("ss1", "Eth1/2"): "core", ("ss1", "Eth1/31"): "",
+        **{(f"spine{s}", f"Eth1/{leaf}"): "" for leaf in (1, 2) for s in (1, 2)},
+        ("spine1", "Eth1/31"): "", ("spine2", "Eth1/31"): "",
+        ("ss1", "Eth1/1"): "", ("ss1", "Eth1/2"): "", ("ss1", "Eth1/31"): "",
         ("storleaf", "Eth1/29"): "", ("storleaf", "Eth1/1"): "",
     }, roles
