@@ -197,9 +197,9 @@ class LinkDetector:
             ids = self._link_ids(frame, index)
             trends.observe(frame.links)
             counts = evidence_counts(frame, EVIDENCE_NAMES, self.interval_s)
-            background.add(ids, frame.classes, counts)
             packets = (np.nan_to_num(frame.reading("in_pkts"))
                        + np.nan_to_num(frame.reading("out_pkts"))) * self.interval_s
+            background.add(ids, frame.classes, counts, packets)
             where = situations(frame.layout)
             siblings.add(frame, ids)
             silence.add(frame, ids)

@@ -42,6 +42,9 @@ NEGLIGIBLE_SHARE = 1e-9
 # RDMA frame in about 3e7; fewer than one in a hundred million is within what the link is specified to do
 WITHIN_SPEC = 1e-8
 WIRE_CORRUPTION = frozenset({"fcs_errors", "symbol_errors", "fec_uncorrectable", "in_errors", "rcv_errors"})
+# drops and corruption are a share of the packets carried: a link carrying more than it usually did is expected to
+# count as many more (a slow host's receive buffers, a marginal link's errors); bounces and retrains are not
+FOLLOWS_TRAFFIC = frozenset({Evidence.DISCARD, Evidence.ERROR})
 LOG10_ALPHA = -7.0  # per test: ~30 tests a link-interval keep healthy links under 1 alarm per 1,000 link-hours
 
 
@@ -59,6 +62,12 @@ class Background:
     # how many intervals of its class's rate a link's own history is weighed against: few where the class's
     # links count at rates far apart (a quarter trickle steadily, the rest never), so each is its own
     rate_weight: np.ndarray = field(default_factory=lambda: np.full(len(EVIDENCE_NAMES), PRIOR_INTERVALS))
+    # the packets a second the link carried in its healthy history (0: unknown): counts that follow the traffic
+    # are expected to grow with it (`FOLLOWS_TRAFFIC`)
+    packets_per_s: float = 0.0
+    # (len(WINDOWS), E): the most each counter counted in a window of each length in the link's healthy history (0:
+    # none known): a burst spans several intervals, so a per-interval spread understates a few minutes' count
+    peaks: np.ndarray = field(default_factory=lambda: np.zeros((len(WINDOWS), len(EVIDENCE_NAMES))))
 
 
 @dataclass
@@ -105,13 +114,13 @@ class BackgroundRates:
     interval_s_: float = 30.0
 
     def fit(self, keys: Sequence[tuple[str, str]], classes: Sequence[str], counts: np.ndarray,
-            interval_s: float) -> BackgroundRates:
+            interval_s: float, packets: np.ndarray | None = None) -> BackgroundRates:
         """`counts`: one row per healthy link-interval, one column per EVIDENCE_NAMES, NaN where the link
-        does not report the counter."""
+        does not report the counter; `packets`: the packets each row's link moved in it."""
         index: dict[tuple[str, str], int] = {}
         ids = np.array([index.setdefault(k, len(index)) for k in keys], dtype=np.int64)
         acc = BackgroundFit()
-        acc.add(ids, list(classes), counts)
+        acc.add(ids, list(classes), counts, packets)
         return acc.result(list(index), interval_s, self)
 
 
@@ -137,6 +146,11 @@ class BackgroundRates:
         erred_any = window >= 0.5
         events = np.array([EVIDENCE[n] in (Evidence.INTEGRITY, Evidence.STATE) for n in EVIDENCE_NAMES])
         enough = (erred_any.sum(axis=0) >= MIN_ERRED) | (events & (window.sum(axis=0) >= MIN_EVENTS))
+        follows = np.array([EVIDENCE[n] in FOLLOWS_TRAFFIC for n in EVIDENCE_NAMES])
+        usual = background.packets_per_s * interval_s
+        # per window, how many times the link's usual traffic it carried (never less than its usual: a quiet link's
+        # counts are not expected to fall with its traffic)
+        busier = {w: max(1.0, float(packets[-w:].sum()) / (usual * w)) if usual > 0 else 1.0 for w in WINDOWS}
         for j in np.nonzero(enough)[0].tolist():
             best: Verdict | None = None
             for w in WINDOWS:
@@ -154,9 +168,9 @@ class BackgroundRates:
                 if last < 0.5 or (p0 >= 0.5 and last < MIN_EXCESS * float(background.rate[j]) * RECENT * interval_s):
                     continue
                 total = float(col.sum())
-                mu = float(background.rate[j]) * w * interval_s
+                mu = float(background.rate[j]) * w * interval_s * (busier[w] if follows[j] else 1.0)
                 d = float(background.dispersion[j])
-                if total < MIN_EXCESS * mu:
+                if total < MIN_EXCESS * mu or total <= background.peaks[WINDOWS.index(w), j]:
                     continue
                 # more often *and* more than its background: a link whose drops come in bursts now and
                 # then is not judged by how many intervals a burst touches; where nearly every interval
@@ -180,7 +194,9 @@ class BackgroundRates:
 
         return {"names": list(EVIDENCE_NAMES), "interval_s": self.interval_s_,
                 "classes": {c: enc(b) for c, b in self.classes_.items()},
-                "links": [[d, p, enc(b)] for (d, p), b in sorted(self.links_.items())]}
+                "links": [[d, p, enc(b), float(f"{b.packets_per_s:.4g}"),
+                           [[float(f"{v:.4g}") for v in a] for a in b.peaks]]
+                          for (d, p), b in sorted(self.links_.items())]}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> BackgroundRates:
@@ -198,10 +214,18 @@ class BackgroundRates:
                 arrays.append(a)
             for default in defaults[len(arrays):]:
                 arrays.append(np.full(len(EVIDENCE_NAMES), default))
-            return Background(*arrays)
+            p, rate, dispersion, weight, rate_weight = arrays
+            return Background(p, rate, dispersion, weight, rate_weight)
 
-        return cls({str(c): dec(b) for c, b in data["classes"].items()},
-                   {(str(d), str(p)): dec(b) for d, p, b in data["links"]}, float(data["interval_s"]))
+        links = {}
+        for d, p, b, *more in data["links"]:  # models saved before a link's traffic and peaks were kept hold neither
+            link = links[(str(d), str(p))] = dec(b)
+            link.packets_per_s = float(more[0]) if more else 0.0
+            for row, values in zip(link.peaks, more[1] if len(more) > 1 else [], strict=False):
+                for name, v in zip(names, values, strict=True):
+                    if name in E_INDEX:
+                        row[E_INDEX[name]] = float(v)
+        return cls({str(c): dec(b) for c, b in data["classes"].items()}, links, float(data["interval_s"]))
 
 
 class BackgroundFit:
@@ -213,9 +237,17 @@ class BackgroundFit:
         self._cls: dict[str, np.ndarray] = {}  # class -> (3, E): reported intervals, erred, total
         self._link = np.zeros((0, 4, E))  # link id -> intervals, erred, total, sum of squares
         self._link_cls: list[str | None] = []  # the class of the link's first row
+        self._packets = np.zeros(0)  # link id -> packets moved over its intervals
+        # link id -> its last max(WINDOWS) intervals' counts (a ring), the running sums over each window length and
+        # the most each sum reached
+        self._ring = np.zeros((0, max(WINDOWS), E), dtype=np.float32)
+        self._at = np.zeros(0, dtype=np.int64)
+        self._sums = np.zeros((0, len(WINDOWS), E))
+        self._peaks = np.zeros((0, len(WINDOWS), E))
 
-    def add(self, ids: np.ndarray, classes: Sequence[str], counts: np.ndarray) -> None:
-        """One block of rows: each row's link id, class and evidence counts (as for `fit`)."""
+    def add(self, ids: np.ndarray, classes: Sequence[str], counts: np.ndarray,
+            packets: np.ndarray | None = None) -> None:
+        """One block of rows: each row's link id, class, evidence counts and packets moved (as for `fit`)."""
         reported = ~np.isnan(counts)
         c = np.nan_to_num(np.maximum(counts, 0.0))
         erred = c >= 0.5
@@ -234,10 +266,32 @@ class BackgroundFit:
         np.add.at(self._link[:, 1], ids, erred.astype(np.float64))
         np.add.at(self._link[:, 2], ids, c)
         np.add.at(self._link[:, 3], ids, c * c)
+        self._packets = grown(self._packets, len(self._link))
+        if len(np.unique(ids)) == len(ids):
+            self._peak(ids, c)
+        else:  # several intervals of a link in one block: in their order
+            for i in range(len(ids)):
+                self._peak(ids[i:i + 1], c[i:i + 1])
+        if packets is not None:
+            np.add.at(self._packets, ids, np.nan_to_num(np.maximum(packets, 0.0)))
         uniq, first = np.unique(ids, return_index=True)
         for i, f in zip(uniq.tolist(), first.tolist(), strict=True):
             if self._link_cls[i] is None:
                 self._link_cls[i] = classes[f]
+
+    def _peak(self, ids: np.ndarray, c: np.ndarray) -> None:
+        """Each window length's running sum of each link's counts, and the most it reached."""
+        top = len(self._link)
+        self._ring, self._at = grown(self._ring, top), grown(self._at, top)
+        self._sums, self._peaks = grown(self._sums, top), grown(self._peaks, top)
+        ring_len = max(WINDOWS)
+        at = self._at[ids]
+        for k, w in enumerate(WINDOWS):
+            leaving = np.where((at >= w)[:, None], self._ring[ids, (at - w) % ring_len], 0.0)
+            self._sums[ids, k] += c - leaving
+            self._peaks[ids, k] = np.maximum(self._peaks[ids, k], self._sums[ids, k])
+        self._ring[ids, at % ring_len] = c
+        self._at[ids] = at + 1
 
     def _counted_links(self, cls: str) -> np.ndarray | None:
         """The class's links seen MIN_LINK_INTERVALS or more (rows of the per-link sums); None under two of them,
@@ -299,6 +353,8 @@ class BackgroundFit:
                 continue
             n_i, k, total, sumsq = self._link[i]
             out.links_[key] = _posterior(float(n_i[0]), k, total, sumsq, out.classes_[first], interval_s)
+            out.links_[key].packets_per_s = float(self._packets[i]) / (float(n_i[0]) * interval_s)
+            out.links_[key].peaks = self._peaks[i].copy()
         return out
 
 

@@ -958,3 +958,62 @@ def test_links_carrying_nothing_do_not_share_the_situation_of_those_carrying_the
     standing = [(n, f.device, f.port, f.explanation) for n, fs in enumerate(found) for f in fs
                 if "outlier_in_group" in f.conditions]
     assert not standing, standing[:2]
+
+
+def test_a_count_that_follows_the_traffic_is_judged_per_packet_carried() -> None:
+    """Principle 1 (rate against the link's own background), for counters that follow the traffic: a NIC whose
+    host is slow to post receive buffers drops a few of every million packets it receives, more when it receives
+    more; a port's errors are a share of the frames it carries. A link dropping 9 an interval at its usual load
+    and 30 an interval while it carries four times as much drops no more per packet: no finding. 30 an interval
+    at its usual load is one, and so is 300 at four times the load."""
+    rng = np.random.default_rng(7)
+    d = EVIDENCE_NAMES.index("buffer_discards")
+    counts = np.full((300, len(EVIDENCE_NAMES)), np.nan)
+    counts[:, d] = rng.poisson(9.0, 300)
+    usual_packets = 5e7
+    bg = BackgroundRates().fit([("gpu1", "mlx5_0")] * 300, ["c"] * 300, counts, INTERVAL,
+                               packets=np.full(300, usual_packets))
+    b = bg.background(("gpu1", "mlx5_0"), "c")
+    window = np.zeros((32, len(EVIDENCE_NAMES)))
+    window[:, d] = rng.poisson(9.0, 32)
+    packets = np.full(32, usual_packets)
+    busier = window.copy()
+    busier[-8:, d] = rng.poisson(30.0, 8)
+    more_packets = packets.copy()
+    more_packets[-8:] *= 4
+    assert not bg.score(busier, more_packets, b, INTERVAL)
+    (v,) = bg.score(busier, packets, b, INTERVAL)
+    assert v.name == "buffer_discards"
+    worse = window.copy()
+    worse[-8:, d] = rng.poisson(300.0, 8)
+    (v,) = bg.score(worse, more_packets, b, INTERVAL)
+    assert v.name == "buffer_discards"
+    # a model saved and loaded keeps the link's usual traffic
+    again = BackgroundRates.from_json(bg.to_json())
+    assert not again.score(busier, more_packets, again.background(("gpu1", "mlx5_0"), "c"), INTERVAL)
+
+
+def test_a_burst_no_larger_than_the_links_healthy_history_saw_is_its_background() -> None:
+    """Principle 1 (rate against the link's own background): a host slow to post receive buffers now and then
+    drops five times its usual for a couple of minutes, and did so in its healthy history too. A burst spans
+    several intervals, so a per-interval spread understates how large a few minutes' count can grow: a window
+    counting no more than the most a window of its length counted in the link's healthy history is its
+    background. Twice that is a finding."""
+    rng = np.random.default_rng(11)
+    d = EVIDENCE_NAMES.index("buffer_discards")
+    history = rng.poisson(10.0, 300).astype(float)
+    for start in (40, 130, 220):  # bursts of four intervals at five times the usual rate
+        history[start:start + 4] = [55, 52, 58, 50]
+    counts = np.full((300, len(EVIDENCE_NAMES)), np.nan)
+    counts[:, d] = history
+    bg = BackgroundRates().fit([("gpu18", "mlx5_1")] * 300, ["c"] * 300, counts, INTERVAL)
+    b = bg.background(("gpu18", "mlx5_1"), "c")
+    window = np.zeros((32, len(EVIDENCE_NAMES)))
+    window[:, d] = rng.poisson(10.0, 32)
+    window[-4:, d] = [48, 52, 47, 50]
+    assert not bg.score(window, np.full(32, 5e7), b, INTERVAL)
+    again = BackgroundRates.from_json(bg.to_json())
+    assert not again.score(window, np.full(32, 5e7), again.background(("gpu18", "mlx5_1"), "c"), INTERVAL)
+    window[-4:, d] = [100, 104, 94, 100]
+    (v,) = bg.score(window, np.full(32, 5e7), b, INTERVAL)
+    assert v.name == "buffer_discards"
