@@ -10,22 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fabricwatch.detection.interval_fold import ReplayReport, intervals_from_files
-from fabricwatch.detection.replay import intervals_from_lp
 from fabricwatch.detection.sensor_rows import sensor_reading
-from fabricwatch.models.intervals import LinkInterval
+from tests.replayed import last_links
 
 T0 = 1_741_732_200
-
-
-def _last(tmp_path: Path, reader: str, lines: list[str]) -> dict[tuple[str, str], LinkInterval]:
-    path = tmp_path / "dom.lp"
-    path.write_text("".join(f"{line.format(n=n)} {T0 + 30 * n}000000000\n" for n in range(1, 5) for line in lines))
-    if reader == "columns":
-        last = [w.links for chunk in intervals_from_files([path], 30.0, report=ReplayReport()) for w in chunk][-1]
-    else:
-        last = intervals_from_lp([path], 30.0)[-1][1]
-    return {(li.device, li.port): li for li in last}
 
 
 @pytest.mark.parametrize("reader", ["columns", "samples"])
@@ -48,7 +36,7 @@ def test_a_modules_sensor_rows_are_its_ports_readings(tmp_path: Path, reader: st
         "entPhySensorType=5i,entPhySensorScale=8i,entPhySensorPrecision=3i,entPhySensorValue=6500i",
         r"snmp_dom,sensor=Fan\ Tray\ 1\ Fan\ 1\ Sensor,source=leaf1,units=RPM entPhySensorValue=9000i",
     ]
-    links = _last(tmp_path, reader, lines)
+    links = last_links(tmp_path, reader, lines, polls=4, t0=T0)
     assert set(links) == {("leaf1", "Ethernet1/1"), ("leaf1", "Ethernet1/2"), ("leaf1", "Ethernet1/5/2")}
     assert links[("leaf1", "Ethernet1/1")].optics == pytest.approx({"temperature_c": 45.4, "rx_power_dbm_l3": -2.24})
     assert links[("leaf1", "Ethernet1/2")].optics == pytest.approx({"rx_power_dbm_l2": -3.1})

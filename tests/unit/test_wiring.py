@@ -7,21 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fabricwatch.detection.interval_fold import ReplayReport, intervals_from_files
-from fabricwatch.detection.replay import intervals_from_lp
-from fabricwatch.models.intervals import LinkInterval
-
-
-def _last(tmp_path: Path, reader: str, lines: list[str]) -> dict[tuple[str, str], LinkInterval]:
-    """The last interval's links as `reader` reads three polls of `lines` (a line per series, `{n}` the poll)."""
-    path = tmp_path / "wiring.lp"
-    path.write_text("".join(f"{line.format(n=n)} {1700000000 + 30 * n}000000000\n"
-                            for n in (1, 2, 3) for line in lines))
-    if reader == "columns":
-        last = [w.links for chunk in intervals_from_files([path], 30.0, report=ReplayReport()) for w in chunk][-1]
-    else:
-        last = intervals_from_lp([path], 30.0)[-1][1]
-    return {(li.device, li.port): li for li in last}
+from tests.replayed import last_links
 
 
 @pytest.mark.parametrize("reader", ["columns", "samples"])
@@ -30,7 +16,7 @@ def test_a_cable_end_one_side_names_is_the_other_sides_far_end(tmp_path: Path, r
     input) while its NICs' exporter tags only the host and the RDMA device has named the NIC's far end too. The
     NIC's marks received are its far switch port's queue's, its pauses that port's: without its far end a NIC is
     judged against nothing."""
-    links = _last(tmp_path, reader, [
+    links = last_links(tmp_path, reader, [
         "snmp_if,ifAlias=gpu1:mlx5_0,ifName=Eth1/1,source=leaf1 ifHCOutOctets={n}000i",
         "snmp_if,ifAlias=spine1:Eth1/9,ifName=Eth1/25,source=leaf1 ifHCOutOctets={n}000i",
         "roce_nic,host=gpu1,ibdev=mlx5_0,netdev=enp24s0np0 tx_bytes_phy={n}000i",
@@ -63,7 +49,7 @@ def test_tiers_from_the_wiring_where_no_port_says_a_role(tmp_path: Path, reader:
     lines += ["snmp_if,ifAlias=storleaf:Eth1/29,ifName=Eth1/31,source=ss1 ifHCOutOctets={n}000i",
               "snmp_if,ifAlias=ss1:Eth1/31,ifName=Eth1/29,source=storleaf ifHCOutOctets={n}000i",
               "snmp_if,ifAlias=stor01:ens1f0,ifName=Eth1/1,source=storleaf ifHCOutOctets={n}000i"]
-    roles = {key: li.tags.get("role", "") for key, li in _last(tmp_path, reader, lines).items()}
+    roles = {key: li.tags.get("role", "") for key, li in last_links(tmp_path, reader, lines).items()}
     assert roles == {
         ("gpu1", "mlx5_0"): "host", ("gpu2", "mlx5_0"): "host",
         ("leaf1", "Eth1/1"): "leaf_down", ("leaf2", "Eth1/2"): "leaf_down",
