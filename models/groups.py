@@ -62,7 +62,7 @@ class GroupView:
 
 
 
-def _group_key(device: str, role: str, peer: str) -> tuple[str, str, str, str]:
+def _group_key(device: str, role: str, peer: str) -> tuple[str, str, str]:
     """A link's situation, for its credit waits and for the pauses it receives. Up the tiers, the ports of its
     switch in its role, which the switch spreads its traffic over (for waits; pauses received there follow
     where the traffic goes, and have none). Down the tiers, the parallel links towards the same far switch,
@@ -71,30 +71,28 @@ def _group_key(device: str, role: str, peer: str) -> tuple[str, str, str, str]:
     the nearer of the two is what they are judged against: a link is its own only where no group sharing its
     situation explains it (waits are heavy-tailed, and ten parallel links are few). For a host link, the
     links reaching the same host (its NICs on every rail run one job): a leaf's ports towards it, or its own
-    NICs, and theirs are also held against the NICs on the same leaf (fourth, for pauses too): one job spread
-    over many hosts sends a rail's traffic through one leaf. Else none."""
+    NICs. Else none."""
     spread = spread_over(device, role, peer)
     if role in DOWN_ROLES and peer:
-        return spread, spread, f"{device} {role} ports", ""
+        return spread, spread, f"{device} {role} ports"
     if spread:
-        return spread, "", "", ""
+        return spread, "", ""
     if role == FACING_HOSTS and peer:
-        return f"links to {peer}", f"links to {peer}", "", ""
-    if role in HOST_ROLES:
-        behind = f"links to {peer}" if peer else ""
-        return f"links of {device}", f"links of {device}", behind, behind
-    return "", "", "", ""
+        return f"links to {peer}", f"links to {peer}", ""
+    if role in HOST_ROLES:  # a host's own NICs: their far ends are leaves, each serving other hosts' jobs too
+        return f"links of {device}", f"links of {device}", ""
+    return "", "", ""
 
 
 Grouping = tuple[np.ndarray, np.ndarray]  # (group names, per link its group's number into them)
 
 
 def _group_ids(topology: Topology) -> list[Grouping]:
-    """Per link its four groups (`_group_key`: waits, pauses received, waits also, pauses received also)."""
+    """Per link its three groups (`_group_key`: waits, pauses received, waits also)."""
     keys = [_group_key(d, r, p) for d, r, p in zip(topology.devices, topology.roles, topology.far_devices,
                                                     strict=True)]
     out = []
-    for col in (0, 1, 2, 3):
+    for col in (0, 1, 2):
         gid, names = first_sight([g[col] for g in keys])
         out.append((np.array(names, dtype=object).reshape(len(names)), gid))
     return out
@@ -152,19 +150,16 @@ def group_view(frame: FeatureFrame) -> GroupView:
         ratio[:, signals], median[:, signals], size[:, signals] = r, m, k[:, None]
     ratio[np.ix_(paced_by_host(frame), np.array(PAUSES_RECEIVED))] = np.nan
     names = topo.memo("group_names", lambda: _group_names(by_signal, n))
-    for col, signals in ((2, WAITS), (3, PAUSES_RECEIVED)):
-        also = by_signal[col]
-        if not (also[0] != "").any():
-            continue
-        r, m, k, usable = _against(also, per_load[:, signals], values[:, signals], carrying)
-        for at, signal in enumerate(signals):
-            first = ratio[:, signal]
-            nearer = usable & ~np.isnan(r[:, at]) & (np.isnan(first) | (r[:, at] < first))
-            if nearer.any():
-                ratio[nearer, signal], median[nearer, signal], size[nearer, signal] = r[nearer, at], \
-                    m[nearer, at], k[nearer]
-                names = names.copy()
-                names[nearer, signal] = also[0][also[1][nearer]]
+    also = by_signal[2]
+    if (also[0] != "").any():
+        r, m, k, usable = _against(also, per_load[:, WAITS], values[:, WAITS], carrying)
+        first = ratio[:, WAITS[0]]
+        nearer = usable & ~np.isnan(r[:, 0]) & (np.isnan(first) | (r[:, 0] < first))
+        if nearer.any():
+            ratio[nearer, WAITS[0]], median[nearer, WAITS[0]], size[nearer, WAITS[0]] = r[nearer, 0], m[nearer, 0], \
+                k[nearer]
+            names = names.copy()
+            names[nearer, WAITS[0]] = also[0][also[1][nearer]]
     if frame.unreported is not None:  # a value at its peers' median is no standing of its own
         ratio[frame.unreported[:, G_INDEX]] = np.nan
     return GroupView(ratio, median, names, size)

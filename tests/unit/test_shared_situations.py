@@ -251,29 +251,3 @@ def test_a_hosts_nics_are_judged_against_each_other_not_against_other_hosts_behi
     first = [i for i, li in enumerate(links) if li.device == "gpu0"]
     assert all(view.group[i, j] == "links of gpu0" for i in first), view.group[first, j]
     assert view.ratio[first, j] == pytest.approx(1.0)
-
-
-def test_a_nic_is_its_own_only_where_neither_its_hosts_nics_nor_its_leafs_explain_it() -> None:
-    """Principle 2 (a link is suspect only where no group sharing its situation explains it): one job spread over
-    many hosts sends each rail's traffic through one leaf, so a NIC's pauses and waits are shared by the NICs on its
-    leaf as much as by its own host's other NICs. A rail whose NICs all receive 30x the pauses of the other rails (a
-    busy receiver behind that leaf) is that rail's load; a NIC receiving 30x what both its host's NICs and its
-    leaf's NICs receive is its own."""
-    hosts, rails = 5, 4
-
-    def nics(hot: set[tuple[int, int]]) -> list[LinkInterval]:
-        return [LinkInterval(0, f"gpu{h}", f"mlx5_{r}",
-                             {"fabric": "roce", "role": "host", "speed": "400G",
-                              "peer_device": f"leaf-r{r}", "peer_port": f"Ethernet{h}"},
-                             {"out_octets": 0.4 * 50e9, "in_octets": 0.4 * 50e9,
-                              "pfc_rx_p3": 3000.0 if (h, r) in hot else 100.0,
-                              "oper_status": 1.0, "admin_status": 1.0})
-                for h in range(hosts) for r in range(rails)]
-
-    j = GROUPED.index("pfc_rx")
-    rail = nics({(h, 0) for h in range(hosts)})
-    view = group_view(FeatureBuilder(INTERVAL).build(0, rail))
-    assert view.ratio[0, j] == pytest.approx(1.0), (view.ratio[0, j], view.group[0, j])
-    alone = nics({(0, 0)})
-    view = group_view(FeatureBuilder(INTERVAL).build(0, alone))
-    assert view.ratio[0, j] == pytest.approx(30.0)
