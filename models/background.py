@@ -42,9 +42,9 @@ NEGLIGIBLE_SHARE = 1e-9
 # RDMA frame in about 3e7; fewer than one in a hundred million is within what the link is specified to do
 WITHIN_SPEC = 1e-8
 WIRE_CORRUPTION = frozenset({"fcs_errors", "symbol_errors", "fec_uncorrectable", "in_errors", "rcv_errors"})
-# drops and corruption are a share of the packets carried: a link carrying more than it usually did is expected to
-# count as many more (a slow host's receive buffers, a marginal link's errors); bounces and retrains are not
-FOLLOWS_TRAFFIC = frozenset({Evidence.DISCARD, Evidence.ERROR})
+# corruption is a share of the frames carried (a link's bit error rate is its own): a link carrying more than it
+# usually did is expected to count as many more. Drops are not: a queue drops at its tail only once it is full
+FOLLOWS_TRAFFIC = frozenset({Evidence.ERROR})
 LOG10_ALPHA = -7.0  # per test: ~30 tests a link-interval keep healthy links under 1 alarm per 1,000 link-hours
 
 
@@ -62,8 +62,8 @@ class Background:
     # how many intervals of its class's rate a link's own history is weighed against: few where the class's
     # links count at rates far apart (a quarter trickle steadily, the rest never), so each is its own
     rate_weight: np.ndarray = field(default_factory=lambda: np.full(len(EVIDENCE_NAMES), PRIOR_INTERVALS))
-    # the packets a second the link carried in its healthy history (0: unknown): counts that follow the traffic
-    # are expected to grow with it (`FOLLOWS_TRAFFIC`)
+    # the packets a second the link carried in its healthy history (0: unknown): its corruption is expected to grow
+    # with its traffic (`FOLLOWS_TRAFFIC`)
     packets_per_s: float = 0.0
     # (len(WINDOWS), E): the most each counter counted in a window of each length in the link's healthy history (0:
     # none known): a burst spans several intervals, so a per-interval spread understates a few minutes' count
