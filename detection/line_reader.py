@@ -1,4 +1,5 @@
-"""`port_counters` samples read into columns: line protocol a chunk of lines at a time, and InfluxQL answers.
+"""A port's samples read into columns, whatever measurement its collector wrote them in (`series_names.py`): line
+protocol a chunk of lines at a time, and InfluxQL answers.
 
 Plain lines go to the column decoder (`plain_decoder.py`); anything else (escapes, quoted strings, odd
 values, other measurements, bad lines) goes through `parse_line`, line by line, with the same answers
