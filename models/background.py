@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from scipy.special import betainc, gammaincc
 
 from fabricwatch.core.counters import EVIDENCE, Evidence
 from fabricwatch.models.features import grown
@@ -45,6 +46,7 @@ WIRE_CORRUPTION = frozenset({"fcs_errors", "symbol_errors", "fec_uncorrectable",
 # corruption is a share of the frames carried (a link's bit error rate is its own): a link carrying more than it
 # usually did is expected to count as many more. Drops are not: a queue drops at its tail only once it is full
 FOLLOWS_TRAFFIC = frozenset({Evidence.ERROR})
+LOG10_ENDED = -3.0  # a window's last intervals this unlikely at the window's own rate: the rate changed
 LOG10_ALPHA = -7.0  # per test: ~30 tests a link-interval keep healthy links under 1 alarm per 1,000 link-hours
 
 
@@ -68,6 +70,10 @@ class Background:
     # (len(WINDOWS), E): the most each counter counted in a window of each length in the link's healthy history (0:
     # none known): a burst spans several intervals, so a per-interval spread understates a few minutes' count
     peaks: np.ndarray = field(default_factory=lambda: np.zeros((len(WINDOWS), len(EVIDENCE_NAMES))))
+    # (len(WINDOWS), E): the dispersion of the link's healthy counts summed over a window of each length (1: none
+    # known): bursts that span intervals, or quiet stretches between busy ones, spread a few minutes' count more
+    # than the intervals' own spread says
+    window_dispersion: np.ndarray = field(default_factory=lambda: np.ones((len(WINDOWS), len(EVIDENCE_NAMES))))
 
 
 @dataclass
@@ -168,14 +174,18 @@ class BackgroundRates:
                 if last < 0.5 or (p0 >= 0.5 and last < MIN_EXCESS * float(background.rate[j]) * RECENT * interval_s):
                     continue
                 total = float(col.sum())
+                # and so is one whose last intervals count far less than the window's own rate: a burst that
+                # stopped, with a stray count after it, is not still going at the window's rate
+                if _log10_poisson_cdf(last, total * recent / len(col)) < LOG10_ENDED:
+                    continue
                 mu = float(background.rate[j]) * w * interval_s * (busier[w] if follows[j] else 1.0)
-                d = float(background.dispersion[j])
+                d = max(float(background.dispersion[j]), float(background.window_dispersion[WINDOWS.index(w), j]))
                 if total < MIN_EXCESS * mu or total <= background.peaks[WINDOWS.index(w), j]:
                     continue
                 # more often *and* more than its background: a link whose drops come in bursts now and
                 # then is not judged by how many intervals a burst touches; where nearly every interval
                 # counts (p0 >= 0.5), only the total can rise
-                lp = _log10_poisson_sf(total / d, mu / d)
+                lp = _log10_count_sf(total, mu, d)
                 if p0 < 0.5 and k >= MIN_ERRED:  # events bunched in fewer intervals are judged by their number
                     lp = max(lp, _log10_betabinom_sf(k, w, p0, float(background.weight[j])))
                 if best is None or lp < best.log10_p:
@@ -195,7 +205,8 @@ class BackgroundRates:
         return {"names": list(EVIDENCE_NAMES), "interval_s": self.interval_s_,
                 "classes": {c: enc(b) for c, b in self.classes_.items()},
                 "links": [[d, p, enc(b), float(f"{b.packets_per_s:.4g}"),
-                           [[float(f"{v:.4g}") for v in a] for a in b.peaks]]
+                           [[float(f"{v:.4g}") for v in a] for a in b.peaks],
+                           [[float(f"{v:.4g}") for v in a] for a in b.window_dispersion]]
                           for (d, p), b in sorted(self.links_.items())]}
 
     @classmethod
@@ -218,13 +229,15 @@ class BackgroundRates:
             return Background(p, rate, dispersion, weight, rate_weight)
 
         links = {}
-        for d, p, b, *more in data["links"]:  # models saved before a link's traffic and peaks were kept hold neither
+        # models saved before a link's traffic, peaks and window spreads were kept hold fewer of them
+        for d, p, b, *more in data["links"]:
             link = links[(str(d), str(p))] = dec(b)
             link.packets_per_s = float(more[0]) if more else 0.0
-            for row, values in zip(link.peaks, more[1] if len(more) > 1 else [], strict=False):
-                for name, v in zip(names, values, strict=True):
-                    if name in E_INDEX:
-                        row[E_INDEX[name]] = float(v)
+            for kept, rows in ((link.peaks, more[1:2]), (link.window_dispersion, more[2:3])):
+                for row, values in zip(kept, rows[0] if rows else [], strict=False):
+                    for name, v in zip(names, values, strict=True):
+                        if name in E_INDEX:
+                            row[E_INDEX[name]] = float(v)
         return cls({str(c): dec(b) for c, b in data["classes"].items()}, links, float(data["interval_s"]))
 
 
@@ -244,6 +257,10 @@ class BackgroundFit:
         self._at = np.zeros(0, dtype=np.int64)
         self._sums = np.zeros((0, len(WINDOWS), E))
         self._peaks = np.zeros((0, len(WINDOWS), E))
+        # link id -> per window length: how many whole windows, and their sums' sum and sum of squares
+        self._whole = np.zeros((0, len(WINDOWS)))
+        self._wsum = np.zeros((0, len(WINDOWS), E))
+        self._wsq = np.zeros((0, len(WINDOWS), E))
 
     def add(self, ids: np.ndarray, classes: Sequence[str], counts: np.ndarray,
             packets: np.ndarray | None = None) -> None:
@@ -284,14 +301,29 @@ class BackgroundFit:
         top = len(self._link)
         self._ring, self._at = grown(self._ring, top), grown(self._at, top)
         self._sums, self._peaks = grown(self._sums, top), grown(self._peaks, top)
+        self._whole, self._wsum, self._wsq = grown(self._whole, top), grown(self._wsum, top), grown(self._wsq, top)
         ring_len = max(WINDOWS)
         at = self._at[ids]
         for k, w in enumerate(WINDOWS):
             leaving = np.where((at >= w)[:, None], self._ring[ids, (at - w) % ring_len], 0.0)
             self._sums[ids, k] += c - leaving
             self._peaks[ids, k] = np.maximum(self._peaks[ids, k], self._sums[ids, k])
+            whole = at + 1 >= w
+            full = ids[whole]
+            self._whole[full, k] += 1.0
+            self._wsum[full, k] += self._sums[full, k]
+            self._wsq[full, k] += self._sums[full, k] ** 2
         self._ring[ids, at % ring_len] = c
         self._at[ids] = at + 1
+
+    def _window_dispersion(self, i: int) -> np.ndarray:
+        """(len(WINDOWS), E): the variance over the mean of link i's counts summed over each window length (at least
+        1; 1 where too few whole windows were seen to say)."""
+        n = self._whole[i][:, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean = self._wsum[i] / n
+            disp = (self._wsq[i] / n - mean * mean) / mean
+        return np.where((n >= MIN_LINK_INTERVALS) & (mean > 0), np.maximum(np.nan_to_num(disp, nan=1.0), 1.0), 1.0)
 
     def _counted_links(self, cls: str) -> np.ndarray | None:
         """The class's links seen MIN_LINK_INTERVALS or more (rows of the per-link sums); None under two of them,
@@ -355,6 +387,7 @@ class BackgroundFit:
             out.links_[key] = _posterior(float(n_i[0]), k, total, sumsq, out.classes_[first], interval_s)
             out.links_[key].packets_per_s = float(self._packets[i]) / (float(n_i[0]) * interval_s)
             out.links_[key].peaks = self._peaks[i].copy()
+            out.links_[key].window_dispersion = self._window_dispersion(i)
         return out
 
 
@@ -389,6 +422,24 @@ def _log10_binom_sf(k: int, n: int, p: float) -> float:
              for i in range(k, n + 1)]
     top = max(terms)
     return (top + math.log(sum(math.exp(t - top) for t in terms))) / math.log(10)
+
+
+def _log10_count_sf(k: float, mu: float, dispersion: float) -> float:
+    """log10 P(X >= k) for a count of mean mu and variance dispersion * mu: Poisson where it is not overdispersed,
+    else negative binomial (a Poisson whose rate itself varies, gamma-distributed): its tail is heavier than a
+    scaled Poisson's, as a link's healthy bursts are."""
+    if dispersion <= 1.0 + 1e-9 or k <= 0:
+        return _log10_poisson_sf(k, mu)
+    r = max(mu, 1e-12) / (dispersion - 1.0)
+    # P(X >= k) = I_q(k, r), q = mu / (mu + r): the regularised incomplete beta, continuous in k
+    sf = float(betainc(k, r, (dispersion - 1.0) / dispersion))
+    return math.log10(sf) if sf > 0 else _log10_poisson_sf(k / dispersion, mu / dispersion)
+
+
+def _log10_poisson_cdf(k: float, mu: float) -> float:
+    """log10 P(X <= k), X ~ Poisson(mu), continuous in k."""
+    v = float(gammaincc(k + 1.0, max(mu, 1e-12)))
+    return math.log10(v) if v > 0 else -math.inf
 
 
 def _log10_poisson_sf(k: float, mu: float) -> float:

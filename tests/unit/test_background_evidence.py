@@ -221,6 +221,26 @@ def test_a_fault_that_stopped_clears_within_two_intervals() -> None:
     assert any(flagged[:10]) and not any(flagged[12:])
 
 
+def test_a_burst_that_ended_is_not_kept_alive_by_a_stray_count() -> None:
+    """Principle 1 (rate, not presence), at a fault's end: a window is still going while its last intervals count
+    at the rate it held. A corrupting cable counting a thousand an interval for ten minutes that is then fixed
+    has ended when the next intervals count one stray error, though the window still holds the burst: its finding
+    does not outlive it by more than two intervals. A trickle of one an interval on a link that never counted is
+    its own rate and stays a finding."""
+    bg = BackgroundRates()
+    b = bg.background(("sw", "p"), "c")
+    for after, still in (([0, 0, 1, 0, 0, 0, 1, 0, 0, 0], False), ([1, 1, 1, 0, 1, 1, 1, 1, 0, 1], True)):
+        wins = EvidenceWindows()
+        flagged = []
+        for i in range(20 + len(after)):
+            row = np.zeros(len(EVIDENCE_NAMES))
+            row[FCS] = 1000.0 if i < 20 else after[i - 20]
+            win = wins.push(("sw", "p"), row, 1e6)
+            flagged.append(bool(win is not None and bg.score(win[0], win[1], b, INTERVAL)))
+        assert all(flagged[4:20])
+        assert any(flagged[24:]) is still and (still or not any(flagged[22:])), (still, flagged[18:])
+
+
 def test_a_fault_that_stopped_on_a_link_that_always_trickles_clears_as_well() -> None:
     """Principle 1 (rate, not presence), at a fault's end: a port that drops a few control-plane packets every
     interval never stops counting, so a burst of drops that ended is over when its last intervals count no
@@ -1019,3 +1039,71 @@ def test_a_burst_no_larger_than_the_links_healthy_history_saw_is_its_background(
     window[-4:, d] = [100, 104, 94, 100]
     (v,) = bg.score(window, np.full(32, 5e7), b, INTERVAL)
     assert v.name == "buffer_discards"
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_a_bursty_link_is_judged_by_how_its_healthy_windows_spread_not_by_a_poisson_tail(seed: int) -> None:
+    """Principle 1 (a count model of the link's own background): a host short of receive buffers drops a
+    lognormal count each interval, quiet between jobs: one interval now and then counts fifteen times its median,
+    and windows of a few minutes spread far more than a Poisson count of their mean would (the link's rate itself
+    varies). A two-minute window as large as such a tail gives is its background, even above the most its healthy
+    history counted in that time (a longer run sees a larger peak); the same drops at five times their usual rate
+    for a quarter of an hour are a finding."""
+    rng = np.random.default_rng(seed)
+    d = EVIDENCE_NAMES.index("buffer_discards")
+    n = 300
+    history = np.round(rng.lognormal(math.log(7.0), 0.9, n))
+    history[60:80] = 0.0  # between jobs
+    history[200:215] = 0.0
+    counts = np.full((n, len(EVIDENCE_NAMES)), np.nan)
+    counts[:, d] = history
+    bg = BackgroundRates().fit([("gpu18", "mlx5_1")] * n, ["c"] * n, counts, INTERVAL)
+    b = bg.background(("gpu18", "mlx5_1"), "c")
+    window = np.zeros((32, len(EVIDENCE_NAMES)))
+    window[:, d] = np.round(rng.lognormal(math.log(7.0), 0.9, 32))
+    window[-4:, d] = [104, 23, 49, 51]
+    assert window[-4:, d].sum() > b.peaks[0, d]
+    assert not bg.score(window, np.full(32, 5e7), b, INTERVAL)
+    again = BackgroundRates.from_json(bg.to_json())
+    assert not again.score(window, np.full(32, 5e7), again.background(("gpu18", "mlx5_1"), "c"), INTERVAL)
+    window[:, d] = np.round(rng.lognormal(math.log(35.0), 0.9, 32))
+    window[-2:, d] = [40, 45]  # still going
+    (v,) = bg.score(window, np.full(32, 5e7), b, INTERVAL)
+    assert v.name == "buffer_discards"
+
+
+@pytest.mark.parametrize("twin", ["down", "up"])
+def test_a_link_carrying_its_down_parallel_links_share_drops_as_that_links_consequence(
+        detector: LinkDetector, twin: str) -> None:
+    """Principle 4 (findings at the right level): a leaf cabled twice to one spine spreads that spine's traffic over
+    both links; with one left down the other carries both shares and its queue drops. The drops are the down
+    link's consequence (found as a link left down), not a second fault: no finding on the survivor for its drops.
+    The same drops with its parallel link up are its own; and corruption on it is its own whatever its twin does."""
+    frame0 = simulate(SPEC, 1, interval_s=INTERVAL, seed=6).frames[0][1]
+    ups = [li for li in frame0 if li.tags.get("role") == "leaf_up" and li.device == frame0[0].tags.get("peer_device")]
+    ups = ups or [li for li in frame0 if li.tags.get("role") == "leaf_up"]
+    survivor = (ups[0].device, ups[0].port)
+    second = next((li.device, li.port) for li in frame0 if li.tags.get("role") == "leaf_up"
+                  and li.device == survivor[0] and li.port != survivor[1])
+    spine = ups[0].tags["peer_device"]
+
+    def change(i: int, links: list[LinkInterval]) -> None:
+        at = {(li.device, li.port): li for li in links}
+        at[second].tags = {**at[second].tags, "peer_device": spine, "peer_port": "Ethernet99"}
+        if i < 10:
+            return
+        if twin == "down":
+            _down(at[second])
+        li = at[survivor]
+        speed = 400e9 / 8
+        li.rates["out_octets"] = li.rates["in_octets"] = 0.9 * speed
+        li.rates["out_pkts"] = li.rates["in_pkts"] = 0.9 * speed / 4096
+        li.rates["out_discards"] = 40.0
+        if i >= 20:
+            li.rates["fcs_errors"] = 50.0
+
+    found = _run(detector, 30, 6, change)
+    drops = [(n, f.explanation) for n, fs in enumerate(found) for f in fs
+             if (f.device, f.port) == survivor and 10 <= n < 20]
+    assert bool(drops) is (twin == "up"), drops
+    assert any((f.device, f.port) == survivor and "fcs_errors" in f.explanation for fs in found[20:] for f in fs)
