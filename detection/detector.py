@@ -111,6 +111,7 @@ from fabricwatch.models.groups import (
     SiblingRatios,
     group_view,
     paced_by_host,
+    parallel_down,
 )
 from fabricwatch.models.silence import (
     MIN_RUN,
@@ -640,12 +641,14 @@ class LinkDetector:
             crowd = _crowd(frame, dropping | beyond_usual, hot_machines=True)
         else:
             crowd = dropping
+        # a link carrying the share of a parallel link that is down drops for that link's fault
+        twins = parallel_down(frame)
         for i in np.nonzero(dropping)[0].tolist():
             model = self.models.get(frame.classes[i])
             key = (frame.links[i].device, frame.links[i].port)
             kept = [v for v in evidence[i] if v.evidence is not Evidence.DISCARD
-                    or not (crowd[i] or _drops_within_load(frame, i, v, self.interval_s, model, siblings,
-                                                           self._windows.carried(key, v.window)))]
+                    or not (crowd[i] or twins[i] or _drops_within_load(frame, i, v, self.interval_s, model,
+                                                                       siblings, self._windows.carried(key, v.window)))]
             if kept:
                 evidence[i] = kept
             else:
@@ -762,7 +765,8 @@ class LinkDetector:
             if model_active and paced is None:
                 paced = paced_by_host(frame)
             words, feats = explain(frame, i, model=model, just_bounced=bool(recent[i] > 0), siblings=siblings,
-                                   group_excess=beyond[i], paced=paced, just_up=bool(just_up[i])) \
+                                   group_excess=beyond[i], paced=paced, just_up=bool(just_up[i]),
+                                   twin_down=bool(twins[i])) \
                 if model_active else ("", [])
             if model_active and not words and not ecn_missing[i]:
                 # over the forest's threshold without one feature worse than expected: quieter or

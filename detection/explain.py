@@ -141,8 +141,8 @@ def under_group(frame: FeatureFrame, i: int, util: float) -> tuple[str, dict[str
 
 def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None = None,
             just_bounced: bool = False, siblings: Siblings | None = None,
-            group_excess: np.ndarray | None = None, paced: np.ndarray | None = None, just_up: bool = False
-            ) -> tuple[str, list[dict[str, Any]]]:
+            group_excess: np.ndarray | None = None, paced: np.ndarray | None = None, just_up: bool = False,
+            twin_down: bool = False) -> tuple[str, list[dict[str, Any]]]:
     """The features that make row i *worse* than expected, in words and numbers: above its
     load-matched class peers, or above its own history. Empty when nothing is worse (a link that
     only stands out by being quieter than its peers is not degraded). `group_excess` holds, per grouped
@@ -150,7 +150,8 @@ def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None 
     unit of load, beyond its usual (NaN: no group): within GROUP_MARGIN of them, it carries their load.
     `paced`: per link, a port towards a host whose pauses received pace traffic that still flows
     (`models.groups.paced_by_host`). `just_up`: the link came up within the settle window, and routing has yet
-    to spread traffic onto it: carrying nothing is no shortfall."""
+    to spread traffic onto it: carrying nothing is no shortfall. `twin_down`: a parallel link towards its far device
+    is down (`models.groups.parallel_down`): its load is that link's share too."""
     X = frame.X
     cls = frame.classes[i]
     rows = [j for j, c in enumerate(frame.classes) if c == cls]
@@ -169,6 +170,8 @@ def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None 
             continue
         if k == DISCARDS and value < DISCARDS_PER_PKT * _packets(frame.links[i]):
             continue
+        if twin_down and k not in _LOAD_FREE:
+            continue  # it carries the share of a parallel link that is down: that link's consequence
         if just_bounced and (k in _LOAD_FREE or k == DISCARDS):
             continue  # a link coming up counts a few errors while it trains, and one going down drops
             # what was queued for it: the flap rule judges bounces

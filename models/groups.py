@@ -132,6 +132,20 @@ def paced_by_host(frame: FeatureFrame) -> np.ndarray:
     return facing & (sends >= FLOWING_PCT)
 
 
+def parallel_down(frame: FeatureFrame) -> np.ndarray:
+    """Per link, whether another link of its device towards the same far device is down now: the traffic spread over
+    them runs on the ones left, which carry the down link's share as well (its consequence, not their fault)."""
+    topo = frame.layout
+    down = np.nan_to_num(frame.reading("oper_status"), nan=1.0) < 0.5
+    out = np.zeros(len(topo), dtype=bool)
+    if not down.any():
+        return out
+    pairs, _ = first_sight(list(zip(topo.devices, topo.far_devices, strict=True)))
+    has_far = np.array([bool(f) for f in topo.far_devices], dtype=bool)
+    with_down = np.unique(pairs[down & has_far])
+    return np.isin(pairs, with_down) & has_far & ~down
+
+
 def group_view(frame: FeatureFrame) -> GroupView:
     """Per link and grouped signal, (value / util) over the group's median of (value / util)."""
     n = len(frame.links)
