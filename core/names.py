@@ -171,6 +171,17 @@ _NODE_EXPORTER_IB = {
     "state_id": CounterName("oper_status", enum=_IB_ACTIVE),
     "physical_state_id": CounterName("admin_status", enum=_IB_DISABLED, otherwise=1.0),
     "rate_bytes_per_second": CounterName("speed_bps", scale=8),
+    # an mlx5 port's hw_counters, as the collector names them (the `_NIC` table's counters)
+    "np_ecn_marked_roce_packets_received_total": CounterName("ecn_marked"),
+    "np_cnp_packets_sent_total": CounterName("cnp_sent"),
+    "rp_cnp_packets_handled_total": CounterName("cnp_handled"),
+    "rp_cnp_ignored_packets_received_total": CounterName("cnp_ignored"),
+    "out_of_sequence_packets_received_total": CounterName("out_of_sequence"),
+    "packet_sequence_errors_total": CounterName("packet_seq_err"),
+    "local_ack_timeout_errors_total": CounterName("local_ack_timeout_err"),
+    "rnr_nak_retry_packets_received_total": CounterName("rnr_nak_retry_err"),
+    "roce_adp_retransmits_total": CounterName("roce_adp_retrans"),
+    "out_of_buffer_drops_total": CounterName("buffer_discards"),
 }
 # UFM Telemetry's port state fields, and its active width as IBA's LinkWidthActive enumerates it (in lanes)
 _UFM_STATE = {

@@ -434,3 +434,22 @@ def test_fields_named_by_their_whole_gnmi_path_as_gnmic_writes_them_are_read(tmp
     assert li.optics["temperature_c"] == pytest.approx(54.5) and li.optics["pre_fec_ber"] == pytest.approx(2.5e-8)
     assert [li.optics[f"rx_power_dbm_l{n}"] for n in range(1, 5)] == pytest.approx([-1.0, -2.0, -3.0, -4.0])
     assert not [n for n in report.unread_fields if n.startswith("/")], report.unread_fields
+
+
+@pytest.mark.parametrize(("field", "canonical"), [
+    ("node_infiniband_np_ecn_marked_roce_packets_received_total", "ecn_marked"),
+    ("node_infiniband_np_cnp_packets_sent_total", "cnp_sent"),
+    ("node_infiniband_rp_cnp_packets_handled_total", "cnp_handled"),
+    ("node_infiniband_rp_cnp_ignored_packets_received_total", "cnp_ignored"),
+    ("node_infiniband_out_of_sequence_packets_received_total", "out_of_sequence"),
+    ("node_infiniband_packet_sequence_errors_total", "packet_seq_err"),
+    ("node_infiniband_local_ack_timeout_errors_total", "local_ack_timeout_err"),
+    ("node_infiniband_rnr_nak_retry_packets_received_total", "rnr_nak_retry_err"),
+    ("node_infiniband_roce_adp_retransmits_total", "roce_adp_retrans"),
+    ("node_infiniband_out_of_buffer_drops_total", "buffer_discards"),
+])
+def test_node_exporters_rdma_hw_counters_are_the_nics_counters(field: str, canonical: str) -> None:
+    """node_exporter's infiniband collector gives an mlx5 port's hw_counters names of its own (the `_total` of a
+    Prometheus counter, words spelled out): the same counters as Telegraf's infiniband input and `ethtool -S`."""
+    from fabricwatch.core.names import spellings
+    assert spellings([field])[field].canonical == canonical
