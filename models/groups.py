@@ -133,10 +133,13 @@ def paced_by_host(frame: FeatureFrame) -> np.ndarray:
 
 
 def parallel_down(frame: FeatureFrame) -> np.ndarray:
-    """Per link, whether another link of its device towards the same far device is down now: the traffic spread over
-    them runs on the ones left, which carry the down link's share as well (its consequence, not their fault)."""
+    """Per link, whether another link of its device towards the same far device is down now (at either end of its
+    cable): the traffic spread over them runs on the ones left, which carry the down link's share as well (its
+    consequence, not their fault)."""
     topo = frame.layout
     down = np.nan_to_num(frame.reading("oper_status"), nan=1.0) < 0.5
+    far = topo.far_rows
+    down[far >= 0] |= down[far[far >= 0]]  # a cable is down where either end says so (light one way only)
     out = np.zeros(len(topo), dtype=bool)
     if not down.any():
         return out

@@ -13,7 +13,7 @@ from fabricwatch.detection.explain import under_group
 from fabricwatch.lab.evaluation import simulate
 from fabricwatch.models.class_model import UTIL
 from fabricwatch.models.features import FeatureBuilder
-from fabricwatch.models.groups import GROUPED, group_view
+from fabricwatch.models.groups import GROUPED, group_view, parallel_down
 from fabricwatch.models.intervals import LinkInterval
 from fabricwatch.simulator.topology import FabricSpec
 
@@ -251,3 +251,26 @@ def test_a_hosts_nics_are_judged_against_each_other_not_against_other_hosts_behi
     first = [i for i, li in enumerate(links) if li.device == "gpu0"]
     assert all(view.group[i, j] == "links of gpu0" for i in first), view.group[first, j]
     assert view.ratio[first, j] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("down_end", ["near", "far", "none"])
+def test_a_link_whose_parallel_cable_is_down_at_either_end_carries_its_share(down_end: str) -> None:
+    """Principle 4 (findings at the right level): a leaf cabled twice to one spine spreads that spine's traffic over
+    both; one cable down, the other carries both shares. A cable is down when either end says so: a port whose
+    receive fibre is not seated is down while the far end, which still gets light, reports up; the cables' other
+    ends, on the leaf, are parallel links as well. The spine's port towards another leaf shares nothing with
+    them."""
+    def port(device: str, name: str, far: str, far_port: str, up: float) -> LinkInterval:
+        return LinkInterval(0, device, name, {"fabric": "roce", "role": "spine", "speed": "400G",
+                                              "peer_device": far, "peer_port": far_port},
+                            {"out_octets": 0.5 * 50e9, "in_octets": 0.5 * 50e9, "oper_status": up,
+                             "admin_status": 1.0})
+
+    links = [port("spine-03", "Et1", "leaf-1", "Et50", 1.0),
+             port("spine-03", "Et2", "leaf-1", "Et51", 0.0 if down_end == "near" else 1.0),
+             port("spine-03", "Et3", "leaf-2", "Et50", 1.0),
+             port("leaf-1", "Et51", "spine-03", "Et2", 0.0 if down_end == "far" else 1.0),
+             port("leaf-1", "Et50", "spine-03", "Et1", 1.0)]
+    twins = parallel_down(FeatureBuilder(INTERVAL).build(0, links))
+    down = down_end != "none"
+    assert twins.tolist() == [down, False, False, False, down]
