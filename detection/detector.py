@@ -32,6 +32,7 @@ from fabricwatch.detection.conditions import (
     on_many_switches,
 )
 from fabricwatch.detection.crowds import SETTLE_INTERVALS, FarBounces, _crowd, _device_events
+from fabricwatch.detection.down_cables import DownCables
 from fabricwatch.detection.ecn_excess import MarkingWatch
 from fabricwatch.detection.ecn_missing import STATE as HELD_SILENCE_STATE
 from fabricwatch.detection.ecn_missing import held_silence, missing_marks
@@ -486,6 +487,7 @@ class LinkDetector:
                                 **retrained.STATE, **spread_withdrawn.STATE, **HELD_SILENCE_STATE, **left_shut.STATE,
                                 **slow_flap.STATE, **lone_drops.STATE)
         self._windows = EvidenceWindows()
+        self._down_cables = DownCables()
         self.trends = self.trend_baselines.baselines()
         self._restarts = Restarts()
         self._far_bounces = FarBounces()
@@ -642,7 +644,7 @@ class LinkDetector:
         else:
             crowd = dropping
         # a link carrying the share of a parallel link that is down drops for that link's fault
-        twins = parallel_down(frame)
+        twins = parallel_down(frame, self._down_cables.observe(frame))
         for i in np.nonzero(dropping)[0].tolist():
             model = self.models.get(frame.classes[i])
             key = (frame.links[i].device, frame.links[i].port)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,7 +132,7 @@ def paced_by_host(frame: FeatureFrame) -> np.ndarray:
     return facing & (sends >= FLOWING_PCT)
 
 
-def parallel_down(frame: FeatureFrame) -> np.ndarray:
+def parallel_down(frame: FeatureFrame, unheard: Collection[tuple[str, str]] = ()) -> np.ndarray:
     """Per link, whether another link of its device towards the same far device is down now (at either end of its
     cable): the traffic spread over them runs on the ones left, which carry the down link's share as well (its
     consequence, not their fault)."""
@@ -141,11 +141,11 @@ def parallel_down(frame: FeatureFrame) -> np.ndarray:
     far = topo.far_rows
     down[far >= 0] |= down[far[far >= 0]]  # a cable is down where either end says so (light one way only)
     out = np.zeros(len(topo), dtype=bool)
-    if not down.any():
+    if not down.any() and not unheard:
         return out
-    pairs, _ = first_sight(list(zip(topo.devices, topo.far_devices, strict=True)))
+    pairs, names = first_sight(list(zip(topo.devices, topo.far_devices, strict=True)))
     has_far = np.array([bool(f) for f in topo.far_devices], dtype=bool)
-    with_down = np.unique(pairs[down & has_far])
+    with_down = np.union1d(pairs[down & has_far], [k for k, pair in enumerate(names) if pair in unheard])
     return np.isin(pairs, with_down) & has_far & ~down
 
 
