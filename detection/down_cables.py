@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from fabricwatch.models.features import FeatureFrame
+from fabricwatch.models.groups import cables_down
 
 
 class DownCables:
@@ -18,10 +19,8 @@ class DownCables:
     def observe(self, frame: FeatureFrame) -> set[tuple[str, str]]:
         """Note this interval's ports; the (device, far device) pairs, both ways, of cables down and not heard now."""
         topo = frame.layout
-        down = np.nan_to_num(frame.reading("oper_status"), nan=1.0) < 0.5
+        down = cables_down(frame)
         said = ~np.isnan(frame.reading("oper_status"))
-        far = topo.far_rows
-        down[far >= 0] |= down[far[far >= 0]]
         for i, (key, device, far_device) in enumerate(zip(topo.keys, topo.devices, topo.far_devices, strict=True)):
             if down[i] and far_device:
                 self._down[key] = (device, far_device)

@@ -132,14 +132,21 @@ def paced_by_host(frame: FeatureFrame) -> np.ndarray:
     return facing & (sends >= FLOWING_PCT)
 
 
+def cables_down(frame: FeatureFrame) -> np.ndarray:
+    """Per link, whether its cable is down now: either end says so (light one way only: a port whose receive fibre is
+    not seated is down, its far end still getting light reports up)."""
+    down = np.nan_to_num(frame.reading("oper_status"), nan=1.0) < 0.5
+    far = frame.layout.far_rows
+    down[far >= 0] |= down[far[far >= 0]]
+    return down
+
+
 def parallel_down(frame: FeatureFrame, unheard: Collection[tuple[str, str]] = ()) -> np.ndarray:
     """Per link, whether another link of its device towards the same far device is down now (at either end of its
     cable): the traffic spread over them runs on the ones left, which carry the down link's share as well (its
     consequence, not their fault)."""
     topo = frame.layout
-    down = np.nan_to_num(frame.reading("oper_status"), nan=1.0) < 0.5
-    far = topo.far_rows
-    down[far >= 0] |= down[far[far >= 0]]  # a cable is down where either end says so (light one way only)
+    down = cables_down(frame)
     out = np.zeros(len(topo), dtype=bool)
     if not down.any() and not unheard:
         return out
