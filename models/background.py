@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.special import betainc, gammaincc
 
 from fabricwatch.core.counters import EVIDENCE, Evidence
 from fabricwatch.models.features import grown
@@ -430,6 +429,9 @@ def _log10_count_sf(k: float, mu: float, dispersion: float) -> float:
     scaled Poisson's, as a link's healthy bursts are."""
     if dispersion <= 1.0 + 1e-9 or k <= 0:
         return _log10_poisson_sf(k, mu)
+    # imported when first needed: a daemon on rules alone with quiet links never loads scipy (~30 MB)
+    from scipy.special import betainc
+
     r = max(mu, 1e-12) / (dispersion - 1.0)
     # P(X >= k) = I_q(k, r), q = mu / (mu + r): the regularised incomplete beta, continuous in k
     sf = float(betainc(k, r, (dispersion - 1.0) / dispersion))
@@ -438,6 +440,8 @@ def _log10_count_sf(k: float, mu: float, dispersion: float) -> float:
 
 def _log10_poisson_cdf(k: float, mu: float) -> float:
     """log10 P(X <= k), X ~ Poisson(mu), continuous in k."""
+    from scipy.special import gammaincc
+
     v = float(gammaincc(k + 1.0, max(mu, 1e-12)))
     return math.log10(v) if v > 0 else -math.inf
 
