@@ -33,6 +33,7 @@ from fabricwatch.detection.conditions import (
 )
 from fabricwatch.detection.crowds import SETTLE_INTERVALS, FarBounces, _crowd, _device_events
 from fabricwatch.detection.down_cables import DownCables
+from fabricwatch.detection.down_unheard import DownUnheard
 from fabricwatch.detection.ecn_excess import MarkingWatch
 from fabricwatch.detection.ecn_missing import STATE as HELD_SILENCE_STATE
 from fabricwatch.detection.ecn_missing import held_silence, missing_marks
@@ -488,6 +489,7 @@ class LinkDetector:
                                 **slow_flap.STATE, **lone_drops.STATE)
         self._windows = EvidenceWindows()
         self._down_cables = DownCables()
+        self._down_unheard = DownUnheard()
         self.trends = self.trend_baselines.baselines()
         self._restarts = Restarts()
         self._far_bounces = FarBounces()
@@ -504,6 +506,7 @@ class LinkDetector:
         self.trends.forget(keys)
         self._restarts.forget({d for d, _ in keys})
         self._far_bounces.forget(keys)
+        self._down_unheard.forget(keys)
 
     # -- scoring -----------------------------------------------------------------------
     def score(self, frame: FeatureFrame) -> np.ndarray:
@@ -692,8 +695,11 @@ class LinkDetector:
         said = under if "speed_degraded" not in self.switched_off else np.zeros(n, dtype=bool)
         lower = retrained_lower(frame, rows, st, self.trained, said)
         maybe_rule[list(lower)] = True
-        left_down = links_left_down(frame, rows, st, settle > 0, back, self._restarts, cables, self.interval_s,
-                                    st.seeded("up_in_training", rows, frame.layout.keys, self._up_in_training))
+        left_down, down_why = links_left_down(frame, rows, st, settle > 0, back, self._restarts, cables,
+                                              self.interval_s, st.seeded("up_in_training", rows, frame.layout.keys,
+                                                                         self._up_in_training))
+        unheard_down = self._down_unheard.observe(frame, down_why, cables.dark | self._restarts.training(),
+                                                  self.interval_s)
         # up again within the settle window: routing has yet to spread traffic onto it
         was_down = st["down_ns"][rows]
         just_up = (was_down > 0) & (was_down < frame.start_ns) & \
@@ -794,6 +800,8 @@ class LinkDetector:
                                float(scores[i]) if not np.isnan(scores[i]) else 0.0, thr,
                                True, worst(severities), source, "; ".join(reasons), feats, conditions,
                                peer=_peer(li)))
+        if "link_left_down" not in self.switched_off:
+            out += unheard_down
         out = _devices_counting(frame.start_ns, _device_findings(frame, out))
         if "stalled_switch" not in self.switched_off:
             out = fold_stalls(frame, out, *self.stalls.observe(frame))

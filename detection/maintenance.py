@@ -306,14 +306,16 @@ def drained_links(frame: FeatureFrame, rows: np.ndarray, recent_flaps: np.ndarra
 
 def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, settling: np.ndarray,
                     restarted: np.ndarray, restarts: Restarts, cables: Cables, interval_s: float,
-                    up_before: np.ndarray) -> dict[int, RuleHit]:
+                    up_before: np.ndarray) -> tuple[dict[int, RuleHit], dict[int, tuple[int, str]]]:
     """Links operationally down for DOWN_INTERVALS (by the clock, seen down twice) while administratively up, or
     while the far end of their cable says it is up: a port left down after a replacement, a one-way optic, a
     cable pulled. A cable is one link: shut at either end, it is planned. Towards a switch that is
     itself down or unheard (a reboot, a replacement), it is that switch's event, not the link's. Down
     at both ends with no administrative state is left alone: a planned shutdown looks the same. A port
     never up (`up_before`: up in its healthy history, per row) is unused, never cabled: nothing was left.
-    Towards a device whose every link is down (a host powered off), it is that device's event."""
+    Towards a device whose every link is down (a host powered off), it is that device's event. Also gives, per
+    row down and not excused so, since when it counts as down and why it is left down (`DownUnheard` holds it
+    while the link is unheard)."""
     oper = frame.reading("oper_status")
     admin = frame.reading("admin_status")
     remember_said(frame, rows, state)
@@ -329,7 +331,6 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
     # down since the report that first saw it down: a switch polled less often than the intervals reports its
     # port down fewer times in as long
     state["down_from_ns"][rows] = np.where(count == 1, frame.start_ns, state["down_from_ns"][rows])
-    down_for = np.where(down, frame.start_ns - state["down_from_ns"][rows], 0)
     # a run that began as its device came back from being unreachable (a restart, a replacement: every
     # port trains again); links bounced by a neighbour's restart are that neighbour's
     state["from_restart"][rows] = down & np.where(count == 1, restarted, state["from_restart"][rows])
@@ -339,13 +340,13 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
     restarts.lit(cables.dark if down.any() else set())
     restarts.coming_up(frame.links, down)
     interval_ns = int(interval_s * 1e9)
-    long = np.nonzero((count >= 2) & (down_for >= (DOWN_INTERVALS - 1) * interval_ns) & ~settling & was_up)[0]
-    if not len(long):
-        return {}
+    candidates = np.nonzero(down & ~settling & was_up)[0]
+    if not len(candidates):
+        return {}, {}
     alive = cables.alive  # a missing state is up, as for `down`
-    out = {}
+    out, held = {}, {}
     training = restarts.training()
-    for i in long.tolist():
+    for i in candidates.tolist():
         li = frame.links[i]
         far_oper, _ = cables.far_said(i)
         far = cables.far_link(i)
@@ -366,15 +367,18 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
         shut = int(max(state["shut_ns"][rows[i]], state["shut_ns"][far] if far is not None else 0))
         if not unsaved and shut >= since:  # down since its port (or the far one) was enabled again
             since = shut + interval_ns
-            if frame.start_ns - since < (DOWN_INTERVALS - 1) * interval_ns:
-                continue
         why = (f"it came back from {li.device}'s restart administratively down, where it was up before (a "
                "configuration not saved?)" if unsaved
                else f"its far end {li.tags['peer_device']}:{li.tags['peer_port']} reports up" if far_up
                else "administratively up" + (f", {far_device} up" if far_device in alive else "")
                if admin[i] == 1 else f"the other links of {li.device} came back from its restart")
-        minutes = (frame.start_ns - since) / 60e9 + interval_s / 60
-        out[i] = RuleHit("critical", f"link down since {_utc(since)} ({minutes:,.0f} min) "
-                                     f"while {why}: a port left down after a replacement, a one-way optic "
-                                     "or a pulled cable?", "link_left_down")
-    return out
+        held[i] = (since, why)
+        if count[i] >= 2 and frame.start_ns - since >= (DOWN_INTERVALS - 1) * interval_ns:
+            out[i] = RuleHit("critical", left_down_reason(since, frame.start_ns, interval_s, why), "link_left_down")
+    return out, held
+
+
+def left_down_reason(since_ns: int, now_ns: int, interval_s: float, why: str) -> str:
+    minutes = (now_ns - since_ns) / 60e9 + interval_s / 60
+    return (f"link down since {_utc(since_ns)} ({minutes:,.0f} min) while {why}: a port left down after a "
+            "replacement, a one-way optic or a pulled cable?")
