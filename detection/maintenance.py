@@ -22,6 +22,7 @@ from fabricwatch.models.topology import first_sight
 
 RETURN_GAP = 3  # intervals since a device last reported before its reporting again is a return
 RETURN_FACTOR = 3.0  # times a device's usual gap between reports: a longer silence is a return
+QUIET_NEAR = 2  # intervals between a device's last report and a port going down for the two to be one event
 RETURN_TRAIN = 2  # intervals a switch back from a restart has to train its links before one still down is left down
 DRAINED_PCT = 1.0  # utilisation % under which a link carried nothing before it bounced: its traffic was moved off
 DRAIN_SHARE = 2 / 3  # of its load the interval before: a link whose traffic clearly fell before it bounced was drained
@@ -101,6 +102,8 @@ class Restarts:
     def __init__(self) -> None:
         self.heard: set[str] = set()  # devices that have reported: one gone quiet is down, not unmonitored
         self._last_heard: dict[str, int] = {}  # per device, the last interval it reported in
+        self._last_heard_ns: dict[str, int] = {}  # the same, as the interval's start
+        self._quiet_ns: dict[str, int] = {}  # per device back from a restart, its last report before it
         self._back_at: dict[str, int] = {}  # per device back from a restart, the interval it came back in
         self._usual_gap: dict[str, float] = {}  # per device, the intervals between its reports (its poll cadence)
         self._dark: set[str] = set()  # far devices whose every link was down in the last interval
@@ -120,13 +123,16 @@ class Restarts:
         back = {d for d, g in gaps.items() if g > RETURN_GAP and g > RETURN_FACTOR * self._usual_gap.get(d, 1.0)}
         for d, g in gaps.items():
             self._usual_gap[d] = 0.8 * self._usual_gap.get(d, 1.0) + 0.2 * g
+        self._quiet_ns.update({d: self._last_heard_ns[d] for d in back if d in self._last_heard_ns})
         self._last_heard.update(dict.fromkeys(devices, tick))
+        self._last_heard_ns.update(dict.fromkeys(devices, frame.start_ns))
         oper = frame.reading("oper_status")
         up = {li.device for li, o in zip(frame.links, oper, strict=True) if not o < 0.5}
         self._up.update({d: d in up for d in devices})
         for d in [d for d, t in self._back_at.items() if tick - t >= RETURN_TRAIN]:
             del self._back_at[d]
             self._down_links.pop(d, None)
+            self._quiet_ns.pop(d, None)
         self._back_at.update(dict.fromkeys(back, tick))
         if not back:
             return np.zeros(len(frame.links), dtype=bool)
@@ -137,6 +143,14 @@ class Restarts:
         reports, it is not as it said last (a restart, an outage) but not known."""
         last = self._last_heard.get(device)
         return last is not None and self._tick - 1 - last < self.cadence(device) + 0.5
+
+    def went_quiet_at(self, at_ns: int, interval_ns: int) -> set[str]:
+        """The devices that stopped reporting within QUIET_NEAR intervals of `at_ns` and are away still, or back
+        and training their links: what a port that went down then may be cabled to (a switch restarting)."""
+        near = QUIET_NEAR * interval_ns
+        away = {d for d, t in self._last_heard_ns.items() if abs(t - at_ns) <= near and not self.reporting(d)}
+        training = self.training()
+        return away | {d for d, t in self._quiet_ns.items() if abs(t - at_ns) <= near and d in training}
 
     def cadence(self, device: str) -> float:
         """The intervals between `device`'s reports, usually (its poll cadence; 1 until known)."""
@@ -361,6 +375,8 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
             continue  # a switch just back from a restart still trains its links
         far_up = far_oper >= 0.5
         far_device = li.tags.get("peer_device", "")
+        if not far_device and far_link_unknown_and_away(i, state, rows, restarts, interval_ns):
+            continue
         if not far_up and admin[i] != 1 and not left_behind:
             continue
         since = int(state["down_from_ns"][rows[i]])
@@ -376,6 +392,13 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
         if count[i] >= 2 and frame.start_ns - since >= (DOWN_INTERVALS - 1) * interval_ns:
             out[i] = RuleHit("critical", left_down_reason(since, frame.start_ns, interval_s, why), "link_left_down")
     return out, held
+
+
+def far_link_unknown_and_away(i: int, state: LinkState, rows: np.ndarray, restarts: Restarts,
+                              interval_ns: int) -> bool:
+    """With no far end known (no LLDP, no description), a port that went down as a device stopped reporting
+    is taken to be cabled to it: its restart's, while that device is away or trains its links."""
+    return bool(restarts.went_quiet_at(int(state["down_from_ns"][rows[i]]), interval_ns))
 
 
 def left_down_reason(since_ns: int, now_ns: int, interval_s: float, why: str) -> str:
