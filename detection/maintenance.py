@@ -337,7 +337,12 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
     state["been_up"][rows] |= ~down
     state["down_ns"][rows] = np.where(down, frame.start_ns, state["down_ns"][rows])  # when it was last seen down
     # an end enabled again counts its time down from then: a link trains for a while after its port is enabled
-    state["shut_ns"][rows] = np.where(np.nan_to_num(admin, nan=1.0) < 0.5, frame.start_ns, state["shut_ns"][rows])
+    shut_now = np.nan_to_num(admin, nan=1.0) < 0.5
+    interval_ns = int(interval_s * 1e9)
+    # when each shut began (a port heard shut that was not shut when last heard)
+    began = shut_now & (frame.start_ns - state["shut_ns"][rows] > (QUIET_NEAR + 1) * interval_ns)
+    state["shut_from_ns"][rows] = np.where(began, frame.start_ns, state["shut_from_ns"][rows])
+    state["shut_ns"][rows] = np.where(shut_now, frame.start_ns, state["shut_ns"][rows])
     was_up = state["been_up"][rows] | up_before
     # a device coming back settles (its links train), and the time down counts on meanwhile
     count = np.where(down, state["down"][rows] + 1, 0)
@@ -353,7 +358,6 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
     restarts.heard |= {li.device for li in frame.links}
     restarts.lit(cables.dark if down.any() else set())
     restarts.coming_up(frame.links, down)
-    interval_ns = int(interval_s * 1e9)
     candidates = np.nonzero(down & ~settling & was_up)[0]
     if not len(candidates):
         return {}, {}
@@ -375,7 +379,8 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
             continue  # a switch just back from a restart still trains its links
         far_up = far_oper >= 0.5
         far_device = li.tags.get("peer_device", "")
-        if not far_device and far_link_unknown_and_away(i, state, rows, restarts, interval_ns):
+        if not far_device and (far_link_unknown_and_away(i, state, rows, restarts, interval_ns)
+                               or shut_elsewhere_then(frame, i, state, rows, shut_now, interval_ns)):
             continue
         if not far_up and admin[i] != 1 and not left_behind:
             continue
@@ -399,6 +404,16 @@ def far_link_unknown_and_away(i: int, state: LinkState, rows: np.ndarray, restar
     """With no far end known (no LLDP, no description), a port that went down as a device stopped reporting
     is taken to be cabled to it: its restart's, while that device is away or trains its links."""
     return bool(restarts.went_quiet_at(int(state["down_from_ns"][rows[i]]), interval_ns))
+
+
+def shut_elsewhere_then(frame: FeatureFrame, i: int, state: LinkState, rows: np.ndarray, shut_now: np.ndarray,
+                        interval_ns: int) -> bool:
+    """With no far end known, a port that went down as an operator shut a port of another device (still shut) is
+    taken to be that port's far end: the shut's."""
+    since = int(state["down_from_ns"][rows[i]])
+    near = shut_now & (np.abs(state["shut_from_ns"][rows] - since) <= QUIET_NEAR * interval_ns)
+    devices = frame.layout.devices
+    return any(devices[j] != devices[i] for j in np.flatnonzero(near).tolist())
 
 
 def left_down_reason(since_ns: int, now_ns: int, interval_s: float, why: str) -> str:

@@ -7,6 +7,8 @@ The fabric is the project's simulator; principle 5 (state is a signal) under sil
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from fabricwatch.detection.detector import LinkDetector
@@ -47,7 +49,7 @@ def _run(fitted: tuple[LinkDetector, list[tuple[int, list[LinkInterval]]]], admi
     far = next((li.tags["peer_device"], li.tags["peer_port"]) for li in first if (li.device, li.port) == up)
     cable = {up, far}
     found: dict[tuple[str, str], list[tuple[int, list[str]]]] = {}
-    for i, (start, links) in enumerate(frames[:24]):
+    for i, (start, links) in enumerate(copy.deepcopy(frames[:24])):
         kept = []
         for li in links:
             if (li.device, li.port) in cable and i >= DOWN_AT and (up_again is None or i < up_again):

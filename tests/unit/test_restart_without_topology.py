@@ -8,6 +8,8 @@ with the cable unknown: what the link shares in time stands for what it shares i
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from fabricwatch.detection.detector import LinkDetector
@@ -20,6 +22,7 @@ SPEC = FabricSpec(nodes=16, rails=2, spines=4)
 INTERVAL = 30.0
 AWAY = range(4, 14)  # the intervals the restarting spine is unheard
 TOPOLOGY = ("peer_device", "peer_port", "role", "peer_role")
+PEERS: dict[tuple[str, str], tuple[str, str]] = {}  # the cables, as the simulator wired them
 
 
 def _blind(links: list[LinkInterval]) -> list[LinkInterval]:
@@ -32,6 +35,8 @@ def _blind(links: list[LinkInterval]) -> list[LinkInterval]:
 def fitted() -> tuple[LinkDetector, list[tuple[int, list[LinkInterval]]], dict[tuple[str, str], str]]:
     run = simulate(SPEC, 90, interval_s=INTERVAL, seed=29)
     far = {(li.device, li.port): li.tags.get("peer_device", "") for li in run.frames[0][1]}
+    PEERS.update({(li.device, li.port): (li.tags.get("peer_device", ""), li.tags.get("peer_port", ""))
+                  for li in run.frames[0][1]})
     fb = FeatureBuilder(INTERVAL)
     det = LinkDetector(interval_s=INTERVAL).fit([fb.build(s, _blind(links)) for s, links in run.frames[:60]])
     return det, run.frames[60:], far
@@ -57,7 +62,7 @@ def _run(fitted: tuple[LinkDetector, list[tuple[int, list[LinkInterval]]], dict[
     stuck = min(towards)
     alone = min(key for key, d in far.items() if d == other)
     found: dict[tuple[str, str], list[int]] = {}
-    for i, (start, links) in enumerate(frames[:30]):
+    for i, (start, links) in enumerate(copy.deepcopy(frames[:30])):
         kept = []
         for li in _blind(links):
             key = (li.device, li.port)
@@ -86,3 +91,27 @@ def test_a_port_still_down_after_the_switch_is_back_and_trained_is_left_down(
     stuck = min(towards)
     assert set(found) & towards == {stuck}, found
     assert min(found[stuck]) > AWAY[-1], found[stuck]  # not while the switch was away
+
+
+def test_a_port_down_as_an_operator_shut_a_port_elsewhere_is_that_shuts_far_end(
+        fitted: tuple[LinkDetector, list[tuple[int, list[LinkInterval]]], dict[tuple[str, str], str]]) -> None:
+    """A leaf port shut for an optic swap: its far end, on a spine, goes down at that moment, administratively up,
+    and nothing says the two are one cable. The shut stands for the far end's cause while it lasts."""
+    det, frames, far = fitted
+    det.reset()
+    fb = FeatureBuilder(INTERVAL)
+    shut = min(key for key, d in far.items() if d.startswith("spine"))
+    at = AWAY[0]
+    found: dict[tuple[str, str], list[int]] = {}
+    far_end = PEERS[shut]
+    for i, (start, links) in enumerate(copy.deepcopy(frames[:24])):
+        for li in _blind(links):
+            key = (li.device, li.port)
+            if i >= at and key in (shut, far_end):
+                _down(li)
+                if key == shut:
+                    li.rates["admin_status"] = 0.0  # type: ignore[index]
+        for f in det.detect(fb.build(start, links)):
+            if "link_left_down" in f.conditions:
+                found.setdefault((f.device, f.port), []).append(i)
+    assert not found, found
