@@ -696,9 +696,9 @@ class LinkDetector:
         said = under if "speed_degraded" not in self.switched_off else np.zeros(n, dtype=bool)
         lower = retrained_lower(frame, rows, st, self.trained, said)
         maybe_rule[list(lower)] = True
-        left_down, down_why = links_left_down(frame, rows, st, settle > 0, back, self._restarts, cables,
-                                              self.interval_s, st.seeded("up_in_training", rows, frame.layout.keys,
-                                                                         self._up_in_training))
+        up_in_training = st.seeded("up_in_training", rows, frame.layout.keys, self._up_in_training)
+        left_down, down_why, down_by_another = links_left_down(frame, rows, st, settle > 0, back, self._restarts,
+                                                               cables, self.interval_s, up_in_training)
         unheard_down = self._down_unheard.observe(frame, down_why, cables.dark | self._restarts.training(),
                                                   self.interval_s)
         # up again within the settle window: routing has yet to spread traffic onto it
@@ -741,6 +741,8 @@ class LinkDetector:
         out = []
         paced: np.ndarray | None = None
         for i in np.nonzero(active | maybe_rule)[0].tolist():
+            if i in down_by_another:
+                continue  # down by another device's act or restart: nothing of its own to say meanwhile
             li = links[i]
             model_active = bool(active[i]) and not excused[i]
             # a bounce while siblings bounce too waits an interval: it may be the device's maintenance

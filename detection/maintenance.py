@@ -320,7 +320,7 @@ def drained_links(frame: FeatureFrame, rows: np.ndarray, recent_flaps: np.ndarra
 
 def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, settling: np.ndarray,
                     restarted: np.ndarray, restarts: Restarts, cables: Cables, interval_s: float,
-                    up_before: np.ndarray) -> tuple[dict[int, RuleHit], dict[int, tuple[int, str]]]:
+                    up_before: np.ndarray) -> tuple[dict[int, RuleHit], dict[int, tuple[int, str]], set[int]]:
     """Links operationally down for DOWN_INTERVALS (by the clock, seen down twice) while administratively up, or
     while the far end of their cable says it is up: a port left down after a replacement, a one-way optic, a
     cable pulled. A cable is one link: shut at either end, it is planned. Towards a switch that is
@@ -329,7 +329,8 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
     never up (`up_before`: up in its healthy history, per row) is unused, never cabled: nothing was left.
     Towards a device whose every link is down (a host powered off), it is that device's event. Also gives, per
     row down and not excused so, since when it counts as down and why it is left down (`DownUnheard` holds it
-    while the link is unheard)."""
+    while the link is unheard), and the rows down, with no far end known, by another device's act or restart at
+    that moment: nothing of theirs to say while it lasts."""
     oper = frame.reading("oper_status")
     admin = frame.reading("admin_status")
     remember_said(frame, rows, state)
@@ -360,9 +361,9 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
     restarts.coming_up(frame.links, down)
     candidates = np.nonzero(down & ~settling & was_up)[0]
     if not len(candidates):
-        return {}, {}
+        return {}, {}, set()
     alive = cables.alive  # a missing state is up, as for `down`
-    out, held = {}, {}
+    out, held, elsewhere = {}, {}, set()
     training = restarts.training()
     for i in candidates.tolist():
         li = frame.links[i]
@@ -381,6 +382,7 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
         far_device = li.tags.get("peer_device", "")
         if not far_device and (far_link_unknown_and_away(i, state, rows, restarts, interval_ns)
                                or shut_elsewhere_then(frame, i, state, rows, shut_now, interval_ns)):
+            elsewhere.add(i)
             continue
         if not far_up and admin[i] != 1 and not left_behind:
             continue
@@ -396,7 +398,7 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
         held[i] = (since, why)
         if count[i] >= 2 and frame.start_ns - since >= (DOWN_INTERVALS - 1) * interval_ns:
             out[i] = RuleHit("critical", left_down_reason(since, frame.start_ns, interval_s, why), "link_left_down")
-    return out, held
+    return out, held, elsewhere
 
 
 def far_link_unknown_and_away(i: int, state: LinkState, rows: np.ndarray, restarts: Restarts,

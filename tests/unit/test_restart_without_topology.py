@@ -115,3 +115,30 @@ def test_a_port_down_as_an_operator_shut_a_port_elsewhere_is_that_shuts_far_end(
             if "link_left_down" in f.conditions:
                 found.setdefault((f.device, f.port), []).append(i)
     assert not found, found
+
+
+def test_a_flapping_port_whose_far_end_an_operator_then_shuts_has_nothing_more_to_say(
+        fitted: tuple[LinkDetector, list[tuple[int, list[LinkInterval]]], dict[tuple[str, str], str]]) -> None:
+    """The NOC shuts the leaf end of a flapping cable pending a new optic: the far end, with no topology to say
+    which cable it is, goes down with the shut. Its flaps were found; from the shut on it is the shut's, and its
+    evidence windows still counting the flaps are no page."""
+    det, frames, far = fitted
+    det.reset()
+    fb = FeatureBuilder(INTERVAL)
+    shut = min(key for key, d in far.items() if d.startswith("spine"))
+    far_end = PEERS[shut]
+    at = AWAY[0] + 4
+    found: dict[tuple[str, str], list[int]] = {}
+    for i, (start, links) in enumerate(copy.deepcopy(frames[:24])):
+        for li in _blind(links):
+            key = (li.device, li.port)
+            if key in (shut, far_end) and i in (at - 4, at - 2):
+                li.rates["link_transitions"] = li.rates["link_downed"] = 2.0 / INTERVAL  # type: ignore[index]
+            if i >= at and key in (shut, far_end):
+                _down(li)
+                if key == shut:
+                    li.rates["admin_status"] = 0.0  # type: ignore[index]
+        for f in det.detect(fb.build(start, links)):
+            found.setdefault((f.device, f.port), []).append(i)
+    assert min(found.get(far_end, [at])) < at, found  # the flaps were found
+    assert not [i for i in found.get(far_end, []) if i > at], found
