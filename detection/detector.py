@@ -696,6 +696,14 @@ class LinkDetector:
         said = under if "speed_degraded" not in self.switched_off else np.zeros(n, dtype=bool)
         lower = retrained_lower(frame, rows, st, self.trained, said)
         maybe_rule[list(lower)] = True
+        degraded = below_nominal.copy()
+        degraded[list(lower)] = True
+        # back whole after it ran degraded: the bounce between was its repair, no flap of its own
+        fixed = retrained.repaired(frame, rows, st, degraded)
+        if fixed.any():
+            recent_flaps[fixed] = 0.0
+            flap_hist[fixed] = 0.0
+            st["flaps"][rows[fixed]] = 0.0
         up_in_training = st.seeded("up_in_training", rows, frame.layout.keys, self._up_in_training)
         left_down, down_why, down_by_another = links_left_down(frame, rows, st, settle > 0, back, self._restarts,
                                                                cables, self.interval_s, up_in_training)

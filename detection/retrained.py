@@ -15,7 +15,8 @@ from fabricwatch.core.hits import RuleHit
 from fabricwatch.detection.rules import SPEED_SHORTFALL
 from fabricwatch.models.features import FeatureFrame, LinkState, grown
 
-STATE = {"trained": ((len(TRAINED),), np.float32), "trained_seeded": ((), np.bool_)}
+STATE = {"trained": ((len(TRAINED),), np.float32), "trained_seeded": ((), np.bool_),
+         "was_degraded": ((), np.bool_)}
 
 
 def _readings(frame: FeatureFrame) -> np.ndarray:
@@ -78,6 +79,17 @@ def retrained_lower(frame: FeatureFrame, rows: np.ndarray, state: LinkState,
                 for j, k in enumerate(TRAINED) if lower[i, j]]
         out[i] = RuleHit("critical", f"{', '.join(said)} before: the link trained down (a lane, optic or cable?)",
                          "retrained_lower")
+    return out
+
+
+def repaired(frame: FeatureFrame, rows: np.ndarray, state: LinkState, degraded: np.ndarray) -> np.ndarray:
+    """Links up whole now that were last up `degraded` (below their nominal speed, or with less than they held):
+    the bounce between was their repair (a cable reseated, an optic swapped), not the link flapping. Updates
+    what each link was last seen as; a link down keeps it."""
+    up = ~(frame.reading("oper_status") < 0.5)
+    was = state["was_degraded"][rows]
+    out = was & up & ~degraded
+    state["was_degraded"][rows] = np.where(up, degraded, was)
     return out
 
 
