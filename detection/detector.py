@@ -56,6 +56,7 @@ from fabricwatch.detection.findings import (
     _hot_switches,
     _one_per_cable,
     _peer,
+    _warming_switches,
 )
 from fabricwatch.detection.ignored_notifications import ignoring_notifications
 from fabricwatch.detection.maintenance import (
@@ -818,7 +819,7 @@ class LinkDetector:
             out = fold_stalls(frame, out, *self.stalls.observe(frame))
         if "ecn_excess" not in self.switched_off:
             out += self.marking.observe(frame)
-        return _one_per_cable(_hot_switches(frame.start_ns, out, self.optics))
+        return _one_per_cable(_warming_switches(frame.start_ns, _hot_switches(frame.start_ns, out, self.optics)))
 
     def _up_in_training(self, key: tuple[str, str]) -> bool:
         """Whether healthy history saw the link up: learned from (its background) and not down throughout."""

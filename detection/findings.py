@@ -171,6 +171,17 @@ def _hot_switches(start_ns: int, findings: list[Finding], optics: OpticsWatch) -
     return out
 
 
+def _warming_switches(start_ns: int, findings: list[Finding]) -> list[Finding]:
+    """A switch whose modules all warm together apart from the other switches (`models/trends.py`) is said
+    once, as that switch's warning listing its modules, not once per module."""
+    grouped, out = _by_switch(findings, lambda f: f.conditions == ["switch_trend"])
+    for device, fs in grouped.items():
+        out.append(Finding(start_ns, device, "*", "device", 0.0, float("inf"), True, worst([f.severity for f in fs]),
+                           "rule", f"{len(fs)} modules: {fs[0].explanation}", [], ["switch_trend"],
+                           level="device", ports=sorted(f.port for f in fs)))
+    return out
+
+
 def _one_per_cable(findings: list[Finding]) -> list[Finding]:
     """Both ends of one cable flagged in the same interval are one problem: keep the stronger end
     and say what its far end shows (the scorer of a page is the on-call engineer, not the port count)."""

@@ -58,6 +58,10 @@ NOISE_MULT = 4.0  # a change must also stand this many times the signal's usual 
 # a module unheard this long may be another one (swapped while nothing watched): its baseline starts again
 STALE_S = 24 * 3600.0
 MIN_APART = 4  # modules of a device reading a signal before their median is what they share
+# ... and devices of one kind (the roles of their links) before theirs is what the room shares; more than one
+# of them away at once is that room (a row's cooling), not a device's own
+MOST_AWAY = 1
+DEVICE = "*"  # the port of a device's own track: what all its modules share
 FLOOR = 1e-12  # a log signal's zero
 
 
@@ -83,6 +87,9 @@ class TrendWatch:
     _read_ns: dict[tuple[str, str], int] = field(default_factory=dict)  # per link, when its last reading was taken
     # per (device, signal judged apart), each module's latest reading, whenever taken
     _latest: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)
+    _kinds: dict[str, set[str]] = field(default_factory=dict)  # per device, the roles of its modules' links
+    _devices: dict[str, dict[str, float]] = field(default_factory=dict)  # per signal, each device's latest share
+    _raised_devices: dict[str, list[RuleHit]] = field(default_factory=dict)
 
     def observe(self, links: Iterable[LinkInterval]) -> dict[tuple[str, str], list[RuleHit]]:
         """Take this interval's fresh readings; the links with a trend raised, and why. A reading is fresh when
@@ -105,6 +112,7 @@ class TrendWatch:
                 self._read_ns[key] = li.optics_ns
                 fresh.append(li)
         shared = self._shared(fresh)
+        self._judge_devices(fresh, shared)
         for li in fresh:
             key = (li.device, li.port)
             hits = []
@@ -121,7 +129,43 @@ class TrendWatch:
                 self._raised[key] = hits
             else:
                 self._raised.pop(key, None)
-        return self._raised
+        if not self._raised_devices:
+            return self._raised
+        raised = {k: list(v) for k, v in self._raised.items()}
+        for device, hits in self._raised_devices.items():
+            for port in {p for s in self.signals if s.apart for p in self._latest.get((device, s.name), {})}:
+                raised.setdefault((device, port), []).extend(hits)
+        return raised
+
+    def _judge_devices(self, fresh: list[LinkInterval], shared: dict[tuple[str, str], float]) -> None:
+        """What a device's modules share, judged as a module is against its device: against what the devices of
+        its kind share (the room's air, the day), each device's latest whenever taken. One device away alone is
+        its own cooling (a fan, its inlet, a blanking panel); several at once are the room's."""
+        when: dict[str, int] = {}
+        for li in fresh:
+            self._kinds.setdefault(li.device, set()).add(li.tags.get("role", ""))
+            when[li.device] = max(when.get(li.device, 0), li.optics_ns)
+        for s in self.signals:
+            if not s.apart:
+                continue
+            latest = self._devices.setdefault(s.name, {})
+            touched = [d for (d, name) in shared if name == s.name]
+            latest.update({d: shared[(d, s.name)] for d in touched})
+            kinds: dict[frozenset[str], list[str]] = {}
+            for d in latest:
+                kinds.setdefault(frozenset(self._kinds.get(d, ())), []).append(d)
+            for members in kinds.values():
+                if len(members) < MIN_APART:
+                    continue
+                room = statistics.median(latest[d] for d in members)
+                hits = {d: hit for d in touched if d in members
+                        and (hit := self._step((d, DEVICE), s, latest[d] - room, when[d], apart=True, device=True))}
+                away = [d for d in members if (t := self._tracks.get((d, DEVICE, s.name))) and t.away]
+                for d in members:
+                    if d in hits and len(away) <= MOST_AWAY:
+                        self._raised_devices[d] = [hits[d]]
+                    elif d in touched or len(away) > MOST_AWAY:
+                        self._raised_devices.pop(d, None)
 
     def _shared(self, links: list[LinkInterval]) -> dict[tuple[str, str], float]:
         """Per (device, signal) judged apart, the median of its modules' latest readings, whenever each was
@@ -136,7 +180,8 @@ class TrendWatch:
                         touched.add((li.device, s.name))
         return {k: statistics.median(vs.values()) for k in touched if len(vs := self._latest[k]) >= MIN_APART}
 
-    def _step(self, key: tuple[str, str], s: Slow, value: float, ts_ns: int, apart: bool = False) -> RuleHit | None:
+    def _step(self, key: tuple[str, str], s: Slow, value: float, ts_ns: int, apart: bool = False,
+              device: bool = False) -> RuleHit | None:
         x = math.log10(max(value, FLOOR)) if s.log else value
         tk = (key[0], key[1], s.name)
         t = self._tracks.get(tk)
@@ -173,6 +218,11 @@ class TrendWatch:
         shown = (10 ** x, 10 ** t.base) if s.log else (x, t.base)
         change = f"{worse:.1f} decades" if s.log else f"{worse:.1f}{s.unit}"
         direction = "up" if (dev > 0 if s.both_ways else s.worse_up) else "down"
+        if device:
+            return RuleHit("warning", f"{s.name} of all its modules together against the other switches' "
+                                      f"{shown[0]:+,.3g}{s.unit}, {change} {direction} from its usual "
+                                      f"{shown[1]:+,.3g}{s.unit} for {t.away} readings: the switch's cooling (fans, "
+                                      "inlet air, blanking panels)? (an early warning, before errors)", "switch_trend")
         what, sign = (f"{s.name} against its device's other modules", "+") if apart else (s.name, "")
         return RuleHit("warning", f"{what} {shown[0]:{sign},.3g}{s.unit}, {change} {direction} from its usual "
                                   f"{shown[1]:{sign},.3g}{s.unit} for {t.away} readings: the module or the link is "

@@ -255,3 +255,78 @@ def test_a_daemon_started_from_a_model_file_warns_at_once_about_a_module_that_dr
               if any((f.device, f.port) == hot and "temperature_c" in f.explanation
                      for f in det.detect(fb.build(s, links)))]
     assert warned and warned[0] <= 34 + 3, warned
+
+
+def _fabric(i: int, temps: dict[str, dict[str, float]], role: str = "leaf_down") -> list[LinkInterval]:
+    return [LinkInterval(i * STEP_NS, device, port, {"role": role}, {}, optics={"temperature_c": t},
+                         optics_ns=i * STEP_NS + 1)
+            for device, ports in temps.items() for port, t in ports.items()]
+
+
+def test_a_switch_warming_apart_from_the_other_switches_is_its_cooling() -> None:
+    """Principles 3 and 4: what every module of a switch shares is the switch's, and the switch is judged against
+    the other switches as a module is against its switch's modules. Every module of one leaf warming 20 degC over
+    an hour (a fan failing; no error yet) while the other leaves' modules swing 6 degC with the day is one
+    warning about that switch, raised on its modules within 25 minutes; a day warming every switch alike is
+    none, nor is a whole switch warming 2 degC with its load."""
+    rng = np.random.default_rng(19)
+    watch = TrendWatch()
+    leaves = {f"leaf{k}": [f"Ethernet{p}" for p in range(8)] for k in range(6)}
+    warned: dict[tuple[str, str], tuple[int, str]] = {}
+    for i in range(400):
+        day = 6.0 * np.sin(i / 80)
+        temps = {d: {p: 48.0 + j + day + rng.normal(0, 0.3) for j, p in enumerate(ports)}
+                 for d, ports in leaves.items()}
+        for p in temps["leaf4"]:
+            temps["leaf4"][p] += 2.0 * min(1.0, max(0.0, (i - 100) / 20))  # its load: 2 degC, then steady
+        for p in temps["leaf2"]:
+            temps["leaf2"][p] += 20.0 / 120 * max(0, i - 250)  # its fan: 20 degC an hour
+        for key, hits in watch.observe(_fabric(i, temps)).items():
+            warned.setdefault(key, (i, hits[0].reason))
+    assert {d for d, _ in warned} == {"leaf2"}, warned
+    assert len(warned) == len(leaves["leaf2"])  # on each of its modules: one device finding lists them
+    first, reason = min(warned.values())
+    assert first - 250 <= 50, first
+    assert "other switches" in reason, reason
+
+
+def test_switches_warming_together_are_the_room_not_each_switch() -> None:
+    """Principle 2: several switches warming together at once (a row's cooling, a room's air) share what
+    they have in common; judged apart from each other, none of them is a switch's own cooling."""
+    rng = np.random.default_rng(23)
+    watch = TrendWatch()
+    leaves = {f"leaf{k}": [f"Ethernet{p}" for p in range(8)] for k in range(6)}
+    warned = set()
+    for i in range(400):
+        temps = {d: {p: 48.0 + j + rng.normal(0, 0.3) for j, p in enumerate(ports)} for d, ports in leaves.items()}
+        for d in ("leaf0", "leaf1", "leaf2"):
+            for p in temps[d]:
+                temps[d][p] += 20.0 / 120 * max(0, i - 250)
+        warned |= {d for d, _ in watch.observe(_fabric(i, temps))}
+    assert not warned, warned
+
+
+def test_a_switch_warming_alone_is_one_device_finding_listing_its_modules() -> None:
+    """Principle 4 through the detector: a switch whose modules all warm apart from the other switches is one
+    page, a device finding listing its modules, not a page per module."""
+    from fabricwatch.detection.detector import LinkDetector
+    from fabricwatch.lab.evaluation import simulate
+    from fabricwatch.models.features import FeatureBuilder
+    from fabricwatch.simulator.topology import FabricSpec
+
+    frames = simulate(FabricSpec(nodes=32, rails=4, leaves_per_rail=2, spines=4), 90, interval_s=30.0, seed=3).frames
+    leaf = next(li.device for li in frames[0][1] if li.tags.get("role") == "leaf_up")
+    rng = np.random.default_rng(29)
+    for k, (start, links) in enumerate(frames):
+        for j, li in enumerate(links):
+            fan = 0.4 * max(0, k - 40) if li.device == leaf else 0.0
+            li.optics = {"temperature_c": 45.0 + j % 7 + fan + float(rng.normal(0, 0.2))}
+            li.optics_ns = start + 1
+    fb = FeatureBuilder(30.0)
+    det = LinkDetector(interval_s=30.0).fit([fb.build(s, links) for s, links in frames[:30]])
+    det.reset()
+    warming = [f for s, links in frames[30:] for f in det.detect(fb.build(s, links)) if "switch_trend" in f.conditions]
+    assert warming and {f.device for f in warming} == {leaf}, warming
+    assert all(f.level == "device" and f.port == "*" for f in warming), warming
+    modules = {li.port for li in frames[0][1] if li.device == leaf}
+    assert set(warming[0].ports) == modules
