@@ -69,7 +69,9 @@ def _with_links_up(frame: FeatureFrame, shut: np.ndarray) -> np.ndarray:
 def _left_by_its_act(frame: FeatureFrame, rows: np.ndarray, state: LinkState, shut: np.ndarray,
                      shut_for: np.ndarray, interval_s: float) -> dict[int, str]:
     """Ports still shut DOWN_INTERVALS after others shut in the same maintenance were enabled again: others of
-    their switch shut within MAINTENANCE_S of them, of any switch within ACT_S."""
+    their switch shut within MAINTENANCE_S of them, of any switch within ACT_S. Ports shut at one moment are one
+    act: a port shut nearer in time to others still shut than to any enabled again is in an act still going on
+    (a quick swap done inside a longer window does not end the window)."""
     now = frame.start_ns
     since = state["shut_since"][rows]
     admin = frame.reading("admin_status")
@@ -85,11 +87,18 @@ def _left_by_its_act(frame: FeatureFrame, rows: np.ndarray, state: LinkState, sh
     at, began = state["enabled_at"][rows], state["enabled_shut_since"][rows]
     enabled_before = np.flatnonzero((at > 0) & (now - at > wait_ns))
     device = frame.layout.device_ids
+    still = np.flatnonzero(shut & (since > 0))
     out = {}
     for i in left.tolist():
         js = enabled_before[(enabled_before != i) & (at[enabled_before] >= since[i])]
         apart = np.abs(began[js] - since[i])
-        back = js[(apart <= ACT_S * 1e9) | ((device[js] == device[i]) & (apart <= MAINTENANCE_S * 1e9))]
+        near = (apart <= ACT_S * 1e9) | ((device[js] == device[i]) & (apart <= MAINTENANCE_S * 1e9))
+        back, apart = js[near], apart[near]
+        ks = still[still != i]
+        with_it = np.abs(since[ks] - since[i])
+        with_it = with_it[(with_it <= ACT_S * 1e9) | ((device[ks] == device[i]) & (with_it <= MAINTENANCE_S * 1e9))]
+        if len(back) and len(with_it) and with_it.min() < apart.min():
+            continue  # shut with others still shut: their act goes on
         if len(back):
             where = sorted({frame.links[j].device for j in back.tolist()})
             out[i] = (f"administratively down for {(now - since[i]) / 6e10:,.0f} min while {len(back)} other "

@@ -339,6 +339,18 @@ def test_ports_of_several_switches_shut_within_minutes_are_one_act() -> None:
     assert apart[2] == [], apart
 
 
+def test_a_shorter_act_inside_a_longer_one_does_not_end_it() -> None:
+    """Principle 5 (an act is over when what it acted on is back): ports shut at one moment are one act. Two
+    uplinks shut for a maintenance window, and two more of the same switch shut four minutes later for a quick
+    optic swap and enabled again ten minutes after: the swap is over, the window is not (the ports shut with
+    the first two are still shut too), so nothing is left shut. Had one of the first two been enabled, the other
+    would be."""
+    nested = _shut_together(enabled={0: None, 1: None, 2: 21, 3: 21}, shut_at={0: 4, 1: 4, 2: 12, 3: 12}, n=30)
+    assert not any(nested.values()), nested
+    forgot = _shut_together(enabled={0: None, 1: 18, 2: 21, 3: 21}, shut_at={0: 4, 1: 4, 2: 12, 3: 12}, n=30)
+    assert forgot[0] and not forgot[1] and not forgot[2] and not forgot[3], forgot
+
+
 def _enabled_again(enable_at: int, up_at: int | None, n: int = 30) -> list[int]:
     """A leaf uplink shut at interval 4 and enabled again at `enable_at`, its link up at `up_at` (None: never):
     the intervals either end of it was found left down in."""
