@@ -340,10 +340,13 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
     # an end enabled again counts its time down from then: a link trains for a while after its port is enabled
     shut_now = np.nan_to_num(admin, nan=1.0) < 0.5
     interval_ns = int(interval_s * 1e9)
-    # when each shut began (a port heard shut that was not shut when last heard)
-    began = shut_now & (frame.start_ns - state["shut_ns"][rows] > (QUIET_NEAR + 1) * interval_ns)
+    # when each shut began (a port heard shut that was not shut when last heard: one unheard for a while, its
+    # switch or its collector restarting, and shut as before is in the same shut)
+    said = state["shut_said"][rows]
+    began = shut_now & ~said & (frame.start_ns - state["shut_ns"][rows] > (QUIET_NEAR + 1) * interval_ns)
     state["shut_from_ns"][rows] = np.where(began, frame.start_ns, state["shut_from_ns"][rows])
     state["shut_ns"][rows] = np.where(shut_now, frame.start_ns, state["shut_ns"][rows])
+    state["shut_said"][rows] = np.where(np.isnan(admin), said, shut_now)
     was_up = state["been_up"][rows] | up_before
     # a device coming back settles (its links train), and the time down counts on meanwhile
     count = np.where(down, state["down"][rows] + 1, 0)
@@ -410,12 +413,19 @@ def far_link_unknown_and_away(i: int, state: LinkState, rows: np.ndarray, restar
 
 def shut_elsewhere_then(frame: FeatureFrame, i: int, state: LinkState, rows: np.ndarray, shut_now: np.ndarray,
                         interval_ns: int) -> bool:
-    """With no far end known, a port that went down as an operator shut a port of another device (still shut) is
-    taken to be that port's far end: the shut's."""
+    """With no far end known, a port that went down as an operator shut a port of another device (still shut, as
+    heard now or as last heard: a state said holds while unheard) is taken to be that port's far end: the shut's."""
     since = int(state["down_from_ns"][rows[i]])
     near = shut_now & (np.abs(state["shut_from_ns"][rows] - since) <= QUIET_NEAR * interval_ns)
     devices = frame.layout.devices
-    return any(devices[j] != devices[i] for j in np.flatnonzero(near).tolist())
+    if any(devices[j] != devices[i] for j in np.flatnonzero(near).tolist()):
+        return True
+    unheard = state["shut_said"].copy()
+    unheard[rows] = False
+    unheard &= np.abs(state["shut_from_ns"] - since) <= QUIET_NEAR * interval_ns
+    if not unheard.any():
+        return False
+    return any(device != devices[i] for (device, _), r in state.index.items() if unheard[r])
 
 
 def left_down_reason(since_ns: int, now_ns: int, interval_s: float, why: str) -> str:

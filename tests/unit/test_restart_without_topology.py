@@ -142,3 +142,33 @@ def test_a_flapping_port_whose_far_end_an_operator_then_shuts_has_nothing_more_t
             found.setdefault((f.device, f.port), []).append(i)
     assert min(found.get(far_end, [at])) < at, found  # the flaps were found
     assert not [i for i in found.get(far_end, []) if i > at], found
+
+
+def test_a_shut_unheard_for_a_while_still_stands_for_its_far_end(
+        fitted: tuple[LinkDetector, list[tuple[int, list[LinkInterval]]], dict[tuple[str, str], str]]) -> None:
+    """Principle 5 (a state said once holds while unheard): the switch whose port the NOC shut goes unheard for a
+    few intervals (its collector restarting) while the far end, heard throughout, stays down. The shut it last
+    reported still stands for the far end's cause; nothing is left down."""
+    det, frames, far = fitted
+    det.reset()
+    fb = FeatureBuilder(INTERVAL)
+    shut = min(key for key, d in far.items() if d.startswith("spine"))
+    far_end = PEERS[shut]
+    at = AWAY[0]
+    gap = range(at + 8, at + 11)
+    found: dict[tuple[str, str], list[int]] = {}
+    for i, (start, links) in enumerate(copy.deepcopy(frames[:24])):
+        kept = []
+        for li in _blind(links):
+            key = (li.device, li.port)
+            if li.device == shut[0] and i in gap:
+                continue
+            if i >= at and key in (shut, far_end):
+                _down(li)
+                if key == shut:
+                    li.rates["admin_status"] = 0.0  # type: ignore[index]
+            kept.append(li)
+        for f in det.detect(fb.build(start, kept)):
+            if "link_left_down" in f.conditions:
+                found.setdefault((f.device, f.port), []).append(i)
+    assert not found, found
