@@ -98,6 +98,8 @@ _NIC = {
     "rx_corrected_bits_phy": "fec_corrected_bits",
     **{f"rx_err_lane_{n}_phy": f"lane_errors_l{n + 1}" for n in range(8)},
     "rx_fec_corrected_blocks": "fec_corrected", "rx_fec_uncorrectable_blocks": "fec_uncorrectable",
+    # ibdiagnet's PHY counters (--get_phy_info), as its db_csv names them
+    "rs_fec_corrected_blocks": "fec_corrected", "rs_fec_uncorrectable_blocks": "fec_uncorrectable",
 }
 # UFM Telemetry's low-frequency ("secondary") physical-layer fields, 300 s by default: BER as UFM
 # computes it, corrected bits per lane, bits the FEC could not correct, and the module's DOM. Names as
@@ -190,6 +192,7 @@ _UFM_STATE = {
     # the same PortInfo fields as smpquery portinfo and perfquery-based pollers name them
     "PortState": CounterName("oper_status", enum=_IB_ACTIVE),
     "PhysLinkState": CounterName("admin_status", enum=_IB_DISABLED, otherwise=1.0),
+    "PortPhyState": CounterName("admin_status", enum=_IB_DISABLED, otherwise=1.0),  # ibdiagnet's PortInfo dump
     "Link_width_active": CounterName("link_width_active", enum=((1.0, 1.0), (2.0, 4.0), (4.0, 8.0), (8.0, 12.0),
                                                                 (16.0, 2.0)), otherwise=float("nan")),
 }
@@ -478,12 +481,13 @@ _STATE_WORDS = {"up": 1.0, "down": 0.0, "true": 1.0, "false": 0.0}
 # openconfig-if-ethernet's ETHERNET_SPEED identities as words, with or without their module
 # ("openconfig-if-ethernet:SPEED_400GB"); SPEED_UNKNOWN (nothing negotiated) is no reading
 _SPEED_WORD = re.compile(r"(?:[\w-]+:)?SPEED_(\d+)(MB|GB)")
+_WIDTH_WORD = re.compile(r"(\d{1,2})[xX]")  # a link's active width as IB tools print it ("4x", "2x"): its lanes
 
 
 def numeric_fields(fields: dict[str, object]) -> dict[str, float]:
     """A line's fields as numbers: bools and other strings are no counters, but a port's state given as a word
-    (SONiC's APPL_DB `oper_status="up"`, the kernel's `operstate="down"`) is the vocabulary's 1 or 0, and a speed
-    given as OpenConfig's identity ("SPEED_400GB") its bit/s."""
+    (SONiC's APPL_DB `oper_status="up"`, the kernel's `operstate="down"`) is the vocabulary's 1 or 0, a speed
+    given as OpenConfig's identity ("SPEED_400GB") its bit/s, and a width as IB tools print it ("2x") its lanes."""
     out: dict[str, float] = {}
     for name, value in fields.items():
         if type(value) is int or type(value) is float:
@@ -497,4 +501,14 @@ def numeric_fields(fields: dict[str, object]) -> dict[str, float]:
             spelling = lookup(name)
             if spelling is not None and spelling.canonical == "speed_bps":
                 out["speed_bps"] = int(speed[1]) * (10**9 if speed[2] == "GB" else 10**6)
+        elif isinstance(value, str) and (width := _WIDTH_WORD.fullmatch(value.strip())):
+            spelling = None if name in COUNTERS else lookup(name)
+            lanes = float(width[1])
+            if name == "link_width_active":  # the vocabulary's own name counts lanes
+                out[name] = lanes
+            elif spelling is not None and spelling.canonical == "link_width_active":
+                # in the field's own enumeration where it has one (IBA's LinkWidthActive)
+                raw = next((r for r, v in spelling.enum if v == lanes), None) if spelling.enum else lanes
+                if raw is not None:
+                    out[name] = raw
     return out

@@ -1,6 +1,7 @@
 """Which device and which port a series is, as the collectors that write them name the two: ours (`port_counters`,
 tags `device` and `port`), Telegraf's SNMP and gNMI inputs (`source` and `ifName`, `name`), host exporters (`host`
-and `interface`, `ibdev`), each in a measurement of its own; and the far end a port's description names."""
+and `interface`, `ibdev`; Prometheus's `instance`), InfiniBand's tools (a node's description and a port number), each
+in a measurement of its own; and the far end a port's description names."""
 
 from __future__ import annotations
 
@@ -22,6 +23,12 @@ HCA_TAGS = ("host", "device", "port")
 PORT_TAGS = ("ifName", "interface_name", "interface", "ifDescr", "port_name", "ibdev", "netdev", "name")
 # a port named by a host's RDMA or network device: a host's own (switches have neither), its tier where no tag says
 HOST_PORT_TAGS = ("ibdev", "netdev")
+# InfiniBand's tools (ibdiagnet, ibnetdiscover, perfquery scripts) name a node by its NodeDescription, a port by its
+# number
+NODE_DESC_TAGS = ("node_desc", "node_description", "NodeDesc", "NodeDescription")
+PORT_NUMBER_TAGS = ("port_num", "port_number", "PortNum", "port")
+# Prometheus names the machine it scraped `instance` (host[:port])
+_INSTANCE = re.compile(r"(?:[a-z]+://)?(\[[^]]+\]|[^:/]+)(?::\d+)?(?:/.*)?")
 # a port's description as pollers tag it, where sites write its far end ("p2-spine-1:Eth1/5")
 DESCRIPTION_TAGS = ("ifAlias", "description", "port_description")
 _FAR_END = re.compile(r"(?:to[ _-])?([A-Za-z0-9][\w.-]*):([A-Za-z0-9][\w./:-]*)")
@@ -36,13 +43,42 @@ class PortSeries:
     naming: tuple[str, ...]
 
 
+def node_description(desc: str) -> tuple[str, str]:
+    """(node, hca) a NodeDescription names: a switch's name (NVIDIA's "MF0;<name>:<model>/U1", or the name alone;
+    hca ""), or an HCA's host and device ("<host> <hca>")."""
+    said = desc.strip()
+    if ";" in said:
+        return said.split(";", 1)[1].split(":", 1)[0].strip(), ""
+    host, _, hca = said.partition(" ")
+    return host, hca.strip()
+
+
+def hca_port(hca: str, number: str) -> str:
+    """An HCA's port as the fabric's tools name it: port 1 is the node's link named by the HCA alone."""
+    return hca if number in ("", "1") else f"{hca}/{number}"
+
+
+def machine(instance: str) -> str:
+    """The host a Prometheus `instance` names ("gpu017:9100" -> "gpu017")."""
+    m = _INSTANCE.fullmatch(instance.strip())
+    return m.group(1).strip("[]") if m else instance
+
+
 def port_of(measurement: str, tags: Mapping[str, str]) -> PortSeries | None:
     """The device and port a series is a port's counters of; None for a series of no port."""
     if measurement == OURS and all(tags.get(k) for k in _OUR_TAGS):
         return PortSeries(tags["device"], tags["port"], _OUR_TAGS)
-    if all(tags.get(k) for k in HCA_TAGS) and tags["port"].isdigit() and not tags.get("source"):
-        hca, number = tags["device"], tags["port"]
-        return PortSeries(tags["host"], hca if number == "1" else f"{hca}/{number}", HCA_TAGS)
+    if tags.get("device") and tags.get("port", "").isdigit() and not tags.get("source"):
+        if tags.get("host"):
+            return PortSeries(tags["host"], hca_port(tags["device"], tags["port"]), HCA_TAGS)
+        if tags.get("instance"):
+            return PortSeries(machine(tags["instance"]), hca_port(tags["device"], tags["port"]),
+                              ("instance", "device", "port"))
+    desc = next((k for k in NODE_DESC_TAGS if tags.get(k)), None)
+    number = next((k for k in PORT_NUMBER_TAGS if tags.get(k, "").isdigit()), None)
+    if desc is not None and number is not None:
+        node, hca = node_description(tags[desc])
+        return PortSeries(node, hca_port(hca, tags[number]) if hca else tags[number], (desc, number))
     device = next((k for k in DEVICE_TAGS if tags.get(k)), None)
     port = next((k for k in PORT_TAGS if tags.get(k)), None)
     if device is None or port is None:

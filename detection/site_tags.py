@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from fabricwatch.detection.series_names import hca_port, node_description
 from fabricwatch.models.features import SPREAD_ROLES
 
 # tiers as sites name them, for a role named by a port's own tier and its far end's ("leaf-hca", "spine-leaf")
@@ -39,6 +40,10 @@ _NEIGHBOUR_TAGS = ("peer", "neighbor", "neighbour", "lldp_rem_sys_name", "lldpRe
 _NEIGHBOUR_PORT_TAGS = ("lldp_rem_port_id", "lldpRemPortId", "peer_port_dname")
 
 
+# the far node's description as ibnetdiscover's converters tag it
+_REMOTE_NODE_TAGS = ("remote_node", "remote_desc", "remote_node_desc", "remote_description")
+
+
 def _with_peer(tags: dict[str, str]) -> dict[str, str]:
     """`tags` with the far end as `peer_device`/`peer_port` where a poller names it as ibnetdiscover does
     (`remote_node`, `remote_port`): an HCA's node description is its host and device ("dgx-a03 mlx5_6", the link
@@ -49,11 +54,12 @@ def _with_peer(tags: dict[str, str]) -> dict[str, str]:
         if "peer_port" not in tags and (port := next((tags[t] for t in _NEIGHBOUR_PORT_TAGS if tags.get(t)), "")):
             out["peer_port"] = port
         return out
-    node = tags.get("remote_node", "")
+    node = next((tags[t] for t in _REMOTE_NODE_TAGS if tags.get(t)), "")
     if not node or "peer_device" in tags:
         return tags
-    host, _, hca = node.partition(" ")
-    return {**tags, "peer_device": host, "peer_port": hca or tags.get("remote_port", "")}
+    far, hca = node_description(node)
+    number = tags.get("remote_port", "")
+    return {**tags, "peer_device": far, "peer_port": hca_port(hca, number) if hca else number}
 
 
 # the roles of the vocabulary: a port said to have one is read as said

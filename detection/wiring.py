@@ -30,6 +30,7 @@ class Wiring:
         self.tiers: dict[str, str] = {}  # per device heard with role words, the tier they give it
         self._faces: dict[str, dict[str, set[str]]] = {}  # per device, per far device, its ports facing it
         self._named: dict[tuple[str, str], tuple[str, str]] = {}  # a port -> the far end that names it as its own
+        self._said: dict[tuple[str, str], tuple[str, str]] = {}  # a port -> the far end a series of its own names
         self._heard: set[str] = set()  # devices with links of their own
         self._leaves: set[str] = set()
         self._wired_at = -1
@@ -44,6 +45,9 @@ class Wiring:
             new = True
         if far := tags.get("peer_device"):
             far_port = tags.get("peer_port") or ""
+            if self._said.get((device, port)) != (far, far_port):
+                self._said[(device, port)] = (far, far_port)
+                new = True
             new |= self._face(device, port, far)
             if far_port and (far, far_port) not in self._named:
                 self._named[(far, far_port)] = (device, port)
@@ -61,8 +65,9 @@ class Wiring:
         return True
 
     def far_end(self, device: str, port: str) -> tuple[str, str] | None:
-        """The end of the cable whose tags name `device:port` as their far end."""
-        return self._named.get((device, port))
+        """The far end of `device:port`'s cable: as a series of the port names it (a topology measurement beside its
+        counters, as ibnetdiscover's), else as the other end's tags name `device:port` as theirs."""
+        return self._said.get((device, port)) or self._named.get((device, port))
 
     def tier(self, device: str) -> str:
         """A device's tier by its own words, else by its wiring ("" where neither says)."""

@@ -71,6 +71,19 @@ def test_a_collectors_own_measurements_read_as_port_counters_do(tmp_path: Path, 
      ("leaf-r6", "Ethernet1/1")),
     ("interface", {"agent_host": "leaf-r6.mgmt", "host": "mon-col01", "ifName": "Ethernet1/1"},
      ("leaf-r6.mgmt", "Ethernet1/1")),
+    # Prometheus names the machine it scraped `instance` (host[:port]): node_exporter's infiniband collector tags
+    # the HCA `device` and its `port`, as Telegraf's infiniband input does under `host`
+    ("prometheus_remote_write", {"instance": "gpu017", "device": "mlx5_3", "port": "1", "job": "node"},
+     ("gpu017", "mlx5_3")),
+    ("prometheus", {"instance": "gpu017:9100", "device": "mlx5_3", "port": "2"}, ("gpu017", "mlx5_3/2")),
+    # InfiniBand's tools (ibdiagnet, ibnetdiscover, perfquery scripts) name a node by its NodeDescription and a
+    # port by its number: a switch's description holds its name (NVIDIA's "MF0;<name>:<model>/U1"), an HCA's is
+    # "<host> <hca>" (the node's link named by the HCA, as for the infiniband inputs)
+    ("ibdiag_port", {"node_desc": "MF0;ib-l07-su2:MQM9700/U1", "node_guid": "0xfc6a1c0300947", "port_num": "17"},
+     ("ib-l07-su2", "17")),
+    ("ib_link", {"node_desc": "gpu017 mlx5_3", "node_guid": "0x946dae03", "port_num": "1", "node_type": "CA"},
+     ("gpu017", "mlx5_3")),
+    ("ibdiag_port", {"node_desc": "ib-core-3", "port_num": "5"}, ("ib-core-3", "5")),
 ])
 def test_the_device_and_port_tags_of_each_collector(measurement: str, tags: dict[str, str],
                                                      expected: tuple[str, str] | None) -> None:

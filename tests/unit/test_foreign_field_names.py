@@ -264,6 +264,48 @@ def test_a_far_end_named_as_ibnetdiscover_names_it_is_the_links_peer(tmp_path: P
     assert (tags["33"]["peer_device"], tags["33"]["peer_port"]) == ("ib-spine02", "7")
 
 
+@pytest.mark.parametrize(("width", "lanes"), [("4x", 4.0), ("2x", 2.0), ("1x", 1.0)])
+def test_an_ibdiagnet_sweep_line_is_read_in_its_own_words(tmp_path: Path, width: str, lanes: float) -> None:
+    """Principle 5 (state is a signal) in ibdiagnet's words: a port named by its node's description and number,
+    its active width as the word IB tools print ("2x": two lanes), its PortPhyState (3 Disabled: shut) and its PHY
+    counters (rs_fec_*) are the port's trained width, administrative state and FEC counters; none is unread."""
+    lines = [f"ibdiag_port,node_desc=MF0;ib-l07-su2:MQM9700/U1,node_guid=0xfc6a1c0300947,port_num=17 "
+             f"port_xmit_data={i * 10**6}i,port_state=4i,port_phy_state={3 if i > 3 else 5}i,"
+             f"rs_fec_corrected_blocks={i * 100}i,rs_fec_uncorrectable_blocks=0i,link_width_active=\"{width}\" "
+             f"{1_700_000_000_000_000_000 + i * STEP_NS}" for i in range(8)]
+    path = tmp_path / "ibdiag.lp"
+    path.write_text("\n".join(lines) + "\n")
+    report = ReplayReport()
+    batch = [(w.start_ns, w.links) for chunk in intervals_from_files([path], 30.0, report=report) for w in chunk]
+    last = batch[-1][1][0]
+    assert (last.device, last.port) == ("ib-l07-su2", "17")
+    assert batch[0][1][0].rates["admin_status"] == 1.0 and last.rates["admin_status"] == 0.0
+    assert last.rates["link_width_active"] == lanes
+    assert last.optics["fec_corrected"] == pytest.approx(100 / 15)
+    assert not report.unread_fields
+
+
+def test_a_far_end_named_by_ibnetdiscovers_node_description_is_the_links_peer(tmp_path: Path) -> None:
+    """Principle 5 needs the far end: ibnetdiscover's links, converted to line protocol, name each end by its node
+    description and port number; a switch's description holds its name ("MF0;ib-s03-su1:MQM9700/U1"), an HCA's
+    is its host and device: the links its counters and its host's exporter report as."""
+    ends = [("MF0;ib-l01-su1:MQM9700/U1", "1", "gpu001\\ mlx5_0", "1"),
+            ("MF0;ib-l01-su1:MQM9700/U1", "33", "MF0;ib-s01-su1:MQM9700/U1", "1"),
+            ("gpu001\\ mlx5_0", "1", "MF0;ib-l01-su1:MQM9700/U1", "1")]
+    lines = [line for i in range(4) for node, port, far, far_port in ends for line in (
+        f"ib_link,node_desc={node},port_num={port},remote_desc={far},remote_port={far_port} lid={i}i "
+        f"{1_700_000_000_000_000_000 + i * STEP_NS}",
+        f"ibdiag_port,node_desc={node},port_num={port} port_xmit_data={i * 1000}i "
+        f"{1_700_000_000_000_000_000 + i * STEP_NS}")]
+    path = tmp_path / "links.lp"
+    path.write_text("\n".join(lines) + "\n")
+    batch = [w.links for chunk in intervals_from_files([path], 30.0, report=ReplayReport()) for w in chunk]
+    tags = {(li.device, li.port): li.tags for li in batch[-1]}
+    assert (tags[("ib-l01-su1", "1")]["peer_device"], tags[("ib-l01-su1", "1")]["peer_port"]) == ("gpu001", "mlx5_0")
+    assert (tags[("ib-l01-su1", "33")]["peer_device"], tags[("ib-l01-su1", "33")]["peer_port"]) == ("ib-s01-su1", "1")
+    assert (tags[("gpu001", "mlx5_0")]["peer_device"], tags[("gpu001", "mlx5_0")]["peer_port"]) == ("ib-l01-su1", "1")
+
+
 @pytest.mark.parametrize(("said", "role"), [
     ("leaf-hca", "leaf_down"), ("leaf-spine", "leaf_up"), ("spine-leaf", "spine"), ("tor_to_host", "leaf_down"),
     ("spine-core", "spine_up"), ("leaf_up", "leaf_up"), ("hca", "host"), ("server", "host"), ("gpu-node", "host"),
