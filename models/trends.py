@@ -58,9 +58,9 @@ NOISE_MULT = 4.0  # a change must also stand this many times the signal's usual 
 # a module unheard this long may be another one (swapped while nothing watched): its baseline starts again
 STALE_S = 24 * 3600.0
 MIN_APART = 4  # modules of a device reading a signal before their median is what they share
-# ... and devices of one kind (the roles of their links) before theirs is what the room shares; more than one
-# of them away at once is that room (a row's cooling), not a device's own
-MOST_AWAY = 1
+# ... and devices of one kind (the roles of their links) before theirs is what the room shares
+# another device moving the same way by this share of a device's move, at that moment, is their shared air
+SHARED_SHARE = 1 / 3
 DEVICE = "*"  # the port of a device's own track: what all its modules share
 FLOOR = 1e-12  # a log signal's zero
 
@@ -154,18 +154,32 @@ class TrendWatch:
             kinds: dict[frozenset[str], list[str]] = {}
             for d in latest:
                 kinds.setdefault(frozenset(self._kinds.get(d, ())), []).append(d)
+            hits: dict[str, RuleHit] = {}
+            moved: dict[str, float] = {}  # per device, how far its share stands from its usual, the worse way
+            judged: list[str] = []
             for members in kinds.values():
                 if len(members) < MIN_APART:
                     continue
                 room = statistics.median(latest[d] for d in members)
-                hits = {d: hit for d in touched if d in members
-                        and (hit := self._step((d, DEVICE), s, latest[d] - room, when[d], apart=True, device=True))}
-                away = [d for d in members if (t := self._tracks.get((d, DEVICE, s.name))) and t.away]
+                judged += members
                 for d in members:
-                    if d in hits and len(away) <= MOST_AWAY:
-                        self._raised_devices[d] = [hits[d]]
-                    elif d in touched or len(away) > MOST_AWAY:
-                        self._raised_devices.pop(d, None)
+                    if d in touched and (hit := self._step((d, DEVICE), s, latest[d] - room, when[d], apart=True,
+                                                           device=True)):
+                        hits[d] = hit
+                    if (t := self._tracks.get((d, DEVICE, s.name))) is not None and math.isfinite(t.base):
+                        moved[d] = (latest[d] - room - t.base) * (1 if s.worse_up else -1)
+            for d in judged:
+                if d in hits and not self._shares(d, moved):
+                    self._raised_devices[d] = [hits[d]]
+                elif d in touched or d not in hits:
+                    self._raised_devices.pop(d, None)
+
+    @staticmethod
+    def _shares(device: str, moved: dict[str, float]) -> bool:
+        """Whether another device moved the same way by at least SHARED_SHARE as much at this moment: their
+        air (a rack, a row, the room), not one device's cooling, even where the other moved less than a step."""
+        own = moved.get(device, 0.0)
+        return own > 0 and any(m >= SHARED_SHARE * own for d, m in moved.items() if d != device)
 
     def _shared(self, links: list[LinkInterval]) -> dict[tuple[str, str], float]:
         """Per (device, signal) judged apart, the median of its modules' latest readings, whenever each was

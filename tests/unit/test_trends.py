@@ -306,6 +306,24 @@ def test_switches_warming_together_are_the_room_not_each_switch() -> None:
     assert not warned, warned
 
 
+def test_a_rack_warming_is_the_rack_even_when_one_of_its_switches_warms_less() -> None:
+    """Principle 2: heat two switches share at one moment is their air (a rack's door cooler, a row), not one
+    switch's fan, even where the other warms by a little less than the material step (it stands on the cold side
+    of the rack): a switch is alone only when no other switch moved the same way by a third as much, then."""
+    rng = np.random.default_rng(31)
+    watch = TrendWatch()
+    leaves = {f"leaf{k}{s}": [f"swp{p}" for p in range(8)] for k in range(5) for s in "ab"}
+    warned = set()
+    for i in range(300):
+        temps = {d: {p: 40.0 + j + rng.normal(0, 0.3) for j, p in enumerate(ports)} for d, ports in leaves.items()}
+        rack = min(1.0, max(0.0, (i - 200) / 10))
+        for d, rise in (("leaf3a", 5.5), ("leaf3b", 9.0)):
+            for p in temps[d]:
+                temps[d][p] += rise * rack
+        warned |= {d for d, _ in watch.observe(_fabric(i, temps))}
+    assert not warned, warned
+
+
 def test_a_switch_warming_alone_is_one_device_finding_listing_its_modules() -> None:
     """Principle 4 through the detector: a switch whose modules all warm apart from the other switches is one
     page, a device finding listing its modules, not a page per module."""
