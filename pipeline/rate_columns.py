@@ -127,6 +127,11 @@ class ColumnRates:
                 w_idx = widths[name][idx].astype(np.int64)
                 row_bits = np.where(w_idx > 0, w_idx, spec.bits)
             if spec.saturates:
+                # ... and so does one read past its classic width's all-ones under the classic name (ibdiagnet's
+                # PortCountersExtended)
+                wide = (np.maximum(V, prev_v) > spec.max_value) & ok
+                if wide.any():
+                    row_bits = np.where(wide, 64, spec.bits if row_bits is None else row_bits)
                 stops = np.ones(len(idx), dtype=bool) if row_bits is None else row_bits == spec.bits
                 reset = ok & down & stops
                 ok &= ~reset

@@ -264,8 +264,11 @@ class RateEngine:
                 gap = True
                 continue
             delta = value - prev
-            # an extended (64-bit) variant of a classic IB error counter wraps, never saturates
-            saturates = spec.saturates and not (bits_override and bits_override.get(name, spec.bits) != spec.bits)
+            # an extended (64-bit) variant of a classic IB error counter wraps, never saturates; so does one read
+            # past its classic width's all-ones under the classic name (ibdiagnet's PortCountersExtended)
+            wide = spec.saturates and max(value, prev) > spec.max_value
+            saturates = spec.saturates and not wide and not (
+                bits_override and bits_override.get(name, spec.bits) != spec.bits)
             if saturates:
                 if delta < 0:  # a saturating counter only goes down when cleared
                     stats.resets += 1
@@ -284,7 +287,7 @@ class RateEngine:
                 if dt_ns != span:
                     span = _note_span(result, name, dt_ns, span)
                 continue
-            bits = bits_override.get(name, spec.bits) if bits_override else spec.bits
+            bits = 64 if wide else bits_override.get(name, spec.bits) if bits_override else spec.bits
             if bits <= 32 and name in NARROW_OCTETS and line_bytes(sample.tags.get("speed")) * dt_ns / 1e9 >= 1 << bits:
                 # the link can fill it more than once between the two samples (IF-MIB's Counter32 ifInOctets on a
                 # fast port): what it moved modulo its width is no rate, neither a trickle nor idle

@@ -368,6 +368,26 @@ def test_an_extended_ib_counter_past_the_classic_ceiling_is_counted_not_saturate
     assert all("rcv_switch_relay_errors" in li.saturated for li in ibdiag[1:])
 
 
+def test_a_classic_ib_counter_read_past_its_width_is_a_wider_one_and_counts_on(tmp_path: Path) -> None:
+    """Every counter is evidence: a counter read above the all-ones of its classic width cannot be that width
+    (ibdiagnet names PortCountersExtended's 64-bit port_xmit_discards as the classic counter): it counts on past
+    65535 and is never held saturated there, through both folds, while one that stops at 65535 still is."""
+    lines = []
+    for i in range(10):
+        t = i * 30_000_000_000
+        lines.append(f"port_counters,device=qm9700,port=1 port_xmit_data={10**9 * i}i,"
+                     f"port_xmit_discards={60_000 + 3_000 * i}i {t}")
+        lines.append(f"port_counters,device=msb7800,port=1 port_xmit_data={10**9 * i}i,"
+                     f"port_xmit_discards={min(60_000 + 3_000 * i, 65535)}i {t}")
+    columnar = _both_folds(tmp_path / "wide.lp", lines, 1 << 20)
+    wide = [li for w in columnar for li in w.links if li.device == "qm9700"]
+    classic = [li for w in columnar for li in w.links if li.device == "msb7800"]
+    assert len(wide) >= 8 and classic
+    assert not any(li.saturated for li in wide), [li.saturated for li in wide]
+    assert all(li.rates.get("xmit_discards") == pytest.approx(100.0) for li in wide[1:])
+    assert any("xmit_discards" in li.saturated for li in classic)
+
+
 def test_a_state_sent_only_when_it_changes_holds_until_the_next_one(tmp_path: Path) -> None:
     """State is a signal, and a state holds until it is reported otherwise (Telegraf's dedup processor, gNMI
     ON_CHANGE, UFM's five-minute secondary counters send it only when it changes or now and then): a port
