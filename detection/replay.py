@@ -110,7 +110,11 @@ def intervals_from_samples(samples: Iterable[PortSample], interval_s: float = 30
     """Rate engine + interval folding over samples in any order (they are sorted first)."""
     engine = RateEngine(max_gap_s)
     agg = IntervalAggregator(interval_s)
+    # a port's far end and role as the wiring settles them from every series heard (a topology measurement's
+    # too, which counts nothing), as the column reader does (its intervals are all here)
+    wiring = Wiring()
     for s in sorted(samples, key=lambda s: s.ts_ns):
+        wiring.learn(s.device, s.port, s.tags)
         result = engine.process(s)
         if result is None:
             continue
@@ -121,11 +125,6 @@ def intervals_from_samples(samples: Iterable[PortSample], interval_s: float = 30
         agg.add(s.device, s.port, s.ts_ns, view, s.tags, result.saturated, dt_s=covered_s(result),
                 span_ns=result.span_ns, spans_ns=result.spans_ns, new_names=result.new_names, first=first)
     out = agg.flush()
-    # a port's far end and role as the wiring settles them, as the column reader does (its intervals are all here)
-    wiring = Wiring()
-    for _, links in out:
-        for li in links:
-            wiring.learn(li.device, li.port, li.tags)
     for _, links in out:
         for li in links:
             li.tags = wiring.settled(li.device, li.port, li.tags)

@@ -86,11 +86,20 @@ def port_of(measurement: str, tags: Mapping[str, str]) -> PortSeries | None:
     return PortSeries(tags[device], tags[port], (device, port))
 
 
+def _names_a_host(series: PortSeries, tags: Mapping[str, str]) -> bool:
+    """Whether the series names its port by a host's adapter: Telegraf's infiniband input, Prometheus' node_exporter
+    (`instance`, `device`, `port`), a NIC's RDMA or network device, a NodeDescription naming a host and its HCA."""
+    first, second = series.naming[0], series.naming[-1]
+    if series.naming == HCA_TAGS or first == "instance" or second in HOST_PORT_TAGS:
+        return True
+    return first in NODE_DESC_TAGS and bool(node_description(tags[first])[1])
+
+
 def link_tags(series: PortSeries, tags: Mapping[str, str]) -> dict[str, str]:
     """The tags of the link beyond its device and port, with the far end its description names where no tag
     names one, and a host's tier where its port is named by its host's device and no tag gives a role or tier."""
     out = {k: v for k, v in tags.items() if k not in series.naming}
-    if (series.naming == HCA_TAGS or series.naming[1] in HOST_PORT_TAGS) and "role" not in out and "tier" not in out:
+    if _names_a_host(series, tags) and "role" not in out and "tier" not in out:
         out["tier"] = "host"
     if "peer_device" in out:
         return out

@@ -32,7 +32,8 @@ class Wiring:
         self._named: dict[tuple[str, str], tuple[str, str]] = {}  # a port -> the far end that names it as its own
         self._said: dict[tuple[str, str], tuple[str, str]] = {}  # a port -> the far end a series of its own names
         self._heard: set[str] = set()  # devices with links of their own
-        self._leaves: set[str] = set()
+        self._switches: set[str] = set()  # devices said to be switches by their node type (InfiniBand's SW)
+        self._wired_tiers: dict[str, str] = {}
         self._wired_at = -1
         self.version = 0  # moves whenever a tier is said or a cable end is named
 
@@ -43,6 +44,9 @@ class Wiring:
         if device not in self.tiers and (tier := _own_tier(tags.get(SITE_ROLE) or tags.get("role") or "")):
             self.tiers[device] = tier
             new = True
+        new |= self._typed(device, tags.get("node_type", ""))
+        if far := tags.get("peer_device"):
+            new |= self._typed(far, tags.get("remote_type", ""))
         if far := tags.get("peer_device"):
             far_port = tags.get("peer_port") or ""
             if self._said.get((device, port)) != (far, far_port):
@@ -56,6 +60,17 @@ class Wiring:
         if new:
             self.version += 1
         return new
+
+    def _typed(self, device: str, node_type: str) -> bool:
+        """Take what InfiniBand says a node is (SW a switch, CA a host's adapter); whether it was new."""
+        kind = node_type.upper()
+        if kind == "CA" and device not in self.tiers:
+            self.tiers[device] = "host"
+            return True
+        if kind == "SW" and device not in self._switches:
+            self._switches.add(device)
+            return True
+        return False
 
     def _face(self, device: str, port: str, far: str) -> bool:
         ports = self._faces.setdefault(device, {}).setdefault(far, set())
@@ -71,15 +86,29 @@ class Wiring:
 
     def tier(self, device: str) -> str:
         """A device's tier by its own words, else by its wiring ("" where neither says)."""
-        return self.tiers.get(device) or ("leaf" if device in self._wired() else "")
+        return self.tiers.get(device) or self._wired().get(device, "")
 
-    def _wired(self) -> set[str]:
-        """The devices without a tier of their own words whose ports face hosts: leaves by their wiring."""
+    def _wired(self) -> dict[str, str]:
+        """The tiers of devices without words of their own, by their wiring: a device whose ports face hosts is a
+        leaf. Above the leaves only devices said to be switches are placed (a host whose words say nothing faces
+        leaves on every port as a spine does): a switch facing leaves on at least half of the ports it has towards
+        switches is a spine, and one facing spines a core (a core may take a storage leaf or two)."""
         if self._wired_at != self.version:
-            self._leaves = {d for d, fars in self._faces.items()
-                            if d not in self.tiers and any(self.tiers.get(f) == "host" for f in fars)}
+            tiers = {d: "leaf" for d, fars in self._faces.items()
+                     if d not in self.tiers and any(self.tiers.get(f) == "host" for f in fars)}
+            above = [d for d in self._switches if d not in self.tiers and d not in tiers]
+            for d in above:
+                fars = self._faces.get(d, {})
+                to_leaves = sum(len(ports) for f, ports in fars.items() if tiers.get(f) == "leaf")
+                to_switches = sum(len(ports) for f, ports in fars.items() if f in self._switches)
+                if to_leaves and 2 * to_leaves >= to_switches:
+                    tiers[d] = "spine"
+            for d in above:
+                if d not in tiers and any(tiers.get(f) == "spine" for f in self._faces.get(d, {})):
+                    tiers[d] = "core"
+            self._wired_tiers = tiers
             self._wired_at = self.version
-        return self._leaves
+        return self._wired_tiers
 
     def role(self, tags: Mapping[str, str], device: str | None = None) -> str | None:
         """The role a port with these tags (of `device`, where known) has towards its far device, where both

@@ -59,3 +59,54 @@ def test_tiers_from_the_wiring_where_no_port_says_a_role(tmp_path: Path, reader:
         ("ss1", "Eth1/1"): "", ("ss1", "Eth1/2"): "", ("ss1", "Eth1/31"): "",
         ("storleaf", "Eth1/29"): "", ("storleaf", "Eth1/1"): "",
     }, roles
+
+
+@pytest.mark.parametrize("reader", ["columns", "samples"])
+def test_infiniband_says_what_each_node_is_so_the_wiring_gives_every_tier(tmp_path: Path, reader: str) -> None:
+    """Principle 2 needs the groups the traffic forms, and InfiniBand's tools say what each node is (ibnetdiscover's
+    node_type and remote_type: SW a switch, CA a host's adapter): a host's port is a host's; a switch facing hosts is
+    a leaf; a switch facing leaves on at least half of its ports is a spine (towards the leaves `spine`, above
+    `spine_up`), and one facing spines above them a core, even where it also takes a storage leaf or two. No name
+    gives any of it (ib-l1, ib-x7 and ib-q3 say nothing)."""
+    def sw(name: str) -> str:
+        return f"MF0;{name}:MQM9700/U1"
+
+    def link(a: str, a_type: str, a_port: int, b: str, b_type: str, b_port: int) -> list[str]:
+        return [f"ib_link,node_desc={a},node_type={a_type},port_num={a_port},remote_desc={b},remote_port={b_port},"
+                f"remote_type={b_type} lid={{n}}i",
+                f"ibdiag_port,node_desc={a},port_num={a_port} port_xmit_data={{n}}000i"]
+
+    lines: list[str] = []
+    lines += link(r"gpu1\ mlx5_0", "CA", 1, sw("ib-l1"), "SW", 1)
+    lines += link(sw("ib-l1"), "SW", 1, r"gpu1\ mlx5_0", "CA", 1)
+    lines += link(sw("stor-sw"), "SW", 1, r"stor1\ mlx5_0", "CA", 1)
+    for k, spine in enumerate(("ib-x7", "ib-x8")):
+        lines += link(sw("ib-l1"), "SW", 33 + k, sw(spine), "SW", 1)
+        lines += link(sw(spine), "SW", 1, sw("ib-l1"), "SW", 33 + k)
+        lines += link(sw(spine), "SW", 33, sw("ib-q3"), "SW", 1 + k)
+        lines += link(sw("ib-q3"), "SW", 1 + k, sw(spine), "SW", 33)
+    lines += link(sw("ib-q3"), "SW", 16, sw("stor-sw"), "SW", 19)
+    lines += link(sw("stor-sw"), "SW", 19, sw("ib-q3"), "SW", 16)
+    roles = {key: li.tags.get("role", "") for key, li in last_links(tmp_path, reader, lines).items()}
+    assert roles == {
+        ("gpu1", "mlx5_0"): "host", ("ib-l1", "1"): "leaf_down", ("stor-sw", "1"): "leaf_down",
+        ("ib-l1", "33"): "leaf_up", ("ib-l1", "34"): "leaf_up", ("stor-sw", "19"): "leaf_up",
+        ("ib-x7", "1"): "spine", ("ib-x8", "1"): "spine", ("ib-x7", "33"): "spine_up", ("ib-x8", "33"): "spine_up",
+        ("ib-q3", "1"): "core", ("ib-q3", "2"): "core", ("ib-q3", "16"): "core",
+    }, roles
+
+
+@pytest.mark.parametrize("reader", ["columns", "samples"])
+def test_a_port_named_by_its_hosts_adapter_is_a_hosts_whoever_collected_it(tmp_path: Path, reader: str) -> None:
+    """A port named by a host's adapter is a host's, whichever tool named it: node_exporter's infiniband collector
+    through Prometheus (`instance`, `device`, `port`), or a NodeDescription naming a host and its HCA
+    ("gpu2 mlx5_1"); a switch's NodeDescription names no host."""
+    links = last_links(tmp_path, reader, [
+        "prometheus_remote_write,device=mlx5_0,instance=gpu1,job=node,port=1 "
+        "node_infiniband_port_data_received_bytes_total={n}000",
+        r"ibdiag_port,node_desc=gpu2\ mlx5_1,port_num=1 port_xmit_data={n}000i",
+        "ibdiag_port,node_desc=MF0;ib-l1:MQM9700/U1,port_num=3 port_xmit_data={n}000i",
+    ])
+    assert links[("gpu1", "mlx5_0")].tags.get("role") == "host"
+    assert links[("gpu2", "mlx5_1")].tags.get("role") == "host"
+    assert "role" not in links[("ib-l1", "3")].tags
