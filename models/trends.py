@@ -63,6 +63,8 @@ MIN_APART = 4  # modules of a device reading a signal before their median is wha
 SHARED_SHARE = 1 / 3
 DEVICE = "*"  # the port of a device's own track: what all its modules share
 FLOOR = 1e-12  # a log signal's zero
+# of its material step: a signal this far back from its worst is the change ending, not going on (worsening only)
+RECEDING = 0.5
 
 
 @dataclass
@@ -72,6 +74,7 @@ class _Track:
     n: int = 1
     away: int = 0  # readings in a row beyond the baseline, the worse way
     first: float = 0.0  # the value when it left the baseline
+    peak: float = 0.0  # how far it has stood from the baseline at worst since it left, the worse way
     since_ns: int = 0
     last_ns: int = 0  # the reading before this one
     apart: bool = False  # judged against its device's other modules (else as read)
@@ -214,11 +217,13 @@ class TrendWatch:
         t.last_ns = ts_ns
         dev = x - t.base
         worse = abs(dev) if s.both_ways else dev if s.worse_up else -dev
-        material = worse >= max(s.step, NOISE_MULT * t.wander)
+        bar = max(s.step, NOISE_MULT * t.wander)
+        material = worse >= bar
         if t.n >= WARMUP and material:
             if t.away == 0:
-                t.first, t.since_ns = x, ts_ns
+                t.first, t.since_ns, t.peak = x, ts_ns, worse
             t.away += 1
+            t.peak = max(t.peak, worse)
         else:
             # steady (or better): the baseline follows, and so does what it usually strays by; while it warms up,
             # as the mean of what it has read (its first reading alone may be a window still filling)
@@ -228,6 +233,8 @@ class TrendWatch:
             t.wander += pace * (abs(dev) - t.wander)
             t.n += 1
         if t.away < HOLD:
+            return None
+        if t.peak - worse >= RECEDING * bar:  # coming back from its worst (airflow restored, a module swapped)
             return None
         shown = (10 ** x, 10 ** t.base) if s.log else (x, t.base)
         change = f"{worse:.1f} decades" if s.log else f"{worse:.1f}{s.unit}"

@@ -39,6 +39,29 @@ def test_a_module_heating_for_an_hour_is_warned_about_long_before_any_limit() ->
     assert not healthy_flagged
 
 
+def test_a_module_cooling_back_once_its_airflow_is_restored_is_no_longer_warned_about() -> None:
+    """Principle 3, worsening only: a module that heated 35 degC and is cooling back fast once its airflow is
+    restored is the change ending, not going on; its warning stops as soon as it has come back half a material step
+    from its worst, though it still stands well above its usual. A module that holds its heat, wandering 0.5 degC
+    around its worst, is still warned about on every reading."""
+    rng = np.random.default_rng(8)
+    watch = TrendWatch()
+    cooled: list[int] = []
+    held: list[int] = []
+    for i in range(260):
+        heat = 35.0 * min(1.0, max(0, i - 100) / 90)
+        cooling = heat - (2.5 * (i - 200) if i > 200 else 0.0)
+        raised = watch.observe([_reading(i, "cools", temperature_c=45.0 + max(cooling, 0.0) + rng.normal(0, 0.3)),
+                                _reading(i, "holds", temperature_c=45.0 + heat + rng.normal(0, 0.5))])
+        if ("leaf1", "cools") in raised:
+            cooled.append(i)
+        if ("leaf1", "holds") in raised:
+            held.append(i)
+    assert cooled and min(cooled) < 150, cooled
+    assert max(cooled) <= 202, max(cooled)  # 3 degC back from its worst: no longer
+    assert held[-1] == 259 and held == list(range(held[0], 260)), held
+
+
 def test_corrected_codewords_rising_are_warned_about_before_errors_get_through() -> None:
     """Principle 3: FEC corrected codewords rising x1.05 an interval (an ageing optic, errors still all
     corrected) are a warning within a few minutes; a steady count with 5 % noise never is."""
