@@ -26,6 +26,8 @@ from fabricwatch.detection.conditions import (
     OUTLIER_MIN_UTIL,
     OUTLIER_N,
     OUTLIER_RATIO,
+    PAUSE_HOLD_BITS,
+    PAUSED_SHARE,
     _drops_within_load,
     _evidence_hit,
     dropping_now,
@@ -109,6 +111,7 @@ from fabricwatch.models.features import (
 from fabricwatch.models.groups import (
     G_INDEX,
     GROUPED,
+    PAUSES_RECEIVED,
     GroupView,
     SiblingFit,
     SiblingRatios,
@@ -430,6 +433,9 @@ class LinkDetector:
         # material: above what its class shows at this moment, not a ratio of two near-zeros
         material = own > 2 * np.nan_to_num(frame.class_median_raw[:, G_INDEX])
         material &= (np.nan_to_num(frame.own_raw[:, UTIL]) >= OUTLIER_MIN_UTIL)[:, None]  # and it carries traffic
+        # and pauses that could hold it a share of the time that matters (severity from impact)
+        material[:, PAUSES_RECEIVED] &= own[:, PAUSES_RECEIVED] * PAUSE_HOLD_BITS >= (
+            PAUSED_SHARE * frame.line_bps)[:, None]
         # beyond OUTLIER_RATIO and beyond what healthy links of its class reach now and then
         floor = frame.layout.memo(f"outlier_floor:{self.sibling_ratios.fit_id}", lambda: np.maximum(
             math.log10(OUTLIER_RATIO), self.sibling_ratios.tails(frame.classes)))
