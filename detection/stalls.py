@@ -107,9 +107,9 @@ def fold_stalls(frame: FeatureFrame, findings: list[Finding], stalls: dict[str, 
     for device, s in stalls.items():
         own, facing = _waiting(frame, device, OWN_NAMES.index(s.signal))
         words = (f"{s.signal} on {s.share:.0%} of its {s.role} ports, {s.ratio:,.0f}x per unit of load the median "
-                 f"of the {s.peers} switches of its tier, while they carry {s.util:.0f}% of line rate where the "
-                 f"tier carries {s.role_util:.0f}%: the switch is stuck as a whole (a credit loop, a PFC deadlock, "
-                 "a wedged ASIC?), not its links")
+                 f"of the {s.peers} switches of its tier sharing its situation, while its ports carry {s.util:.0f}% "
+                 f"of line rate where theirs carry {s.role_util:.0f}%: the switch is stuck as a whole (a credit loop, "
+                 "a PFC deadlock, a wedged ASIC?), not its links")
         if facing:
             words += f"; {len(facing)} links of other switches wait on it ({', '.join(facing[:6])}" \
                      f"{', ...' if len(facing) > 6 else ''})"

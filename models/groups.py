@@ -354,17 +354,18 @@ class SiblingFit:
 
 @dataclass
 class DeviceView:
-    """Each switch's spread ports (uplinks, spine ports) against the switches of the same role now: the
-    median of their grouped signals per unit of load over the role's median of those medians, the share
-    of its spread ports showing each signal, and its median load against the role's."""
+    """Each switch's spread ports (uplinks, spine ports) against the switches sharing its situation now (those of
+    its role facing the same devices, else all of its role): the median of their grouped signals per unit of load
+    over those switches' median of those medians, the share of its spread ports showing each signal, and its
+    median load against theirs."""
 
     devices: list[str]
     role: list[str]
     ratio: np.ndarray  # (d, len(GROUPED)); NaN where the role has fewer than MIN_GROUP switches
     share: np.ndarray  # (d, len(GROUPED)) share of its spread ports with the signal above its class median
     util: np.ndarray  # (d,) the median load of its spread ports, %
-    role_util: np.ndarray  # (d,) the median of that over the switches of its role
-    peers: np.ndarray  # (d,) switches of its role
+    role_util: np.ndarray  # (d,) the median of that over the switches sharing its situation
+    peers: np.ndarray  # (d,) switches sharing its situation
     # (d,) share of its spread ports sending PFC pauses: a switch stuck as a whole holds its senders back,
     # one whose ports are only paused waits on its neighbours' congestion
     pushing: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -372,23 +373,33 @@ class DeviceView:
 
 def _device_ids(topo: Topology) -> tuple[np.ndarray, np.ndarray, list[str], list[str], np.ndarray, np.ndarray]:
     """`device_view`'s layout: the spread ports' rows, each one's (switch, role) number, the switches and their
-    roles (sorted), and each switch's role number into the roles (sorted)."""
+    roles (sorted), and each switch's number among the switches it shares its situation with: those of its role
+    facing the same devices (a pod's spines, a plane's), where MIN_GROUP do, else all of its role."""
     spread = np.array([r in SPREAD_ROLES for r in topo.roles], dtype=bool).reshape(len(topo))
     rows = np.nonzero(spread)[0]
     if not len(rows):
-        return rows, rows, [], [], np.zeros(0, dtype=object), rows
+        return rows, rows, [], [], rows, rows
     keys = np.array([f"{topo.devices[i]}\0{topo.roles[i]}" for i in rows.tolist()], dtype=object)
     names, gid = np.unique(keys, return_inverse=True)
+    gid = gid.reshape(-1)
     devices, role = zip(*(str(k).split("\0") for k in names), strict=True)
-    rnames, rid = np.unique(np.array(role, dtype=object), return_inverse=True)
-    return rows, gid.reshape(-1), list(devices), list(role), rnames, rid.reshape(-1)
+    fars: list[set[str]] = [set() for _ in names]
+    for g, i in zip(gid.tolist(), rows.tolist(), strict=True):
+        fars[g].add(topo.far_devices[i])
+    facing = [f"{r}\0{chr(1).join(sorted(f))}" for r, f in zip(role, fars, strict=True)]
+    _, fid, n_facing = np.unique(np.array(facing, dtype=object), return_inverse=True, return_counts=True)
+    _, rid = np.unique(np.array(role, dtype=object), return_inverse=True)
+    fid, rid = fid.reshape(-1), rid.reshape(-1)
+    # one numbering of both kinds of group: the facing groups first, then the roles
+    sid = np.where(n_facing[fid] >= MIN_GROUP, fid, len(n_facing) + rid)
+    return rows, gid, list(devices), list(role), np.unique(sid, return_inverse=True)[1].reshape(-1), rid
 
 
 def device_view(frame: FeatureFrame) -> DeviceView:
     """A switch whose every spread port waits, per unit of what it carries, far more than the other
     switches of its tier is stuck as a whole (a credit loop, a PFC deadlock, a wedged ASIC)."""
     topo = frame.layout
-    rows, gid, devices, role, rnames, rid = topo.memo("device_view", lambda: _device_ids(topo))
+    rows, gid, devices, role, sid, _ = topo.memo("device_view", lambda: _device_ids(topo))
     if not len(rows):
         return DeviceView([], [], np.zeros((0, len(GROUPED))), np.zeros((0, len(GROUPED))), np.zeros(0),
                           np.zeros(0), np.zeros(0, dtype=int), np.zeros(0))
@@ -398,8 +409,9 @@ def device_view(frame: FeatureFrame) -> DeviceView:
     per_load = values / np.maximum(util, MIN_UTIL)[:, None]
     d = len(devices)
     med = group_medians(gid, np.hstack([per_load, util[:, None]]), d)
-    role_med = group_medians(rid, med, len(rnames))[rid]
-    peers = np.bincount(rid, minlength=len(rnames))[rid]
+    n_sib = int(sid.max()) + 1
+    role_med = group_medians(sid, med, n_sib)[sid]
+    peers = np.bincount(sid, minlength=n_sib)[sid]
     # a port of it shows the signal when it waits per unit of load more than twice the tier's median switch
     showing = (values > 0) & (per_load > 2 * role_med[gid, : len(GROUPED)])
     counts = np.bincount(gid, minlength=d)
