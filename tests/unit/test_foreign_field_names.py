@@ -22,6 +22,14 @@ TAGS = "device=leaf-1,port=3,fabric=ib,role=leaf_down,peer_device=host-1,peer_po
 STEP_NS = 15_000_000_000
 
 
+def _read(path: Path, lines: list[str]) -> tuple[list[tuple[int, list[LinkInterval]]], ReplayReport]:
+    """`lines` written to `path` and read back as replay reads them: (start, links) per interval, and the report."""
+    path.write_text("\n".join(lines) + "\n")
+    report = ReplayReport()
+    return [(w.start_ns, w.links) for chunk in intervals_from_files([path], 30.0, report=report) for w in chunk], report
+
+
+
 def _write(path: Path, words_per_s: int, waits_per_s: int, errors_every: int, steps: int = 12) -> None:
     lines = []
     for k in range(steps):
@@ -128,9 +136,7 @@ def test_sonic_counters_db_names_are_read_as_the_gnmi_collector_reads_them(tmp_p
     path = tmp_path / "sonic.lp"
     lines = [f"port_counters,{SW_TAGS} " + ",".join(f"{n}={k * 15 * (j + 1)}i" for j, n in enumerate(names))
              + f" {1_700_000_000_000_000_000 + k * STEP_NS}" for k in range(6)]
-    path.write_text("\n".join(lines) + "\n")
-    report = ReplayReport()
-    batch = [(w.start_ns, w.links) for chunk in intervals_from_files([path], 30.0, report=report) for w in chunk]
+    batch, report = _read(path, lines)
     for intervals in (batch, intervals_from_lp([path], 30.0)):
         rates = dict(intervals[-1][1][0].rates)
         for j, n in enumerate(names):
@@ -172,9 +178,7 @@ def test_openconfig_leaves_under_their_state_container_and_the_kernels_carrier_c
              f"{i * 2990}i,counters/in_octets={i * 10**6}i,counters/carrier_transitions={i // 4}i "
              f"{1_700_000_000_000_000_000 + i * STEP_NS}" for i in range(8) for k in range(2)]
     path = tmp_path / "oc.lp"
-    path.write_text("\n".join(lines) + "\n")
-    report = ReplayReport()
-    batch = [(w.start_ns, w.links) for chunk in intervals_from_files([path], 30.0, report=report) for w in chunk]
+    batch, report = _read(path, lines)
     rates = batch[-1][1][0].rates
     assert rates["in_pkts"] == pytest.approx(200.0) and "link_transitions" in rates
     assert "counters/in_pkts" not in report.unread_fields
@@ -199,9 +203,7 @@ def test_juniper_dom_mib_columns_are_read_in_their_documented_units(tmp_path: Pa
                      f"jnxDomCurrentModuleVoltage=3301i,jnxDomCurrentRxLaserPower=-212i,"
                      f"jnxDomCurrentTxLaserBiasCurrent=47410i {t + 1}")
     path = tmp_path / "dom.lp"
-    path.write_text("\n".join(lines) + "\n")
-    report = ReplayReport()
-    batch = [(w.start_ns, w.links) for chunk in intervals_from_files([path], 30.0, report=report) for w in chunk]
+    batch, _ = _read(path, lines)
     optics = batch[-1][1][0].optics
     assert optics["temperature_c"] == pytest.approx(41.0) and optics["voltage_v"] == pytest.approx(3.301)
     assert optics["rx_power_dbm_l1"] == pytest.approx(-2.12) and optics["tx_bias_ma_l1"] == pytest.approx(47.41)
@@ -220,9 +222,7 @@ def test_a_lane_given_as_a_tag_is_that_lane_of_the_module(tmp_path: Path) -> Non
                   f"jnxDomCurrentLaneTxLaserBiasCurrent={40000 + 1000 * k}i,jnxDomCurrentLaneRxLaserPower={-100 * k}i "
                   f"{t + 1}" for k in range(4)]
     path = tmp_path / "lanes.lp"
-    path.write_text("\n".join(lines) + "\n")
-    report = ReplayReport()
-    batch = [(w.start_ns, w.links) for chunk in intervals_from_files([path], 30.0, report=report) for w in chunk]
+    batch, report = _read(path, lines)
     (li,) = batch[-1][1]
     assert li.tags == {"role": "leaf_up"}
     assert [li.optics[f"tx_bias_ma_l{n}"] for n in range(1, 5)] == pytest.approx([40.0, 41.0, 42.0, 43.0])
@@ -240,9 +240,7 @@ def test_an_ib_ports_state_as_smpquery_names_it_is_its_state(tmp_path: Path, por
     lines = [f"port_counters,device=ib-leaf01,port=7 PortXmitData={i * 10**6}i,PortState={port_state}i,"
              f"PhysLinkState={phys}i {1_700_000_000_000_000_000 + i * STEP_NS}" for i in range(6)]
     path = tmp_path / "state.lp"
-    path.write_text("\n".join(lines) + "\n")
-    report = ReplayReport()
-    batch = [(w.start_ns, w.links) for chunk in intervals_from_files([path], 30.0, report=report) for w in chunk]
+    batch, report = _read(path, lines)
     rates = batch[-1][1][0].rates
     assert rates["oper_status"] == oper and rates["admin_status"] == admin
     assert not {"PortState", "PhysLinkState"} & set(report.unread_fields)
@@ -274,9 +272,7 @@ def test_an_ibdiagnet_sweep_line_is_read_in_its_own_words(tmp_path: Path, width:
              f"rs_fec_corrected_blocks={i * 100}i,rs_fec_uncorrectable_blocks=0i,link_width_active=\"{width}\" "
              f"{1_700_000_000_000_000_000 + i * STEP_NS}" for i in range(8)]
     path = tmp_path / "ibdiag.lp"
-    path.write_text("\n".join(lines) + "\n")
-    report = ReplayReport()
-    batch = [(w.start_ns, w.links) for chunk in intervals_from_files([path], 30.0, report=report) for w in chunk]
+    batch, report = _read(path, lines)
     last = batch[-1][1][0]
     assert (last.device, last.port) == ("ib-l07-su2", "17")
     assert batch[0][1][0].rates["admin_status"] == 1.0 and last.rates["admin_status"] == 0.0
@@ -465,9 +461,7 @@ def test_fields_named_by_their_whole_gnmi_path_as_gnmic_writes_them_are_read(tmp
                   f"/components/component/transceiver/physical-channels/channel/state/input-power/instant={-k} "
                   f"{t + 3000}" for k in (1, 2, 3, 4)]
     path = tmp_path / "gnmic.lp"
-    path.write_text("\n".join(lines) + "\n")
-    report = ReplayReport()
-    batch = [(w.start_ns, w.links) for chunk in intervals_from_files([path], 30.0, report=report) for w in chunk]
+    batch, report = _read(path, lines)
     (li,) = batch[-1][1]
     assert li.rates["in_octets"] == pytest.approx(10**9) and li.rates["in_pkts"] == pytest.approx(200.0)
     assert li.rates["fcs_errors"] == pytest.approx(1.0) and li.rates["out_discards"] == pytest.approx(2.0)
