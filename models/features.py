@@ -379,12 +379,15 @@ def own_matrix(links: list[LinkInterval], interval_s: float, R: np.ndarray | Non
 
 
 def transitions(R: np.ndarray, interval_s: float) -> np.ndarray:
-    """Link transitions in the interval from a rate matrix: the port's own count, else one where its last-change
-    time moved (IF-MIB's ifLastChange says the state changed, at least once, not how often: one move alone is
-    no flap, moves interval after interval are)."""
+    """Link transitions in the interval from a rate matrix: the port's own count, else twice its downs (a port
+    that counts only its downs, InfiniBand's LinkDownedCounter as any tool records it, went down and up: as the
+    IB collectors read it), else one where its last-change time moved (IF-MIB's ifLastChange says the state
+    changed, at least once, not how often: one move alone is no flap, moves interval after interval are)."""
     counted = R[:, _K["link_transitions"]] * interval_s
+    downs = 2 * R[:, _K["link_downed"]] * interval_s
     moved = R[:, _K["last_change"]]
-    return np.where(np.isnan(counted), np.where(moved > 0, 1.0, np.where(np.isnan(moved), np.nan, 0.0)), counted)
+    by_clock = np.where(moved > 0, 1.0, np.where(np.isnan(moved), np.nan, 0.0))
+    return np.where(np.isnan(counted), np.where(np.isnan(downs), by_clock, downs), counted)
 
 
 def grown(a: np.ndarray, top: int, fill: float = 0) -> np.ndarray:

@@ -80,3 +80,34 @@ def test_an_ib_flap_event_names_the_counter_the_device_keeps() -> None:
     p.process(ib(0, 2))
     out = p.process(ib(10, 3))
     assert [(e.kind, e.detail) for e in out.events] == [("flap", "link_downed rose")]
+
+
+def test_a_recording_that_counts_only_downs_flaps_as_the_collectors_read_it(tmp_path: Path) -> None:
+    """Principle 6, the same through every path: an ibdiagnet sweep recorded by another tool counts only
+    LinkDownedCounter, as the IB collectors read it before they add the transitions; replayed, a port that went
+    down once a minute for five minutes is a flap (critical) as through the collectors, and its neighbour that
+    went down once is not paged critical."""
+    from fabricwatch.detection.detector import LinkDetector
+    from fabricwatch.detection.replay import intervals_from_lp
+    from fabricwatch.models.features import FeatureBuilder
+
+    lines = []
+    for i in range(16):
+        t = 1_700_000_000_000_000_000 + i * 60_000_000_000
+        flapping = min(max(i - 5, 0), 5)
+        once = 1 if i >= 8 else 0
+        for port, downs in (("58", flapping), ("57", once)):
+            lines.append(f"ibdiag_port,node_desc=MF0;ib-l04:MQM9700/U1,port_num={port} "
+                         f"port_xmit_data={10**12 * i}i,port_rcv_data={10**12 * i}i,link_downed_counter={downs}i,"
+                         f"port_state=4i {t}")
+    path = tmp_path / "sweep.lp"
+    path.write_text("\n".join(lines) + "\n")
+    det = LinkDetector(interval_s=60.0)
+    fb = FeatureBuilder(60.0)
+    found: dict[str, set[str]] = {"57": set(), "58": set()}
+    for start, links in intervals_from_lp([path], 60.0):
+        for f in det.detect(fb.build(start, links)):
+            for line in f.per_link():
+                found[str(line["port"])].add(f.severity)
+    assert "critical" in found["58"], found
+    assert "critical" not in found["57"], found
