@@ -1,6 +1,6 @@
 """What the cables say of the ports they join: the far end either end names, and each device's tier where no word of
-the site's gives it (a port named by its host's RDMA device is a host's, a switch hosts hang off is a leaf), so that a
-port's role is its device's tier towards its far device's."""
+the site's gives it (a port named by its host's adapter is a host's, a switch hosts hang off is a leaf, a switch
+leaves hang off a spine), so that a port's role is its device's tier towards its far device's."""
 
 from __future__ import annotations
 
@@ -23,8 +23,9 @@ class Wiring:
     a port (every port of a ToR for GPU nodes says `tor-gpu`, its uplinks too); a port's role is then its device's
     tier towards its far device's, where that one is heard with a tier. Where a device's words name no tier, or
     there are none, its wiring does: a switch whose ports face hosts is a leaf (its ports towards hosts its host
-    ports, towards the switches it faces its uplinks). Tiers above the leaves are not read from the wiring: a host
-    whose words say nothing faces leaves on every port as a spine does."""
+    ports, towards the switches it faces its uplinks). Above the leaves the wiring places only devices said to be
+    switches (InfiniBand's node types), since a host whose words say nothing faces leaves on every port as a spine
+    does."""
 
     def __init__(self) -> None:
         self.tiers: dict[str, str] = {}  # per device heard with role words, the tier they give it
@@ -47,7 +48,6 @@ class Wiring:
         new |= self._typed(device, tags.get("node_type", ""))
         if far := tags.get("peer_device"):
             new |= self._typed(far, tags.get("remote_type", ""))
-        if far := tags.get("peer_device"):
             far_port = tags.get("peer_port") or ""
             if self._said.get((device, port)) != (far, far_port):
                 self._said[(device, port)] = (far, far_port)
