@@ -78,7 +78,11 @@ async def test_retained_poison_over_mqtt_is_counted_and_the_daemon_restarts_fine
             runner, task = await start_runner(cfg, sim)
             try:
                 assert await _wait(lambda: runner.nccl.rejected >= len(POISON))  # noqa: B023
-                assert not task.done() and all(t.up for t in runner.targets.values())
+                # the first poll may come after the retained messages: wait for it, then see polls go on
+                assert await _wait(lambda: all(t.up for t in runner.targets.values()))  # noqa: B023
+                samples = sum(t.samples for t in runner.targets.values())
+                assert await _wait(lambda: sum(t.samples for t in runner.targets.values()) > samples)  # noqa: B023
+                assert not task.done()
             finally:
                 runner.stop()
                 assert await task == 0
