@@ -73,7 +73,8 @@ async def test_a_flood_of_retained_poison_is_counted_skipped_and_the_daemon_goes
                 async with aiomqtt.Client("127.0.0.1", broker.port, identifier="harness") as client:
                     await client.publish("fabricwatch/lab/nccl/results", good, qos=1)
                 assert await _wait(lambda: svc.ingested_runs == 1)  # noqa: B023
-                assert not task.done() and all(t.up for t in runner.targets.values())
+                assert await _wait(lambda: all(t.up for t in runner.targets.values()))  # noqa: B023
+                assert not task.done()
                 assert await _wait(lambda: sum(t.samples for t in runner.targets.values()) > samples,  # noqa: B023
                                    5.0)  # the collectors go on
             finally:

@@ -53,7 +53,8 @@ async def test_poison_files_are_moved_to_failed_and_everything_goes_on(tmp_path:
         assert await _wait(lambda: len(list((inbox / "failed").glob("poison*"))) == len(POISON))
         assert await _wait(lambda: (inbox / "processed" / "good.log").exists())
         assert (inbox / "link.log").is_symlink()
-        assert not task.done() and all(t.up for t in runner.targets.values())
+        assert await _wait(lambda: all(t.up for t in runner.targets.values()))
+        assert not task.done()
         assert runner.nccl.ingested_runs == 1
         assert sum(n for (src, _), n in runner.nccl.rejected_by.items() if src == "watch") == len(POISON)
         samples = sum(t.samples for t in runner.targets.values())
