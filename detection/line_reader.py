@@ -19,6 +19,7 @@ import numpy as np
 from fabricwatch.core.counters import COUNTERS, OPTICS, lane, part, whole
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
 from fabricwatch.core.names import CounterName, numeric_fields, rivals, spellings
+from fabricwatch.detection.nic_names import DIRECT, JOINED, NicNames
 from fabricwatch.detection.plain_decoder import INT63, decode_plain
 from fabricwatch.detection.replay import ReadReport
 from fabricwatch.detection.sensor_rows import sensor_reading
@@ -100,29 +101,42 @@ class Catalog:
         # lane tag itself is no tag of the link
         self.lanes: list[int] = []
         self._link: dict[tuple[str, str], int] = {}
-        self._tagset: dict[tuple[tuple[str, str], tuple[tuple[str, str], ...]], int] = {}
+        self._tagset: dict[tuple[tuple[str, str], tuple[tuple[str, str], ...], int], int] = {}
         self.tagset_links: list[int] = []
         self._read: list[dict[str, str]] = []  # each tag set as read; `tagsets` holds it as the wiring settles it
         self._series: dict[str, tuple[int, int] | None] = {}  # raw series text -> (link, tagset)
         self._codes: dict[str, int] = {}  # raw series text -> link << 32 | tagset, or -1
         self.wiring = Wiring()
         self._settled_at = 0  # the wiring's version when the tag sets were last settled
+        self.nics = NicNames()
+        self.tagset_source: list[int] = []  # per tag set: DIRECT, or JOINED (a network device's, read as its NIC's)
+        self.joined_links: set[int] = set()  # the RDMA devices' links network devices' series are joined to
 
     def ids(self, measurement: str, tags: dict[str, str]) -> tuple[int, int] | None:
         """(link, tagset) of a series of `measurement` with `tags`; None for a series of no port."""
         series = port_of(measurement, tags)
         if series is None:
             return None
+        if self.nics.learn(series, tags):
+            # series read under the network device's own name are the NIC's from now on
+            self._series.clear()
+            self._codes.clear()
+        source = DIRECT
+        if (joined := self.nics.joined(series)) is not None:
+            series, source = joined, JOINED
         key = (series.device, series.port)
         extra = tuple(sorted(link_tags(series, tags).items()))
         link = self._link.get(key)
         if link is None:
             link = self._link[key] = len(self.links)
             self.links.append(key)
+        if self.nics.joins(key):
+            self.joined_links.add(link)
         # a link's own tag set: the wiring settles its far end and role (`settle_roles`)
-        ts = self._tagset.get((key, extra))
+        ts = self._tagset.get((key, extra, source))
         if ts is None:
-            ts = self._tagset[(key, extra)] = len(self.tagsets)
+            ts = self._tagset[(key, extra, source)] = len(self.tagsets)
+            self.tagset_source.append(source)
             tags = site_tags(dict(extra))
             said = next((tags.pop(t) for t in LANE_TAGS if t in tags), "")
             self.tagsets.append(tags)
@@ -377,11 +391,39 @@ def _canonical(cols: Columns, report: ColumnsReport | None = None, catalog: Cata
     lanes = catalog.lane_of(cols.tagset) if catalog is not None else None
     if lanes is not None:
         _to_lanes(cols, lanes)
-    if report is not None:
-        for name, where in cols.present.items():
-            if whole(name) not in COUNTERS and (n := int(where.sum())):
-                report.unread_fields[name] = report.unread_fields.get(name, 0) + n
+    if catalog is not None and catalog.joined_links:
+        _one_source(cols, catalog)
+    read = np.zeros(len(cols), dtype=bool)
+    for name, where in cols.present.items():
+        if whole(name) in COUNTERS:
+            read |= where
+        elif report is not None and (n := int(where.sum())):
+            report.unread_fields[name] = report.unread_fields.get(name, 0) + n
+    if not read.all():  # a row with nothing we read is no moment of its port (an info series: `rdma_netdev_info`)
+        if report is not None:
+            dropped = len(cols) - int(read.sum())
+            report.samples -= dropped
+            report.skipped += dropped
+        cols = cols.take(read)
     return cols
+
+
+def _one_source(cols: Columns, catalog: Catalog) -> None:
+    """On a NIC read under both its names, each counter from the name that gave it first (`NicNames`)."""
+    on = np.isin(cols.link, np.fromiter(catalog.joined_links, dtype=np.int64))
+    if not on.any():
+        return
+    source = np.asarray(catalog.tagset_source, dtype=np.int8)[cols.tagset]
+    for name, where in cols.present.items():
+        if whole(name) not in COUNTERS:
+            continue
+        rows = np.flatnonzero(where & on)
+        if len(rows):
+            keep = catalog.nics.read_rows(name, cols.link[rows], source[rows], len(catalog.links))
+            if not keep.all():
+                where = where.copy()
+                where[rows[~keep]] = False
+                cols.present[name] = where
 
 
 def _to_lanes(cols: Columns, lanes: np.ndarray) -> None:

@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import cast
 
 from fabricwatch.core.batch import PortSample
-from fabricwatch.core.counters import COUNTERS
+from fabricwatch.core.counters import COUNTERS, whole
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
 from fabricwatch.core.names import canonical_fields, numeric_fields
+from fabricwatch.detection.nic_names import DIRECT, JOINED, NicNames
 from fabricwatch.detection.sensor_rows import sensor_reading
 from fabricwatch.detection.series_names import link_tags, port_of, why_no_port
 from fabricwatch.detection.site_tags import site_tags
@@ -40,6 +41,7 @@ def read_samples(paths: Iterable[Path], report: ReadReport) -> Iterator[PortSamp
     """PortSamples from the lines of a port's counters (`series_names.py`) and of its module's sensors
     (`sensor_rows.py`); other series are skipped, bad lines reported."""
     heard: set[tuple[str, str]] = set()
+    nics = NicNames()
     for path in paths:
         with open(path, encoding="utf-8", errors="replace") as f:
             for lineno, line in enumerate(f, 1):
@@ -61,7 +63,10 @@ def read_samples(paths: Iterable[Path], report: ReadReport) -> Iterator[PortSamp
                 if series is None or ts is None:
                     report.skipped += 1
                     continue
-                heard.add((series.device, series.port))
+                nics.learn(series, tags)
+                source = DIRECT
+                if (joined := nics.joined(series)) is not None:
+                    series, source = joined, JOINED
                 # numbers only, unless a bool or string field is there (rare): then a filtered copy
                 values = cast(dict[str, float], fields)
                 if not all(type(v) is int or type(v) is float for v in fields.values()):
@@ -69,6 +74,15 @@ def read_samples(paths: Iterable[Path], report: ReadReport) -> Iterator[PortSamp
                 widths: dict[str, int] = {}
                 if not _VOCABULARY.issuperset(values):  # a recording by another tool: its own spellings
                     values = canonical_fields(values, widths)
+                if nics.joins((series.device, series.port)):
+                    values = nics.read_here((series.device, series.port), values, source)
+                if not any(whole(n) in _VOCABULARY for n in values):
+                    # nothing we read is no moment of the port's (an info series: `rdma_netdev_info`); its tags
+                    # still tell the wiring (a topology series: ibnetdiscover's)
+                    report.skipped += 1
+                    yield PortSample(series.device, series.port, ts, {}, site_tags(link_tags(series, tags)), None)
+                    continue
+                heard.add((series.device, series.port))
                 report.samples += 1
                 extra = site_tags(link_tags(series, tags))
                 yield PortSample(series.device, series.port, ts, values, extra, None, widths or None)

@@ -27,6 +27,9 @@ HOST_PORT_TAGS = ("ibdev", "netdev")
 # number
 NODE_DESC_TAGS = ("node_desc", "node_description", "NodeDesc", "NodeDescription")
 PORT_NUMBER_TAGS = ("port_num", "port_number", "PortNum", "port")
+# Prometheus names the machine it scraped `instance` (host[:port]); Telegraf's prometheus input the scrape's `url`
+SCRAPE_TAGS = ("instance", "url")
+_LOOPBACK = ("localhost", "127.0.0.1", "::1")
 # Prometheus names the machine it scraped `instance` (host[:port])
 _INSTANCE = re.compile(r"(?:[a-z]+://)?(\[[^]]+\]|[^:/]+)(?::\d+)?(?:/.*)?")
 # a port's description as pollers tag it, where sites write its far end ("p2-spine-1:Eth1/5")
@@ -74,6 +77,9 @@ def port_of(measurement: str, tags: Mapping[str, str]) -> PortSeries | None:
         if tags.get("instance"):
             return PortSeries(machine(tags["instance"]), hca_port(tags["device"], tags["port"]),
                               ("instance", "device", "port"))
+    scrape = next((k for k in SCRAPE_TAGS if tags.get(k)), None)
+    if scrape is not None and tags.get("device") and not tags.get("port") and not tags.get("source"):
+        return _scraped_interface(scrape, tags)
     desc = next((k for k in NODE_DESC_TAGS if tags.get(k)), None)
     number = next((k for k in PORT_NUMBER_TAGS if tags.get(k, "").isdigit()), None)
     if desc is not None and number is not None:
@@ -86,11 +92,20 @@ def port_of(measurement: str, tags: Mapping[str, str]) -> PortSeries | None:
     return PortSeries(tags[device], tags[port], (device, port))
 
 
-def _names_a_host(series: PortSeries, tags: Mapping[str, str]) -> bool:
+def _scraped_interface(scrape: str, tags: Mapping[str, str]) -> PortSeries:
+    """node_exporter's network and ethtool collectors name a host's interface `device`: the machine is the one
+    scraped, or the `host` of a Telegraf that scraped its own node."""
+    node = machine(tags[scrape])
+    if node in _LOOPBACK and tags.get("host"):
+        return PortSeries(tags["host"], tags["device"], ("host", scrape, "device"))
+    return PortSeries(node, tags["device"], (scrape, "device"))
+
+
+def names_a_host(series: PortSeries, tags: Mapping[str, str]) -> bool:
     """Whether the series names its port by a host's adapter: Telegraf's infiniband input, Prometheus' node_exporter
     (`instance`, `device`, `port`), a NIC's RDMA or network device, a NodeDescription naming a host and its HCA."""
     first, second = series.naming[0], series.naming[-1]
-    if series.naming == HCA_TAGS or first == "instance" or second in HOST_PORT_TAGS:
+    if series.naming == HCA_TAGS or first == "instance" or second in HOST_PORT_TAGS or series.naming[-2] in SCRAPE_TAGS:
         return True
     return first in NODE_DESC_TAGS and bool(node_description(tags[first])[1])
 
@@ -99,7 +114,7 @@ def link_tags(series: PortSeries, tags: Mapping[str, str]) -> dict[str, str]:
     """The tags of the link beyond its device and port, with the far end its description names where no tag
     names one, and a host's tier where its port is named by its host's device and no tag gives a role or tier."""
     out = {k: v for k, v in tags.items() if k not in series.naming}
-    if _names_a_host(series, tags) and "role" not in out and "tier" not in out:
+    if names_a_host(series, tags) and "role" not in out and "tier" not in out:
         out["tier"] = "host"
     if "peer_device" in out:
         return out

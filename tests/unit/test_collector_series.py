@@ -84,11 +84,72 @@ def test_a_collectors_own_measurements_read_as_port_counters_do(tmp_path: Path, 
     ("ib_link", {"node_desc": "gpu017 mlx5_3", "node_guid": "0x946dae03", "port_num": "1", "node_type": "CA"},
      ("gpu017", "mlx5_3")),
     ("ibdiag_port", {"node_desc": "ib-core-3", "port_num": "5"}, ("ib-core-3", "5")),
+    # node_exporter's network and ethtool collectors name a host's interface `device` (no port number): the machine
+    # is the one scraped (`instance`, the scrape `url`), or the collector's `host` where Telegraf scraped its own
+    ("prometheus", {"host": "gpu-0199", "device": "enp206s0np0", "url": "http://localhost:9100/metrics"},
+     ("gpu-0199", "enp206s0np0")),
+    ("prometheus", {"host": "mon01", "device": "enp24s0np0", "url": "http://gpu017:9100/metrics"},
+     ("gpu017", "enp24s0np0")),
+    ("node_network_receive_bytes_total", {"instance": "gpu017:9100", "device": "eth0", "job": "node"},
+     ("gpu017", "eth0")),
+    # a `device` of no scrape is no interface (a collector's own series of something else)
+    ("custom", {"host": "collector1", "device": "leaf01"}, None),
 ])
 def test_the_device_and_port_tags_of_each_collector(measurement: str, tags: dict[str, str],
                                                      expected: tuple[str, str] | None) -> None:
     got = port_of(measurement, tags)
     assert (got if got is None else (got.device, got.port)) == expected
+
+
+def test_a_host_scraped_for_other_devices_gives_no_ports_for_them(tmp_path: Path) -> None:
+    """node_exporter labels disks and filesystems `device` too: a series with no counter of the vocabulary is no
+    port (no link, no interval), while the interface next to it is read."""
+    lines = []
+    for t in range(0, 300, 10):
+        scrape = "host=gpu1,url=http://localhost:9100/metrics"
+        lines += [f"prometheus,device=sda,{scrape} node_disk_read_bytes_total={t * 10**6} {t * 10**9}",
+                  f"prometheus,device=enp24s0np0,{scrape} node_network_receive_bytes_total={t * 10**6},"
+                  f"node_ethtool_transmitted_prio3_pause={t} {t * 10**9}"]
+    path = tmp_path / "node.lp"
+    path.write_text("\n".join(lines) + "\n")
+    for intervals in (list(intervals_from_lp([path], 30.0)),
+                      [iv for part in intervals_from_files([path], 30.0) for iv in part]):
+        ports = {(li.device, li.port) for iv in intervals for li in iv[1]}
+        assert ports == {("gpu1", "enp24s0np0")}
+        assert all(li.rates.get("pfc_tx_p3") == pytest.approx(1.0) for iv in intervals[1:] for li in iv[1])
+
+
+def _nic_lines(t: int, joined: bool) -> list[str]:
+    scrape = "host=gpu1,url=http://localhost:9100/metrics"
+    out = [f"prometheus,device=mlx5_0,{scrape},port=1 node_infiniband_port_data_received_bytes_total={t * 10**9} "
+           f"{t * 10**9}",
+           # the kernel's netdev counts only what the kernel moved (TCP), not RDMA: another counter of in_octets
+           f"prometheus,device=enp24s0np0,{scrape} node_network_receive_bytes_total={t * 10**3},"
+           f"node_ethtool_transmitted_prio3_pause={5 * t} {t * 10**9 + 7}"]
+    if joined:
+        out.insert(0, f"prometheus,device=mlx5_0,{scrape},netdev=enp24s0np0,port=1 rdma_netdev_info=1 {t * 10**9}")
+    return out
+
+
+@pytest.mark.parametrize("joined", [True, False])
+def test_a_nic_is_one_port_under_its_rdma_and_its_network_device_names(tmp_path: Path, joined: bool) -> None:
+    """Principle (the same through every path): a NIC's RDMA device (`mlx5_0`, as the fabric's tools name a host's
+    end) and its network device (`enp24s0np0`, node_exporter's and ethtool's name) are one port where a series
+    says so (a `netdev` tag beside the RDMA device): its pauses and its traffic are one link's. A counter both
+    names give (in_octets: RDMA's bytes, the kernel's TCP bytes) is read from the first that gave it, never
+    interleaved. Nothing saying so, they stay two ports."""
+    path = tmp_path / "nic.lp"
+    path.write_text("\n".join(line for t in range(0, 300, 10) for line in _nic_lines(t, joined)) + "\n")
+    for intervals in (list(intervals_from_lp([path], 30.0)),
+                      [iv for part in intervals_from_files([path], 30.0, chunk_bytes=400) for iv in part]):
+        ports = {(li.device, li.port) for iv in intervals for li in iv[1]}
+        rates = [li.rates for iv in intervals[1:] for li in iv[1] if li.port == "mlx5_0"]
+        assert rates and all(r.get("in_octets") == pytest.approx(10**9) for r in rates)
+        if joined:
+            assert ports == {("gpu1", "mlx5_0")}
+            assert all(r.get("pfc_tx_p3") == pytest.approx(5.0) for r in rates)
+        else:
+            assert ports == {("gpu1", "mlx5_0"), ("gpu1", "enp24s0np0")}
 
 
 def test_a_description_naming_the_far_end_gives_the_far_end() -> None:
