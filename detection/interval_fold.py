@@ -71,6 +71,7 @@ class ColumnarIntervals:
                  catalog: Catalog | None = None, report: ReplayReport | None = None) -> None:
         self.interval_ns = int(interval_s * 1e9)
         self.catalog = catalog or Catalog()
+        self.catalog.unsent.max_gap_ns = int(max_gap_s * 1e9)
         self.report = report or ReplayReport()
         self.rates = ColumnRates(max_gap_s)
         self._held: Columns | None = None

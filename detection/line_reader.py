@@ -25,6 +25,7 @@ from fabricwatch.detection.replay import ReadReport
 from fabricwatch.detection.sensor_rows import sensor_reading
 from fabricwatch.detection.series_names import OURS, link_tags, port_of
 from fabricwatch.detection.site_tags import site_tags
+from fabricwatch.detection.unsent_fields import UnsentColumns
 from fabricwatch.detection.wiring import Wiring
 from fabricwatch.pipeline.rate_columns import common_dtype
 
@@ -101,7 +102,7 @@ class Catalog:
         # lane tag itself is no tag of the link
         self.lanes: list[int] = []
         self._link: dict[tuple[str, str], int] = {}
-        self._tagset: dict[tuple[tuple[str, str], tuple[tuple[str, str], ...], int], int] = {}
+        self._tagset: dict[tuple[tuple[str, str], tuple[tuple[str, str], ...], int, str], int] = {}
         self.tagset_links: list[int] = []
         self._read: list[dict[str, str]] = []  # each tag set as read; `tagsets` holds it as the wiring settles it
         self._series: dict[str, tuple[int, int] | None] = {}  # raw series text -> (link, tagset)
@@ -109,6 +110,7 @@ class Catalog:
         self.wiring = Wiring()
         self._settled_at = 0  # the wiring's version when the tag sets were last settled
         self.nics = NicNames()
+        self.unsent = UnsentColumns()
         self.tagset_source: list[int] = []  # per tag set: DIRECT, or JOINED (a network device's, read as its NIC's)
         self.joined_links: set[int] = set()  # the RDMA devices' links network devices' series are joined to
 
@@ -133,9 +135,10 @@ class Catalog:
         if self.nics.joins(key):
             self.joined_links.add(link)
         # a link's own tag set: the wiring settles its far end and role (`settle_roles`)
-        ts = self._tagset.get((key, extra, source))
+        # one series, one tag set: another measurement with the same tags is polled at its own pace (`UnsentColumns`)
+        ts = self._tagset.get((key, extra, source, measurement))
         if ts is None:
-            ts = self._tagset[(key, extra, source)] = len(self.tagsets)
+            ts = self._tagset[(key, extra, source, measurement)] = len(self.tagsets)
             self.tagset_source.append(source)
             tags = site_tags(dict(extra))
             said = next((tags.pop(t) for t in LANE_TAGS if t in tags), "")
@@ -391,8 +394,10 @@ def _canonical(cols: Columns, report: ColumnsReport | None = None, catalog: Cata
     lanes = catalog.lane_of(cols.tagset) if catalog is not None else None
     if lanes is not None:
         _to_lanes(cols, lanes)
-    if catalog is not None and catalog.joined_links:
-        _one_source(cols, catalog)
+    if catalog is not None:
+        catalog.unsent.fill(cols.tagset, cols.ts, cols.values, cols.present, len(catalog.tagsets), cols.widths.keys())
+        if catalog.joined_links:
+            _one_source(cols, catalog)
     read = np.zeros(len(cols), dtype=bool)
     for name, where in cols.present.items():
         if whole(name) in COUNTERS:

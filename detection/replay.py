@@ -16,6 +16,7 @@ from fabricwatch.detection.nic_names import DIRECT, JOINED, NicNames
 from fabricwatch.detection.sensor_rows import sensor_reading
 from fabricwatch.detection.series_names import link_tags, port_of, why_no_port
 from fabricwatch.detection.site_tags import site_tags
+from fabricwatch.detection.unsent_fields import UnsentSamples
 from fabricwatch.detection.wiring import Wiring
 from fabricwatch.models.intervals import IntervalAggregator, LinkInterval
 from fabricwatch.pipeline.rates import RateEngine, covered_s, detector_view, first_readings
@@ -37,11 +38,12 @@ class ReadReport:
 _VOCABULARY = frozenset(COUNTERS)
 
 
-def read_samples(paths: Iterable[Path], report: ReadReport) -> Iterator[PortSample]:
+def read_samples(paths: Iterable[Path], report: ReadReport, max_gap_s: float = 300.0) -> Iterator[PortSample]:
     """PortSamples from the lines of a port's counters (`series_names.py`) and of its module's sensors
     (`sensor_rows.py`); other series are skipped, bad lines reported."""
     heard: set[tuple[str, str]] = set()
     nics = NicNames()
+    unsent = UnsentSamples(max_gap_s)
     for path in paths:
         with open(path, encoding="utf-8", errors="replace") as f:
             for lineno, line in enumerate(f, 1):
@@ -74,6 +76,7 @@ def read_samples(paths: Iterable[Path], report: ReadReport) -> Iterator[PortSamp
                 widths: dict[str, int] = {}
                 if not _VOCABULARY.issuperset(values):  # a recording by another tool: its own spellings
                     values = canonical_fields(values, widths)
+                values = unsent.fill((measurement, *sorted(tags.items())), ts, values)
                 if nics.joins((series.device, series.port)):
                     values = nics.read_here((series.device, series.port), values, source)
                 if not any(whole(n) in _VOCABULARY for n in values):
@@ -116,7 +119,7 @@ def intervals_from_lp(
 ) -> list[tuple[int, list[LinkInterval]]]:
     """Run the rate engine over recorded counters (sorted by time) and fold into intervals."""
     report = report or ReadReport()
-    return intervals_from_samples(read_samples(paths, report), interval_s, max_gap_s)
+    return intervals_from_samples(read_samples(paths, report, max_gap_s), interval_s, max_gap_s)
 
 
 def intervals_from_samples(samples: Iterable[PortSample], interval_s: float = 30.0,
