@@ -19,6 +19,9 @@ CROWD_RAIL = 0.5  # the same within one rail, or one device, of a class (a busy 
 # a coin's toss around the class's median
 HOT_MARGIN = 5.0
 CROWD_FAR_END = 1 / 3  # the same among the links of a class that reach one far device (a host's NICs)
+# machines of one class (and as many far ends) whose links show the same load signal furthest above the class at the
+# same moment: faults are rare and independent, so this many at once is what they share (one job's hosts)
+CROWD_MACHINES = 4
 
 
 def _busier_than_class(frame: FeatureFrame) -> np.ndarray:
@@ -75,7 +78,35 @@ def _crowd(frame: FeatureFrame, over: np.ndarray, *, far_end_only: bool = False,
             if len(rows) >= least and len(rows) >= share * size[g] and (
                     keys is by_far_end or not _part_of_one_switch(rows, by_device, per_device)):
                 out[rows] = True
+    if not far_end_only:
+        out |= _same_signal_on_many_machines(frame, over)
     return out & ~load_free
+
+
+def _same_signal_on_many_machines(frame: FeatureFrame, over: np.ndarray) -> np.ndarray:
+    """Links over the threshold whose load signal furthest above their class's median now is the same as on links of
+    that class on CROWD_MACHINES machines or more at once."""
+    out = np.zeros(len(frame.links), dtype=bool)
+    rows = np.flatnonzero(over)
+    if len(rows) < CROWD_MACHINES:
+        return out
+    loaded = np.array([k for k in range(frame.own_raw.shape[1]) if k not in _LOAD_FREE and k != UTIL])
+    own = np.nan_to_num(frame.own_raw[np.ix_(rows, loaded)])
+    med = np.nan_to_num(frame.class_median_raw[np.ix_(rows, loaded)])
+    signal = np.argmax(own / (np.abs(med) + 1.0), axis=1)
+    machines: dict[tuple[str, int], set[str]] = {}
+    far: dict[tuple[str, int], set[str]] = {}
+    members: dict[tuple[str, int], list[int]] = {}
+    for i, j in zip(rows.tolist(), signal.tolist(), strict=True):
+        key, li = (frame.classes[i], j), frame.links[i]
+        machines.setdefault(key, set()).add(li.device)
+        far.setdefault(key, set()).add(li.tags.get("peer_device", "") or f"?{i}")
+        members.setdefault(key, []).append(i)
+    for key, devices in machines.items():
+        # and as many far ends: the links of one host, each on a switch of its own, are that host's
+        if len(devices) >= CROWD_MACHINES and len(far[key]) >= CROWD_MACHINES:
+            out[members[key]] = True
+    return out
 
 
 def _part_of_one_switch(rows: list[int], by_device: list[tuple[str, str]], per_device: dict[tuple[str, str], int]

@@ -274,3 +274,26 @@ def test_a_link_whose_parallel_cable_is_down_at_either_end_carries_its_share(dow
     twins = parallel_down(FeatureBuilder(INTERVAL).build(0, links))
     down = down_end != "none"
     assert twins.tolist() == [down, False, False, False, down]
+
+
+@pytest.mark.parametrize("switches", [1, 6])
+def test_the_same_anomaly_on_many_machines_at_once_is_their_shared_load(detector: LinkDetector, switches: int) -> None:
+    """Principle 2: faults are rare and independent. Pauses far above anything in the fit window on one
+    host-facing port of each of many switches at the same moment (a job's hosts slowed together after its
+    checkpoint, one NIC each) are what those ports share, not that many faults; on one switch's port alone they
+    are that port's."""
+    chosen: dict[str, str] = {}
+    hosts: set[str] = set()
+
+    def change(links: list[LinkInterval]) -> None:
+        for li in links:  # each towards a host of its own: no one machine's traffic
+            if (li.tags.get("role") == "leaf_down" and li.device not in chosen and len(chosen) < switches
+                    and li.tags["peer_device"] not in hosts):
+                chosen[li.device] = li.port
+                hosts.add(li.tags["peer_device"])
+        for li in links:
+            if chosen.get(li.device) == li.port:
+                li.rates["pfc_rx_p3"] = 40_000.0
+
+    found = _found(detector, change, "anomaly")
+    assert len(found) == (1 if switches == 1 else 0), found
