@@ -86,7 +86,7 @@ class Verdict:
     total: float
     expected_share: float  # the background's erred-interval share
     expected_rate: float  # the background's counts per second
-    share_of_packets: float  # counts over the packets the link moved in the window (impact)
+    share_of_packets: float  # counts over the packets that came in the window, moved or counted (impact)
 
     @property
     def evidence(self) -> Evidence:
@@ -190,7 +190,7 @@ class BackgroundRates:
                 if best is None or lp < best.log10_p:
                     pk = float(packets[-w:].sum())
                     best = Verdict(EVIDENCE_NAMES[j], lp, w, k, total, p0, float(background.rate[j]),
-                                   total / pk if pk > 0 else math.inf)
+                                   total / (pk + total) if pk > 0 else math.inf)
             floor = WITHIN_SPEC if EVIDENCE_NAMES[j] in WIRE_CORRUPTION else NEGLIGIBLE_SHARE
             if best is not None and best.log10_p < LOG10_ALPHA and (
                     best.share_of_packets >= floor or best.evidence in (Evidence.INTEGRITY, Evidence.STATE)):

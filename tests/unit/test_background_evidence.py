@@ -1125,3 +1125,17 @@ def test_a_link_carrying_its_down_parallel_links_share_drops_as_that_links_conse
              if (f.device, f.port) == survivor and 10 <= n < 20]
     assert bool(drops) is (twin == "up"), (twin, drops)
     assert any((f.device, f.port) == survivor and "fcs_errors" in f.explanation for fs in found[20:] for f in fs)
+
+
+def test_the_share_lost_is_of_what_came_never_more_than_all_of_it() -> None:
+    """Principle 1 (severity from impact): what a port drops is a share of what came to it, the packets it moved and
+    those it dropped; a NIC dropping nearly everything sent to it (a pause storm: 1,000 drops a second, a few
+    packets through) loses all of it, not 300,000 times it."""
+    counts = np.full((300, len(EVIDENCE_NAMES)), np.nan)
+    d = EVIDENCE_NAMES.index("in_discards")
+    counts[:, d] = 0.0
+    bg = BackgroundRates().fit([("h", "nic")] * 300, ["c"] * 300, counts, INTERVAL)
+    window = np.zeros((32, len(EVIDENCE_NAMES)))
+    window[-8:, d] = 30_000.0
+    (v,) = bg.score(window, np.full(32, 0.1), bg.background(("h", "nic"), "c"), INTERVAL)
+    assert v.name == "in_discards" and 0.99 < v.share_of_packets <= 1.0
