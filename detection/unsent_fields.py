@@ -112,11 +112,16 @@ class UnsentColumns:
                 self._value[name] = np.zeros(len(self._last_ts), dtype=values[name].dtype)
                 self._sent_ts[name] = np.zeros(len(self._last_ts), dtype=np.int64)
             carry, sent_ts = self._value[name], self._sent_ts[name]
-            V = values[name][order]
-            if carry.dtype != V.dtype:
-                dtype = common_dtype(carry[known], V)
+            if carry.dtype != values[name].dtype:  # one exact type for both (`common_dtype`)
+                dtype = common_dtype(carry[known], values[name])
                 carry = self._value[name] = carry.astype(dtype)
-                V = V.astype(dtype)
+                values[name] = values[name].astype(dtype)
+            if where.all():  # every row carries it (a collector sending every field): only remember
+                carry[T[last]] = values[name][order[last]]
+                sent_ts[T[last]] = S[last]
+                known[T[last]] = True
+                continue
+            V = values[name][order]
             code = np.full(n, -1, dtype=np.int64)
             code[where] = pos[where] + _OWN
             breaks = ~where & ~heard
