@@ -119,6 +119,7 @@ from fabricwatch.models.groups import (
     paced_by_host,
     parallel_down,
 )
+from fabricwatch.models.intervals import LinkInterval
 from fabricwatch.models.silence import (
     MIN_RUN,
     SIGNALS,
@@ -136,6 +137,7 @@ from fabricwatch.models.trends import TrendWatch
 _STATE_COLUMNS = np.array([EVIDENCE[n] is Evidence.STATE for n in EVIDENCE_NAMES])
 BATCH_ROWS = 50_000  # link-intervals scored in one forest call: past this, a larger call saves nothing and holds memory
 SATURATED_HOLD = 4  # intervals a counter that filled up stays a finding by that alone (as a bounce settles)
+TRICKLE_SHARE = 0.5  # of its healthy intervals a link counted a counter in: its steady trickle fills it in time
 
 
 class LinkDetector:
@@ -557,6 +559,14 @@ class LinkDetector:
             for frame, scores in zip(chunk, self.score_many(chunk), strict=True):
                 yield self.detect(frame, scores=scores)
 
+    def _burst_filled(self, li: LinkInterval, link_class: str) -> list[str]:
+        """The link's evidence counters at their ceiling that it did not count in most healthy intervals."""
+        full = full_evidence(li)
+        if not full:
+            return full
+        usual = self.background.background((li.device, li.port), link_class).p
+        return [name for name in full if usual[EVIDENCE_NAMES.index(name)] < TRICKLE_SHARE]
+
     def detect(self, frame: FeatureFrame, *, scores: np.ndarray | None = None) -> list[Finding]:
         """Score an interval (unless `scores` holds its `score`), apply hysteresis and rules; one
         finding per active link. Hysteresis state is kept in arrays, so a 100k-link fabric costs a
@@ -675,7 +685,9 @@ class LinkDetector:
             if optic else np.zeros(n, dtype=bool)
         # a counter stuck at its ceiling is a burst that filled it (evidence, for a while) and then a blind
         # spot until someone clears it: the finding says so when it fills, not for as long as it stays full
-        saturated = np.fromiter((bool(li.saturated) and bool(full_evidence(li)) for li in links), dtype=bool, count=n)
+        # (one the link counted nearly every healthy interval fills with that trickle's hours: time, not a burst)
+        saturated = np.fromiter((bool(li.saturated) and bool(self._burst_filled(li, c)) for li, c
+                                 in zip(links, frame.classes, strict=True)), dtype=bool, count=n)
         # full when first heard: it filled before anyone looked, nothing new to say
         heard = st["heard"][rows]
         st["heard"][rows] = True

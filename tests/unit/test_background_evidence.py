@@ -464,6 +464,31 @@ def test_a_counter_stuck_at_its_ceiling_is_a_finding_when_it_fills_not_for_ever(
     assert when and when[0] <= 3 and max(when) < 2 + 6
 
 
+def test_a_counter_filled_by_the_trickle_it_always_counted_is_time_not_a_burst() -> None:
+    """Principle 1 (rate against its own background): a 16-bit relay-error counter that counts its benign trickle
+    every interval (known firmware behaviour) fills up after hours: that is time, as for a counter of load, and no
+    finding; the same counter filling on a link that never counted it is a burst, and is."""
+    def trickle(links: list[LinkInterval]) -> None:
+        li = _host_ports(links)[2]
+        li.rates["rcv_switch_relay_errors"] = 0.5
+        for other in _host_ports(links)[3:]:
+            other.rates["rcv_switch_relay_errors"] = 0.0
+
+    run = simulate(SPEC, 80, interval_s=INTERVAL, seed=1)
+    fb = FeatureBuilder(INTERVAL)
+    for _, links in run.frames:
+        trickle(links)
+    fitted = LinkDetector(interval_s=INTERVAL).fit([fb.build(s, links) for s, links in run.frames])
+    for k, expect in ((2, False), (3, True)):
+        def full(i: int, links: list[LinkInterval], k: int = k) -> None:
+            trickle(links)
+            if i >= 2:
+                _host_ports(links)[k].saturated = frozenset({"rcv_switch_relay_errors"})
+
+        found = _run(fitted, 10, 11, full)
+        assert bool([f for fs in found for f in fs if "saturated" in f.conditions]) == expect, k
+
+
 def test_a_load_counter_filling_up_is_no_burst(detector: LinkDetector) -> None:
     """A counter of load (credit waits) fills its 32 bits with hours of ordinary congestion: reaching its
     ceiling is time, not a burst of faults, and is no finding; the same moment on an error counter is."""
