@@ -48,7 +48,8 @@ class OpticsConfig:
     hold: int = 2
     clear_margin_db: float = 0.5
     stale_s: float = 3600.0  # no reading for this long: what was raised on it goes
-    # readings closer than this are one reading (a manager that re-serves its 300 s sample every poll)
+    # the same values closer than this are one reading (a manager that re-serves its 300 s sample every poll); new
+    # values are a new reading however soon (a manager that reads the module at every poll)
     min_reading_gap_s: float = 60.0
 
 
@@ -144,9 +145,11 @@ class OpticsWatch:
             st = self._links.get(key)
             if st is None:
                 st = self._links[key] = _Link()
+            # the same values again within the gap: a sample re-served, not a new reading
+            again = all(st.values.get(k) == v for k, v in li.optics.items())
             st.values.update(li.optics)
             ts_s = (li.optics_ns or li.start_ns) / 1e9
-            if st.ts_s and ts_s - st.ts_s < self.cfg.min_reading_gap_s:
+            if st.ts_s and ts_s - st.ts_s < self.cfg.min_reading_gap_s and again:
                 continue
             st.ts_s = ts_s
             ber = ber_estimate(li.optics, li)

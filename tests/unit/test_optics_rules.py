@@ -68,3 +68,17 @@ def test_a_pam4_link_working_its_fec_far_from_the_limit_is_background() -> None:
     found = {f.port: f for f in out[-1] if "ber_high" in f.conditions}
     assert "swp1" not in found
     assert found["swp2"].severity == "warning" and found["swp3"].severity == "critical"
+
+
+def test_a_manager_reading_every_poll_clears_as_fast_as_it_raises() -> None:
+    """Principle 3 (a finding ends with its evidence): a manager that reads the module every 30 s (UFM's
+    telemetry) gives a new reading every poll: a BER back under the limit after a repair clears after two such
+    readings, as it raised; a 300 s sample re-served unchanged every poll is still one reading."""
+    high, low = {**LANES_OK, "pre_fec_ber": 1.3e-4}, {**LANES_OK, "pre_fec_ber": 2e-8}
+    fresh = [[_interval(i, "swp1", {**high, "pre_fec_ber": 1.3e-4 + i * 1e-7} if i < 4
+                        else {**low, "pre_fec_ber": 2e-8 + i * 1e-10})] for i in range(8)]
+    flagged = [bool(f) and "ber_high" in f[0].conditions for f in _run(fresh)]
+    assert flagged == [False, True, True, True, True, False, False, False], flagged
+    # the same reading re-served at every poll: it raises after two readings 60 s apart or more
+    served = [[_interval(i, "swp1", high)] for i in range(4)]
+    assert [bool(f) for f in _run(served)] == [False, False, True, True]
