@@ -76,10 +76,11 @@ def read_samples(paths: Iterable[Path], report: ReadReport, max_gap_s: float = 3
                 widths: dict[str, int] = {}
                 if not _VOCABULARY.issuperset(values):  # a recording by another tool: its own spellings
                     values = canonical_fields(values, widths)
-                values = unsent.fill((measurement, *sorted(tags.items())), ts, values)
+                # a writer keeps a series' tags in one order (InfluxDB's and Telegraf's: sorted)
+                values = unsent.fill((measurement, *tags.items()), ts, values)
                 if nics.joins((series.device, series.port)):
                     values = nics.read_here((series.device, series.port), values, source)
-                if not any(whole(n) in _VOCABULARY for n in values):
+                if _VOCABULARY.isdisjoint(values) and not any(whole(n) in _VOCABULARY for n in values):
                     # nothing we read is no moment of the port's (an info series: `rdma_netdev_info`); its tags
                     # still tell the wiring (a topology series: ibnetdiscover's)
                     report.skipped += 1

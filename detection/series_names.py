@@ -30,7 +30,6 @@ PORT_NUMBER_TAGS = ("port_num", "port_number", "PortNum", "port")
 # Prometheus names the machine it scraped `instance` (host[:port]); Telegraf's prometheus input the scrape's `url`
 SCRAPE_TAGS = ("instance", "url")
 _LOOPBACK = ("localhost", "127.0.0.1", "::1")
-# Prometheus names the machine it scraped `instance` (host[:port])
 _INSTANCE = re.compile(r"(?:[a-z]+://)?(\[[^]]+\]|[^:/]+)(?::\d+)?(?:/.*)?")
 # a port's description as pollers tag it, where sites write its far end ("p2-spine-1:Eth1/5")
 DESCRIPTION_TAGS = ("ifAlias", "description", "port_description")
