@@ -428,14 +428,14 @@ def _log10_count_sf(k: float, mu: float, dispersion: float) -> float:
     else negative binomial (a Poisson whose rate itself varies, gamma-distributed): its tail is heavier than a
     scaled Poisson's, as a link's healthy bursts are."""
     if dispersion <= 1.0 + 1e-9 or k <= 0:
-        return _log10_poisson_sf(k, mu)
+        return log10_poisson_sf(k, mu)
     # imported when first needed: a daemon on rules alone with quiet links never loads scipy (~30 MB)
     from scipy.special import betainc
 
     r = max(mu, 1e-12) / (dispersion - 1.0)
     # P(X >= k) = I_q(k, r), q = mu / (mu + r): the regularised incomplete beta, continuous in k
     sf = float(betainc(k, r, (dispersion - 1.0) / dispersion))
-    return math.log10(sf) if sf > 0 else _log10_poisson_sf(k / dispersion, mu / dispersion)
+    return math.log10(sf) if sf > 0 else log10_poisson_sf(k / dispersion, mu / dispersion)
 
 
 def _log10_poisson_cdf(k: float, mu: float) -> float:
@@ -446,7 +446,7 @@ def _log10_poisson_cdf(k: float, mu: float) -> float:
     return math.log10(v) if v > 0 else -math.inf
 
 
-def _log10_poisson_sf(k: float, mu: float) -> float:
+def log10_poisson_sf(k: float, mu: float) -> float:
     """log10 P(X >= k), X ~ Poisson(mu), continuous in k (quasi-Poisson totals are not integers): the
     regularised lower incomplete gamma P(k, mu) by its series, which converges fast for mu < k (the only
     case asked: a total at least MIN_EXCESS times its expectation)."""

@@ -91,6 +91,7 @@ class FeatureFrame:
     topology: Topology | None = None  # the links' layout, shared with the frames before it while it holds
     # (n, N_OWN) the own values a link does not report, at their peers' median in own_raw: no value of its own
     unreported: np.ndarray | None = None
+    interval_s: float = 30.0  # what each rate was averaged over: a rate times it is the interval's count
 
     @property
     def layout(self) -> Topology:
@@ -541,4 +542,4 @@ class FeatureBuilder:
         group_util, group_size = spread_groups(links, np.nan_to_num(own_raw[:, OWN_NAMES.index("util_pct")]), topology)
         X = np.hstack([own, peer, hist])
         return FeatureFrame(start_ns, links, classes, own_raw, X, median_raw, R, nominal, group_util, group_size,
-                            topology, imputed)
+                            topology, imputed, self.interval_s)

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from fabricwatch.models.background import log10_poisson_sf
 from fabricwatch.models.features import (
     LOAD_BINS,
     OWN_NAMES,
@@ -125,6 +126,8 @@ WEAK = 0.1  # of the load-matched peers' marking: a link marking less marks next
 WITNESS_WEAK = 0.5
 PAUSING_LESS = 0.5  # of the median switch's pausing per unit of load: a switch pausing less fills no queue now
 PAUSING_MORE = 2.0  # times the median switch's pausing per unit of load: its queues reach the pause threshold
+CHANCE_COUNT = 1.0  # events an interval that chance gives a switch at rest: no peer median predicts fewer
+LOG10_BEYOND_CHANCE = -3.0  # a count more likely than 1e-3 under the peers' rate is as theirs
 
 
 def calm(frame: FeatureFrame, rows: np.ndarray) -> np.ndarray:
@@ -207,8 +210,9 @@ def pausing_ratio(frame: FeatureFrame, rows: np.ndarray, column: int = PFC_TX,
     role_id = topo.role_ids
     pfc = own[:, column]
     reports = np.bincount(dev, weights=~np.isnan(pfc), minlength=n_dev) > 0
-    per_load = np.bincount(dev, weights=np.nan_to_num(pfc), minlength=n_dev) / np.maximum(
-        np.bincount(dev, weights=np.nan_to_num(own[:, UTIL]), minlength=n_dev), 1.0)
+    load = np.maximum(np.bincount(dev, weights=np.nan_to_num(own[:, UTIL]), minlength=n_dev), 1.0)
+    sent_per_s = np.bincount(dev, weights=np.nan_to_num(pfc), minlength=n_dev)
+    per_load = sent_per_s / load
     row_roles = role_id[rows]
     out = np.full(len(rows), np.nan)
     d = dev[rows]
@@ -223,6 +227,15 @@ def pausing_ratio(frame: FeatureFrame, rows: np.ndarray, column: int = PFC_TX,
         mine = (row_roles == role) & reports[d]
         with np.errstate(divide="ignore", invalid="ignore"):
             out[mine] = np.where(median > 0, per_load[d[mine]] / median, np.where(per_load[d[mine]] > 0, np.inf, 1.0))
+        # a ratio is evidence only with the counts behind it: the interval's count against the count the median
+        # switch's rate predicts at this switch's load, never under one (what chance gives a switch at rest); one
+        # pause frame where its peers sent none is no more than theirs
+        more = mine & (out > 1.0)
+        for switch in np.unique(d[more]).tolist():
+            sent = sent_per_s[switch] * frame.interval_s
+            expected = max(median * load[switch] * frame.interval_s, CHANCE_COUNT)
+            if sent <= expected or log10_poisson_sf(sent, expected) > LOG10_BEYOND_CHANCE:
+                out[more & (d == switch)] = 1.0
     return out
 
 

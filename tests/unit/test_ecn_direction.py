@@ -622,3 +622,28 @@ def test_a_switch_that_counts_no_marks_is_witnessed_by_the_nics_its_marks_reach(
     assert not behind(run(1.0))
     found = behind(run(4.0))
     assert found and min(found) <= 3 + 3, found
+
+
+@pytest.mark.parametrize(("pauses_per_s", "found"), [(1 / INTERVAL, False), (3 / INTERVAL, False), (50.0, True)])
+def test_a_switch_pausing_more_than_its_peers_is_a_count_beyond_chance_not_a_ratio_of_near_zeros(
+        pauses_per_s: float, found: bool) -> None:
+    """Principle 1 (a rate is evidence only where its count is significantly above what its peers' rate
+    predicts): no leaf pauses while the fabric's load marks; one leaf's ports mark 1/20 of what their peers do
+    (a checkpoint's incast spreads its marks unevenly over a storage leaf's ports). One or three pause frames
+    in an interval from that leaf are "more than its peers" only as a ratio over zero: no finding. Pausing 50/s
+    on every port while marking so little is its queues reaching the pause threshold first: ECN set too high."""
+    _, victim = _two_leaves()
+
+    def mark(i: int, links: list[LinkInterval]) -> None:
+        _load(links, None, None)
+        for li in links:
+            for k in [k for k in li.rates if k.startswith("pfc_tx")]:
+                li.rates[k] = 0.0
+        ports = sorted((li for li in links if li.device == victim), key=lambda li: li.port)
+        for n, li in enumerate(ports if i >= 3 else ()):
+            li.rates["ecn_marked"] = li.rates.get("ecn_marked", 0.0) / 20
+            li.rates["pfc_tx_p3"] = pauses_per_s if pauses_per_s >= 1 or n == 0 else 0.0
+
+    det = _fitted(mark)
+    live = [f for fs in _live(det, 10, mark) for f in _silent(fs, victim) if f.level == "device"]
+    assert bool(live) == found, [(f.ports, f.explanation) for f in live]
