@@ -634,13 +634,20 @@ class LinkDetector:
         excused[held_idle[idle_not_its_own(frame, held_idle, self._restarts.heard, cables,
                                               self._idle_switches)]] = True
         # transitions over the last few intervals: a link that keeps flapping, not one that bounced once
-        flap_hist = np.concatenate([st["flaps"][rows][:, 1:], np.nan_to_num(own[:, FLAPS:FLAPS + 1])], axis=1)
+        # over the last minutes, not the link's last samples: an exporter that sends on change says nothing of a
+        # link back up and idle, and the intervals it was not heard in age its transitions as any others
+        flap_hist = np.concatenate([_aged(st["flaps"][rows], frame.start_ns - st["seen_ns"][rows], self.interval_s),
+                                    np.nan_to_num(own[:, FLAPS:FLAPS + 1])], axis=1)
         flap_hist[settle > 0] = 0.0  # a device's reboot is not its links flapping
         operated = operated_links(frame, rows, st, self.rules.flap_window, cables)
         flap_hist[operated] = 0.0  # nor an operator shutting or enabling its port
         st["flaps"][rows] = flap_hist
         recent_flaps = flap_hist.sum(axis=1)
         drained = drained_links(frame, rows, recent_flaps, st)
+        # a link that has held its state for the last few intervals has stopped flapping, whatever the window
+        # still holds: the finding ends with its evidence
+        settled = ~(flap_hist[:, -self.rules.settled_after:] > 0).any(axis=1)
+        recent_flaps = np.where(settled, 0.0, recent_flaps)
         # every error, discard and integrity counter against the link's own background: a stray error
         # now and then is what healthy links do; more often than its history and class explain is not
         counts = np.nan_to_num(np.maximum(evidence_counts(frame, EVIDENCE_NAMES, self.interval_s), 0.0))
@@ -743,6 +750,7 @@ class LinkDetector:
         slow = slow_flap.slow_flaps(frame, rows, st, flap_hist[:, -1], frame.reading("link_downed") * self.interval_s,
                                     (settle == 0) & ~operated & ~device_event,
                                     self.rules.flap_window * self.interval_s * 1e9)
+        slow = {i: hit for i, hit in slow.items() if not settled[i]}
         maybe_rule[list(slow)] = True
         gone_quiet = self._gone_quiet(frame, rows, (settle > 0) | (recent > 0) | operated, seen, seen_silent)
         maybe_rule[list(gone_quiet)] = True
@@ -884,3 +892,13 @@ class LinkDetector:
             raise ModelError(f"{path}: the model cannot be read: {exc!r}") from None
         det.reset()  # it starts from what its file holds
         return det
+
+
+def _aged(window: np.ndarray, since_ns: np.ndarray, interval_s: float) -> np.ndarray:
+    """Each row of a per-interval window, oldest first, without its oldest column and moved on by the intervals
+    since its link was last heard beyond the one just passed (zeros in their place): `since_ns` from then to now."""
+    width = window.shape[1]
+    unheard = np.clip(np.rint(since_ns / (interval_s * 1e9)).astype(np.int64) - 1, 0, width)
+    cols = np.arange(width - 1)[None, :] + 1 + unheard[:, None]
+    inside = cols < width
+    return np.where(inside, np.take_along_axis(window, np.minimum(cols, width - 1), axis=1), 0.0)

@@ -37,6 +37,7 @@ class RuleConfig:
     flaps_warning: float = 2.0
     flaps_critical: float = 4.0
     flap_window: int = 4
+    settled_after: int = 2  # intervals without a transition: the link no longer flaps, whatever its window holds
 
 
 def speed_degraded(li: LinkInterval) -> bool:

@@ -60,3 +60,45 @@ def test_two_downs_in_an_hour_or_downs_an_hour_apart_are_bounces() -> None:
 
 def test_a_switch_taking_every_link_down_together_is_not_its_links_flapping() -> None:
     assert _flapped((10, 40, 70), whole_leaf=True) == []
+
+
+def test_a_flap_window_ages_in_time_while_the_link_says_nothing() -> None:
+    """Principle 3 (a finding ends with its evidence): the flap window is the last minutes, not the link's last
+    few samples. An exporter that sends on change (Telegraf's dedup, node_exporter scraped through it) sends
+    nothing of a link that came back up and carries no traffic: its next line, ten intervals later, is no
+    flap though its transitions were the last it sent."""
+    det = LinkDetector(interval_s=INTERVAL)
+    fb = FeatureBuilder(INTERVAL)
+    target = None
+    flapped = []
+    for i, (start, links) in enumerate(simulate(SPEC, 30, interval_s=INTERVAL, seed=4).frames):
+        ups = [li for li in links if li.tags.get("role") == "leaf_up"]
+        target = target or (ups[0].device, ups[0].port)
+        if 12 <= i < 22:
+            links = [li for li in links if (li.device, li.port) != target]  # unchanged: not sent
+        for li in links:
+            li.rates["link_transitions"] = 1 / INTERVAL if (li.device, li.port) == target and i in (10, 11) else 0.0
+        if any((f.device, f.port) == target and "flap" in f.conditions for f in det.detect(fb.build(start, links))):
+            flapped.append(i)
+    assert 10 in flapped or 11 in flapped  # the bounce itself is said
+    assert not [i for i in flapped if i >= 22], flapped
+
+
+def test_a_flap_is_over_once_the_link_has_held_its_state_for_two_intervals() -> None:
+    """Principle 3 (a finding ends with its evidence): a link that bounced twice in a minute (a down and its up
+    in each of two intervals) is flapping; once it has held its state for two whole intervals it is not, though
+    the flap window (the last four intervals) still holds a bounce: said no later than two intervals after its
+    last transition."""
+    det = LinkDetector(interval_s=INTERVAL)
+    fb = FeatureBuilder(INTERVAL)
+    target = None
+    flapped = []
+    for i, (start, links) in enumerate(simulate(SPEC, 24, interval_s=INTERVAL, seed=4).frames):
+        ups = [li for li in links if li.tags.get("role") == "leaf_up"]
+        target = target or (ups[0].device, ups[0].port)
+        for li in links:
+            li.rates["link_transitions"] = 2 / INTERVAL if (li.device, li.port) == target and i in (10, 12) else 0.0
+        if any((f.device, f.port) == target and "flap" in f.conditions for f in det.detect(fb.build(start, links))):
+            flapped.append(i)
+    assert 12 in flapped, flapped
+    assert max(flapped) <= 12 + 2, flapped
