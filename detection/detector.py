@@ -646,7 +646,7 @@ class LinkDetector:
         drained = drained_links(frame, rows, recent_flaps, st)
         # a link that has held its state for the last few intervals has stopped flapping, whatever the window
         # still holds: the finding ends with its evidence
-        settled: np.ndarray = ~(flap_hist[:, -self.rules.settled_after:] > 0).any(axis=1)
+        settled = np.asarray(flap_hist[:, -self.rules.settled_after:] > 0).sum(axis=1) == 0
         recent_flaps = np.where(settled, 0.0, recent_flaps)
         # every error, discard and integrity counter against the link's own background: a stray error
         # now and then is what healthy links do; more often than its history and class explain is not
