@@ -177,6 +177,12 @@ class BackgroundRates:
                 # stopped, with a stray count after it, is not still going at the window's rate
                 if _log10_poisson_cdf(last, total * recent / len(col)) < LOG10_ENDED:
                     continue
+                # a link that counts nearly every interval has no clean intervals to lose: its persistence is the
+                # intervals raised above its trickle, and one interval's burst is no more a rise there than on a
+                # link that counts nothing most intervals
+                if p0 >= 0.5 and not events[j] and int((col >= MIN_EXCESS * float(background.rate[j]) * interval_s * (
+                        busier[w] if follows[j] else 1.0)).sum()) < MIN_ERRED:
+                    continue
                 mu = float(background.rate[j]) * w * interval_s * (busier[w] if follows[j] else 1.0)
                 d = max(float(background.dispersion[j]), float(background.window_dispersion[WINDOWS.index(w), j]))
                 if total < MIN_EXCESS * mu or total <= background.peaks[WINDOWS.index(w), j]:

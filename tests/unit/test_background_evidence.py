@@ -1164,3 +1164,24 @@ def test_the_share_lost_is_of_what_came_never_more_than_all_of_it() -> None:
     window[-8:, d] = 30_000.0
     (v,) = bg.score(window, np.full(32, 0.1), bg.background(("h", "nic"), "c"), INTERVAL)
     assert v.name == "in_discards" and 0.99 < v.share_of_packets <= 1.0
+
+
+def test_one_intervals_burst_on_a_link_that_always_counts_is_no_rise_a_few_raised_intervals_are() -> None:
+    """Principle 1 (persistence, the same on every link): on a link that counts nothing most intervals, one burst,
+    even across two intervals, is no finding (three intervals must count). A link that counts a trickle every
+    interval has no clean intervals to lose, so its persistence is the intervals raised above its trickle: one
+    interval of thirty times its usual (a host's receive ring overflowing once) is no finding however its
+    window's total compares; three raised intervals in a row are."""
+    rng = np.random.default_rng(5)
+    d = EVIDENCE_NAMES.index("buffer_discards")
+    counts = np.full((300, len(EVIDENCE_NAMES)), np.nan)
+    counts[:, d] = rng.poisson(8.0, 300)
+    bg = BackgroundRates().fit([("gpu19", "mlx5_2")] * 300, ["c"] * 300, counts, INTERVAL)
+    b = bg.background(("gpu19", "mlx5_2"), "c")
+    window = np.zeros((32, len(EVIDENCE_NAMES)))
+    window[:, d] = rng.poisson(8.0, 32)
+    window[-3:, d] = [16, 280, 21]
+    assert not bg.score(window, np.full(32, 4e6), b, INTERVAL)
+    window[-3:, d] = [90, 110, 100]
+    (v,) = bg.score(window, np.full(32, 4e6), b, INTERVAL)
+    assert v.name == "buffer_discards"
