@@ -13,7 +13,7 @@ import pytest
 
 from fabricwatch.detection.detector import Finding, LinkDetector
 from fabricwatch.lab.evaluation import simulate
-from fabricwatch.models.background import EVIDENCE_NAMES, BackgroundRates, EvidenceWindows
+from fabricwatch.models.background import EVIDENCE_NAMES, Background, BackgroundRates, EvidenceWindows
 from fabricwatch.models.features import FeatureBuilder
 from fabricwatch.models.intervals import LinkInterval
 from fabricwatch.simulator.topology import FabricSpec
@@ -241,17 +241,23 @@ def test_a_burst_that_ended_is_not_kept_alive_by_a_stray_count() -> None:
         assert any(flagged[24:]) is still and (still or not any(flagged[22:])), (still, flagged[18:])
 
 
+def _trickling(name: str, mean: float, seed: int) -> tuple[np.random.Generator, int, BackgroundRates, Background]:
+    """A link that counted `name` every interval (Poisson, `mean`) through 300 healthy intervals: the random
+    generator, the counter's column, the fitted backgrounds and the link's."""
+    rng = np.random.default_rng(seed)
+    d = EVIDENCE_NAMES.index(name)
+    counts = np.full((300, len(EVIDENCE_NAMES)), np.nan)
+    counts[:, d] = rng.poisson(mean, 300)
+    bg = BackgroundRates().fit([("sw", "p")] * 300, ["c"] * 300, counts, INTERVAL)
+    return rng, d, bg, bg.background(("sw", "p"), "c")
+
+
 def test_a_fault_that_stopped_on_a_link_that_always_trickles_clears_as_well() -> None:
     """Principle 1 (rate, not presence), at a fault's end: a port that drops a few control-plane packets every
     interval never stops counting, so a burst of drops that ended is over when its last intervals count no
     more than its usual trickle, not when they count none. The window still holds the burst; no finding
     outlives it by more than two intervals."""
-    rng = np.random.default_rng(4)
-    d = EVIDENCE_NAMES.index("in_discards")
-    counts = np.full((300, len(EVIDENCE_NAMES)), np.nan)
-    counts[:, d] = rng.poisson(6.0, 300)
-    bg = BackgroundRates().fit([("sw", "p")] * 300, ["c"] * 300, counts, INTERVAL)
-    b = bg.background(("sw", "p"), "c")
+    rng, d, bg, b = _trickling("in_discards", 6.0, 4)
     wins = EvidenceWindows()
     flagged = []
     for i in range(40):
@@ -1172,12 +1178,7 @@ def test_one_intervals_burst_on_a_link_that_always_counts_is_no_rise_a_few_raise
     interval has no clean intervals to lose, so its persistence is the intervals raised above its trickle: one
     interval of thirty times its usual (a host's receive ring overflowing once) is no finding however its
     window's total compares; three raised intervals in a row are."""
-    rng = np.random.default_rng(5)
-    d = EVIDENCE_NAMES.index("buffer_discards")
-    counts = np.full((300, len(EVIDENCE_NAMES)), np.nan)
-    counts[:, d] = rng.poisson(8.0, 300)
-    bg = BackgroundRates().fit([("gpu19", "mlx5_2")] * 300, ["c"] * 300, counts, INTERVAL)
-    b = bg.background(("gpu19", "mlx5_2"), "c")
+    rng, d, bg, b = _trickling("buffer_discards", 8.0, 5)
     window = np.zeros((32, len(EVIDENCE_NAMES)))
     window[:, d] = rng.poisson(8.0, 32)
     window[-3:, d] = [16, 280, 21]

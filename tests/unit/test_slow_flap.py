@@ -62,24 +62,31 @@ def test_a_switch_taking_every_link_down_together_is_not_its_links_flapping() ->
     assert _flapped((10, 40, 70), whole_leaf=True) == []
 
 
+def _flapping_in(n: int, transitions: dict[int, float], unheard: range = range(0)) -> list[int]:
+    """Intervals a leaf uplink was found flapping in over `n` intervals: `transitions` it counted at each
+    interval given; during `unheard` no line of it came (an exporter sending on change)."""
+    det = LinkDetector(interval_s=INTERVAL)
+    fb = FeatureBuilder(INTERVAL)
+    target = None
+    flapped = []
+    for i, (start, links) in enumerate(simulate(SPEC, n, interval_s=INTERVAL, seed=4).frames):
+        ups = [li for li in links if li.tags.get("role") == "leaf_up"]
+        target = target or (ups[0].device, ups[0].port)
+        if i in unheard:
+            links = [li for li in links if (li.device, li.port) != target]
+        for li in links:
+            li.rates["link_transitions"] = transitions.get(i, 0.0) / INTERVAL if (li.device, li.port) == target else 0.0
+        if any((f.device, f.port) == target and "flap" in f.conditions for f in det.detect(fb.build(start, links))):
+            flapped.append(i)
+    return flapped
+
+
 def test_a_flap_window_ages_in_time_while_the_link_says_nothing() -> None:
     """Principle 3 (a finding ends with its evidence): the flap window is the last minutes, not the link's last
     few samples. An exporter that sends on change (Telegraf's dedup, node_exporter scraped through it) sends
     nothing of a link that came back up and carries no traffic: its next line, ten intervals later, is no
     flap though its transitions were the last it sent."""
-    det = LinkDetector(interval_s=INTERVAL)
-    fb = FeatureBuilder(INTERVAL)
-    target = None
-    flapped = []
-    for i, (start, links) in enumerate(simulate(SPEC, 30, interval_s=INTERVAL, seed=4).frames):
-        ups = [li for li in links if li.tags.get("role") == "leaf_up"]
-        target = target or (ups[0].device, ups[0].port)
-        if 12 <= i < 22:
-            links = [li for li in links if (li.device, li.port) != target]  # unchanged: not sent
-        for li in links:
-            li.rates["link_transitions"] = 1 / INTERVAL if (li.device, li.port) == target and i in (10, 11) else 0.0
-        if any((f.device, f.port) == target and "flap" in f.conditions for f in det.detect(fb.build(start, links))):
-            flapped.append(i)
+    flapped = _flapping_in(30, {10: 1, 11: 1}, unheard=range(12, 22))
     assert 10 in flapped or 11 in flapped  # the bounce itself is said
     assert not [i for i in flapped if i >= 22], flapped
 
@@ -89,16 +96,6 @@ def test_a_flap_is_over_once_the_link_has_held_its_state_for_two_intervals() -> 
     in each of two intervals) is flapping; once it has held its state for two whole intervals it is not, though
     the flap window (the last four intervals) still holds a bounce: said no later than two intervals after its
     last transition."""
-    det = LinkDetector(interval_s=INTERVAL)
-    fb = FeatureBuilder(INTERVAL)
-    target = None
-    flapped = []
-    for i, (start, links) in enumerate(simulate(SPEC, 24, interval_s=INTERVAL, seed=4).frames):
-        ups = [li for li in links if li.tags.get("role") == "leaf_up"]
-        target = target or (ups[0].device, ups[0].port)
-        for li in links:
-            li.rates["link_transitions"] = 2 / INTERVAL if (li.device, li.port) == target and i in (10, 12) else 0.0
-        if any((f.device, f.port) == target and "flap" in f.conditions for f in det.detect(fb.build(start, links))):
-            flapped.append(i)
+    flapped = _flapping_in(24, {10: 2, 12: 2})
     assert 12 in flapped, flapped
     assert max(flapped) <= 12 + 2, flapped
