@@ -638,8 +638,7 @@ class LinkDetector:
         # that sends on change, a device polled every few intervals) are those its report's rate covers
         seen_ns = st["seen_ns"][rows]
         since_ns = np.where(seen_ns > 0, frame.start_ns - seen_ns, int(self.interval_s * 1e9))  # first heard: one
-        steps = _steps(since_ns, self.interval_s, self.rules.flap_window)
-        flap_hist = _moved_on(st["flaps"][rows], np.nan_to_num(own[:, FLAPS]), steps)
+        flap_hist = _moved_on(st["flaps"][rows], np.nan_to_num(own[:, FLAPS]), since_ns, self.interval_s)
         flap_hist[settle > 0] = 0.0  # a device's reboot is not its links flapping
         operated = operated_links(frame, rows, st, self.rules.flap_window, cables)
         flap_hist[operated] = 0.0  # nor an operator shutting or enabling its port
@@ -783,7 +782,7 @@ class LinkDetector:
             li = links[i]
             model_active = bool(active[i]) and not excused[i]
             # a bounce while siblings bounce too waits an interval: it may be the device's maintenance
-            only_now = float(own[i, FLAPS]) * int(steps[i]) >= recent_flaps[i]  # all came with this report
+            only_now = float(own[i, FLAPS]) >= recent_flaps[i]
             hold = bool(forming[i]) and only_now and recent_flaps[i] < self.rules.flaps_critical
             quiet = bool(settle[i] > 0) or hold or bool(operated[i])
             hits = evaluate(li, self.interval_s, self.rules, device_event=quiet, recent_flaps=float(recent_flaps[i]),
@@ -896,14 +895,10 @@ class LinkDetector:
         return det
 
 
-def _steps(since_ns: np.ndarray, interval_s: float, width: int) -> np.ndarray:
-    """Per link, the intervals since it was last heard (1: the one just passed), at most `width`."""
-    return np.clip(np.rint(since_ns / (interval_s * 1e9)).astype(np.int64), 1, width)
-
-
-def _moved_on(window: np.ndarray, now: np.ndarray, steps: np.ndarray) -> np.ndarray:
-    """Each row of a per-interval window, oldest first, moved on by `steps` intervals (those since its link was
-    last heard), each of them holding `now`: a report's rate over the whole gap covers every interval of it."""
+def _moved_on(window: np.ndarray, now: np.ndarray, since_ns: np.ndarray, interval_s: float) -> np.ndarray:
+    """Each row of a per-interval window, oldest first, moved on to this interval: `since_ns` since its link was
+    last heard, each interval since then holding `now` (a rate over the whole gap covers every interval of it)."""
     width = window.shape[1]
+    steps = np.clip(np.rint(since_ns / (interval_s * 1e9)).astype(np.int64), 1, width)
     cols = np.arange(width)[None, :] + steps[:, None]
     return np.where(cols < width, np.take_along_axis(window, np.minimum(cols, width - 1), axis=1), now[:, None])
