@@ -634,11 +634,10 @@ class LinkDetector:
         excused[held_idle[idle_not_its_own(frame, held_idle, self._restarts.heard, cables,
                                               self._idle_switches)]] = True
         # transitions over the last few intervals: a link that keeps flapping, not one that bounced once
-        # over the last minutes, not the link's last samples: the intervals a link was not heard in (an exporter
-        # that sends on change, a device polled every few intervals) are those its report's rate covers
-        seen_ns = st["seen_ns"][rows]
-        since_ns = np.where(seen_ns > 0, frame.start_ns - seen_ns, int(self.interval_s * 1e9))  # first heard: one
-        flap_hist = _moved_on(st["flaps"][rows], np.nan_to_num(own[:, FLAPS]), since_ns, self.interval_s)
+        # over the last minutes, not the link's last samples: an exporter that sends on change says nothing of a
+        # link back up and idle, and the intervals it was not heard in age its transitions as any others
+        flap_hist = np.concatenate([_aged(st["flaps"][rows], frame.start_ns - st["seen_ns"][rows], self.interval_s),
+                                    np.nan_to_num(own[:, FLAPS:FLAPS + 1])], axis=1)
         flap_hist[settle > 0] = 0.0  # a device's reboot is not its links flapping
         operated = operated_links(frame, rows, st, self.rules.flap_window, cables)
         flap_hist[operated] = 0.0  # nor an operator shutting or enabling its port
@@ -895,10 +894,11 @@ class LinkDetector:
         return det
 
 
-def _moved_on(window: np.ndarray, now: np.ndarray, since_ns: np.ndarray, interval_s: float) -> np.ndarray:
-    """Each row of a per-interval window, oldest first, moved on to this interval: `since_ns` since its link was
-    last heard, each interval since then holding `now` (a rate over the whole gap covers every interval of it)."""
+def _aged(window: np.ndarray, since_ns: np.ndarray, interval_s: float) -> np.ndarray:
+    """Each row of a per-interval window, oldest first, without its oldest column and moved on by the intervals
+    since its link was last heard beyond the one just passed (zeros in their place): `since_ns` from then to now."""
     width = window.shape[1]
-    steps = np.clip(np.rint(since_ns / (interval_s * 1e9)).astype(np.int64), 1, width)
-    cols = np.arange(width)[None, :] + steps[:, None]
-    return np.where(cols < width, np.take_along_axis(window, np.minimum(cols, width - 1), axis=1), now[:, None])
+    unheard = np.clip(np.rint(since_ns / (interval_s * 1e9)).astype(np.int64) - 1, 0, width)
+    cols = np.arange(width - 1)[None, :] + 1 + unheard[:, None]
+    inside = cols < width
+    return np.where(inside, np.take_along_axis(window, np.minimum(cols, width - 1), axis=1), 0.0)
