@@ -21,7 +21,8 @@ STATE = {"downs_ns": ((SLOW_FLAP_DOWNS,), np.int64), "transitions_left": ((), np
 def slow_flaps(frame: FeatureFrame, rows: np.ndarray, state: LinkState, transitions: np.ndarray,
                downed: np.ndarray, own: np.ndarray, hold_ns: float) -> dict[int, RuleHit]:
     """Links whose last SLOW_FLAP_DOWNS downs fall within SLOW_FLAP_S, by row, said from the last down for
-    `hold_ns` (the flap window): a link that stopped going down is no longer flapping. A down is what an IB
+    at most `hold_ns` (the flap window; the detector ends it sooner once the link has held its state): a link that
+    stopped going down is no longer flapping. A down is what an IB
     port's LinkDownedCounter counts (`downed`, NaN where a port has none), else two of a port's transitions (a
     down and its up, in one interval or two); `own`: links whose transitions now are theirs (not their
     device's event, not an operator's act)."""

@@ -229,8 +229,8 @@ def pausing_ratio(frame: FeatureFrame, rows: np.ndarray, column: int = PFC_TX,
             out[mine] = np.where(median > 0, per_load[d[mine]] / median, np.where(per_load[d[mine]] > 0, np.inf, 1.0))
         # a ratio is evidence only with the counts behind it: the interval's count against the count the median
         # switch's rate predicts at this switch's load, never under one (what chance gives a switch at rest); one
-        # pause frame where its peers sent none is no more than theirs
-        more = mine & (out > 1.0)
+        # pause frame where its peers sent none is no more than theirs (only PAUSING_MORE is asked of it)
+        more = mine & (out >= PAUSING_MORE)
         for switch in np.unique(d[more]).tolist():
             sent = sent_per_s[switch] * frame.interval_s
             expected = max(median * load[switch] * frame.interval_s, CHANCE_COUNT)

@@ -99,3 +99,9 @@ def test_a_flap_is_over_once_the_link_has_held_its_state_for_two_intervals() -> 
     flapped = _flapping_in(24, {10: 2, 12: 2})
     assert 12 in flapped, flapped
     assert max(flapped) <= 12 + 2, flapped
+
+
+def test_a_link_first_heard_with_one_transition_is_one_bounce_not_a_flap() -> None:
+    """Principle 3: the intervals before a link was first heard hold nothing of it; its first report's one
+    transition (it came up) is no flap, however long the fabric ran before it."""
+    assert _flapping_in(16, {10: 1}, unheard=range(10)) == []
