@@ -36,6 +36,7 @@ from fabricwatch.detection.conditions import (
 from fabricwatch.detection.crowds import SETTLE_INTERVALS, FarBounces, _crowd, _device_events
 from fabricwatch.detection.down_cables import DownCables
 from fabricwatch.detection.down_unheard import DownUnheard
+from fabricwatch.detection.drops_alike import drops_alike
 from fabricwatch.detection.ecn_excess import MarkingWatch
 from fabricwatch.detection.ecn_missing import STATE as HELD_SILENCE_STATE
 from fabricwatch.detection.ecn_missing import held_silence, missing_marks
@@ -678,7 +679,8 @@ class LinkDetector:
             key = (frame.links[i].device, frame.links[i].port)
             kept = [v for v in evidence[i] if v.evidence is not Evidence.DISCARD
                     or not (crowd[i] or twins[i] or _drops_within_load(frame, i, v, self.interval_s, model,
-                                                                       siblings, self._windows.carried(key, v.window)))]
+                                                                       siblings, self._windows.carried(key, v.window))
+                            or drops_alike(frame, i, self._windows) is not None)]
             if kept:
                 evidence[i] = kept
             else:

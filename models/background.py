@@ -506,6 +506,12 @@ class EvidenceWindows:
         ring = self._rings.get(key)
         return None if ring is None else (ring[1][-window:], ring[2][-window:])
 
+    def held(self, key: tuple[str, str]) -> tuple[np.ndarray, np.ndarray] | None:
+        """The counts of every interval the link's window holds (intervals x EVIDENCE_NAMES) and its utilisation
+        in each (NaN: unknown), oldest first; None when nothing is held."""
+        ring = self._rings.get(key)
+        return None if ring is None else (ring[0], ring[2])
+
     def forget(self, keys: Iterable[tuple[str, str]]) -> None:
         for key in keys:
             self._rings.pop(key, None)
