@@ -180,6 +180,9 @@ class Evidence(StrEnum):
     DISCARD = "discard"  # packets dropped by the port (buffers, policy, watchdog)
     INTEGRITY = "integrity"  # the link had to retrain or recover
     STATE = "state"  # the link went down (and up): one bounce is maintenance, more than its background is not
+    # a packet lost somewhere between two endpoints, counted by the transport that sent it again: the path's,
+    # evidence against the NIC's link only where no hop of that path is watched (`detection/path_witness.py`)
+    PATH = "path"
 
 
 # Every counter whose count is evidence against the link, judged against its own background rate
@@ -196,15 +199,16 @@ EVIDENCE: dict[str, Evidence] = {
                                      "vl15_dropped")},
     **{n: Evidence.INTEGRITY for n in ("link_error_recovery",)},
     **{n: Evidence.STATE for n in ("link_downed", "link_transitions")},
+    **{n: Evidence.PATH for n in ("local_ack_timeout_err", "packet_seq_err", "roce_adp_retrans")},
 }
 NOT_EVIDENCE: frozenset[str] = frozenset({
     "in_octets", "out_octets", "in_pkts", "out_pkts", "pause_rx", "pause_tx", "ecn_marked", "cnp_sent",
     "cnp_handled", "cnp_ignored", "xmit_wait", "pause_storm_events",
     # when the port last changed state: its moves are bounces, which the flap rules judge as transitions
     "last_change",
-    # the RDMA transport's retries and out-of-sequence packets count a drop or a late answer anywhere
-    # between two endpoints (a congested or lossy hop elsewhere, a slow peer): the path's, not the link's
-    "out_of_sequence", "packet_seq_err", "local_ack_timeout_err", "rnr_nak_retry_err", "roce_adp_retrans",
+    # packets received out of sequence are reordering as often as loss (adaptive routing sprays a flow over
+    # paths of different lengths); a receiver-not-ready retry is a slow application at the far end, no loss
+    "out_of_sequence", "rnr_nak_retry_err",
     # what the FEC corrected reaches no frame (every link's PHY corrects a trickle): its trend and the BER
     # it makes are the optics' to judge; per lane it is the same count as fec_corrected_bits
     "fec_corrected", "fec_corrected_bits", "fec_corrected_symbols", *(lane("lane_errors", n) for n in LANES),

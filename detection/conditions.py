@@ -66,16 +66,16 @@ CROWD_OVER = 3.0  # times a link's background drops per interval, and at least C
 CROWD_LEAST = 2.0
 
 
-def dropping_now(frame: FeatureFrame, counts: np.ndarray, background: BackgroundRates, interval_s: float
-                 ) -> np.ndarray:
-    """Links dropping now beyond their own background (`counts`: the interval's evidence counts): a crowd of
-    drops is made of these. A switch's ports that each drop their usual trickle (control-plane packets)
-    are no crowd that excuses one of them dropping far more."""
-    drops = np.nansum(counts[:, DISCARD_COLUMNS], axis=1)
+def dropping_now(frame: FeatureFrame, counts: np.ndarray, background: BackgroundRates, interval_s: float,
+                 columns: np.ndarray = DISCARD_COLUMNS) -> np.ndarray:
+    """Links dropping now beyond their own background (`counts`: the interval's evidence counts; `columns`: the
+    counters that count the drops): a crowd of drops is made of these. A switch's ports that each drop their
+    usual trickle (control-plane packets) are no crowd that excuses one of them dropping far more."""
+    drops = np.nansum(counts[:, columns], axis=1)
     out = np.zeros(len(frame.links), dtype=bool)
     for i in np.nonzero(drops >= CROWD_LEAST)[0].tolist():
         li = frame.links[i]
-        usual = float(background.background((li.device, li.port), frame.classes[i]).rate[DISCARD_COLUMNS].sum())
+        usual = float(background.background((li.device, li.port), frame.classes[i]).rate[columns].sum())
         out[i] = drops[i] > CROWD_OVER * usual * interval_s
     return out
 
@@ -96,11 +96,13 @@ def _evidence_hit(v: Verdict, interval_s: float) -> RuleHit:
         severe = v.share_of_packets >= LOSS_CRITICAL
         if math.isfinite(v.share_of_packets):
             words += f", {v.share_of_packets:.2g} of its packets"
-        words += (": corruption on the wire (optic, cable or connector?)" if v.evidence is Evidence.ERROR
-                  else ": the port drops packets")
+        words += {Evidence.ERROR: ": corruption on the wire (optic, cable or connector?)",
+                  Evidence.DISCARD: ": the port drops packets",
+                  Evidence.PATH: ": packets lost on the path behind this NIC, sent again (no hop of it is watched "
+                                 "here: its cable, the switch port it reaches, the fabric beyond?)"}[v.evidence]
     condition = {"fec_uncorrectable": "fec_uncorrectable"}.get(v.name, {
         Evidence.ERROR: "corruption", Evidence.DISCARD: "discards", Evidence.INTEGRITY: "link_recovery",
-        Evidence.STATE: "link_bounces"}[v.evidence])
+        Evidence.STATE: "link_bounces", Evidence.PATH: "path_loss"}[v.evidence])
     return RuleHit("critical" if severe else "warning", words, condition)
 
 

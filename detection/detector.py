@@ -73,6 +73,7 @@ from fabricwatch.detection.maintenance import (
 )
 from fabricwatch.detection.model_file import ModelError, read_model, write_model
 from fabricwatch.detection.optics import OpticsWatch
+from fabricwatch.detection.path_witness import shared_retries, witnessed
 from fabricwatch.detection.retrained import TrainedFit, retrained_lower
 from fabricwatch.detection.rules import RuleConfig, evaluate, full_evidence, shared_pausing, speed_degraded_rows
 from fabricwatch.detection.stalls import StallWatch, fold_stalls
@@ -657,7 +658,9 @@ class LinkDetector:
         beyond_usual = dropping_now(frame, counts, self.background, self.interval_s)
         if beyond_usual.any():
             counts[np.ix_(_crowd(frame, beyond_usual, hot_machines=True), DISCARD_COLUMNS)] = 0.0
+        shared_retries(frame, counts, self.background, self.interval_s)
         evidence = self._evidence(frame, rows, counts, recent > 0, (settle > 0) | operated)
+        witnessed(frame, evidence)
         # drops that the links sharing a situation show at once (one host's NICs on every rail in an
         # incast, a class in an all-to-all) are that load; errors are the link's own whatever others do
         # drops follow load: more than the background is a finding only beyond what healthy links of
@@ -680,7 +683,7 @@ class LinkDetector:
             kept = [v for v in evidence[i] if v.evidence is not Evidence.DISCARD
                     or not (crowd[i] or twins[i] or _drops_within_load(frame, i, v, self.interval_s, model,
                                                                        siblings, self._windows.carried(key, v.window))
-                            or drops_alike(frame, i, self._windows) is not None)]
+                            or drops_alike(frame, i, self._windows, self.background, self.interval_s) is not None)]
             if kept:
                 evidence[i] = kept
             else:

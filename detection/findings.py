@@ -122,7 +122,8 @@ def _device_findings(frame: FeatureFrame, findings: list[Finding]) -> list[Findi
     return out
 
 
-EVIDENCE_CONDITIONS = frozenset({"corruption", "discards", "link_recovery", "fec_uncorrectable", "link_bounces"})
+EVIDENCE_CONDITIONS = frozenset({"corruption", "discards", "link_recovery", "fec_uncorrectable", "link_bounces",
+                                 "path_loss"})
 
 
 def _by_switch(findings: list[Finding], shows: Callable[[Finding], bool]) -> tuple[dict[str, list[Finding]],

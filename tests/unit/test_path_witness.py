@@ -1,0 +1,121 @@
+"""Where no switch of the fabric is watched (a tenant sees only its hosts), a NIC's transport retries are the
+only witness of loss on the path behind it.
+
+Each test names the principle it checks. The fabric is the project's simulator seen from the hosts: each leaf
+port towards a host becomes that host's NIC (its far end, with the directions swapped)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from fabricwatch.detection.detector import Finding, LinkDetector
+from fabricwatch.lab.evaluation import simulate
+from fabricwatch.models.features import FeatureBuilder
+from fabricwatch.models.intervals import LinkInterval
+from fabricwatch.simulator.topology import FabricSpec
+
+SPEC = FabricSpec(nodes=32, rails=4, leaves_per_rail=2, spines=4)
+INTERVAL = 30.0
+RETRIES = ("local_ack_timeout_err", "packet_seq_err", "roce_adp_retrans")
+Change = Callable[[int, list[LinkInterval]], None]
+
+
+def _as_nic(li: LinkInterval) -> LinkInterval:
+    """The host's end of a leaf's port towards it, as the host's exporter reports it."""
+    swap = {"in": "out", "out": "in"}
+    rates = {}
+    for name, value in li.rates.items():
+        way, _, rest = name.partition("_")
+        rates[f"{swap[way]}_{rest}" if way in swap and rest in ("octets", "pkts") else name] = value
+    tags = {"role": "host", "rail": li.tags.get("rail", ""), "speed": li.tags.get("speed", "")}
+    return LinkInterval(li.start_ns, li.tags["peer_device"], li.tags["peer_port"], tags, rates)
+
+
+def _frames(n: int, seed: int, change: Change, hosts_only: bool = True) -> list[tuple[int, list[LinkInterval]]]:
+    out = []
+    for i, (start, links) in enumerate(simulate(SPEC, n, interval_s=INTERVAL, seed=seed).frames):
+        nics = [_as_nic(li) for li in links if li.tags.get("role") == "leaf_down"]
+        for li in nics:
+            for name in RETRIES:
+                li.rates[name] = 0.0
+        change(i, nics)
+        out.append((start, nics if hosts_only else links + nics))
+    return out
+
+
+def _sporadic(rng: np.random.Generator) -> Change:
+    """A third of the NICs retry a few times now and then, as healthy RoCE NICs do (a late answer, a
+    reordered burst)."""
+    def change(i: int, nics: list[LinkInterval]) -> None:
+        for li in nics[::3]:
+            if rng.random() < 0.3:
+                li.rates["packet_seq_err"] = float(rng.integers(1, 4)) / INTERVAL
+                li.rates["local_ack_timeout_err"] = float(rng.integers(0, 2)) / INTERVAL
+    return change
+
+
+def _detector(hosts_only: bool = True) -> LinkDetector:
+    fb = FeatureBuilder(INTERVAL)
+    frames = _frames(80, 1, _sporadic(np.random.default_rng(1)), hosts_only)
+    return LinkDetector(interval_s=INTERVAL).fit([fb.build(s, links) for s, links in frames])
+
+
+def _run(det: LinkDetector, change: Change, hosts_only: bool = True) -> list[tuple[int, Finding]]:
+    det.reset()
+    fb = FeatureBuilder(INTERVAL)
+    background = _sporadic(np.random.default_rng(2))
+    found = []
+
+    def both(i: int, nics: list[LinkInterval]) -> None:
+        background(i, nics)
+        change(i, nics)
+
+    for i, (start, links) in enumerate(_frames(40, 8, both, hosts_only)):
+        found += [(i, f) for f in det.detect(fb.build(start, links))]
+    return found
+
+
+def _storm(i: int, nics: list[LinkInterval]) -> None:
+    """From the tenth interval on, one NIC's path loses packets: its transport retries 40 times a second."""
+    if i >= 10:
+        nics[5].rates.update(local_ack_timeout_err=8.0, packet_seq_err=12.0, roce_adp_retrans=20.0)
+
+
+@pytest.fixture(scope="module")
+def hosts_only() -> LinkDetector:
+    return _detector()
+
+
+def test_a_nic_retrying_far_beyond_its_background_where_no_switch_is_watched_is_a_finding(
+        hosts_only: LinkDetector) -> None:
+    """Principle 1 (every counter is evidence against its own background) with attribution: a retry counts a
+    packet lost anywhere between two endpoints; where no hop of the path is watched, the NIC is the only witness,
+    and its retries far above its background are a finding on it, named by the counter, within a few intervals.
+    Its healthy background (a few retries now and then on a third of the NICs) pages nothing."""
+    found = _run(hosts_only, _storm)
+    nic = _frames(1, 8, lambda i, nics: None)[0][1][5]
+    on_it = [i for i, f in found if (f.device, f.port) == (nic.device, nic.port)]
+    assert on_it and min(on_it) <= 10 + 3, on_it
+    assert any(name in f.explanation for _, f in found for name in RETRIES)
+    assert not [f for _, f in found if (f.device, f.port) != (nic.device, nic.port)], found[:3]
+
+
+def test_retries_many_nics_share_at_once_are_the_jobs_not_each_links(hosts_only: LinkDetector) -> None:
+    """Principle 2 (what many links share at once is their situation's): every NIC of a rail retrying at once (a
+    drop elsewhere slowing the whole job, or the job aborting) is no finding on each of them."""
+    def together(i: int, nics: list[LinkInterval]) -> None:
+        if i >= 10:
+            for li in nics:
+                if li.tags["rail"] == "1":
+                    li.rates.update(local_ack_timeout_err=2.0, packet_seq_err=4.0)
+
+    assert not _run(hosts_only, together)
+
+
+def test_retries_are_the_paths_not_the_links_where_the_switches_are_watched() -> None:
+    """Principle 1's attribution: where the fabric's switches are watched, a loss is found at the hop that loses
+    it, by that hop's own counters; a NIC's retries then say nothing of its own link, and are no finding."""
+    assert not _run(_detector(hosts_only=False), _storm, hosts_only=False)
