@@ -1,10 +1,12 @@
 """Drops a busy link shares with a link carrying as much. A queue drops at its tail the more the busier it runs,
 and a hash can pile the traffic a switch spreads over several links on two or three of them: those drop, the
-others do not. A link dropping while a link of its spread group, at the same load over the window, drops beyond
+others do not. A link the traffic is piled on (it carries more than its group's median by SAME_LOAD) dropping
+while another link so piled on, at the same load over the window, drops beyond
 its own background within GROUP_MARGIN of it (the margin the group rule asks of a link standing out of its
 situation: drops grow faster than load, and tails are heavy) does what that load does; a fault drops alone or far
 beyond it. A sibling dropping its usual trickle (control-plane packets) witnesses no load. Below BUSY_PCT no queue
-fills, and drops shared there are no load's (`lone_drops`)."""
+fills, and drops shared there are no load's (`lone_drops`); links at their group's load that drop together are
+a line card or a switch, not a hash (`findings`: one device finding)."""
 
 from __future__ import annotations
 
@@ -18,8 +20,9 @@ from fabricwatch.detection.explain import GROUP_MARGIN
 from fabricwatch.detection.lone_drops import SAME_LOAD
 from fabricwatch.models.background import EVIDENCE_NAMES, BackgroundRates, EvidenceWindows
 from fabricwatch.models.drop_shares import BUSY_PCT
-from fabricwatch.models.features import FeatureFrame, spread_ids
+from fabricwatch.models.features import OWN_NAMES, FeatureFrame, spread_ids
 
+UTIL = OWN_NAMES.index("util_pct")
 _DISCARDS = np.array([k for k, n in enumerate(EVIDENCE_NAMES) if EVIDENCE[n] is Evidence.DISCARD])
 
 
@@ -48,11 +51,15 @@ def drops_alike(frame: FeatureFrame, i: int, windows: EvidenceWindows, backgroun
     """The link of row i's spread group that carried as much as it over the window and dropped beyond its
     background within GROUP_MARGIN of what row i dropped beyond its own, as "device port", or None."""
     _names, gid, member = spread_ids(frame.layout)
-    own = _excess(windows, background, frame, i, interval_s) if member[i] else None
+    if frame.group_util is None:
+        return None
+    util = np.nan_to_num(frame.own_raw[:, UTIL])
+    piled = member & (util > (1 + SAME_LOAD) * np.nan_to_num(frame.group_util, nan=np.inf))
+    own = _excess(windows, background, frame, i, interval_s) if piled[i] else None
     if own is None or not own[1] >= BUSY_PCT:
         return None
     drops, load = own
-    for j in np.nonzero(member & (gid == gid[i]))[0].tolist():
+    for j in np.nonzero(piled & (gid == gid[i]))[0].tolist():
         if j == i or (theirs := _excess(windows, background, frame, j, interval_s)) is None:
             continue
         if abs(theirs[1] - load) <= SAME_LOAD * load and theirs[0] * GROUP_MARGIN >= drops:

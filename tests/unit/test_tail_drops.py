@@ -248,10 +248,10 @@ def test_a_queue_dropping_at_the_load_its_group_carries_without_a_drop_is_the_li
     assert (bool(hits) and min(hits) <= 4 + 4) if found else not hits, hits
 
 
-def _hot_pair(det: LinkDetector, share: float, witness: float) -> list[int]:
-    """Intervals of the discards findings on a leaf's second uplink while, from the fourth interval on, the hash
-    piles the leaf's traffic on its first two uplinks (90 % each, the other two at 40 %): the second drops
-    `share` of its packets, the first `witness`, in turns (each every other interval)."""
+def _hot_pair(det: LinkDetector, share: float, witness: float, others: float = 0.4) -> list[int]:
+    """Intervals of the discards findings on a leaf's second uplink while, from the fourth interval on, its first
+    two uplinks carry 90 % each and the other two `others` (0.4: the hash piles the leaf's traffic on the first
+    two): the second drops `share` of its packets, the first `witness`, in turns (each every other interval)."""
     det.reset()
     fb = FeatureBuilder(INTERVAL)
     found = []
@@ -259,20 +259,23 @@ def _hot_pair(det: LinkDetector, share: float, witness: float) -> list[int]:
         ups = _uplinks(links, "leaf-r2-0")
         if i >= 4:
             for k, li in enumerate(ups):
-                _carry(li, 0.9 if k < 2 else 0.4)
+                _carry(li, 0.9 if k < 2 else others)
             _drop(ups[1 if i % 2 else 0], share if i % 2 else witness)
         found += [i for f in det.detect(_build(fb, start, links))
                   if "discards" in f.conditions and f.device == "leaf-r2-0" and f.port == ups[1].port]
     return found
 
 
-@pytest.mark.parametrize(("share", "found"), [(4e-6, False), (8e-5, True)])
-def test_drops_a_busy_link_shares_with_a_link_carrying_as_much_are_the_loads(share: float, found: bool) -> None:
+@pytest.mark.parametrize(("share", "others", "found"), [(4e-6, 0.4, False), (8e-5, 0.4, True), (4e-6, 0.9, True)])
+def test_drops_a_busy_link_shares_with_a_link_carrying_as_much_are_the_loads(share: float, others: float,
+                                                                             found: bool) -> None:
     """Principle 2 (a link is judged against the links sharing its situation at the same load): a queue drops at
     its tail the more the busier it runs, and a hash can pile a leaf's traffic on two of its four uplinks. No link
     of the class dropped in training, so the class allows no tail; the two hot uplinks drop in turns, one 4 in a
     million, the other 1 in a million: each drops what a link beside it, carrying as much, drops, within the
     margin the group rule asks (GROUP_MARGIN): the load's, no page. The same uplink dropping 80 in a million
-    while its hot sibling drops 1 in a million stands out of its load: found."""
-    hits = _hot_pair(_fitted(lambda i, links: None), share, 1e-6)
+    while its hot sibling drops 1 in a million stands out of its load: found. Principle 4 (several ports of one
+    device changing together are the device's): where all four carry 90 % (nothing piled on the two), two of them
+    dropping alike is no hash's doing: found (with its sibling, as the switch's)."""
+    hits = _hot_pair(_fitted(lambda i, links: None), share, 1e-6, others)
     assert bool(hits) == found, hits
