@@ -1,12 +1,12 @@
 """Drops a busy link shares with a link carrying as much. A queue drops at its tail the more the busier it runs,
 and a hash can pile the traffic a switch spreads over several links on two or three of them: those drop, the
-others do not. A link the traffic is piled on (it carries more than its group's median by SAME_LOAD) dropping
-while another link so piled on, at the same load over the window, drops beyond
-its own background within GROUP_MARGIN of it (the margin the group rule asks of a link standing out of its
-situation: drops grow faster than load, and tails are heavy) does what that load does; a fault drops alone or far
-beyond it. A sibling dropping its usual trickle (control-plane packets) witnesses no load. Below BUSY_PCT no queue
-fills, and drops shared there are no load's (`lone_drops`); links at their group's load that drop together are
-a line card or a switch, not a hash (`findings`: one device finding)."""
+others do not. A link dropping while another link of its spread group, at the same load over the window, drops
+beyond its own background within GROUP_MARGIN of it (the margin the group rule asks of a link standing out of its
+situation: drops grow faster than load, and tails are heavy), the links that drop being the group's busiest now,
+does what that load does; a fault drops alone or far beyond it. A sibling dropping its usual trickle
+(control-plane packets) witnesses no load. Below BUSY_PCT no queue fills, and drops shared there are no load's
+(`lone_drops`); links that drop together while links of their group carrying as much do not are a line card or a
+switch, not a hash (`findings`: one device finding)."""
 
 from __future__ import annotations
 
@@ -49,19 +49,20 @@ def _excess(windows: EvidenceWindows, background: BackgroundRates, frame: Featur
 def drops_alike(frame: FeatureFrame, i: int, windows: EvidenceWindows, background: BackgroundRates,
                 interval_s: float) -> str | None:
     """The link of row i's spread group that carried as much as it over the window and dropped beyond its
-    background within GROUP_MARGIN of what row i dropped beyond its own, as "device port", or None."""
+    background within GROUP_MARGIN of what row i dropped beyond its own, where the links of the group that drop
+    are its busiest now (every other link carries less than both), as "device port", or None."""
     _names, gid, member = spread_ids(frame.layout)
-    if frame.group_util is None:
-        return None
-    util = np.nan_to_num(frame.own_raw[:, UTIL])
-    piled = member & (util > (1 + SAME_LOAD) * np.nan_to_num(frame.group_util, nan=np.inf))
-    own = _excess(windows, background, frame, i, interval_s) if piled[i] else None
-    if own is None or not own[1] >= BUSY_PCT:
+    if not member[i] or (own := _excess(windows, background, frame, i, interval_s)) is None or not own[1] >= BUSY_PCT:
         return None
     drops, load = own
-    for j in np.nonzero(piled & (gid == gid[i]))[0].tolist():
-        if j == i or (theirs := _excess(windows, background, frame, j, interval_s)) is None:
+    group = [j for j in np.nonzero(member & (gid == gid[i]))[0].tolist() if j != i]
+    excess = {j: _excess(windows, background, frame, j, interval_s) for j in group}
+    util = np.nan_to_num(frame.own_raw[:, UTIL])
+    calm = [j for j in group if excess[j] is None]
+    for j in group:
+        theirs = excess[j]
+        if theirs is None or abs(theirs[1] - load) > SAME_LOAD * load or theirs[0] * GROUP_MARGIN < drops:
             continue
-        if abs(theirs[1] - load) <= SAME_LOAD * load and theirs[0] * GROUP_MARGIN >= drops:
+        if calm and max(util[k] for k in calm) < min(util[i], util[j]):
             return f"{frame.links[j].device} {frame.links[j].port}"
     return None
