@@ -1,12 +1,12 @@
 """Drops a busy link shares with a link carrying as much. A queue drops at its tail the more the busier it runs,
 and a hash can pile the traffic a switch spreads over several links on two or three of them: those drop, the
 others do not. A link dropping while another link of its spread group, at the same load over the window, drops
-beyond its own background within GROUP_MARGIN of it (the margin the group rule asks of a link standing out of its
-situation: drops grow faster than load, and tails are heavy), the links that drop being the group's busiest now,
-does what that load does; a fault drops alone or far beyond it. A sibling dropping its usual trickle
-(control-plane packets) witnesses no load. Below BUSY_PCT no queue fills, and drops shared there are no load's
-(`lone_drops`); links that drop together while links of their group carrying as much do not are a line card or a
-switch, not a hash (`findings`: one device finding)."""
+beyond its own background now and within GROUP_MARGIN of it over the window (the margin the group rule asks of a
+link standing out of its situation: drops grow faster than load, and tails are heavy), the links that drop being
+the group's busiest now, does what that load does; a fault drops alone or far beyond it. A sibling dropping its
+usual trickle (control-plane packets) witnesses no load. Below BUSY_PCT no queue fills, and drops shared there are
+no load's (`lone_drops`); links that drop together while links of their group carrying as much do not are a line
+card or a switch, not a hash (`findings`: one device finding)."""
 
 from __future__ import annotations
 
@@ -18,50 +18,52 @@ from fabricwatch.core.counters import EVIDENCE, Evidence
 from fabricwatch.detection.conditions import CROWD_LEAST, CROWD_OVER
 from fabricwatch.detection.explain import GROUP_MARGIN
 from fabricwatch.detection.lone_drops import SAME_LOAD
-from fabricwatch.models.background import EVIDENCE_NAMES, BackgroundRates, EvidenceWindows
+from fabricwatch.models.background import EVIDENCE_NAMES, WINDOWS, BackgroundRates, EvidenceWindows
 from fabricwatch.models.drop_shares import BUSY_PCT
 from fabricwatch.models.features import OWN_NAMES, FeatureFrame, spread_ids
 
 UTIL = OWN_NAMES.index("util_pct")
+RECENT_WINDOW = WINDOWS[0]  # intervals a witness must be dropping beyond its usual in: now, not once
 _DISCARDS = np.array([k for k, n in enumerate(EVIDENCE_NAMES) if EVIDENCE[n] is Evidence.DISCARD])
 
 
-def _excess(windows: EvidenceWindows, background: BackgroundRates, frame: FeatureFrame, i: int,
-            interval_s: float) -> tuple[float, float] | None:
-    """(drops over the window held beyond the link's background there, mean utilisation over it), or None when
-    nothing is held or it drops no more than CROWD_OVER times its usual."""
+def _habit(windows: EvidenceWindows, background: BackgroundRates, frame: FeatureFrame, i: int,
+           interval_s: float) -> tuple[float, float, bool] | None:
+    """(drops over the window held, mean utilisation over it, whether its last RECENT_WINDOW intervals dropped
+    beyond CROWD_OVER times its usual), or None when nothing is held."""
     li = frame.links[i]
     key = (li.device, li.port)
     held = windows.held(key)
     if held is None:
         return None
     counts, util = held
-    drops = float(counts[:, _DISCARDS].sum())
-    usual = float(background.background(key, frame.classes[i]).rate[_DISCARDS].sum()) * interval_s * len(counts)
-    if drops < CROWD_LEAST or drops <= CROWD_OVER * usual:
-        return None
+    drops = counts[:, _DISCARDS].sum(axis=1)
+    usual = float(background.background(key, frame.classes[i]).rate[_DISCARDS].sum()) * interval_s * RECENT_WINDOW
+    recent = float(drops[-RECENT_WINDOW:].sum())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         load = float(np.nanmean(util))
-    return drops - usual, load
+    return float(drops.sum()), load, recent >= CROWD_LEAST and recent > CROWD_OVER * usual
 
 
 def drops_alike(frame: FeatureFrame, i: int, windows: EvidenceWindows, background: BackgroundRates,
                 interval_s: float) -> str | None:
-    """The link of row i's spread group that carried as much as it over the window and dropped beyond its
-    background within GROUP_MARGIN of what row i dropped beyond its own, where the links of the group that drop
-    are its busiest now (every other link carries less than both), as "device port", or None."""
+    """The link of row i's spread group that carried as much as it over the window, drops beyond its background
+    now and dropped within GROUP_MARGIN of what row i dropped over the window, where the links of the group that
+    drop are its busiest now (every calm link of the group carries less than both), as "device port", or None."""
     _names, gid, member = spread_ids(frame.layout)
-    if not member[i] or (own := _excess(windows, background, frame, i, interval_s)) is None or not own[1] >= BUSY_PCT:
+    if not member[i] or (own := _habit(windows, background, frame, i, interval_s)) is None or not own[1] >= BUSY_PCT:
         return None
-    drops, load = own
+    drops, load, _ = own
     group = [j for j in np.nonzero(member & (gid == gid[i]))[0].tolist() if j != i]
-    excess = {j: _excess(windows, background, frame, j, interval_s) for j in group}
+    habits = {j: _habit(windows, background, frame, j, interval_s) for j in group}
     util = np.nan_to_num(frame.own_raw[:, UTIL])
-    calm = [j for j in group if excess[j] is None]
+    calm = [j for j in group if (h := habits[j]) is None or not h[2]]
     for j in group:
-        theirs = excess[j]
-        if theirs is None or abs(theirs[1] - load) > SAME_LOAD * load or theirs[0] * GROUP_MARGIN < drops:
+        theirs = habits[j]
+        if theirs is None or not theirs[2] or abs(theirs[1] - load) > SAME_LOAD * load:
+            continue
+        if theirs[0] * GROUP_MARGIN < drops:
             continue
         if calm and max(util[k] for k in calm) < min(util[i], util[j]):
             return f"{frame.links[j].device} {frame.links[j].port}"
