@@ -683,7 +683,7 @@ class LinkDetector:
             kept = [v for v in evidence[i] if v.evidence is not Evidence.DISCARD
                     or not (crowd[i] or twins[i] or _drops_within_load(frame, i, v, self.interval_s, model,
                                                                        siblings, self._windows.carried(key, v.window))
-                            or drops_alike(frame, i, self._windows, self.background, self.interval_s) is not None)]
+                            or drops_alike(frame, i, self._windows) is not None)]
             if kept:
                 evidence[i] = kept
             else:
