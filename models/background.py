@@ -45,6 +45,9 @@ WIRE_CORRUPTION = frozenset({"fcs_errors", "symbol_errors", "fec_uncorrectable",
 # corruption is a share of the frames carried (a link's bit error rate is its own): a link carrying more than it
 # usually did is expected to count as many more. Drops are not: a queue drops at its tail only once it is full
 FOLLOWS_TRAFFIC = frozenset({Evidence.ERROR})
+# of the longest window's intervals: corruption within the error budget counted in this many of them is a link
+# beginning to degrade (an optic's first errors), no stray codeword: a trend, worth a warning before it costs a job
+SUSTAINED_SHARE = 0.5
 LOG10_ENDED = -3.0  # a window's last intervals this unlikely at the window's own rate: the rate changed
 LOG10_ALPHA = -7.0  # per test: ~30 tests a link-interval keep healthy links under 1 alarm per 1,000 link-hours
 
@@ -199,7 +202,8 @@ class BackgroundRates:
                                    total / (pk + total) if pk > 0 else math.inf)
             floor = WITHIN_SPEC if EVIDENCE_NAMES[j] in WIRE_CORRUPTION else NEGLIGIBLE_SHARE
             if best is not None and best.log10_p < LOG10_ALPHA and (
-                    best.share_of_packets >= floor or best.evidence in (Evidence.INTEGRITY, Evidence.STATE)):
+                    best.share_of_packets >= floor or best.evidence in (Evidence.INTEGRITY, Evidence.STATE)
+                    or (_sustained(window[:, j]) and best.share_of_packets >= NEGLIGIBLE_SHARE)):
                 out.append(best)
         return out
 
@@ -467,6 +471,12 @@ def log10_poisson_sf(k: float, mu: float) -> float:
         total += term
     ln = k * math.log(mu) - mu - math.lgamma(k) + math.log(total)
     return min(ln / math.log(10), 0.0)
+
+
+def _sustained(counts: np.ndarray) -> bool:
+    """Whether a counter counted in SUSTAINED_SHARE of the longest window's intervals (`counts`: the window's)."""
+    W = max(WINDOWS)
+    return len(counts) >= W and int((counts[-W:] >= 0.5).sum()) >= SUSTAINED_SHARE * W
 
 
 class EvidenceWindows:

@@ -1186,3 +1186,25 @@ def test_one_intervals_burst_on_a_link_that_always_counts_is_no_rise_a_few_raise
     window[-3:, d] = [90, 110, 100]
     (v,) = bg.score(window, np.full(32, 4e6), b, INTERVAL)
     assert v.name == "buffer_discards"
+
+
+@pytest.mark.parametrize(("every", "found"), [(1, True), (6, False)])
+def test_corruption_within_the_budget_in_most_intervals_is_an_early_warning(detector: LinkDetector, every: int,
+                                                                             found: bool) -> None:
+    """Principle 3 (trends before thresholds): an optic that starts to degrade corrupts a few frames in a
+    billion, within Ethernet's error budget, long before it loses a job anything; a link that never erred
+    counting one or two FCS errors in (nearly) every interval for twenty minutes is that trend: a warning, not a
+    page. The same errors in one interval of six (a stray codeword now and then) are no finding."""
+    target: list[tuple[str, str]] = []
+
+    def creeping(i: int, links: list[LinkInterval]) -> None:
+        li = _host_ports(links)[5]
+        if not target:
+            target.append((li.device, li.port))
+        li.rates["in_pkts"] = li.rates["out_pkts"] = 4e6
+        if i >= 4 and i % every == 0:
+            li.rates["fcs_errors"] = li.rates["in_errors"] = (1 + i % 2) / INTERVAL
+
+    found_on = [f for fs in _run(detector, 44, 4, creeping) for f in fs if (f.device, f.port) == target[0]]
+    assert bool(found_on) == found
+    assert all(f.severity == "warning" for f in found_on)
