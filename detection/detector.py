@@ -441,8 +441,10 @@ class LinkDetector:
         material[:, PAUSES_RECEIVED] &= own[:, PAUSES_RECEIVED] * PAUSE_HOLD_BITS >= (
             PAUSED_SHARE * frame.line_bps)[:, None]
         # beyond OUTLIER_RATIO and beyond what healthy links of its class reach now and then
-        floor = frame.layout.memo(f"outlier_floor:{self.sibling_ratios.fit_id}", lambda: np.maximum(
-            math.log10(OUTLIER_RATIO), self.sibling_ratios.tails(frame.classes)))
+        # and beyond what two healthy links of its class held for as many intervals (adaptive routing's hot spots)
+        floor = frame.layout.memo(f"outlier_floor:{self.sibling_ratios.fit_id}", lambda: np.maximum.reduce([
+            np.full((len(frame.links), len(GROUPED)), math.log10(OUTLIER_RATIO)),
+            self.sibling_ratios.tails(frame.classes), self.sibling_ratios.held(frame.classes)]))
         # a link whose standing healthy history never showed (a counter stuck at its ceiling, a new cable) may
         # stand out by habit: only far out of its group is it the link
         unknown = frame.layout.memo(f"standing_unknown:{self.sibling_ratios.fit_id}",

@@ -13,6 +13,7 @@ that always waits 3x its siblings, a polarised uplink); `score` gives the ratio 
 from __future__ import annotations
 
 import itertools
+import math
 import warnings
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -44,6 +45,10 @@ USUAL_QUANTILE = 0.95
 # how far healthy links of a class stand from their group now and then: beyond this quantile of their ratios, and
 # beyond OUTLIER_RATIO, a link stands out (where every port's waits are heavy-tailed the tail is no finding)
 TAIL_QUANTILE = 0.99
+OUTLIER_K, OUTLIER_N = 3, 4  # intervals of the last N a link must stand out in: one interval's spike is a heavy tail
+# healthy links of a class that held a standing for OUTLIER_K of OUTLIER_N intervals: one alone may have been a fault
+HELD_LINKS = 2
+HELD_MARGIN = 2.0  # within this factor of what they held, a link does what they did (ratios of heavy tails are noisy)
 _FITS = itertools.count()
 MIN_GROUP = 4  # links in a group before its median means anything
 MIN_UTIL = 1.0  # % of line rate: per-load values below this are not compared
@@ -207,6 +212,9 @@ class SiblingRatios:
 
     usual_: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
     tails_: dict[str, np.ndarray] = field(default_factory=dict)
+    # per link class, how far HELD_LINKS of its links that sit with their group stood in OUTLIER_K of OUTLIER_N
+    # intervals (log10): a standing held that long is what the class does, though any one interval of it is rare
+    held_: dict[str, np.ndarray] = field(default_factory=dict)
     # per link, the signals whose standing in its group healthy history showed (None: a model file from before)
     known_: dict[tuple[str, str], np.ndarray] | None = None
     fit_id: int = field(default_factory=lambda: next(_FITS))  # which fit these are: what a cache goes by
@@ -247,10 +255,21 @@ class SiblingRatios:
                     out[i] = t
         return out
 
+    def held(self, classes: Sequence[str]) -> np.ndarray:
+        """(n, len(GROUPED)): how far a link of each link's class may hold a standing, as healthy links of its class
+        did (log10, within HELD_MARGIN of them; 0 where none was learned)."""
+        out = np.zeros((len(classes), len(GROUPED)))
+        for i, c in enumerate(classes):
+            t = self.held_.get(c)
+            if t is not None:
+                out[i] = np.where(t > 0, t + math.log10(HELD_MARGIN), 0.0)
+        return out
+
     def to_json(self) -> dict[str, Any]:
         return {"names": list(GROUPED),
                 "links": [[d, p, [round(float(v), 3) for v in u]] for (d, p), u in sorted(self.usual_.items())],
                 "tails": [[c, [round(float(v), 3) for v in t]] for c, t in sorted(self.tails_.items())],
+                "held": [[c, [round(float(v), 3) for v in t]] for c, t in sorted(self.held_.items())],
                 **({} if self.known_ is None else {"known": [[d, p, [GROUPED[j] for j in np.nonzero(k)[0]]]
                                                               for (d, p), k in sorted(self.known_.items())]})}
 
@@ -270,6 +289,8 @@ class SiblingRatios:
             out.usual_[(str(d), str(p))] = row_of(values)
         for c, values in data.get("tails", ()):  # a model file from before tails: none
             out.tails_[str(c)] = row_of(values)
+        for c, values in data.get("held", ()):
+            out.held_[str(c)] = row_of(values)
         if "known" in data:
             out.known_ = {(str(d), str(p)): np.isin(np.array(GROUPED), [str(n) for n in signals])
                           for d, p, signals in data["known"]}
@@ -330,6 +351,7 @@ class SiblingFit:
             if med.max() >= 0.1:
                 out.usual_[keys[i]] = np.where(med >= 0.1, np.maximum(high, 0.0), 0.0)
         out.tails_ = self._tails()
+        out.held_ = self._held()
         shown = (~np.isnan(self._rows)).sum(axis=1) >= np.minimum(self._seen, MIN_STANDING)[:, None]
         out.known_ = {keys[i]: shown[i] & (self._seen[i] >= MIN_STANDING) for i in np.nonzero(self._seen)[0].tolist()}
         out.fit_id = next(_FITS)
@@ -349,6 +371,28 @@ class SiblingFit:
                 pooled = np.where(sits[:, None, :], rows, np.nan).reshape(-1, len(GROUPED))
                 tail = np.nanquantile(pooled, TAIL_QUANTILE, axis=0)
             out[c] = np.maximum(np.nan_to_num(tail), 0.0)
+        return out
+
+
+    def _held(self) -> dict[str, np.ndarray]:
+        """Per class, the HELD_LINKS-th highest, over its links that sit with their group, of the most each stood
+        in OUTLIER_K of OUTLIER_N intervals in a row of its history (a link's rows are in time order while it
+        keeps them all)."""
+        out = {}
+        ordered = np.nonzero((self._seen > 0) & (self._seen <= self.cap))[0]
+        for c in sorted(set(self._class[ordered].tolist())):
+            of = ordered[self._class[ordered] == c]
+            rows = self._rows[of]  # (k, cap, G)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                sits = np.nan_to_num(np.nanmedian(rows, axis=1)) < 0.1
+            if rows.shape[1] < OUTLIER_N or int(sits.sum(axis=0).max(initial=0)) < HELD_LINKS:
+                continue
+            windows = np.lib.stride_tricks.sliding_window_view(np.nan_to_num(rows, nan=-np.inf), OUTLIER_N, axis=1)
+            held = np.sort(windows, axis=-1)[..., OUTLIER_N - OUTLIER_K].max(axis=1)  # (k, G)
+            held = np.where(sits & np.isfinite(held), held, -np.inf)
+            second = -np.sort(-held, axis=0)[HELD_LINKS - 1]
+            out[c] = np.maximum(np.where(np.isfinite(second), second, 0.0), 0.0)
         return out
 
 
