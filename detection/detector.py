@@ -77,6 +77,7 @@ from fabricwatch.detection.path_witness import shared_retries, witnessed
 from fabricwatch.detection.retrained import TrainedFit, retrained_lower
 from fabricwatch.detection.rules import RuleConfig, evaluate, full_evidence, shared_pausing, speed_degraded_rows
 from fabricwatch.detection.stalls import StallWatch, fold_stalls
+from fabricwatch.detection.under_repair import mark_physical
 from fabricwatch.models.background import (
     EVIDENCE_NAMES,
     RECENT,
@@ -495,7 +496,7 @@ class LinkDetector:
                                 down_ns=((), np.int64), down_from_ns=((), np.int64),
                                 quiet_for=((), np.int32), quiet_before=((), np.int32),
                                 util_hist=((3,), np.float32), in_window=((), np.bool_), drain_held=((), np.bool_),
-                                window_flaps=((), np.float32),
+                                window_flaps=((), np.float32), physical_ns=((), np.int64),
                                 # what the fit learned of each link, taken into its row when it first shows
                                 up_in_training=((), np.bool_), up_in_training_seeded=((), np.bool_),
                                 usual=((len(GROUPED),), np.float32), usual_seeded=((), np.bool_),
@@ -841,6 +842,7 @@ class LinkDetector:
             conditions = sorted({h.condition for h in hits if h.condition}
                                 | ({"ecn_missing"} if model_active and ecn_missing[i] else set())
                                 | ({"anomaly"} if model_active and not ecn_missing[i] else set()))
+            mark_physical(st, int(rows[i]), frame.start_ns, conditions)
             out.append(Finding(frame.start_ns, li.device, li.port, frame.classes[i],
                                float(scores[i]) if not np.isnan(scores[i]) else 0.0, thr,
                                True, worst(severities), source, "; ".join(reasons), feats, conditions,

@@ -15,6 +15,7 @@ from fabricwatch.detection.conditions import DOWN_INTERVALS, _utc
 from fabricwatch.detection.crowds import SETTLE_INTERVALS
 from fabricwatch.detection.explain import FLAPS
 from fabricwatch.detection.findings import _peer
+from fabricwatch.detection.under_repair import REPAIR_S, under_repair
 from fabricwatch.models.class_model import UTIL
 from fabricwatch.models.features import FeatureFrame, LinkState, group_medians, grown
 from fabricwatch.models.intervals import LinkInterval
@@ -399,7 +400,10 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
                else "administratively up" + (f", {far_device} up" if far_device in alive else "")
                if admin[i] == 1 else f"the other links of {li.device} came back from its restart")
         held[i] = (since, why)
-        if count[i] >= 2 and frame.start_ns - since >= (DOWN_INTERVALS - 1) * interval_ns:
+        # down after its optic or cable was flagged: someone replacing it, for as long as a swap takes
+        wait = max((DOWN_INTERVALS - 1) * interval_ns, int(REPAIR_S * 1e9) if under_repair(state, rows, i, far, since)
+                   else 0)
+        if count[i] >= 2 and frame.start_ns - since >= wait:
             out[i] = RuleHit("critical", left_down_reason(since, frame.start_ns, interval_s, why), "link_left_down")
     return out, held, elsewhere
 

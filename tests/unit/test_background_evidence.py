@@ -1238,3 +1238,32 @@ def test_standing_out_for_a_few_intervals_as_healthy_links_did_is_no_finding(tim
     outliers = {(f.device, f.port) for fs in found for f in fs if "outlier_in_group" in f.conditions}
     target = _uplinks_of(simulate(SPEC, 1, interval_s=INTERVAL, seed=9).frames[0][1], "leaf-r3-0")[1]
     assert outliers == ({(target.device, target.port)} if flagged else set())
+
+
+@pytest.mark.parametrize(("corrupting", "down_for", "expect"), [
+    (True, 8, False),  # its optic swapped for 4 min after it was flagged: the repair of that finding
+    (True, 40, True),  # still down 20 min on: not the swap, a link left down
+    (False, 8, True),  # down with nothing flagged before: left down after a few intervals, as ever
+])
+def test_a_link_down_while_its_flagged_optic_is_swapped_is_its_repair(
+        detector: LinkDetector, corrupting: bool, down_for: int, expect: bool) -> None:
+    """Principle 5 (state is a signal) and principle 3's own end (a finding ends with its repair): a link flagged for
+    corruption is the one an operator will pull the optic of; down at both ends while administratively up for the
+    few minutes a swap takes, after that finding, is its repair, not a link left down. Down for far longer than a
+    swap, or down with nothing flagged before, it is left down."""
+    pair: list[tuple[str, str]] = []
+
+    def swap(i: int, links: list[LinkInterval]) -> None:
+        a, b = _cable_up(links, pair)
+        a.rates["admin_status"] = 1.0
+        if corrupting and 2 <= i < 10:
+            a.rates["fcs_errors"] = a.rates["in_errors"] = 300 / INTERVAL
+        if 10 <= i < 10 + down_for:
+            _down(a)
+            _down(b)
+
+    found = _run(detector, 10 + down_for + 4, 8, swap)
+    flagged = [n for n, fs in enumerate(found) for f in fs if "corruption" in f.conditions]
+    assert bool(flagged) == corrupting
+    left = [n for n, fs in enumerate(found) for f in fs if "link_left_down" in f.conditions]
+    assert bool(left) == expect, left

@@ -1,0 +1,32 @@
+"""A link down while someone replaces what was flagged on it. A finding on a link's physical layer (corruption, a
+module's readings, a retrain to a lower speed) sends an operator to swap its optic or cable; the link is down at
+both ends, administratively up, for the minutes that takes, which looks like a link left down. Down after such a
+finding it is left down only once it stays down longer than a swap (REPAIR_S)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from fabricwatch.models.features import LinkState
+
+# what a finding on a link's physical layer names: the optic, cable or port an operator will replace next
+PHYSICAL = frozenset({"corruption", "fec_uncorrectable", "link_recovery", "speed_degraded", "module_hot", "ber_high",
+                      "ber_rising", "rx_power_low", "lane_outlier", "trend"})
+REPAIR_S = 15 * 60.0  # the minutes a swap of an optic or a cable takes: down that long after its finding is the repair
+# a link flagged this long before it went down: the finding that sent someone to it
+REPAIR_AFTER_S = 2 * 3600.0
+
+
+def mark_physical(state: LinkState, row: int, start_ns: int, conditions: Iterable[str]) -> None:
+    """Note that the link of `row` has a finding on its physical layer now (`conditions`: the finding's)."""
+    if PHYSICAL.intersection(conditions):
+        state["physical_ns"][row] = start_ns
+
+
+def under_repair(state: LinkState, rows: np.ndarray, i: int, far: int | None, since: int) -> bool:
+    """Whether either end of row i's cable had a finding on its physical layer within REPAIR_AFTER_S before the
+    link went down (`since`)."""
+    last = max(int(state["physical_ns"][rows[i]]), int(state["physical_ns"][rows[far]]) if far is not None else 0)
+    return last > 0 and since - last <= REPAIR_AFTER_S * 1e9
