@@ -77,7 +77,7 @@ from fabricwatch.detection.path_witness import shared_retries, witnessed
 from fabricwatch.detection.retrained import TrainedFit, retrained_lower
 from fabricwatch.detection.rules import RuleConfig, evaluate, full_evidence, shared_pausing, speed_degraded_rows
 from fabricwatch.detection.stalls import StallWatch, fold_stalls
-from fabricwatch.detection.under_repair import mark_physical
+from fabricwatch.detection.under_repair import mark_physical, repairing
 from fabricwatch.models.background import (
     EVIDENCE_NAMES,
     RECENT,
@@ -612,8 +612,9 @@ class LinkDetector:
         # idle because an operator shut its cable or its far switch is down: that act or that switch's event
         idle = np.nonzero(over_score & (np.nan_to_num(own[:, UTIL]) < 1.0))[0]
         cables = Cables(frame, st, self._restarts)  # built once, when a decision below first needs it
+        fixing = repairing(frame, rows, st, [cables.far_link(i) for i in range(n)])
         over_score[idle[idle_not_its_own(frame, idle, self._restarts.heard, cables,
-                                         self._idle_switches)]] = False
+                                         self._idle_switches, fixing)]] = False
         # no marks on one job's hosts across every rail is that job's traffic (a steady stream marks
         # nothing), not a switch with ECN off: a switch's ports reach as many hosts as it has ports
         # (NICs reaching one switch that exports no ECN counter witness that switch: their crowd is its marking)
@@ -637,7 +638,7 @@ class LinkDetector:
         excused = active & (settle > 0) & ~ecn_missing
         held_idle = np.nonzero(active & ~excused & (np.nan_to_num(own[:, UTIL]) < 1.0))[0]
         excused[held_idle[idle_not_its_own(frame, held_idle, self._restarts.heard, cables,
-                                              self._idle_switches)]] = True
+                                              self._idle_switches, fixing)]] = True
         # transitions over the last few intervals: a link that keeps flapping, not one that bounced once
         # over the last minutes, not the link's last samples: an exporter that sends on change says nothing of a
         # link back up and idle, and the intervals it was not heard in age its transitions as any others

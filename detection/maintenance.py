@@ -255,10 +255,11 @@ def _not_its_own(frame: FeatureFrame, i: int, cables: Cables, admin: np.ndarray,
 
 
 def idle_not_its_own(frame: FeatureFrame, rows: np.ndarray, heard: set[str], cables: Cables,
-                     idle_switches: dict[str, bool]) -> np.ndarray:
+                     idle_switches: dict[str, bool], repairing: np.ndarray | None = None) -> np.ndarray:
     """Per row of `rows` (indices into the frame), whether its carrying nothing is another's event:
-    `_not_its_own`, its far end down, down at both ends with no administrative state, or towards a switch that
-    carried (nearly) nothing on most of its ports when last heard (drained: `idle_switches`)."""
+    `_not_its_own`, its far end down, down at both ends with no administrative state, towards a switch that
+    carried (nearly) nothing on most of its ports when last heard (drained: `idle_switches`), or down while
+    someone replaces its optic or cable (`repairing`, per frame row: `under_repair.repairing`)."""
     out = np.zeros(len(rows), dtype=bool)
     if not len(rows):
         return out
@@ -272,7 +273,8 @@ def idle_not_its_own(frame: FeatureFrame, rows: np.ndarray, heard: set[str], cab
         # state is what a planned shutdown looks like (as for `links_left_down`)
         out[n] = (_not_its_own(frame, i, cables, admin, heard) or (up and known and not far_up)
                   or (not up and not far_up and admin[i] != 1)
-                  or idle_switches.get(frame.links[i].tags.get("peer_device", ""), False))
+                  or idle_switches.get(frame.links[i].tags.get("peer_device", ""), False)
+                  or (repairing is not None and bool(repairing[i])))
     return out
 
 
@@ -401,8 +403,8 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
                if admin[i] == 1 else f"the other links of {li.device} came back from its restart")
         held[i] = (since, why)
         # down after its optic or cable was flagged: someone replacing it, for as long as a swap takes
-        wait = max((DOWN_INTERVALS - 1) * interval_ns, int(REPAIR_S * 1e9) if under_repair(state, rows, i, far, since)
-                   else 0)
+        repair = int(REPAIR_S * 1e9) if under_repair(state, int(rows[i]), far, since) else 0
+        wait = max((DOWN_INTERVALS - 1) * interval_ns, repair)
         if count[i] >= 2 and frame.start_ns - since >= wait:
             out[i] = RuleHit("critical", left_down_reason(since, frame.start_ns, interval_s, why), "link_left_down")
     return out, held, elsewhere

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from fabricwatch.models.features import LinkState
+from fabricwatch.models.features import FeatureFrame, LinkState
 
 # what a finding on a link's physical layer names: the optic, cable or port an operator will replace next
 PHYSICAL = frozenset({"corruption", "fec_uncorrectable", "link_recovery", "speed_degraded", "module_hot", "ber_high",
@@ -25,8 +25,21 @@ def mark_physical(state: LinkState, row: int, start_ns: int, conditions: Iterabl
         state["physical_ns"][row] = start_ns
 
 
-def under_repair(state: LinkState, rows: np.ndarray, i: int, far: int | None, since: int) -> bool:
-    """Whether either end of row i's cable had a finding on its physical layer within REPAIR_AFTER_S before the
-    link went down (`since`)."""
-    last = max(int(state["physical_ns"][rows[i]]), int(state["physical_ns"][rows[far]]) if far is not None else 0)
+def under_repair(state: LinkState, row: int, far_row: int | None, since: int) -> bool:
+    """Whether either end of a cable (`row`, `far_row`: state rows, the far one None when never heard) had a
+    finding on its physical layer within REPAIR_AFTER_S before the link went down (`since`)."""
+    last = max(int(state["physical_ns"][row]), int(state["physical_ns"][far_row]) if far_row is not None else 0)
     return last > 0 and since - last <= REPAIR_AFTER_S * 1e9
+
+
+def repairing(frame: FeatureFrame, rows: np.ndarray, state: LinkState, far_rows: list[int | None]) -> np.ndarray:
+    """Per row of the frame, whether the link is down now, under repair (`under_repair`), for no longer than a swap
+    takes; `rows`: the frame's state rows; `far_rows`: per row, the state row of its cable's far end (None: never
+    heard)."""
+    down = np.nan_to_num(frame.reading("oper_status"), nan=1.0) < 0.5
+    out = np.zeros(len(rows), dtype=bool)
+    for i in np.nonzero(down)[0].tolist():
+        row = int(rows[i])
+        since = int(state["down_from_ns"][row]) if state["down"][row] > 0 else frame.start_ns
+        out[i] = frame.start_ns - since < REPAIR_S * 1e9 and under_repair(state, row, far_rows[i], since)
+    return out

@@ -1267,3 +1267,6 @@ def test_a_link_down_while_its_flagged_optic_is_swapped_is_its_repair(
     assert bool(flagged) == corrupting
     left = [n for n, fs in enumerate(found) for f in fs if "link_left_down" in f.conditions]
     assert bool(left) == expect, left
+    if not expect:  # nor anything else said of the link while it is swapped (carrying nothing, say)
+        assert not [(n, f.conditions) for n, fs in enumerate(found[12:10 + down_for], 12) for f in fs
+                    if (f.device, f.port) in pair]
