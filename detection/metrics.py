@@ -31,7 +31,8 @@ class DetectorMetrics(Collector):
             flagged.add_metric([f.device, f.port, f.severity, f.source], 1.0)
         cond = GaugeMetricFamily("fabricwatch_link_condition",
                                  "1 while a condition holds on a link: anomaly, ecn_missing, pause_storm, flap, "
-                                 "link_down, saturated, buffer_overrun, corruption, speed_degraded, retrained_lower, "
+                                 "link_down, saturated, buffer_overrun, corruption, path_loss, speed_degraded, "
+                                 "retrained_lower, "
                                  "gone_quiet, link_left_down, outlier_in_group, drops_alone, stalled_switch, "
                                  "ecn_excess, trend; "
                                  "the optics' fec_uncorrectable, ber_high, ber_rising, rx_power_low, module_hot, "
