@@ -12,7 +12,7 @@ import numpy as np
 from fabricwatch.core.counters import EVIDENCE, Evidence
 from fabricwatch.core.hits import RuleHit
 from fabricwatch.detection.explain import DISCARDS, Siblings, piled_on
-from fabricwatch.models.background import EVIDENCE_NAMES, WITHIN_SPEC, BackgroundRates, Verdict
+from fabricwatch.models.background import EVIDENCE_NAMES, WIRE_CORRUPTION, WITHIN_SPEC, BackgroundRates, Verdict
 from fabricwatch.models.class_model import UTIL, ClassModel
 from fabricwatch.models.features import (
     OWN_NAMES,
@@ -96,7 +96,7 @@ def _evidence_hit(v: Verdict, interval_s: float) -> RuleHit:
         severe = v.share_of_packets >= LOSS_CRITICAL
         if math.isfinite(v.share_of_packets):
             words += f", {v.share_of_packets:.2g} of its packets"
-        if v.evidence is Evidence.ERROR and v.share_of_packets < WITHIN_SPEC:
+        if v.name in WIRE_CORRUPTION and v.share_of_packets < WITHIN_SPEC:
             words += ", within the error budget still, in most intervals: the link begins to degrade"
         words += {Evidence.ERROR: ": corruption on the wire (optic, cable or connector?)",
                   Evidence.DISCARD: ": the port drops packets",

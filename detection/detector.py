@@ -41,6 +41,7 @@ from fabricwatch.detection.ecn_excess import MarkingWatch
 from fabricwatch.detection.ecn_missing import STATE as HELD_SILENCE_STATE
 from fabricwatch.detection.ecn_missing import held_silence, missing_marks
 from fabricwatch.detection.explain import (
+    DISCARDS,
     ECN,
     FLAPS,
     GROUP_MARGIN,
@@ -73,7 +74,7 @@ from fabricwatch.detection.maintenance import (
 )
 from fabricwatch.detection.model_file import ModelError, read_model, write_model
 from fabricwatch.detection.optics import OpticsWatch
-from fabricwatch.detection.path_witness import shared_retries, witnessed
+from fabricwatch.detection.path_witness import PathWitness
 from fabricwatch.detection.retrained import TrainedFit, retrained_lower
 from fabricwatch.detection.rules import RuleConfig, evaluate, full_evidence, shared_pausing, speed_degraded_rows
 from fabricwatch.detection.stalls import StallWatch, fold_stalls
@@ -503,6 +504,7 @@ class LinkDetector:
                                 **retrained.STATE, **spread_withdrawn.STATE, **HELD_SILENCE_STATE, **left_shut.STATE,
                                 **slow_flap.STATE, **lone_drops.STATE)
         self._windows = EvidenceWindows()
+        self._paths = PathWitness()
         self._down_cables = DownCables()
         self._down_unheard = DownUnheard()
         self.trends = self.trend_baselines.baselines()
@@ -612,7 +614,13 @@ class LinkDetector:
         # idle because an operator shut its cable or its far switch is down: that act or that switch's event
         idle = np.nonzero(over_score & (np.nan_to_num(own[:, UTIL]) < 1.0))[0]
         cables = Cables(frame, st, self._restarts)  # built once, when a decision below first needs it
-        fixing = repairing(frame, rows, st, [cables.far_link(i) for i in range(n)])
+        down_now = np.nonzero(np.nan_to_num(frame.reading("oper_status"), nan=1.0) < 0.5)[0].tolist()
+        far_rows: list[int | None] = [None] * n
+        far_up = np.zeros(n, dtype=bool)
+        for i in down_now:
+            far_rows[i] = cables.far_link(i)
+            far_up[i] = cables.far_said(i)[0] >= 0.5
+        fixing = repairing(frame, rows, st, far_rows, far_up)
         over_score[idle[idle_not_its_own(frame, idle, self._restarts.heard, cables,
                                          self._idle_switches, fixing)]] = False
         # no marks on one job's hosts across every rail is that job's traffic (a steady stream marks
@@ -662,9 +670,8 @@ class LinkDetector:
         beyond_usual = dropping_now(frame, counts, self.background, self.interval_s)
         if beyond_usual.any():
             counts[np.ix_(_crowd(frame, beyond_usual, hot_machines=True), DISCARD_COLUMNS)] = 0.0
-        shared_retries(frame, counts, self.background, self.interval_s)
+        self._paths.witnessed(frame, counts, self.background, self.interval_s)
         evidence = self._evidence(frame, rows, counts, recent > 0, (settle > 0) | operated)
-        witnessed(frame, evidence)
         # drops that the links sharing a situation show at once (one host's NICs on every rail in an
         # incast, a class in an all-to-all) are that load; errors are the link's own whatever others do
         # drops follow load: more than the background is a finding only beyond what healthy links of
@@ -687,7 +694,7 @@ class LinkDetector:
             kept = [v for v in evidence[i] if v.evidence is not Evidence.DISCARD
                     or not (crowd[i] or twins[i] or _drops_within_load(frame, i, v, self.interval_s, model,
                                                                        siblings, self._windows.carried(key, v.window))
-                            or drops_alike(frame, i, self._windows) is not None)]
+                            or drops_alike(frame, i, self._windows, v.window) is not None)]
             if kept:
                 evidence[i] = kept
             else:
@@ -819,9 +826,10 @@ class LinkDetector:
             model = self.models.get(frame.classes[i])
             if model_active and paced is None:
                 paced = paced_by_host(frame)
+            shared = model_active and own[i, DISCARDS] > 0 and drops_alike(frame, i, self._windows) is not None
             words, feats = explain(frame, i, model=model, just_bounced=bool(recent[i] > 0), siblings=siblings,
                                    group_excess=beyond[i], paced=paced, just_up=bool(just_up[i]),
-                                   twin_down=bool(twins[i])) \
+                                   twin_down=bool(twins[i]), drops_shared=shared) \
                 if model_active else ("", [])
             if model_active and not words and not ecn_missing[i]:
                 # over the forest's threshold without one feature worse than expected: quieter or

@@ -142,7 +142,7 @@ def under_group(frame: FeatureFrame, i: int, util: float) -> tuple[str, dict[str
 def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None = None,
             just_bounced: bool = False, siblings: Siblings | None = None,
             group_excess: np.ndarray | None = None, paced: np.ndarray | None = None, just_up: bool = False,
-            twin_down: bool = False) -> tuple[str, list[dict[str, Any]]]:
+            twin_down: bool = False, drops_shared: bool = False) -> tuple[str, list[dict[str, Any]]]:
     """The features that make row i *worse* than expected, in words and numbers: above its
     load-matched class peers, or above its own history. Empty when nothing is worse (a link that
     only stands out by being quieter than its peers is not degraded). `group_excess` holds, per grouped
@@ -151,7 +151,8 @@ def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None 
     `paced`: per link, a port towards a host whose pauses received pace traffic that still flows
     (`models.groups.paced_by_host`). `just_up`: the link came up within the settle window, and routing has yet
     to spread traffic onto it: carrying nothing is no shortfall. `twin_down`: a parallel link towards its far device
-    is down (`models.groups.parallel_down`): its load is that link's share too."""
+    is down (`models.groups.parallel_down`): its load is that link's share too. `drops_shared`: a link of its spread
+    group carrying as much drops alike now (`drops_alike`): its drops are that load's."""
     X = frame.X
     cls = frame.classes[i]
     rows = [j for j, c in enumerate(frame.classes) if c == cls]
@@ -191,7 +192,7 @@ def explain(frame: FeatureFrame, i: int, top: int = 3, model: ClassModel | None 
         ceiling = model.ceiling(util, k, link) if model is not None and k not in _LOAD_FREE else 0.0
         if value <= ceiling:
             continue
-        if k == DISCARDS and model is not None and within_tails(frame, i, value, util, model):
+        if k == DISCARDS and (drops_shared or (model is not None and within_tails(frame, i, value, util, model))):
             continue
         if value > median and peer_dev[k] >= 2.0:
             candidates.append((float(peer_dev[k]), k, "peers", median))

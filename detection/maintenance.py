@@ -403,7 +403,7 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
                if admin[i] == 1 else f"the other links of {li.device} came back from its restart")
         held[i] = (since, why)
         # down after its optic or cable was flagged: someone replacing it, for as long as a swap takes
-        repair = int(REPAIR_S * 1e9) if under_repair(state, int(rows[i]), far, since) else 0
+        repair = int(REPAIR_S * 1e9) if not far_up and under_repair(state, int(rows[i]), far, since) else 0
         wait = max((DOWN_INTERVALS - 1) * interval_ns, repair)
         if count[i] >= 2 and frame.start_ns - since >= wait:
             out[i] = RuleHit("critical", left_down_reason(since, frame.start_ns, interval_s, why), "link_left_down")

@@ -13,7 +13,7 @@ from fabricwatch.core.counters import EVIDENCE, Evidence
 from fabricwatch.detection.conditions import dropping_now
 from fabricwatch.detection.crowds import _crowd
 from fabricwatch.detection.explain import GROUP_MARGIN
-from fabricwatch.models.background import EVIDENCE_NAMES, BackgroundRates, Verdict
+from fabricwatch.models.background import EVIDENCE_NAMES, BackgroundRates
 from fabricwatch.models.features import DOWN_ROLES, SPREAD_ROLES, FeatureFrame
 from fabricwatch.models.groups import FACING_HOSTS
 
@@ -21,39 +21,38 @@ SWITCH_ROLES = SPREAD_ROLES | DOWN_ROLES | {FACING_HOSTS}
 PATH_COLUMNS = np.array([k for k, n in enumerate(EVIDENCE_NAMES) if EVIDENCE[n] is Evidence.PATH])
 
 
-def unwatched(frame: FeatureFrame) -> np.ndarray:
-    """Per row, whether no hop of the path behind the link is watched: no switch port is in the frame, and the
-    link's far end is not heard."""
-    layout = frame.layout
-    n = len(frame.links)
-    if any(role in SWITCH_ROLES for role in layout.roles):
-        return np.zeros(n, dtype=bool)
-    heard = layout.heard
-    return np.fromiter((far not in heard for far in layout.far_devices), dtype=bool, count=n)
+class PathWitness:
+    """Whether the fabric's switches are watched, once any has been heard: a switch polled less often than the
+    NICs, or its collector down a while, leaves frames with no switch in them, and the NICs are no more the only
+    witnesses then."""
 
+    def __init__(self) -> None:
+        self.switches_heard = False
 
-def shared_retries(frame: FeatureFrame, counts: np.ndarray, background: BackgroundRates, interval_s: float) -> None:
-    """Take out of `counts` (the interval's evidence counts, changed here) the retries of the links retrying
-    beyond their background together with much of their situation now, each within GROUP_MARGIN of what the
-    crowd's links retry: a few NICs retrying their usual few at the moment one retries a thousand times make
-    no crowd of that one."""
-    beyond = dropping_now(frame, counts, background, interval_s, PATH_COLUMNS)
-    if not beyond.any():
-        return
-    crowd = _crowd(frame, beyond)
-    if not crowd.any():
-        return
-    retries = np.nansum(counts[:, PATH_COLUMNS], axis=1)
-    crowd &= retries <= GROUP_MARGIN * float(np.median(retries[crowd]))
-    counts[np.ix_(crowd, PATH_COLUMNS)] = 0.0
+    def unwatched(self, frame: FeatureFrame) -> np.ndarray:
+        """Per row, whether no hop of the path behind the link is watched: no switch heard yet, and the link's far
+        end not heard now."""
+        layout = frame.layout
+        n = len(frame.links)
+        self.switches_heard |= any(role in SWITCH_ROLES for role in layout.roles)
+        if self.switches_heard:
+            return np.zeros(n, dtype=bool)
+        heard = layout.heard
+        return np.fromiter((far not in heard for far in layout.far_devices), dtype=bool, count=n)
 
-
-def witnessed(frame: FeatureFrame, evidence: dict[int, list[Verdict]]) -> None:
-    """Keep, in `evidence` (changed here), a link's path verdicts only where no hop of its path is watched."""
-    seen = ~unwatched(frame)
-    for i in [i for i, vs in evidence.items() if seen[i] and any(v.evidence is Evidence.PATH for v in vs)]:
-        kept = [v for v in evidence[i] if v.evidence is not Evidence.PATH]
-        if kept:
-            evidence[i] = kept
-        else:
-            del evidence[i]
+    def witnessed(self, frame: FeatureFrame, counts: np.ndarray, background: BackgroundRates,
+                  interval_s: float) -> None:
+        """Take out of `counts` (the interval's evidence counts, changed here) the retries no finding may rest
+        on: where a hop of the path is watched, and those of links retrying beyond their background together
+        with much of their situation now, each within GROUP_MARGIN of what the crowd's links retry (a few NICs
+        retrying their usual few at the moment one retries a thousand times make no crowd of that one)."""
+        counts[np.ix_(~self.unwatched(frame), PATH_COLUMNS)] = 0.0
+        beyond = dropping_now(frame, counts, background, interval_s, PATH_COLUMNS)
+        if not beyond.any():
+            return
+        crowd = _crowd(frame, beyond)
+        if not crowd.any():
+            return
+        retries = np.nansum(counts[:, PATH_COLUMNS], axis=1)
+        crowd &= retries <= GROUP_MARGIN * float(np.median(retries[crowd]))
+        counts[np.ix_(crowd, PATH_COLUMNS)] = 0.0

@@ -1,7 +1,8 @@
 """A link down while someone replaces what was flagged on it. A finding on a link's physical layer (corruption, a
 module's readings, a retrain to a lower speed) sends an operator to swap its optic or cable; the link is down at
-both ends, administratively up, for the minutes that takes, which looks like a link left down. Down after such a
-finding it is left down only once it stays down longer than a swap (REPAIR_S)."""
+both ends, administratively up, for the minutes that takes, which looks like a link left down. Down at both ends
+after such a finding it is left down only once it stays down longer than a swap (REPAIR_S); down at one end with
+the far end up is a one-way failure, not a swap."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ import numpy as np
 from fabricwatch.models.features import FeatureFrame, LinkState
 
 # what a finding on a link's physical layer names: the optic, cable or port an operator will replace next
-PHYSICAL = frozenset({"corruption", "fec_uncorrectable", "link_recovery", "speed_degraded", "module_hot", "ber_high",
-                      "ber_rising", "rx_power_low", "lane_outlier", "trend"})
+PHYSICAL = frozenset({"corruption", "fec_uncorrectable", "link_recovery", "speed_degraded", "retrained_lower",
+                      "module_hot", "ber_high", "ber_rising", "rx_power_low", "lane_outlier", "trend"})
 REPAIR_S = 15 * 60.0  # the minutes a swap of an optic or a cable takes: down that long after its finding is the repair
 # a link flagged this long before it went down: the finding that sent someone to it
 REPAIR_AFTER_S = 2 * 3600.0
@@ -32,11 +33,13 @@ def under_repair(state: LinkState, row: int, far_row: int | None, since: int) ->
     return last > 0 and since - last <= REPAIR_AFTER_S * 1e9
 
 
-def repairing(frame: FeatureFrame, rows: np.ndarray, state: LinkState, far_rows: list[int | None]) -> np.ndarray:
-    """Per row of the frame, whether the link is down now, under repair (`under_repair`), for no longer than a swap
+def repairing(frame: FeatureFrame, rows: np.ndarray, state: LinkState, far_rows: list[int | None],
+              far_up: np.ndarray) -> np.ndarray:
+    """Per row of the frame, whether the link is down now at both ends (`far_up`: per row, its far end says it is
+    up; down at one end is a one-way optic, no swap), under repair (`under_repair`), for no longer than a swap
     takes; `rows`: the frame's state rows; `far_rows`: per row, the state row of its cable's far end (None: never
     heard)."""
-    down = np.nan_to_num(frame.reading("oper_status"), nan=1.0) < 0.5
+    down = (np.nan_to_num(frame.reading("oper_status"), nan=1.0) < 0.5) & ~far_up
     out = np.zeros(len(rows), dtype=bool)
     for i in np.nonzero(down)[0].tolist():
         row = int(rows[i])

@@ -120,6 +120,9 @@ class BackgroundRates:
     classes_: dict[str, Background] = field(default_factory=dict)
     links_: dict[tuple[str, str], Background] = field(default_factory=dict)
     interval_s_: float = 30.0
+    # the counters a model file from an older vocabulary has no background of: judged against no history, any
+    # count would page, so they are not judged until a new fit
+    unlearned_: frozenset[str] = frozenset()
 
     def fit(self, keys: Sequence[tuple[str, str]], classes: Sequence[str], counts: np.ndarray,
             interval_s: float, packets: np.ndarray | None = None) -> BackgroundRates:
@@ -154,6 +157,8 @@ class BackgroundRates:
         erred_any = window >= 0.5
         events = np.array([EVIDENCE[n] in (Evidence.INTEGRITY, Evidence.STATE) for n in EVIDENCE_NAMES])
         enough = (erred_any.sum(axis=0) >= MIN_ERRED) | (events & (window.sum(axis=0) >= MIN_EVENTS))
+        if self.unlearned_:
+            enough &= ~np.isin(np.array(EVIDENCE_NAMES), list(self.unlearned_))
         follows = np.array([EVIDENCE[n] in FOLLOWS_TRAFFIC for n in EVIDENCE_NAMES])
         usual = background.packets_per_s * interval_s
         # per window, how many times the link's usual traffic it carried (never less than its usual: a quiet link's
@@ -247,7 +252,8 @@ class BackgroundRates:
                     for name, v in zip(names, values, strict=True):
                         if name in E_INDEX:
                             row[E_INDEX[name]] = float(v)
-        return cls({str(c): dec(b) for c, b in data["classes"].items()}, links, float(data["interval_s"]))
+        return cls({str(c): dec(b) for c, b in data["classes"].items()}, links, float(data["interval_s"]),
+                   frozenset(EVIDENCE_NAMES) - frozenset(names))
 
 
 class BackgroundFit:

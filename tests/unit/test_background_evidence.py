@@ -1240,13 +1240,14 @@ def test_standing_out_for_a_few_intervals_as_healthy_links_did_is_no_finding(tim
     assert outliers == ({(target.device, target.port)} if flagged else set())
 
 
-@pytest.mark.parametrize(("corrupting", "down_for", "expect"), [
-    (True, 8, False),  # its optic swapped for 4 min after it was flagged: the repair of that finding
-    (True, 40, True),  # still down 20 min on: not the swap, a link left down
-    (False, 8, True),  # down with nothing flagged before: left down after a few intervals, as ever
+@pytest.mark.parametrize(("corrupting", "down_for", "far_down", "expect"), [
+    (True, 8, True, False),  # its optic swapped for 4 min after it was flagged: the repair of that finding
+    (True, 40, True, True),  # still down 20 min on: not the swap, a link left down
+    (False, 8, True, True),  # down with nothing flagged before: left down after a few intervals, as ever
+    (True, 8, False, True),  # down at one end, its far end up: a one-way optic failing, no swap
 ])
 def test_a_link_down_while_its_flagged_optic_is_swapped_is_its_repair(
-        detector: LinkDetector, corrupting: bool, down_for: int, expect: bool) -> None:
+        detector: LinkDetector, corrupting: bool, down_for: int, far_down: bool, expect: bool) -> None:
     """Principle 5 (state is a signal) and principle 3's own end (a finding ends with its repair): a link flagged for
     corruption is the one an operator will pull the optic of; down at both ends while administratively up for the
     few minutes a swap takes, after that finding, is its repair, not a link left down. Down for far longer than a
@@ -1260,7 +1261,8 @@ def test_a_link_down_while_its_flagged_optic_is_swapped_is_its_repair(
             a.rates["fcs_errors"] = a.rates["in_errors"] = 300 / INTERVAL
         if 10 <= i < 10 + down_for:
             _down(a)
-            _down(b)
+            if far_down:
+                _down(b)
 
     found = _run(detector, 10 + down_for + 4, 8, swap)
     flagged = [n for n, fs in enumerate(found) for f in fs if "corruption" in f.conditions]
@@ -1270,3 +1272,28 @@ def test_a_link_down_while_its_flagged_optic_is_swapped_is_its_repair(
     if not expect:  # nor anything else said of the link while it is swapped (carrying nothing, say)
         assert not [(n, f.conditions) for n, fs in enumerate(found[12:10 + down_for], 12) for f in fs
                     if (f.device, f.port) in pair]
+
+
+def test_a_model_file_from_before_a_counter_was_evidence_does_not_judge_that_counter() -> None:
+    """A daemon loading a model fitted before a counter became evidence (the transport retries) has no background
+    for it: judged against none, a NIC's usual few retries would page. It is not judged until a new fit; the
+    counters the file knows are judged as before."""
+    rng = np.random.default_rng(5)
+    r, f = EVIDENCE_NAMES.index("packet_seq_err"), EVIDENCE_NAMES.index("fcs_errors")
+    counts = np.zeros((300, len(EVIDENCE_NAMES)))
+    counts[:, r] = rng.poisson(3.0, 300)
+    bg = BackgroundRates().fit([("gpu1", "mlx5_0")] * 300, ["c"] * 300, counts, INTERVAL)
+    old = bg.to_json()
+    keep = [k for k, n in enumerate(old["names"]) if n != "packet_seq_err"]
+    old["names"] = [old["names"][k] for k in keep]
+    old["classes"] = {c: [[row[k] for k in keep] for row in rows] for c, rows in old["classes"].items()}
+    old["links"] = [[d, p, [[row[k] for k in keep] for row in rows], *more] for d, p, rows, *more in old["links"]]
+    for link in old["links"]:
+        link[4:] = [[[row[k] for k in keep] for row in part] for part in link[4:]]
+    loaded = BackgroundRates.from_json(old)
+    window = np.zeros((32, len(EVIDENCE_NAMES)))
+    window[:, r] = rng.poisson(3.0, 32)
+    b = loaded.background(("gpu1", "mlx5_0"), "c")
+    assert not loaded.score(window, np.full(32, 5e7), b, INTERVAL)
+    window[-4:, f] = 500
+    assert [v.name for v in loaded.score(window, np.full(32, 5e7), b, INTERVAL)] == ["fcs_errors"]

@@ -266,7 +266,8 @@ def _hot_pair(det: LinkDetector, share: float, witness: float, others: float = 0
     return found
 
 
-@pytest.mark.parametrize(("share", "others", "found"), [(4e-6, 0.4, False), (8e-5, 0.4, True), (4e-6, 0.9, True)])
+@pytest.mark.parametrize(("share", "others", "found"), [(4e-6, 0.4, False), (8e-5, 0.4, True), (4e-6, 0.9, True),
+                                                      (4e-6, 0.85, True)])
 def test_drops_a_busy_link_shares_with_a_link_carrying_as_much_are_the_loads(share: float, others: float,
                                                                              found: bool) -> None:
     """Principle 2 (a link is judged against the links sharing its situation at the same load): a queue drops at
@@ -275,7 +276,30 @@ def test_drops_a_busy_link_shares_with_a_link_carrying_as_much_are_the_loads(sha
     million, the other 1 in a million: each drops what a link beside it, carrying as much, drops, within the
     margin the group rule asks (GROUP_MARGIN): the load's, no page. The same uplink dropping 80 in a million
     while its hot sibling drops 1 in a million stands out of its load: found. Principle 4 (several ports of one
-    device changing together are the device's): where all four carry 90 % (nothing piled on the two), two of them
-    dropping alike is no hash's doing: found (with its sibling, as the switch's)."""
+    device changing together are the device's): where all four carry 90 % (or the other two 85 %: nothing piled on
+    the two), two of them dropping alike is no hash's doing: found (with its sibling, as the switch's)."""
     hits = _hot_pair(_fitted(lambda i, links: None), share, 1e-6, others)
     assert bool(hits) == found, hits
+
+
+def test_a_witness_that_dropped_long_ago_excuses_no_drops_now() -> None:
+    """Principle 2 (judged at the same moment): the hot sibling that dropped in a burst a quarter of an hour ago
+    and a packet or two an interval since witnesses no load for an uplink beside it dropping a hundred in a million
+    now: the drops are compared over the window the verdict judged, and the uplink is found."""
+    det = _fitted(lambda i, links: None)
+    det.reset()
+    fb = FeatureBuilder(INTERVAL)
+    found = []
+    for i, (start, links) in enumerate(simulate(WIDE, 40, interval_s=INTERVAL, seed=8).frames):
+        ups = _uplinks(links, "leaf-r2-0")
+        for k, li in enumerate(ups):
+            _carry(li, 0.9 if k < 2 else 0.4)
+        if 4 <= i < 13:
+            _drop(ups[0], 1e-4)
+        elif i >= 13:
+            ups[0].rates["buffer_discards"] = 2 / INTERVAL
+        if i >= 20:
+            _drop(ups[1], 1e-4)
+        found += [i for f in det.detect(_build(fb, start, links))
+                  if "discards" in f.conditions and f.device == "leaf-r2-0" and f.port == ups[1].port]
+    assert found and min(found) <= 20 + 4, found
