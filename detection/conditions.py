@@ -21,7 +21,6 @@ from fabricwatch.models.features import (
 from fabricwatch.models.groups import OUTLIER_K, OUTLIER_N
 
 ERRORS = OWN_NAMES.index("errors")
-OUTLIER_RATIO = 8.0  # per unit of load over its group's median, beyond the link's usual ratio to it
 OUTLIER_CRITICAL = 30.0
 OUTLIER_MIN_UTIL = 5.0  # % of line rate: per unit of load, a few waits on an idle link are a ratio of near-zeros
 # a pause holds a link for at most its full quanta (65,535 x 512 bit times): pauses that could not have held it

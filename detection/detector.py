@@ -22,10 +22,7 @@ from fabricwatch.detection.conditions import (
     CROWD_REPEATS,
     DISCARD_COLUMNS,
     OUTLIER_CRITICAL,
-    OUTLIER_K,
     OUTLIER_MIN_UTIL,
-    OUTLIER_N,
-    OUTLIER_RATIO,
     PAUSE_HOLD_BITS,
     PAUSED_SHARE,
     _drops_within_load,
@@ -115,6 +112,9 @@ from fabricwatch.models.features import (
 from fabricwatch.models.groups import (
     G_INDEX,
     GROUPED,
+    OUTLIER_K,
+    OUTLIER_N,
+    OUTLIER_RATIO,
     PAUSES_RECEIVED,
     GroupView,
     SiblingFit,
@@ -443,18 +443,24 @@ class LinkDetector:
         material[:, PAUSES_RECEIVED] &= own[:, PAUSES_RECEIVED] * PAUSE_HOLD_BITS >= (
             PAUSED_SHARE * frame.line_bps)[:, None]
         # beyond OUTLIER_RATIO and beyond what healthy links of its class reach now and then
-        # and beyond what two healthy links of its class held for as many intervals (adaptive routing's hot spots)
-        floor = frame.layout.memo(f"outlier_floor:{self.sibling_ratios.fit_id}", lambda: np.maximum.reduce([
-            np.full((len(frame.links), len(GROUPED)), math.log10(OUTLIER_RATIO)),
-            self.sibling_ratios.tails(frame.classes), self.sibling_ratios.held(frame.classes)]))
+        floor = frame.layout.memo(f"outlier_floor:{self.sibling_ratios.fit_id}", lambda: np.maximum(
+            math.log10(OUTLIER_RATIO), self.sibling_ratios.tails(frame.classes)))
         # a link whose standing healthy history never showed (a counter stuck at its ceiling, a new cable) may
         # stand out by habit: only far out of its group is it the link
         unknown = frame.layout.memo(f"standing_unknown:{self.sibling_ratios.fit_id}",
                                     lambda: ~self.sibling_ratios.known(frame.layout.keys))
         floor = np.where(unknown, np.maximum(floor, math.log10(OUTLIER_CRITICAL)), floor)
-        strong = np.nan_to_num(lr, nan=-np.inf) >= floor
-        strong &= material & ~quiet[:, None]
         st = self._state
+        # and, for as many intervals in a row as two healthy links of its class stood out, beyond how far they
+        # held then (adaptive routing's hot spots hold a few intervals); held longer than that, it is the link
+        ratio_now = np.nan_to_num(lr, nan=-np.inf)
+        out_now = (ratio_now >= floor) & material & ~quiet[:, None]
+        run = np.where(out_now, st["standing_run"][rows] + 1, 0)
+        st["standing_run"][rows] = run
+        held_as, held_for = frame.layout.memo(f"outlier_held:{self.sibling_ratios.fit_id}", lambda: (
+            self.sibling_ratios.held(frame.classes), self.sibling_ratios.held_for(frame.classes)))
+        floor = np.where(run <= held_for + OUTLIER_N - OUTLIER_K, np.maximum(floor, held_as), floor)
+        strong = (ratio_now >= floor) & material & ~quiet[:, None]
         bits = ((st["outlier"][rows] << 1) | strong.astype(np.uint8)) & np.uint8((1 << OUTLIER_N) - 1)
         st["outlier"][rows] = bits
         held = (np.bitwise_count(bits) >= OUTLIER_K) & strong
@@ -486,6 +492,7 @@ class LinkDetector:
                                 flaps=((self.rules.flap_window,), np.float32), settle=((), np.int8),
                                 bounce=((), np.int8), evidence=((), np.bool_), down=((), np.int32),
                                 outlier=((len(GROUPED),), np.uint8), over_group=((len(GROUPED),), np.uint8),
+                                standing_run=((len(GROUPED),), np.int32),
                                 saturated_for=((), np.int32), under_speed=((), np.bool_),
                                 heard=((), np.bool_), seen_ns=((), np.int64),
                                 admin_was=((), np.int8), admin_before=((), np.int8), admin_at_restart=((), np.int8),

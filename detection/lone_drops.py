@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from fabricwatch.core.hits import RuleHit
-from fabricwatch.detection.conditions import OUTLIER_K, OUTLIER_N
 from fabricwatch.models.drop_shares import BUSY_PCT
 from fabricwatch.models.features import OWN_NAMES, FeatureFrame, LinkState, spread_ids
+from fabricwatch.models.groups import OUTLIER_K, OUTLIER_N
 
 QUEUE_DROPS = ("out_discards", "buffer_discards", "xmit_discards")
 SAME_LOAD = 0.25  # of its group's median load: a member carrying this much more is another queue's situation

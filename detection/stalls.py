@@ -11,10 +11,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from fabricwatch.core.hits import worst
-from fabricwatch.detection.conditions import OUTLIER_RATIO, DeviceHold
+from fabricwatch.detection.conditions import DeviceHold
 from fabricwatch.detection.findings import Finding
 from fabricwatch.models.features import OWN_NAMES, FeatureFrame
-from fabricwatch.models.groups import GROUPED, device_view
+from fabricwatch.models.groups import GROUPED, OUTLIER_RATIO, device_view
 
 STALL_SHARE = 0.5  # of a switch's spread ports showing the signal: the switch, not a few of its links
 STALL_LOAD = 0.5  # of the median switch of its tier's load, at most

@@ -46,6 +46,7 @@ USUAL_QUANTILE = 0.95
 # beyond OUTLIER_RATIO, a link stands out (where every port's waits are heavy-tailed the tail is no finding)
 TAIL_QUANTILE = 0.99
 OUTLIER_K, OUTLIER_N = 3, 4  # intervals of the last N a link must stand out in: one interval's spike is a heavy tail
+OUTLIER_RATIO = 8.0  # per unit of load over its group's median, beyond the link's usual ratio to it
 # healthy links of a class that held a standing for OUTLIER_K of OUTLIER_N intervals: one alone may have been a fault
 HELD_LINKS = 2
 HELD_MARGIN = 2.0  # within this factor of what they held, a link does what they did (ratios of heavy tails are noisy)
@@ -215,6 +216,9 @@ class SiblingRatios:
     # per link class, how far HELD_LINKS of its links that sit with their group stood in OUTLIER_K of OUTLIER_N
     # intervals (log10): a standing held that long is what the class does, though any one interval of it is rare
     held_: dict[str, np.ndarray] = field(default_factory=dict)
+    # per link class, how many intervals in a row HELD_LINKS of those links stood OUTLIER_RATIO out: a standing held
+    # longer than healthy links held one is the link's, however far healthy links stood for a while
+    held_for_: dict[str, np.ndarray] = field(default_factory=dict)
     # per link, the signals whose standing in its group healthy history showed (None: a model file from before)
     known_: dict[tuple[str, str], np.ndarray] | None = None
     fit_id: int = field(default_factory=lambda: next(_FITS))  # which fit these are: what a cache goes by
@@ -265,11 +269,21 @@ class SiblingRatios:
                 out[i] = np.where(t > 0, t + math.log10(HELD_MARGIN), 0.0)
         return out
 
+    def held_for(self, classes: Sequence[str]) -> np.ndarray:
+        """(n, len(GROUPED)): how many intervals in a row healthy links of each link's class stood out (0: none)."""
+        out = np.zeros((len(classes), len(GROUPED)), dtype=np.int64)
+        for i, c in enumerate(classes):
+            t = self.held_for_.get(c)
+            if t is not None:
+                out[i] = t
+        return out
+
     def to_json(self) -> dict[str, Any]:
         return {"names": list(GROUPED),
                 "links": [[d, p, [round(float(v), 3) for v in u]] for (d, p), u in sorted(self.usual_.items())],
                 "tails": [[c, [round(float(v), 3) for v in t]] for c, t in sorted(self.tails_.items())],
                 "held": [[c, [round(float(v), 3) for v in t]] for c, t in sorted(self.held_.items())],
+                "held_for": [[c, [int(v) for v in t]] for c, t in sorted(self.held_for_.items())],
                 **({} if self.known_ is None else {"known": [[d, p, [GROUPED[j] for j in np.nonzero(k)[0]]]
                                                               for (d, p), k in sorted(self.known_.items())]})}
 
@@ -291,6 +305,8 @@ class SiblingRatios:
             out.tails_[str(c)] = row_of(values)
         for c, values in data.get("held", ()):
             out.held_[str(c)] = row_of(values)
+        for c, values in data.get("held_for", ()):
+            out.held_for_[str(c)] = row_of(values).astype(np.int64)
         if "known" in data:
             out.known_ = {(str(d), str(p)): np.isin(np.array(GROUPED), [str(n) for n in signals])
                           for d, p, signals in data["known"]}
@@ -311,6 +327,12 @@ class SiblingFit:
         self._rows = np.zeros((0, cap, len(GROUPED)))
         self._seen = np.zeros(0, dtype=np.int64)
         self._class = np.zeros(0, dtype=object)
+        # per link id, online over its whole history: its last OUTLIER_N log-ratios, the most it stood in
+        # OUTLIER_K of OUTLIER_N of them, its run of intervals OUTLIER_RATIO out and its longest such run
+        self._last = np.zeros((0, OUTLIER_N, len(GROUPED)))
+        self._held_most = np.zeros((0, len(GROUPED)))
+        self._run = np.zeros((0, len(GROUPED)), dtype=np.int64)
+        self._run_most = np.zeros((0, len(GROUPED)), dtype=np.int64)
 
     def add(self, frame: FeatureFrame, ids: np.ndarray) -> None:
         """One interval; `ids[i]` is the link id of `frame.links[i]` (each link once)."""
@@ -329,7 +351,20 @@ class SiblingFit:
                                                              np.nan)])
             self._seen = np.concatenate([self._seen, np.zeros(grow - len(self._seen), dtype=np.int64)])
             self._class = np.concatenate([self._class, np.full(grow - len(self._class), "", dtype=object)])
+            more = grow - len(self._last)
+            self._last = np.concatenate([self._last, np.full((more, OUTLIER_N, len(GROUPED)), -np.inf)])
+            self._held_most = np.concatenate([self._held_most, np.full((more, len(GROUPED)), -np.inf)])
+            self._run = np.concatenate([self._run, np.zeros((more, len(GROUPED)), dtype=np.int64)])
+            self._run_most = np.concatenate([self._run_most, np.zeros((more, len(GROUPED)), dtype=np.int64)])
         self._class[ids] = np.asarray(frame.classes, dtype=object)[some]
+        x = np.nan_to_num(lr, nan=-np.inf)
+        last = np.concatenate([self._last[ids, 1:], x[:, None, :]], axis=1)
+        self._last[ids] = last
+        held = np.sort(last, axis=1)[:, OUTLIER_N - OUTLIER_K]
+        self._held_most[ids] = np.maximum(self._held_most[ids], held)
+        run = np.where(x >= math.log10(OUTLIER_RATIO), self._run[ids] + 1, 0)
+        self._run[ids] = run
+        self._run_most[ids] = np.maximum(self._run_most[ids], run)
         t = self._seen[ids]
         slot = np.where(t < self.cap, t, self._rng.integers(0, np.maximum(t, 1) + 1))
         keep = slot < self.cap
@@ -351,7 +386,7 @@ class SiblingFit:
             if med.max() >= 0.1:
                 out.usual_[keys[i]] = np.where(med >= 0.1, np.maximum(high, 0.0), 0.0)
         out.tails_ = self._tails()
-        out.held_ = self._held()
+        out.held_, out.held_for_ = self._held()
         shown = (~np.isnan(self._rows)).sum(axis=1) >= np.minimum(self._seen, MIN_STANDING)[:, None]
         out.known_ = {keys[i]: shown[i] & (self._seen[i] >= MIN_STANDING) for i in np.nonzero(self._seen)[0].tolist()}
         out.fit_id = next(_FITS)
@@ -374,26 +409,24 @@ class SiblingFit:
         return out
 
 
-    def _held(self) -> dict[str, np.ndarray]:
-        """Per class, the HELD_LINKS-th highest, over its links that sit with their group, of the most each stood
-        in OUTLIER_K of OUTLIER_N intervals in a row of its history (a link's rows are in time order while it
-        keeps them all)."""
-        out = {}
-        ordered = np.nonzero((self._seen > 0) & (self._seen <= self.cap))[0]
-        for c in sorted(set(self._class[ordered].tolist())):
-            of = ordered[self._class[ordered] == c]
-            rows = self._rows[of]  # (k, cap, G)
+    def _held(self) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """Per class, over its links that sit with their group, the HELD_LINKS-th highest of the most each stood in
+        OUTLIER_K of OUTLIER_N intervals in a row, and of the longest run of intervals each stood OUTLIER_RATIO
+        out (one link's may have been a fault of its own)."""
+        held, held_for = {}, {}
+        seen = np.nonzero(self._seen)[0]
+        for c in sorted(set(self._class[seen].tolist())):
+            of = seen[self._class[seen] == c]
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
-                sits = np.nan_to_num(np.nanmedian(rows, axis=1)) < 0.1
-            if rows.shape[1] < OUTLIER_N or int(sits.sum(axis=0).max(initial=0)) < HELD_LINKS:
+                sits = np.nan_to_num(np.nanmedian(self._rows[of], axis=1)) < 0.1  # (k, G)
+            if int(sits.sum(axis=0).max(initial=0)) < HELD_LINKS:
                 continue
-            windows = np.lib.stride_tricks.sliding_window_view(np.nan_to_num(rows, nan=-np.inf), OUTLIER_N, axis=1)
-            held = np.sort(windows, axis=-1)[..., OUTLIER_N - OUTLIER_K].max(axis=1)  # (k, G)
-            held = np.where(sits & np.isfinite(held), held, -np.inf)
-            second = -np.sort(-held, axis=0)[HELD_LINKS - 1]
-            out[c] = np.maximum(np.where(np.isfinite(second), second, 0.0), 0.0)
-        return out
+            most = np.where(sits, self._held_most[of], -np.inf)
+            second = -np.sort(-most, axis=0)[HELD_LINKS - 1]
+            held[c] = np.maximum(np.where(np.isfinite(second), second, 0.0), 0.0)
+            held_for[c] = -np.sort(-np.where(sits, self._run_most[of], 0), axis=0)[HELD_LINKS - 1]
+        return held, held_for
 
 
 @dataclass
