@@ -17,6 +17,7 @@ from fabricwatch.models.features import FeatureFrame
 class _SaidDown:
     since_ns: int
     why: str
+    wait_ns: int  # how long it must stay down before it is left down (longer while it is being repaired)
     link_class: str
     peer: tuple[str, str] | None
 
@@ -27,9 +28,10 @@ class DownUnheard:
     def __init__(self) -> None:
         self._down: dict[tuple[str, str], _SaidDown] = {}
 
-    def observe(self, frame: FeatureFrame, said: dict[int, tuple[int, str]], excused_devices: set[str],
+    def observe(self, frame: FeatureFrame, said: dict[int, tuple[int, str, int]], excused_devices: set[str],
                 interval_s: float) -> list[Finding]:
-        """Note this interval's links (`said`: per row of the frame down and left so, since when and why); the
+        """Note this interval's links (`said`: per row of the frame down and left so, since when, why and how long
+        it must stay down, ns); the
         findings of the links remembered down, unheard now and down long enough, unless a device of theirs is
         `excused_devices` (dark, training after a restart). Costs a pass over the links only while one is held."""
         if not said and not self._down:
@@ -37,12 +39,13 @@ class DownUnheard:
         keys = frame.layout.keys
         for key in set(self._down).intersection(keys):
             del self._down[key]  # heard: it says now what it is, and the rule judges it
-        for i, (since, why) in said.items():
-            self._down[keys[i]] = _SaidDown(since, why, frame.classes[i], _peer(frame.links[i]))
+        for i, (since, why, wait) in said.items():
+            self._down[keys[i]] = _SaidDown(since, why, wait, frame.classes[i], _peer(frame.links[i]))
         heard = {keys[i] for i in said}  # judged by the rule on what they say now
         out = []
         for (device, port), held in self._down.items():
-            if (device, port) in heard or frame.start_ns - held.since_ns < (DOWN_INTERVALS - 1) * interval_s * 1e9:
+            if (device, port) in heard or frame.start_ns - held.since_ns < max(
+                    (DOWN_INTERVALS - 1) * interval_s * 1e9, held.wait_ns):
                 continue
             if device in excused_devices or (held.peer is not None and held.peer[0] in excused_devices):
                 continue

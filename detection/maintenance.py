@@ -323,7 +323,7 @@ def drained_links(frame: FeatureFrame, rows: np.ndarray, recent_flaps: np.ndarra
 
 def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, settling: np.ndarray,
                     restarted: np.ndarray, restarts: Restarts, cables: Cables, interval_s: float,
-                    up_before: np.ndarray) -> tuple[dict[int, RuleHit], dict[int, tuple[int, str]], set[int]]:
+                    up_before: np.ndarray) -> tuple[dict[int, RuleHit], dict[int, tuple[int, str, int]], set[int]]:
     """Links operationally down for DOWN_INTERVALS (by the clock, seen down twice) while administratively up, or
     while the far end of their cable says it is up: a port left down after a replacement, a one-way optic, a
     cable pulled. A cable is one link: shut at either end, it is planned. Towards a switch that is
@@ -331,7 +331,8 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
     at both ends with no administrative state is left alone: a planned shutdown looks the same. A port
     never up (`up_before`: up in its healthy history, per row) is unused, never cabled: nothing was left.
     Towards a device whose every link is down (a host powered off), it is that device's event. Also gives, per
-    row down and not excused so, since when it counts as down and why it is left down (`DownUnheard` holds it
+    row down and not excused so, since when it counts as down, why it is left down and how long it must stay down
+    before it is (ns; longer under repair) (`DownUnheard` holds it
     while the link is unheard), and the rows down, with no far end known, by another device's act or restart at
     that moment: nothing of theirs to say while it lasts."""
     oper = frame.reading("oper_status")
@@ -401,10 +402,10 @@ def links_left_down(frame: FeatureFrame, rows: np.ndarray, state: LinkState, set
                else f"its far end {li.tags['peer_device']}:{li.tags['peer_port']} reports up" if far_up
                else "administratively up" + (f", {far_device} up" if far_device in alive else "")
                if admin[i] == 1 else f"the other links of {li.device} came back from its restart")
-        held[i] = (since, why)
         # down after its optic or cable was flagged: someone replacing it, for as long as a swap takes
         repair = int(REPAIR_S * 1e9) if not far_up and under_repair(state, int(rows[i]), far, since) else 0
         wait = max((DOWN_INTERVALS - 1) * interval_ns, repair)
+        held[i] = (since, why, wait)
         if count[i] >= 2 and frame.start_ns - since >= wait:
             out[i] = RuleHit("critical", left_down_reason(since, frame.start_ns, interval_s, why), "link_left_down")
     return out, held, elsewhere
