@@ -3,14 +3,16 @@ and a hash can pile the traffic a switch spreads over several links on two or th
 others do not. A link dropping while another link of its spread group, at the same load, drops now and dropped
 within GROUP_MARGIN of it over the window its verdict judged (the margin the group rule asks of a link standing
 out of its situation: drops grow faster than load, and tails are heavy), the links that drop being the group's
-busiest now (every calm link carries SAME_LOAD less), does what that load does; a fault drops alone or far beyond
-it, and a witness's old burst excuses nothing now. Where every link of the group drops (a trickle of control-plane
-packets on all of a switch's ports) none stands out as the busiest: no witness. Below BUSY_PCT no queue fills, and
-drops shared there are no load's (`lone_drops`); links that drop together while links of their group carrying
-about as much do not are a line card or a switch, not a hash (`findings`: one device finding)."""
+busiest now (every calm link carries less, and they SAME_LOAD more than the group's median: piled on), does what
+that load does; a fault drops alone or far beyond it, and a witness's old burst excuses nothing now. Where every
+link of the group drops (a trickle of control-plane packets on all of a switch's ports) none stands out as the
+busiest: no witness. Below BUSY_PCT no queue fills, and drops shared there are no load's (`lone_drops`); links
+that drop together at about their group's load are a line card or a switch, not a hash (`findings`: one device
+finding)."""
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -45,8 +47,8 @@ def _habit(windows: EvidenceWindows, key: tuple[str, str], window: int) -> tuple
 def drops_alike(frame: FeatureFrame, i: int, windows: EvidenceWindows, window: int = RECENT_WINDOW) -> str | None:
     """The link of row i's spread group that carried as much as it over the last `window` intervals (the window a
     verdict judged), drops now and dropped within GROUP_MARGIN of what row i dropped in them, where the links of the
-    group that drop are its busiest now (every calm link of the group carries SAME_LOAD less than both), as "device
-    port", or None."""
+    group that drop are its busiest now (every calm link of the group carries less than both, and both carry
+    SAME_LOAD more than the group's median: the traffic piled on them), as "device port", or None."""
     _names, gid, member = spread_ids(frame.layout)
     keys = frame.layout.keys
     if not member[i] or (own := _habit(windows, keys[i], window)) is None or not own[1] >= BUSY_PCT:
@@ -55,12 +57,14 @@ def drops_alike(frame: FeatureFrame, i: int, windows: EvidenceWindows, window: i
     group = [j for j in np.nonzero(member & (gid == gid[i]))[0].tolist() if j != i]
     habits = {j: _habit(windows, keys[j], window) for j in group}
     util = np.nan_to_num(frame.own_raw[:, UTIL])
+    median = float(frame.group_util[i]) if frame.group_util is not None else math.nan
     calm = [j for j in group if (h := habits[j]) is None or not h[2]]
     for j in group:
         theirs = habits[j]
         if theirs is None or not theirs[2] or not abs(theirs[1] - load) <= SAME_LOAD * load:
             continue
-        busiest = calm and max(util[k] for k in calm) < (1 - SAME_LOAD) * min(util[i], util[j])
+        least = min(util[i], util[j])
+        busiest = calm and max(util[k] for k in calm) < least and least > (1 + SAME_LOAD) * median
         if theirs[0] * GROUP_MARGIN >= drops and busiest:
             return f"{frame.links[j].device} {frame.links[j].port}"
     return None
