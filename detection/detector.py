@@ -461,13 +461,17 @@ class LinkDetector:
             self.sibling_ratios.held(frame.classes), self.sibling_ratios.held_for(frame.classes)))
         floor = np.where(run <= held_for + OUTLIER_N - OUTLIER_K, np.maximum(floor, held_as), floor)
         strong = (ratio_now >= floor) & material & ~quiet[:, None]
-        bits = ((st["outlier"][rows] << 1) | strong.astype(np.uint8)) & np.uint8((1 << OUTLIER_N) - 1)
+        mask = np.uint8((1 << OUTLIER_N) - 1)
+        bits = ((st["outlier"][rows] << 1) | strong.astype(np.uint8)) & mask
         st["outlier"][rows] = bits
         held = (np.bitwise_count(bits) >= OUTLIER_K) & strong
         # the crowd over the same window: links of the role that stood out on many switches, each more than once
         # within it, share a load (an incast's flows shifting between uplinks) though few hold at any one moment;
-        # one interval's spikes are heavy tails, which a large fabric shows somewhere every interval
-        held &= ~on_many_switches(frame, np.bitwise_count(bits) >= CROWD_REPEATS)
+        # one interval's spikes are heavy tails, which a large fabric shows somewhere every interval. Standing out
+        # is the group rule's own floor here: a crowd is what stands out, whether or not each of its links is paged
+        any_bits = ((st["outlier_any"][rows] << 1) | out_now.astype(np.uint8)) & mask
+        st["outlier_any"][rows] = any_bits
+        held &= ~on_many_switches(frame, np.bitwise_count(any_bits) >= CROWD_REPEATS)
         out = {}
         util = np.nan_to_num(frame.own_raw[:, UTIL])
         for i, j in zip(*np.nonzero(held), strict=True):
@@ -492,7 +496,7 @@ class LinkDetector:
                                 flaps=((self.rules.flap_window,), np.float32), settle=((), np.int8),
                                 bounce=((), np.int8), evidence=((), np.bool_), down=((), np.int32),
                                 outlier=((len(GROUPED),), np.uint8), over_group=((len(GROUPED),), np.uint8),
-                                standing_run=((len(GROUPED),), np.int32),
+                                standing_run=((len(GROUPED),), np.int32), outlier_any=((len(GROUPED),), np.uint8),
                                 saturated_for=((), np.int32), under_speed=((), np.bool_),
                                 heard=((), np.bool_), seen_ns=((), np.int64),
                                 admin_was=((), np.int8), admin_before=((), np.int8), admin_at_restart=((), np.int8),
