@@ -594,13 +594,13 @@ class LinkDetector:
         n = len(links)
         if scores is None:
             scores = self.score(frame)
+        st = self._state
+        rows = st.rows(links, frame.layout)
         judged_quiet, silent = silent_now(frame)
-        ecn_missing = missing_marks(frame, judged_quiet, silent, self.silent_runs)
+        ecn_missing = missing_marks(frame, judged_quiet, silent, self.silent_runs, st, rows)
         if "ecn_missing" in self.switched_off:
             ecn_missing[:] = False
         has_model = np.array([c in self.models for c in frame.classes], dtype=bool)
-        st = self._state
-        rows = st.rows(links, frame.layout)
         own = frame.own_raw
         downed = frame.rate("link_downed") > 0
         bounced = (np.nan_to_num(own[:, FLAPS]) > 0) | downed

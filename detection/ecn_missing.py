@@ -9,6 +9,7 @@ import numpy as np
 from fabricwatch.detection.explain import ECN
 from fabricwatch.detection.findings import DEVICE_MIN_PORTS
 from fabricwatch.models.features import OWN_NAMES, FeatureFrame, LinkState
+from fabricwatch.models.groups import OUTLIER_K, OUTLIER_N
 from fabricwatch.models.silence import (
     INSTANT_RECORD,
     PAUSING_MORE,
@@ -26,14 +27,17 @@ from fabricwatch.models.silence import (
     witnessed_queues,
 )
 
-# per link: 1 + the intervals since its silence was last found, none of them judged (0: judged or marking since)
-STATE = {"ecn_unseen": ((), np.int32)}
+# per link: 1 + the intervals since its silence was last found, none of them judged (0: judged or marking since);
+# and whether its silence beside marking ports of its switch was found in each of the last OUTLIER_N intervals
+STATE = {"ecn_unseen": ((), np.int32), "lone_silent": ((), np.uint8)}
 ECN_PEER_MIN = 200.0  # marks per 1M packets sent among peers (100 per 1M both ways) before silence counts
 
 
-def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, silent_runs: SilentRuns) -> np.ndarray:
+def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, silent_runs: SilentRuns,
+                  state: LinkState, rows_of: np.ndarray) -> np.ndarray:
     """Links that mark nothing while their load-matched peers mark (ECN disabled or misconfigured on the
-    switch), or mark next to nothing where most of their switch's ports do the same while it pauses."""
+    switch), or mark next to nothing where most of their switch's ports do the same while it pauses.
+    `state`/`rows_of`: each link's row of the detector's state (a lone port's silence must hold)."""
     # `silent` (silent_now): most load-matched peers on other switches mark; this link does not
     j = SIGNALS.index("ecn_per_mpkt")
     enough = frame.class_median_raw[:, ECN] >= ECN_PEER_MIN
@@ -41,6 +45,9 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
     # marking next to nothing is ECN set too high where the switch's queues reach the pause threshold
     weak = weak_now(frame, judged)[:, j] & enough
     rows = np.nonzero(out | weak)[0]
+    # a profile is configuration: it does not come and go with the traffic, as a port whose bursts cross the marking
+    # threshold now and then does, so a lone port's silence, unlike its switch's, must hold (OUTLIER_K of OUTLIER_N)
+    lone = np.zeros(len(out), dtype=bool)
     if len(rows):
         # the switch port whose queue marks what each link counts: a NIC behind a switch that exports no ECN
         # counter witnesses that switch, and that switch's pausing and calm are what its marks are judged by
@@ -62,8 +69,8 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
         # that still mark is its traffic's mix as often as not (an uplink carrying another job's streams; marking that
         # follows transient hot receivers leaves a port silent for an interval now and then while its peers mark), so
         # it is a finding at once only where DEVICE_MIN_PORTS of the switch's ports, and most of those of their role
-        # that can be judged now, are silent with it (`_switch_wide`), or where its queue shows that it fills
-        # unmarked: its switch pausing PAUSING_MORE times the switches that mark (a lossless queue fills to the pause
+        # that can be judged now, are silent with it (`_switch_wide`), and once it holds (`lone`) where its queue
+        # shows that it fills unmarked: its switch pausing PAUSING_MORE times the switches that mark (a lossless queue fills to the pause
         # threshold; against every switch of the role, idle ones would make any pausing look infinite), or the port
         # dropping PAUSING_MORE times its class now where its switch sends no pause (a lossy queue overflows at its
         # tail; where PFC holds it, a lossless one drops nothing of what ECN would have slowed, so its drops are not
@@ -73,8 +80,9 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
             found = rows[at]
             together = _switch_wide(frame, found, judged[:, j], queue)
             where_no_pause_holds = ~pausing_at_all(frame, queue[found])
-            out[found] = (together | (pausing[at] >= PAUSING_MORE)
-                          | (where_no_pause_holds & (dropping(frame, found) >= PAUSING_MORE)))
+            lone[found] = ~together & ((pausing[at] >= PAUSING_MORE)
+                                       | (where_no_pause_holds & (dropping(frame, found) >= PAUSING_MORE)))
+            out[found] = together
         # weak marking likewise, whatever the record, on most of the switch's judgeable ports whatever their role
         # (one port marking little while its switch pauses is as often that port's traffic mix; a port group
         # beside an incast that lifts their class's marking, storage-facing ports at a checkpoint, that incast),
@@ -83,7 +91,9 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
         weak_rows = rows[weak[rows] & (pausing >= PAUSING_MORE) & ~marking_fully(frame, rows)]
         if len(weak_rows):
             out[weak_rows] |= _switch_wide(frame, weak_rows, judged[:, j], queue, by_role=False)
-    return out
+    bits = ((state["lone_silent"][rows_of] << 1) | lone.astype(np.uint8)) & np.uint8((1 << OUTLIER_N) - 1)
+    state["lone_silent"][rows_of] = bits
+    return out | (lone & (np.bitwise_count(bits) >= OUTLIER_K))
 
 
 def _switch_wide(frame: FeatureFrame, rows: np.ndarray, judged: np.ndarray, queue: np.ndarray,
