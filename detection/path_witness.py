@@ -1,9 +1,11 @@
 """A NIC's transport retries as the witness of loss on the path behind it. A retry (an ack that timed out, a
 sequence NAK, an adaptive retransmission) counts a packet lost anywhere between two endpoints. Where the fabric's
-switches are watched, the hop that lost it is found by its own counters, and the NIC's retries say nothing of its
-link; where none is (a tenant sees only its hosts) and its far end is not heard, the NIC is the only witness, and
-its retries far above its background are a finding on it. Retries many NICs show at once (a job slowed by a drop
-elsewhere, or aborting) are their situation's, as a crowd of drops is, and stay so in the windows that hold them."""
+switches are watched, the hop that lost it is found by its own counters: while one loses beyond its background, the
+NICs' retries are that hop's; while none does, a NIC retrying far above its background lost them at its own end
+(the NIC, its host, or a cable no switch counts on), and that is a finding on it. Where no switch is watched (a
+tenant sees only its hosts) and its far end is not heard, the NIC is the only witness, and its retries far above
+its background are a finding on it. Retries many NICs show at once (a job slowed by a drop elsewhere, or aborting)
+are their situation's, as a crowd of drops is, and stay so in the windows that hold them."""
 
 from __future__ import annotations
 
@@ -19,6 +21,10 @@ from fabricwatch.models.groups import FACING_HOSTS
 
 SWITCH_ROLES = SPREAD_ROLES | DOWN_ROLES | {FACING_HOSTS}
 PATH_COLUMNS = np.array([k for k, n in enumerate(EVIDENCE_NAMES) if EVIDENCE[n] is Evidence.PATH])
+LOSS_COLUMNS = np.array([k for k, n in enumerate(EVIDENCE_NAMES) if EVIDENCE[n] in (Evidence.ERROR, Evidence.DISCARD)])
+# intervals a hop's loss explains retries after it was last seen: a switch polled every other interval, and a
+# transport whose retry timers fire a while after the loss
+LOSS_EXPLAINS = 2
 
 
 class PathWitness:
@@ -28,25 +34,31 @@ class PathWitness:
 
     def __init__(self) -> None:
         self.switches_heard = False
+        self.loss_seen = 0  # intervals for which a watched hop's last loss still explains retries
 
-    def unwatched(self, frame: FeatureFrame) -> np.ndarray:
-        """Per row, whether no hop of the path behind the link is watched: no switch heard yet, and the link's far
-        end not heard now."""
+    def unexplained(self, frame: FeatureFrame, counts: np.ndarray, background: BackgroundRates,
+                    interval_s: float) -> np.ndarray:
+        """Per row, whether no watched hop explains the link's retries: where switches are watched, none of them
+        losing beyond its background now or lately; where none is, the link's far end not heard now."""
         layout = frame.layout
         n = len(frame.links)
-        self.switches_heard |= any(role in SWITCH_ROLES for role in layout.roles)
+        switch = layout.memo("switch_rows", lambda: np.array([role in SWITCH_ROLES for role in layout.roles],
+                                                              dtype=bool).reshape(n))
+        self.switches_heard |= bool(switch.any())
         if self.switches_heard:
-            return np.zeros(n, dtype=bool)
+            losing = bool((dropping_now(frame, counts, background, interval_s, LOSS_COLUMNS) & switch).any())
+            self.loss_seen = LOSS_EXPLAINS if losing else max(self.loss_seen - 1, 0)
+            return np.full(n, self.loss_seen == 0)
         heard = layout.heard
         return np.fromiter((far not in heard for far in layout.far_devices), dtype=bool, count=n)
 
     def witnessed(self, frame: FeatureFrame, counts: np.ndarray, background: BackgroundRates,
                   interval_s: float) -> None:
         """Take out of `counts` (the interval's evidence counts, changed here) the retries no finding may rest
-        on: where a hop of the path is watched, and those of links retrying beyond their background together
+        on: those a watched hop explains, and those of links retrying beyond their background together
         with much of their situation now, each within GROUP_MARGIN of what the crowd's links retry (a few NICs
         retrying their usual few at the moment one retries a thousand times make no crowd of that one)."""
-        counts[np.ix_(~self.unwatched(frame), PATH_COLUMNS)] = 0.0
+        counts[np.ix_(~self.unexplained(frame, counts, background, interval_s), PATH_COLUMNS)] = 0.0
         beyond = dropping_now(frame, counts, background, interval_s, PATH_COLUMNS)
         if not beyond.any():
             return

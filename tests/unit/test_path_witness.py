@@ -1,5 +1,6 @@
-"""Where no switch of the fabric is watched (a tenant sees only its hosts), a NIC's transport retries are the
-only witness of loss on the path behind it.
+"""A NIC's transport retries witness loss on the path behind it: where no switch of the fabric is watched (a
+tenant sees only its hosts), they are the only witness; where switches are, they are the NIC's own only while no
+watched hop loses beyond its background.
 
 Each test names the principle it checks. The fabric is the project's simulator seen from the hosts: each leaf
 port towards a host becomes that host's NIC (its far end, with the directions swapped)."""
@@ -116,8 +117,46 @@ def test_retries_many_nics_share_at_once_are_the_jobs_not_each_links(hosts_only:
     assert not _run(hosts_only, together)
 
 
-def test_retries_are_the_paths_not_the_links_where_the_switches_are_watched() -> None:
-    """Principle 1's attribution: where the fabric's switches are watched, a loss is found at the hop that loses
-    it, by that hop's own counters; a NIC's retries then say nothing of its own link, and are no finding, also in
-    the intervals the switches, polled every other one, are not heard in."""
-    assert not _run(_detector(hosts_only=False), _storm, hosts_only=False)
+@pytest.fixture(scope="module")
+def watched() -> LinkDetector:
+    return _detector(hosts_only=False)
+
+
+def _spine_corrupting(i: int, links: list[LinkInterval]) -> None:
+    """From the tenth interval on, one spine port counts corrupted frames far above its background."""
+    spine = sorted((li for li in links if li.tags.get("role") == "spine"), key=lambda li: (li.device, li.port))
+    if i >= 10 and spine:  # polled every other interval
+        spine[0].rates["in_errors"] = 5.0
+
+
+def test_retries_no_watched_hop_explains_are_the_nics_where_the_switches_are_watched(watched: LinkDetector) -> None:
+    """Principle 1 (every counter is evidence against what it counts) with attribution: where the fabric's switches
+    are watched, a loss is found at the hop that loses it, by that hop's own counters; one NIC retrying 40 times a
+    second while no hop loses anything beyond its background is lost at its own end (the NIC, its host, its cable
+    where no switch counts it): a finding on it, also with the switches polled every other interval."""
+    found = _run(watched, _storm, hosts_only=False)
+    nic = _frames(1, 8, lambda i, nics: None)[0][1][5]
+    on_it = [i for i, f in found if (f.device, f.port) == (nic.device, nic.port)]
+    assert on_it and min(on_it) <= 10 + 4, found[:3]
+    assert not [f for _, f in found if (f.device, f.port) != (nic.device, nic.port)], found[:3]
+
+
+def test_retries_while_a_watched_hop_loses_are_that_hops(watched: LinkDetector) -> None:
+    """Principle 1's attribution: the same NIC's retries while a spine port loses frames beyond its background are
+    that hop's loss, found on the spine port by its own counters, not on the NIC (also in the intervals the
+    switches, polled every other one, are not heard in)."""
+    watched.reset()
+    fb = FeatureBuilder(INTERVAL)
+    background = _sporadic(np.random.default_rng(2))
+
+    def both(i: int, nics: list[LinkInterval]) -> None:
+        background(i, nics)
+        _storm(i, nics)
+
+    found = []
+    for i, (start, links) in enumerate(_frames(40, 8, both, hosts_only=False)):
+        _spine_corrupting(i, links)
+        found += watched.detect(fb.build(start, links))
+    nic = _frames(1, 8, lambda i, nics: None)[0][1][5]
+    assert not [f for f in found if (f.device, f.port) == (nic.device, nic.port)], found[:3]
+    assert [f for f in found if f.link_class.endswith("spine/400G") or "in_errors" in f.explanation], found[:3]
