@@ -28,7 +28,7 @@ from fabricwatch.models.silence import (
 )
 
 # per link: 1 + the intervals since its silence was last found, none of them judged (0: judged or marking since);
-# and whether its silence beside marking ports of its switch was found in each of the last OUTLIER_N intervals
+# and whether its silence beside marking ports of its switch was found in each of the last OUTLIER_N that judged it
 STATE = {"ecn_unseen": ((), np.int32), "lone_silent": ((), np.uint8)}
 ECN_PEER_MIN = 200.0  # marks per 1M packets sent among peers (100 per 1M both ways) before silence counts
 
@@ -46,7 +46,8 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
     weak = weak_now(frame, judged)[:, j] & enough
     rows = np.nonzero(out | weak)[0]
     # a profile is configuration: it does not come and go with the traffic, as a port whose bursts cross the marking
-    # threshold now and then does, so a lone port's silence, unlike its switch's, must hold (OUTLIER_K of OUTLIER_N)
+    # threshold now and then does, so a lone port's silence, unlike its switch's, must hold (OUTLIER_K of the last
+    # OUTLIER_N intervals that judge it)
     lone = np.zeros(len(out), dtype=bool)
     if len(rows):
         # the switch port whose queue marks what each link counts: a NIC behind a switch that exports no ECN
@@ -91,7 +92,10 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
         weak_rows = rows[weak[rows] & (pausing >= PAUSING_MORE) & ~marking_fully(frame, rows)]
         if len(weak_rows):
             out[weak_rows] |= _switch_wide(frame, weak_rows, judged[:, j], queue, by_role=False)
-    bits = ((state["lone_silent"][rows_of] << 1) | lone.astype(np.uint8)) & np.uint8((1 << OUTLIER_N) - 1)
+    # over the intervals that judge it: a port whose peers mark only in a job's all-to-all phases is judged then
+    bits = state["lone_silent"][rows_of]
+    bits = np.where(judged[:, j] & enough, ((bits << 1) | lone.astype(np.uint8)) & np.uint8((1 << OUTLIER_N) - 1),
+                    bits)
     state["lone_silent"][rows_of] = bits
     return out | (lone & (np.bitwise_count(bits) >= OUTLIER_K))
 

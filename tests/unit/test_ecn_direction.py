@@ -342,16 +342,21 @@ def test_one_port_never_seen_marking_is_ecn_off_where_its_switch_pauses_beyond_t
     it) is its traffic's mix: no finding. Nor is the same port silent every other interval while its switch pauses
     5x (its bursts cross the marking threshold now and then, as its siblings' do more often): a profile is
     configuration, it does not come and go with the traffic, so a lone port's silence is its switch's only where it
-    holds, in OUTLIER_K of the last OUTLIER_N intervals."""
+    holds, in OUTLIER_K of the last OUTLIER_N intervals that could judge it (its peers marking only in the
+    all-to-all phases of a job, two intervals in six, its silence in each of them holds)."""
     _, leaf = _two_leaves()
     leaves = sorted({li.device for li in _uplinks(simulate(SPEC, 1, interval_s=INTERVAL, seed=1).frames[0][1])})
     idle = set([d for d in leaves if d != leaf][: len(leaves) // 2])
 
     det = _fitted(_lone_port_idle(leaf))
 
-    def lone_silent(pausing: float, silent_at: Callable[[int], bool] = lambda i: i >= 3) -> Marking:
+    def lone_silent(pausing: float, silent_at: Callable[[int], bool] = lambda i: i >= 3,
+                    marking_at: Callable[[int], bool] = lambda i: True) -> Marking:
         def mark(i: int, links: list[LinkInterval]) -> None:
             _load(links, None, None)
+            if not marking_at(i):  # a phase that fills no queue: nobody marks, and nothing is judged
+                for li in links:
+                    li.rates["ecn_marked"] = 0.0
             lone = sorted(li.port for li in _uplinks(links) if li.device == leaf)[0]
             for li in links:
                 if li.device not in leaves:
@@ -372,6 +377,9 @@ def test_one_port_never_seen_marking_is_ecn_off_where_its_switch_pauses_beyond_t
     as_they_do = [f for fs in _live(det, 12, lone_silent(1.0)) for f in fs]
     assert not _silent(as_they_do, leaf), [(f.port, f.explanation) for f in _silent(as_they_do, leaf)]
     assert _silent([f for fs in _live(det, 12, lone_silent(5.0)) for f in fs], leaf)
+    # its peers mark only in the all-to-all phases, two intervals in six: it holds over the intervals that judge it
+    phases = lone_silent(5.0, marking_at=lambda i: i % 6 in (0, 1))
+    assert _silent([f for fs in _live(det, 26, phases) for f in fs], leaf)
 
 
 def test_one_silent_port_beside_marking_siblings_is_found_at_once_only_where_its_queue_shows_it_fills() -> None:
