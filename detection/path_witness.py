@@ -1,11 +1,12 @@
 """A NIC's transport retries as the witness of loss on the path behind it. A retry (an ack that timed out, a
 sequence NAK, an adaptive retransmission) counts a packet lost anywhere between two endpoints. Where the fabric's
-switches are watched, the hop that lost it is found by its own counters: while one loses beyond its background, the
-NICs' retries are that hop's; while none does, a NIC retrying far above its background lost them at its own end
-(the NIC, its host, or a cable no switch counts on), and that is a finding on it. Where no switch is watched (a
-tenant sees only its hosts) and its far end is not heard, the NIC is the only witness, and its retries far above
-its background are a finding on it. Retries many NICs show at once (a job slowed by a drop elsewhere, or aborting)
-are their situation's, as a crowd of drops is, and stay so in the windows that hold them."""
+switches are watched, the hop that lost it is found by its own counters: while the NIC's own switch (the one hop
+surely on its path) loses beyond its background, its retries are that switch's; while it does not, a NIC retrying
+far above its background alone lost them at its own end (the NIC, its host, or a cable no switch counts on), and
+that is a finding on it (loss farther away reaches the NICs of many flows at once: their crowd's). Where no switch
+is watched (a tenant sees only its hosts) and its far end is not heard, the NIC is the only witness, and its
+retries far above its background are a finding on it. Retries many NICs show at once (a job slowed by a drop
+elsewhere, or aborting) are their situation's, as a crowd of drops is, and stay so in the windows that hold them."""
 
 from __future__ import annotations
 
@@ -28,29 +29,37 @@ LOSS_EXPLAINS = 2
 
 
 class PathWitness:
-    """Whether the fabric's switches are watched, once any has been heard: a switch polled less often than the
-    NICs, or its collector down a while, leaves frames with no switch in them, and the NICs are no more the only
-    witnesses then."""
+    """Whether the fabric's switches are watched, once any has been heard (a switch polled less often than the NICs,
+    or its collector down a while, leaves frames with no switch in them, and the NICs are no more the only
+    witnesses then), and which switches lost packets lately."""
 
     def __init__(self) -> None:
         self.switches_heard = False
-        self.loss_seen = 0  # intervals for which a watched hop's last loss still explains retries
+        # switch -> intervals for which its last loss still explains retries ("" : any switch's, for NICs whose
+        # switch is not known)
+        self.losing: dict[str, int] = {}
 
     def unexplained(self, frame: FeatureFrame, counts: np.ndarray, background: BackgroundRates,
                     interval_s: float) -> np.ndarray:
-        """Per row, whether no watched hop explains the link's retries: where switches are watched, none of them
-        losing beyond its background now or lately; where none is, the link's far end not heard now."""
+        """Per row, whether no watched hop explains the link's retries. Where switches are watched: its own switch
+        (its far end's) not losing beyond its background now or lately (the one hop surely on its path; loss
+        farther away reaches many NICs at once, whose crowd is its); any switch, where its own is not known.
+        Where none is: its far end not heard now."""
         layout = frame.layout
         n = len(frame.links)
         switch = layout.memo("switch_rows", lambda: np.array([role in SWITCH_ROLES for role in layout.roles],
                                                               dtype=bool).reshape(n))
         self.switches_heard |= bool(switch.any())
-        if self.switches_heard:
-            losing = bool((dropping_now(frame, counts, background, interval_s, LOSS_COLUMNS) & switch).any())
-            self.loss_seen = LOSS_EXPLAINS if losing else max(self.loss_seen - 1, 0)
-            return np.full(n, self.loss_seen == 0)
-        heard = layout.heard
-        return np.fromiter((far not in heard for far in layout.far_devices), dtype=bool, count=n)
+        if not self.switches_heard:
+            heard = layout.heard
+            return np.fromiter((far not in heard for far in layout.far_devices), dtype=bool, count=n)
+        self.losing = {d: k - 1 for d, k in self.losing.items() if k > 1}
+        losing = np.nonzero(dropping_now(frame, counts, background, interval_s, LOSS_COLUMNS) & switch)[0]
+        for i in losing.tolist():
+            self.losing[layout.devices[i]] = self.losing[""] = LOSS_EXPLAINS
+        if not self.losing:
+            return np.ones(n, dtype=bool)
+        return np.fromiter((far not in self.losing for far in layout.far_devices), dtype=bool, count=n)
 
     def witnessed(self, frame: FeatureFrame, counts: np.ndarray, background: BackgroundRates,
                   interval_s: float) -> None:
