@@ -2,7 +2,8 @@
 module's readings, a retrain to a lower speed) sends an operator to swap its optic or cable; the link is down at
 both ends, administratively up, for the minutes that takes, which looks like a link left down. Down at both ends
 after such a finding it is left down only once it stays down longer than a swap (REPAIR_S); down at one end with
-the far end up is a one-way failure, not a swap."""
+the far end up is a one-way failure, not a swap. Back up, the repair is over: down again later, it is left down as
+any link is, unless a new finding sent someone to it."""
 
 from __future__ import annotations
 
@@ -38,8 +39,12 @@ def repairing(frame: FeatureFrame, rows: np.ndarray, state: LinkState, far_rows:
     """Per row of the frame, whether the link is down now at both ends (`far_up`: per row, its far end says it is
     up; down at one end is a one-way optic, no swap), under repair (`under_repair`), for no longer than a swap
     takes; `rows`: the frame's state rows; `far_rows`: per row, the state row of its cable's far end (None: never
-    heard)."""
-    down = (np.nan_to_num(frame.reading("oper_status"), nan=1.0) < 0.5) & ~far_up
+    heard). A link back up after being down is repaired: its physical finding sends nobody to it any more."""
+    oper = frame.reading("oper_status")
+    # up again after being down: whatever answered its finding is done; a finding after it marks the link anew
+    back = rows[(oper >= 0.5) & (state["down"][rows] > 0)]
+    state["physical_ns"][back] = 0
+    down = (np.nan_to_num(oper, nan=1.0) < 0.5) & ~far_up
     out = np.zeros(len(rows), dtype=bool)
     for i in np.nonzero(down)[0].tolist():
         row = int(rows[i])
