@@ -17,7 +17,7 @@ import math
 import warnings
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -204,6 +204,20 @@ def _group_names(by_signal: list[Grouping], n: int) -> np.ndarray:
     return group
 
 
+K = TypeVar("K")
+
+
+def _per_row(table: Mapping[K, np.ndarray], keys: Sequence[K]) -> np.ndarray:
+    """(n, len(GROUPED)): each key's row of a fitted table (0 where it has none)."""
+    out = np.zeros((len(keys), len(GROUPED)))
+    if table:
+        for i, key in enumerate(keys):
+            row = table.get(key)
+            if row is not None:
+                out[i] = row
+    return out
+
+
 @dataclass
 class SiblingRatios:
     """Fitted attributes `usual_`: per link that usually stands out of its group, how far it went (log10,
@@ -232,13 +246,7 @@ class SiblingRatios:
         return acc.result(list(index), self)
 
     def usual(self, keys: Sequence[tuple[str, str]]) -> np.ndarray:
-        out = np.zeros((len(keys), len(GROUPED)))
-        if self.usual_:
-            for i, key in enumerate(keys):
-                u = self.usual_.get(key)
-                if u is not None:
-                    out[i] = u
-        return out
+        return _per_row(self.usual_, keys)
 
     def known(self, keys: Sequence[tuple[str, str]]) -> np.ndarray:
         """(n, len(GROUPED)): whether healthy history showed where each link usually stands in its group."""
@@ -251,32 +259,17 @@ class SiblingRatios:
 
     def tails(self, classes: Sequence[str]) -> np.ndarray:
         """(n, len(GROUPED)): the tail of each link's class (0 where none was learned)."""
-        out = np.zeros((len(classes), len(GROUPED)))
-        if self.tails_:
-            for i, c in enumerate(classes):
-                t = self.tails_.get(c)
-                if t is not None:
-                    out[i] = t
-        return out
+        return _per_row(self.tails_, classes)
 
     def held(self, classes: Sequence[str]) -> np.ndarray:
         """(n, len(GROUPED)): how far a link of each link's class may hold a standing, as healthy links of its class
         did (log10, within HELD_MARGIN of them; 0 where none was learned)."""
-        out = np.zeros((len(classes), len(GROUPED)))
-        for i, c in enumerate(classes):
-            t = self.held_.get(c)
-            if t is not None:
-                out[i] = np.where(t > 0, t + math.log10(HELD_MARGIN), 0.0)
-        return out
+        t = _per_row(self.held_, classes)
+        return np.where(t > 0, t + math.log10(HELD_MARGIN), 0.0)
 
     def held_for(self, classes: Sequence[str]) -> np.ndarray:
         """(n, len(GROUPED)): how many intervals in a row healthy links of each link's class stood out (0: none)."""
-        out = np.zeros((len(classes), len(GROUPED)), dtype=np.int64)
-        for i, c in enumerate(classes):
-            t = self.held_for_.get(c)
-            if t is not None:
-                out[i] = t
-        return out
+        return _per_row(self.held_for_, classes).astype(np.int64)
 
     def to_json(self) -> dict[str, Any]:
         return {"names": list(GROUPED),
