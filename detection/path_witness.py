@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from fabricwatch.core.counters import EVIDENCE, Evidence
-from fabricwatch.detection.conditions import dropping_now
+from fabricwatch.detection.conditions import CROWD_OVER, dropping_now
 from fabricwatch.detection.crowds import _crowd
 from fabricwatch.detection.explain import GROUP_MARGIN
 from fabricwatch.models.background import EVIDENCE_NAMES, BackgroundRates
@@ -69,11 +69,26 @@ class PathWitness:
         retrying their usual few at the moment one retries a thousand times make no crowd of that one)."""
         counts[np.ix_(~self.unexplained(frame, counts, background, interval_s), PATH_COLUMNS)] = 0.0
         beyond = dropping_now(frame, counts, background, interval_s, PATH_COLUMNS)
-        if not beyond.any():
-            return
-        crowd = _crowd(frame, beyond)
+        crowd = _crowd(frame, beyond) if beyond.any() else beyond
+        if self.switches_heard:
+            # a hop losing what no switch counts beyond its background reaches the NICs of the flows crossing it,
+            # on several machines at once: a machine retrying alone lost them at its own end
+            retrying = _retrying(frame, counts, background, interval_s)
+            if len({frame.layout.devices[i] for i in np.nonzero(retrying)[0].tolist()}) >= 2:
+                crowd = crowd | retrying
         if not crowd.any():
             return
         retries = np.nansum(counts[:, PATH_COLUMNS], axis=1)
         crowd &= retries <= GROUP_MARGIN * float(np.median(retries[crowd]))
         counts[np.ix_(crowd, PATH_COLUMNS)] = 0.0
+
+
+def _retrying(frame: FeatureFrame, counts: np.ndarray, background: BackgroundRates, interval_s: float) -> np.ndarray:
+    """Links retrying now beyond their usual (CROWD_OVER times their background, at least one retry)."""
+    retries = np.nansum(counts[:, PATH_COLUMNS], axis=1)
+    out = np.zeros(len(frame.links), dtype=bool)
+    for i in np.nonzero(retries >= 1.0)[0].tolist():
+        li = frame.links[i]
+        usual = float(background.background((li.device, li.port), frame.classes[i]).rate[PATH_COLUMNS].sum())
+        out[i] = retries[i] > CROWD_OVER * usual * interval_s
+    return out

@@ -186,3 +186,23 @@ def test_retries_while_the_nics_own_switch_loses_are_that_switchs(watched: LinkD
         found += watched.detect(fb.build(start, links))
     assert not [f for f in found if (f.device, f.port) == (nic.device, nic.port)], found[:3]
     assert [f for f in found if f.device == nic.tags["peer_device"] and "in_errors" in f.explanation], found[:3]
+
+
+def test_retries_nics_of_several_machines_show_at_once_are_a_far_hops_where_switches_are_watched(
+        watched: LinkDetector) -> None:
+    """Principle 2 (what links share at once is their situation's) with principle 1's attribution: a hop losing
+    packets that no switch counts beyond its background (a line card dropping in a relay nobody exports) reaches
+    the NICs of the flows crossing it, on several machines at once: two NICs of two hosts on different leaves
+    each retrying a few times an interval, where they never did, are that hop's, not two findings on two NICs."""
+    nics = _frames(1, 8, lambda i, nics: None)[0][1]
+    pair = [nics[5], next(li for li in nics if li.tags["peer_device"] != nics[5].tags["peer_device"]
+                          and li.device != nics[5].device)]
+
+    def far_hop(i: int, nics: list[LinkInterval]) -> None:
+        if i >= 10:
+            for li in nics:
+                if (li.device, li.port) in {(p.device, p.port) for p in pair}:
+                    li.rates.update(packet_seq_err=2.0 / INTERVAL, local_ack_timeout_err=1.0 / INTERVAL)
+
+    found = _run(watched, far_hop, hosts_only=False)
+    assert not [f for _, f in found if "path_loss" in f.conditions], [f for _, f in found][:3]
