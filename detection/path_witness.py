@@ -72,9 +72,10 @@ class PathWitness:
         crowd = _crowd(frame, beyond) if beyond.any() else beyond
         if self.switches_heard:
             # a hop losing what no switch counts beyond its background reaches the NICs of the flows crossing it,
-            # on several machines at once: a machine retrying alone lost them at its own end
+            # several at once (of one machine across its rails, or of several): a NIC retrying alone lost them at
+            # its own end
             retrying = _retrying(frame, counts, background, interval_s)
-            if len({frame.layout.devices[i] for i in np.nonzero(retrying)[0].tolist()}) >= 2:
+            if int(retrying.sum()) >= 2:
                 crowd = crowd | retrying
         if not crowd.any():
             return

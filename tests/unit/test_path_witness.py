@@ -66,10 +66,11 @@ def _detector(hosts_only: bool = True) -> LinkDetector:
     return LinkDetector(interval_s=INTERVAL).fit([fb.build(s, links) for s, links in frames])
 
 
-def _run(det: LinkDetector, change: Change, hosts_only: bool = True) -> list[tuple[int, Finding]]:
+def _run(det: LinkDetector, change: Change, hosts_only: bool = True, sporadic: bool = True
+         ) -> list[tuple[int, Finding]]:
     det.reset()
     fb = FeatureBuilder(INTERVAL)
-    background = _sporadic(np.random.default_rng(2))
+    background = _sporadic(np.random.default_rng(2)) if sporadic else (lambda i, nics: None)
     found = []
 
     def both(i: int, nics: list[LinkInterval]) -> None:
@@ -188,15 +189,16 @@ def test_retries_while_the_nics_own_switch_loses_are_that_switchs(watched: LinkD
     assert [f for f in found if f.device == nic.tags["peer_device"] and "in_errors" in f.explanation], found[:3]
 
 
-def test_retries_nics_of_several_machines_show_at_once_are_a_far_hops_where_switches_are_watched(
-        watched: LinkDetector) -> None:
+@pytest.mark.parametrize("one_machine", [False, True])
+def test_retries_several_nics_show_at_once_are_a_far_hops_where_switches_are_watched(
+        watched: LinkDetector, one_machine: bool) -> None:
     """Principle 2 (what links share at once is their situation's) with principle 1's attribution: a hop losing
     packets that no switch counts beyond its background (a line card dropping in a relay nobody exports) reaches
-    the NICs of the flows crossing it, on several machines at once: two NICs of two hosts on different leaves
-    each retrying a few times an interval, where they never did, are that hop's, not two findings on two NICs."""
+    the NICs of the flows crossing it, several at once: two NICs on different leaves (of two hosts, or of one host
+    on two rails) each retrying a few times an interval, where they never did, are that hop's, not two findings."""
     nics = _frames(1, 8, lambda i, nics: None)[0][1]
     pair = [nics[5], next(li for li in nics if li.tags["peer_device"] != nics[5].tags["peer_device"]
-                          and li.device != nics[5].device)]
+                          and (li.device == nics[5].device) == one_machine)]
 
     def far_hop(i: int, nics: list[LinkInterval]) -> None:
         if i >= 10:
@@ -204,5 +206,10 @@ def test_retries_nics_of_several_machines_show_at_once_are_a_far_hops_where_swit
                 if (li.device, li.port) in {(p.device, p.port) for p in pair}:
                     li.rates.update(packet_seq_err=2.0 / INTERVAL, local_ack_timeout_err=1.0 / INTERVAL)
 
-    found = _run(watched, far_hop, hosts_only=False)
+    # none of the others retrying now and then: the pair is alone in retrying
+    found = _run(watched, far_hop, hosts_only=False, sporadic=False)
     assert not [f for _, f in found if "path_loss" in f.conditions], [f for _, f in found][:3]
+    # one of them alone is its own end's
+    found = _run(watched, lambda i, nics: far_hop(i, [li for li in nics if (li.device, li.port) == (
+        pair[0].device, pair[0].port)]), hosts_only=False, sporadic=False)
+    assert {(f.device, f.port) for _, f in found if "path_loss" in f.conditions} == {(pair[0].device, pair[0].port)}
