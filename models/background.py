@@ -39,7 +39,8 @@ NO_HISTORY_RATE = 1e-4  # counts per second assumed likewise
 # fewer than one packet in a billion lost is no loss a job can feel: unusual for this link, perhaps
 NEGLIGIBLE_SHARE = 1e-9
 # frames corrupted on the wire: Ethernet's objective is a BER of 1e-12 (InfiniBand's too), which costs a 4 KB
-# RDMA frame in about 3e7; fewer than one in a hundred million is within what the link is specified to do
+# RDMA frame in about 3e7; fewer than one in a hundred million is within what the link is specified to do. A
+# transport's retries count what a path of such links lost: fewer are within what it may lose
 WITHIN_SPEC = 1e-8
 WIRE_CORRUPTION = frozenset({"fcs_errors", "symbol_errors", "fec_uncorrectable", "in_errors", "rcv_errors"})
 # corruption is a share of the frames carried (a link's bit error rate is its own): a link carrying more than it
@@ -205,10 +206,11 @@ class BackgroundRates:
                     pk = float(packets[-w:].sum())
                     best = Verdict(EVIDENCE_NAMES[j], lp, w, k, total, p0, float(background.rate[j]),
                                    total / (pk + total) if pk > 0 else math.inf)
-            floor = WITHIN_SPEC if EVIDENCE_NAMES[j] in WIRE_CORRUPTION else NEGLIGIBLE_SHARE
+            wire = EVIDENCE_NAMES[j] in WIRE_CORRUPTION
+            floor = WITHIN_SPEC if wire or EVIDENCE[EVIDENCE_NAMES[j]] is Evidence.PATH else NEGLIGIBLE_SHARE
             if best is not None and best.log10_p < LOG10_ALPHA and (
                     best.share_of_packets >= floor or best.evidence in (Evidence.INTEGRITY, Evidence.STATE)
-                    or (_sustained(window[:, j]) and best.share_of_packets >= NEGLIGIBLE_SHARE)):
+                    or (wire and _sustained(window[:, j]) and best.share_of_packets >= NEGLIGIBLE_SHARE)):
                 out.append(best)
         return out
 

@@ -195,16 +195,17 @@ def test_retries_several_nics_show_at_once_are_a_far_hops_where_switches_are_wat
     """Principle 2 (what links share at once is their situation's) with principle 1's attribution: a hop losing
     packets that no switch counts beyond its background (a line card dropping in a relay nobody exports) reaches
     the NICs of the flows crossing it, several at once: two NICs on different leaves (of two hosts, or of one host
-    on two rails) each retrying a few times an interval, where they never did, are that hop's, not two findings."""
+    on two rails) each retrying a few hundred times an interval, where they never did, are that hop's, not two
+    findings."""
     nics = _frames(1, 8, lambda i, nics: None)[0][1]
     pair = [nics[5], next(li for li in nics if li.tags["peer_device"] != nics[5].tags["peer_device"]
                           and (li.device == nics[5].device) == one_machine)]
 
     def far_hop(i: int, nics: list[LinkInterval]) -> None:
-        if i >= 10:
+        if i >= 10:  # a few hundred each interval: beyond what a path of links within their budget loses
             for li in nics:
                 if (li.device, li.port) in {(p.device, p.port) for p in pair}:
-                    li.rates.update(packet_seq_err=2.0 / INTERVAL, local_ack_timeout_err=1.0 / INTERVAL)
+                    li.rates.update(packet_seq_err=200.0 / INTERVAL, local_ack_timeout_err=100.0 / INTERVAL)
 
     # none of the others retrying now and then: the pair is alone in retrying
     found = _run(watched, far_hop, hosts_only=False, sporadic=False)
