@@ -181,7 +181,7 @@ class Evidence(StrEnum):
     INTEGRITY = "integrity"  # the link had to retrain or recover
     STATE = "state"  # the link went down (and up): one bounce is maintenance, more than its background is not
     # a packet lost somewhere between two endpoints, counted by the transport that sent it again: the path's,
-    # evidence against the NIC's link only where no hop of that path is watched (`detection/path_witness.py`)
+    # evidence against the NIC's link only where no watched hop explains it (`detection/path_witness.py`)
     PATH = "path"
 
 

@@ -99,8 +99,9 @@ def _evidence_hit(v: Verdict, interval_s: float) -> RuleHit:
             words += ", within the error budget still, in most intervals: the link begins to degrade"
         words += {Evidence.ERROR: ": corruption on the wire (optic, cable or connector?)",
                   Evidence.DISCARD: ": the port drops packets",
-                  Evidence.PATH: ": packets lost on the path behind this NIC, sent again, where no watched hop "
-                                 "loses any (the NIC or its host, its cable, a hop nobody watches?)"}[v.evidence]
+                  Evidence.PATH: ": packets lost on the path behind this NIC, sent again, while its own switch "
+                                 "loses nothing beyond its usual (the NIC or its host, its cable, a hop nobody "
+                                 "watches?)"}[v.evidence]
     condition = {"fec_uncorrectable": "fec_uncorrectable"}.get(v.name, {
         Evidence.ERROR: "corruption", Evidence.DISCARD: "discards", Evidence.INTEGRITY: "link_recovery",
         Evidence.STATE: "link_bounces", Evidence.PATH: "path_loss"}[v.evidence])

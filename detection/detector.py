@@ -508,7 +508,7 @@ class LinkDetector:
                                 down_ns=((), np.int64), down_from_ns=((), np.int64),
                                 quiet_for=((), np.int32), quiet_before=((), np.int32),
                                 util_hist=((3,), np.float32), in_window=((), np.bool_), drain_held=((), np.bool_),
-                                window_flaps=((), np.float32), physical_ns=((), np.int64),
+                                window_flaps=((), np.float32), physical_ns=((), np.int64), back_ns=((), np.int64),
                                 # what the fit learned of each link, taken into its row when it first shows
                                 up_in_training=((), np.bool_), up_in_training_seeded=((), np.bool_),
                                 usual=((len(GROUPED),), np.float32), usual_seeded=((), np.bool_),
@@ -678,6 +678,7 @@ class LinkDetector:
         counts = np.nan_to_num(np.maximum(evidence_counts(frame, EVIDENCE_NAMES, self.interval_s), 0.0))
         # drops the links sharing a situation show together now are the load's when they are counted, and
         # stay the load's in the windows that hold them after the crowd disperses
+        self._paths.observe(frame, counts, self.background, self.interval_s)
         beyond_usual = dropping_now(frame, counts, self.background, self.interval_s)
         if beyond_usual.any():
             counts[np.ix_(_crowd(frame, beyond_usual, hot_machines=True), DISCARD_COLUMNS)] = 0.0

@@ -29,8 +29,12 @@ from fabricwatch.models.silence import (
 
 # per link: 1 + the intervals since its silence was last found, none of them judged (0: judged or marking since);
 # and whether its silence beside marking ports of its switch was found in each of the last OUTLIER_N that judged it
-STATE = {"ecn_unseen": ((), np.int32), "lone_silent": ((), np.uint8)}
+# (forgotten once not judged for LONE_FORGOTTEN intervals)
+STATE = {"ecn_unseen": ((), np.int32), "lone_silent": ((), np.uint8), "lone_unjudged": ((), np.int32)}
 ECN_PEER_MIN = 200.0  # marks per 1M packets sent among peers (100 per 1M both ways) before silence counts
+# intervals unjudged after which a lone port's past silences say nothing of now: a job's all-to-all phases come
+# minutes apart, last week's two silences and one now are no silence that holds
+LONE_FORGOTTEN = 16
 
 
 def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, silent_runs: SilentRuns,
@@ -71,8 +75,9 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
         # follows transient hot receivers leaves a port silent for an interval now and then while its peers mark), so
         # it is a finding at once only where DEVICE_MIN_PORTS of the switch's ports, and most of those of their role
         # that can be judged now, are silent with it (`_switch_wide`), and once it holds (`lone`) where its queue
-        # shows that it fills unmarked: its switch pausing PAUSING_MORE times the switches that mark (a lossless queue fills to the pause
-        # threshold; against every switch of the role, idle ones would make any pausing look infinite), or the port
+        # shows that it fills unmarked: its switch pausing PAUSING_MORE times the switches that mark (a lossless queue
+        # fills to the pause threshold; against every switch of the role, idle ones would make any pausing look
+        # infinite), or the port
         # dropping PAUSING_MORE times its class now where its switch sends no pause (a lossy queue overflows at its
         # tail; where PFC holds it, a lossless one drops nothing of what ECN would have slowed, so its drops are not
         # this)
@@ -93,9 +98,11 @@ def missing_marks(frame: FeatureFrame, judged: np.ndarray, silent: np.ndarray, s
         if len(weak_rows):
             out[weak_rows] |= _switch_wide(frame, weak_rows, judged[:, j], queue, by_role=False)
     # over the intervals that judge it: a port whose peers mark only in a job's all-to-all phases is judged then
-    bits = state["lone_silent"][rows_of]
-    bits = np.where(judged[:, j] & enough, ((bits << 1) | lone.astype(np.uint8)) & np.uint8((1 << OUTLIER_N) - 1),
-                    bits)
+    now = judged[:, j] & enough
+    unjudged = np.where(now, 0, state["lone_unjudged"][rows_of] + 1)
+    state["lone_unjudged"][rows_of] = unjudged
+    bits = np.where(unjudged > LONE_FORGOTTEN, np.uint8(0), state["lone_silent"][rows_of])
+    bits = np.where(now, ((bits << 1) | lone.astype(np.uint8)) & np.uint8((1 << OUTLIER_N) - 1), bits)
     state["lone_silent"][rows_of] = bits
     return out | (lone & (np.bitwise_count(bits) >= OUTLIER_K))
 

@@ -16,7 +16,7 @@ from fabricwatch.core.counters import EVIDENCE, Evidence
 from fabricwatch.detection.conditions import CROWD_OVER, dropping_now
 from fabricwatch.detection.crowds import _crowd
 from fabricwatch.detection.explain import GROUP_MARGIN
-from fabricwatch.models.background import EVIDENCE_NAMES, BackgroundRates
+from fabricwatch.models.background import EVIDENCE_NAMES, WITHIN_SPEC, BackgroundRates
 from fabricwatch.models.features import DOWN_ROLES, SPREAD_ROLES, FeatureFrame
 from fabricwatch.models.groups import FACING_HOSTS
 
@@ -39,24 +39,32 @@ class PathWitness:
         # switch is not known)
         self.losing: dict[str, int] = {}
 
-    def unexplained(self, frame: FeatureFrame, counts: np.ndarray, background: BackgroundRates,
-                    interval_s: float) -> np.ndarray:
-        """Per row, whether no watched hop explains the link's retries. Where switches are watched: its own switch
-        (its far end's) not losing beyond its background now or lately (the one hop surely on its path; loss
-        farther away reaches many NICs at once, whose crowd is its); any switch, where its own is not known.
-        Where none is: its far end not heard now."""
+    def observe(self, frame: FeatureFrame, counts: np.ndarray, background: BackgroundRates,
+                interval_s: float) -> None:
+        """Note whether switches are watched and which lose beyond their background now (`counts`: the interval's
+        evidence counts, before a crowd's drops are taken out: a crowd's drops are loss on its path too)."""
         layout = frame.layout
         n = len(frame.links)
         switch = layout.memo("switch_rows", lambda: np.array([role in SWITCH_ROLES for role in layout.roles],
                                                               dtype=bool).reshape(n))
         self.switches_heard |= bool(switch.any())
+        self.losing = {d: k - 1 for d, k in self.losing.items() if k > 1}
+        if not self.switches_heard:
+            return
+        losing = np.nonzero(dropping_now(frame, counts, background, interval_s, LOSS_COLUMNS) & switch)[0]
+        for i in losing.tolist():
+            self.losing[layout.devices[i]] = self.losing[""] = LOSS_EXPLAINS + 1
+
+    def unexplained(self, frame: FeatureFrame) -> np.ndarray:
+        """Per row, whether no watched hop explains the link's retries (`observe` first). Where switches are
+        watched: its own switch (its far end's) not losing beyond its background now or lately (the one hop surely
+        on its path; loss farther away reaches many NICs at once, whose crowd is its); any switch, where its own is
+        not known. Where none is: its far end not heard now."""
+        layout = frame.layout
+        n = len(frame.links)
         if not self.switches_heard:
             heard = layout.heard
             return np.fromiter((far not in heard for far in layout.far_devices), dtype=bool, count=n)
-        self.losing = {d: k - 1 for d, k in self.losing.items() if k > 1}
-        losing = np.nonzero(dropping_now(frame, counts, background, interval_s, LOSS_COLUMNS) & switch)[0]
-        for i in losing.tolist():
-            self.losing[layout.devices[i]] = self.losing[""] = LOSS_EXPLAINS
         if not self.losing:
             return np.ones(n, dtype=bool)
         return np.fromiter((far not in self.losing for far in layout.far_devices), dtype=bool, count=n)
@@ -67,28 +75,33 @@ class PathWitness:
         on: those a watched hop explains, and those of links retrying beyond their background together
         with much of their situation now, each within GROUP_MARGIN of what the crowd's links retry (a few NICs
         retrying their usual few at the moment one retries a thousand times make no crowd of that one)."""
-        counts[np.ix_(~self.unexplained(frame, counts, background, interval_s), PATH_COLUMNS)] = 0.0
+        counts[np.ix_(~self.unexplained(frame), PATH_COLUMNS)] = 0.0
+        retries = np.nansum(counts[:, PATH_COLUMNS], axis=1)
         beyond = dropping_now(frame, counts, background, interval_s, PATH_COLUMNS)
         crowd = _crowd(frame, beyond) if beyond.any() else beyond
+        if crowd.any():
+            crowd &= retries <= GROUP_MARGIN * float(np.median(retries[crowd]))
         if self.switches_heard:
             # a hop losing what no switch counts beyond its background reaches the NICs of the flows crossing it,
             # several at once (of one machine across its rails, or of several): a NIC retrying alone lost them at
-            # its own end
-            retrying = _retrying(frame, counts, background, interval_s)
-            if int(retrying.sum()) >= 2:
-                crowd = crowd | retrying
-        if not crowd.any():
-            return
-        retries = np.nansum(counts[:, PATH_COLUMNS], axis=1)
-        crowd &= retries <= GROUP_MARGIN * float(np.median(retries[crowd]))
+            # its own end. Alike: another retrying within GROUP_MARGIN of it either way (healthy NICs retrying a few
+            # make no crowd of one retrying a thousand times, nor does that one of them)
+            retrying = np.nonzero(_retrying(frame, counts, background, interval_s))[0]
+            ordered = np.sort(retries[retrying])
+            near = (np.searchsorted(ordered, retries[retrying] * GROUP_MARGIN, side="right")
+                    - np.searchsorted(ordered, retries[retrying] / GROUP_MARGIN, side="left"))
+            crowd[retrying[near >= 2]] = True
         counts[np.ix_(crowd, PATH_COLUMNS)] = 0.0
 
 
 def _retrying(frame: FeatureFrame, counts: np.ndarray, background: BackgroundRates, interval_s: float) -> np.ndarray:
-    """Links retrying now beyond their usual (CROWD_OVER times their background, at least one retry)."""
+    """Links retrying now beyond their usual (CROWD_OVER times their background, at least one retry) and beyond
+    what a path of links within their error budget loses (WITHIN_SPEC of the packets they moved): healthy NICs
+    retrying now and then make no crowd of one that retries a thousand times."""
     retries = np.nansum(counts[:, PATH_COLUMNS], axis=1)
+    packets = np.nan_to_num(frame.rate("in_pkts")) + np.nan_to_num(frame.rate("out_pkts"))
     out = np.zeros(len(frame.links), dtype=bool)
-    for i in np.nonzero(retries >= 1.0)[0].tolist():
+    for i in np.nonzero((retries >= 1.0) & (retries >= WITHIN_SPEC * packets * interval_s))[0].tolist():
         li = frame.links[i]
         usual = float(background.background((li.device, li.port), frame.classes[i]).rate[PATH_COLUMNS].sum())
         out[i] = retries[i] > CROWD_OVER * usual * interval_s

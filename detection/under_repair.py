@@ -2,8 +2,8 @@
 module's readings, a retrain to a lower speed) sends an operator to swap its optic or cable; the link is down at
 both ends, administratively up, for the minutes that takes, which looks like a link left down. Down at both ends
 after such a finding it is left down only once it stays down longer than a swap (REPAIR_S); down at one end with
-the far end up is a one-way failure, not a swap. Back up, the repair is over: down again later, it is left down as
-any link is, unless a new finding sent someone to it."""
+the far end up is a one-way failure, not a swap. Back up for longer than a swap takes, the repair is over: down
+again later, it is left down as any link is, unless a new finding sent someone to it."""
 
 from __future__ import annotations
 
@@ -29,9 +29,14 @@ def mark_physical(state: LinkState, row: int, start_ns: int, conditions: Iterabl
 
 def under_repair(state: LinkState, row: int, far_row: int | None, since: int) -> bool:
     """Whether either end of a cable (`row`, `far_row`: state rows, the far one None when never heard) had a
-    finding on its physical layer within REPAIR_AFTER_S before the link went down (`since`)."""
-    last = max(int(state["physical_ns"][row]), int(state["physical_ns"][far_row]) if far_row is not None else 0)
-    return last > 0 and since - last <= REPAIR_AFTER_S * 1e9
+    finding on its physical layer within REPAIR_AFTER_S before the link went down (`since`), and the link, back
+    up since that finding, did not stay up longer than a swap takes before going down again (the repair was over:
+    a swap of both ends' optics, or a reseat after it, goes down again within it)."""
+    ends = [row] if far_row is None else [row, far_row]
+    last = max(int(state["physical_ns"][r]) for r in ends)
+    back = max(int(state["back_ns"][r]) for r in ends)
+    over = back > last and since - back > REPAIR_S * 1e9
+    return last > 0 and since - last <= REPAIR_AFTER_S * 1e9 and not over
 
 
 def repairing(frame: FeatureFrame, rows: np.ndarray, state: LinkState, far_rows: list[int | None],
@@ -39,11 +44,11 @@ def repairing(frame: FeatureFrame, rows: np.ndarray, state: LinkState, far_rows:
     """Per row of the frame, whether the link is down now at both ends (`far_up`: per row, its far end says it is
     up; down at one end is a one-way optic, no swap), under repair (`under_repair`), for no longer than a swap
     takes; `rows`: the frame's state rows; `far_rows`: per row, the state row of its cable's far end (None: never
-    heard). A link back up after being down is repaired: its physical finding sends nobody to it any more."""
+    heard)."""
     oper = frame.reading("oper_status")
-    # up again after being down: whatever answered its finding is done; a finding after it marks the link anew
+    # when each link last came back up after being down (`under_repair`: a repair ends once it stays up)
     back = rows[(oper >= 0.5) & (state["down"][rows] > 0)]
-    state["physical_ns"][back] = 0
+    state["back_ns"][back] = frame.start_ns
     down = (np.nan_to_num(oper, nan=1.0) < 0.5) & ~far_up
     out = np.zeros(len(rows), dtype=bool)
     for i in np.nonzero(down)[0].tolist():

@@ -343,7 +343,8 @@ def test_one_port_never_seen_marking_is_ecn_off_where_its_switch_pauses_beyond_t
     5x (its bursts cross the marking threshold now and then, as its siblings' do more often): a profile is
     configuration, it does not come and go with the traffic, so a lone port's silence is its switch's only where it
     holds, in OUTLIER_K of the last OUTLIER_N intervals that could judge it (its peers marking only in the
-    all-to-all phases of a job, two intervals in six, its silence in each of them holds)."""
+    all-to-all phases of a job, two intervals in six, its silence in each of them holds; not for ever: silences
+    sixteen unjudged intervals apart do not add up)."""
     _, leaf = _two_leaves()
     leaves = sorted({li.device for li in _uplinks(simulate(SPEC, 1, interval_s=INTERVAL, seed=1).frames[0][1])})
     idle = set([d for d in leaves if d != leaf][: len(leaves) // 2])
@@ -380,6 +381,9 @@ def test_one_port_never_seen_marking_is_ecn_off_where_its_switch_pauses_beyond_t
     # its peers mark only in the all-to-all phases, two intervals in six: it holds over the intervals that judge it
     phases = lone_silent(5.0, marking_at=lambda i: i % 6 in (0, 1))
     assert _silent([f for fs in _live(det, 26, phases) for f in fs], leaf)
+    # but two silences, then 20 intervals nobody marks, then two more: what it did ten minutes ago says nothing
+    apart = lone_silent(5.0, marking_at=lambda i: i < 5 or i >= 25)
+    assert not _silent([f for fs in _live(det, 27, apart) for f in fs], leaf)
 
 
 def test_one_silent_port_beside_marking_siblings_is_found_at_once_only_where_its_queue_shows_it_fills() -> None:

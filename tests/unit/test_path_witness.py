@@ -1,6 +1,6 @@
 """A NIC's transport retries witness loss on the path behind it: where no switch of the fabric is watched (a
-tenant sees only its hosts), they are the only witness; where switches are, they are the NIC's own only while no
-watched hop loses beyond its background.
+tenant sees only its hosts), they are the only witness; where switches are, they are the NIC's own only while its
+own switch loses nothing beyond its background and no other NIC retries alike.
 
 Each test names the principle it checks. The fabric is the project's simulator seen from the hosts: each leaf
 port towards a host becomes that host's NIC (its far end, with the directions swapped)."""
@@ -13,8 +13,10 @@ import numpy as np
 import pytest
 
 from fabricwatch.detection.detector import Finding, LinkDetector
+from fabricwatch.detection.path_witness import PathWitness
 from fabricwatch.lab.evaluation import simulate
-from fabricwatch.models.features import FeatureBuilder
+from fabricwatch.models.background import EVIDENCE_NAMES, BackgroundRates
+from fabricwatch.models.features import FeatureBuilder, evidence_counts
 from fabricwatch.models.intervals import LinkInterval
 from fabricwatch.simulator.topology import FabricSpec
 
@@ -207,10 +209,41 @@ def test_retries_several_nics_show_at_once_are_a_far_hops_where_switches_are_wat
                 if (li.device, li.port) in {(p.device, p.port) for p in pair}:
                     li.rates.update(packet_seq_err=200.0 / INTERVAL, local_ack_timeout_err=100.0 / INTERVAL)
 
-    # none of the others retrying now and then: the pair is alone in retrying
-    found = _run(watched, far_hop, hosts_only=False, sporadic=False)
-    assert not [f for _, f in found if "path_loss" in f.conditions], [f for _, f in found][:3]
+    for sporadic in (False, True):  # with or without others retrying a few now and then, as healthy NICs do
+        found = _run(watched, far_hop, hosts_only=False, sporadic=sporadic)
+        assert not [f for _, f in found if "path_loss" in f.conditions], [f for _, f in found][:3]
     # one of them alone is its own end's
-    found = _run(watched, lambda i, nics: far_hop(i, [li for li in nics if (li.device, li.port) == (
-        pair[0].device, pair[0].port)]), hosts_only=False, sporadic=False)
-    assert {(f.device, f.port) for _, f in found if "path_loss" in f.conditions} == {(pair[0].device, pair[0].port)}
+    alone = (pair[0].device, pair[0].port)
+    found = _run(watched, lambda i, nics: far_hop(i, [li for li in nics if (li.device, li.port) == alone]),
+                 hosts_only=False, sporadic=False)
+    assert {(f.device, f.port) for _, f in found if "path_loss" in f.conditions} == {alone}
+
+    def unlike(i: int, nics: list[LinkInterval]) -> None:  # the other retrying a hundredth as much
+        far_hop(i, nics)
+        for li in nics:
+            if (li.device, li.port) == (pair[1].device, pair[1].port) and i >= 10:
+                li.rates.update(packet_seq_err=2.0 / INTERVAL, local_ack_timeout_err=1.0 / INTERVAL)
+
+    found = _run(watched, unlike, hosts_only=False, sporadic=False)
+    assert {(f.device, f.port) for _, f in found if "path_loss" in f.conditions} == {alone}
+
+
+def test_a_switchs_loss_explains_its_nics_retries_now_and_for_two_intervals_after() -> None:
+    """Principle 1's attribution, in time: a switch polled every other interval, and a transport whose retry timers
+    fire a while after the loss, put the retries in the intervals after the loss was counted: a loss explains its
+    NICs' retries in its own interval and the two after it, not the third."""
+    fb = FeatureBuilder(INTERVAL)
+    witness = PathWitness()
+
+    def frame(t: int, losing: bool) -> np.ndarray:
+        leaf = LinkInterval(t, "leaf1", "p1", {"role": "leaf_down", "peer_device": "gpu1", "peer_port": "mlx5_0"},
+                            {"in_octets": 1e9, "out_octets": 1e9, "in_errors": 5.0 if losing else 0.0})
+        nic = LinkInterval(t, "gpu1", "mlx5_0", {"role": "host", "peer_device": "leaf1", "peer_port": "p1"},
+                           {"in_octets": 1e9, "out_octets": 1e9})
+        f = fb.build(t, [leaf, nic])
+        counts = np.nan_to_num(np.maximum(evidence_counts(f, EVIDENCE_NAMES, INTERVAL), 0.0))
+        witness.observe(f, counts, BackgroundRates(), INTERVAL)
+        return witness.unexplained(f)
+
+    judged = [bool(frame(int(k * INTERVAL * 1e9), k == 0)[1]) for k in range(5)]
+    assert judged == [False, False, False, True, True]
