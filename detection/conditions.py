@@ -66,13 +66,22 @@ CROWD_LEAST = 2.0
 
 
 def dropping_now(frame: FeatureFrame, counts: np.ndarray, background: BackgroundRates, interval_s: float,
-                 columns: np.ndarray = DISCARD_COLUMNS) -> np.ndarray:
+                 columns: np.ndarray = DISCARD_COLUMNS, *, least: float = CROWD_LEAST, share: float = 0.0,
+                 among: np.ndarray | None = None) -> np.ndarray:
     """Links dropping now beyond their own background (`counts`: the interval's evidence counts; `columns`: the
-    counters that count the drops): a crowd of drops is made of these. A switch's ports that each drop their
-    usual trickle (control-plane packets) are no crowd that excuses one of them dropping far more."""
+    counters that count the drops): at least `least` packets, at least `share` of the packets they moved, and more
+    than CROWD_OVER times their usual; only `among` these rows when given. A crowd of drops is made of these. A
+    switch's ports that each drop their usual trickle (control-plane packets) are no crowd that excuses one of them
+    dropping far more."""
     drops = np.nansum(counts[:, columns], axis=1)
+    candidate = drops >= least
+    if share > 0.0:
+        packets = np.nan_to_num(frame.rate("in_pkts")) + np.nan_to_num(frame.rate("out_pkts"))
+        candidate &= drops >= share * packets * interval_s
+    if among is not None:
+        candidate &= among
     out = np.zeros(len(frame.links), dtype=bool)
-    for i in np.nonzero(drops >= CROWD_LEAST)[0].tolist():
+    for i in np.nonzero(candidate)[0].tolist():
         li = frame.links[i]
         usual = float(background.background((li.device, li.port), frame.classes[i]).rate[columns].sum())
         out[i] = drops[i] > CROWD_OVER * usual * interval_s

@@ -24,6 +24,19 @@ CROWD_FAR_END = 1 / 3  # the same among the links of a class that reach one far 
 CROWD_MACHINES = 4
 
 
+def alike(values: np.ndarray, over: np.ndarray, margin: float) -> np.ndarray:
+    """The `over` rows whose value is within `margin` times another `over` row's, either way: a loss far away
+    reaches many links at once, each about alike, wherever they are; healthy links showing a few make no crowd
+    of one showing a thousand times more, nor does that one of them."""
+    rows = np.flatnonzero(over)
+    ordered = np.sort(values[rows])
+    near = (np.searchsorted(ordered, values[rows] * margin, side="right")
+            - np.searchsorted(ordered, values[rows] / margin, side="left"))
+    out = np.zeros(len(values), dtype=bool)
+    out[rows[near >= 2]] = True
+    return out
+
+
 def _busier_than_class(frame: FeatureFrame) -> np.ndarray:
     """Links carrying HOT_MARGIN more than the median link of their class now (all of it, not the peers at
     a similar load that the frame's medians are taken over)."""

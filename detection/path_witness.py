@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from fabricwatch.core.counters import EVIDENCE, Evidence
-from fabricwatch.detection.conditions import CROWD_OVER, dropping_now
-from fabricwatch.detection.crowds import _crowd
+from fabricwatch.detection.conditions import dropping_now
+from fabricwatch.detection.crowds import _crowd, alike
 from fabricwatch.detection.explain import GROUP_MARGIN
 from fabricwatch.models.background import EVIDENCE_NAMES, WITHIN_SPEC, BackgroundRates
 from fabricwatch.models.features import DOWN_ROLES, SPREAD_ROLES, FeatureFrame
@@ -51,7 +51,7 @@ class PathWitness:
         self.losing = {d: k - 1 for d, k in self.losing.items() if k > 1}
         if not self.switches_heard:
             return
-        losing = np.nonzero(dropping_now(frame, counts, background, interval_s, LOSS_COLUMNS) & switch)[0]
+        losing = np.nonzero(dropping_now(frame, counts, background, interval_s, LOSS_COLUMNS, among=switch))[0]
         for i in losing.tolist():
             self.losing[layout.devices[i]] = self.losing[""] = LOSS_EXPLAINS + 1
 
@@ -83,26 +83,11 @@ class PathWitness:
             crowd &= retries <= GROUP_MARGIN * float(np.median(retries[crowd]))
         if self.switches_heard:
             # a hop losing what no switch counts beyond its background reaches the NICs of the flows crossing it,
-            # several at once (of one machine across its rails, or of several): a NIC retrying alone lost them at
-            # its own end. Alike: another retrying within GROUP_MARGIN of it either way (healthy NICs retrying a few
-            # make no crowd of one retrying a thousand times, nor does that one of them)
-            retrying = np.nonzero(_retrying(frame, counts, background, interval_s))[0]
-            ordered = np.sort(retries[retrying])
-            near = (np.searchsorted(ordered, retries[retrying] * GROUP_MARGIN, side="right")
-                    - np.searchsorted(ordered, retries[retrying] / GROUP_MARGIN, side="left"))
-            crowd[retrying[near >= 2]] = True
+            # several at once (of one machine across its rails, or of several), alike: a NIC retrying alone lost
+            # them at its own end. Retrying: at least one, and beyond what a path of links within their error
+            # budget loses (healthy NICs retrying now and then are no crowd)
+            retrying = dropping_now(frame, counts, background, interval_s, PATH_COLUMNS, least=1.0,
+                                    share=WITHIN_SPEC)
+            crowd |= alike(retries, retrying, GROUP_MARGIN)
         counts[np.ix_(crowd, PATH_COLUMNS)] = 0.0
 
-
-def _retrying(frame: FeatureFrame, counts: np.ndarray, background: BackgroundRates, interval_s: float) -> np.ndarray:
-    """Links retrying now beyond their usual (CROWD_OVER times their background, at least one retry) and beyond
-    what a path of links within their error budget loses (WITHIN_SPEC of the packets they moved): healthy NICs
-    retrying now and then make no crowd of one that retries a thousand times."""
-    retries = np.nansum(counts[:, PATH_COLUMNS], axis=1)
-    packets = np.nan_to_num(frame.rate("in_pkts")) + np.nan_to_num(frame.rate("out_pkts"))
-    out = np.zeros(len(frame.links), dtype=bool)
-    for i in np.nonzero((retries >= 1.0) & (retries >= WITHIN_SPEC * packets * interval_s))[0].tolist():
-        li = frame.links[i]
-        usual = float(background.background((li.device, li.port), frame.classes[i]).rate[PATH_COLUMNS].sum())
-        out[i] = retries[i] > CROWD_OVER * usual * interval_s
-    return out
