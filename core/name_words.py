@@ -27,6 +27,7 @@ FILLER = frozenset({"port", "if", "hc", "phy", "dom", "module", "total", "stat",
                     "cos",  # a class of service: the priority its number names (`pfc_rxPPP_cos3`)
                     "qos",  # counted by the QoS machinery (`qos_ecn_marked_tc3`): where, not what
                     "supply", "laser",  # a module's supply voltage is its voltage, its laser's bias its bias
+                    "current",  # a reading's present value (`jnxDomCurrent...`); a laser's bias current is its bias
                     # how a packet was dropped (a queue's WRED or AFD, its tail, its buffer overflowing) says
                     # nothing of which drops they are
                     "wred", "afd", "tail", "overflow",
@@ -148,3 +149,18 @@ def a_part(name: str, canonical: str) -> bool:
     """Whether `name`, read as `canonical`, is one queue's share of a port's counter: its number names no
     counter of the vocabulary (a priority's PFC frames and a lane's reading carry theirs)."""
     return any(w.isdigit() for w in words(name)) and not any(c.isdigit() for c in canonical)
+
+
+def named_by(measurement: str, name: str) -> str:
+    """`name`, or, where its own words name nothing (a gNMI leaf's `instant` under a container a subscription names
+    the measurement after: `xcvr_temp`), the measurement's words before it where those read as one counter."""
+    if not names_nothing(name):
+        return name
+    said = f"{measurement}_{name}"
+    return said if read(said) is not None else name
+
+
+def names_nothing(name: str) -> bool:
+    """Whether every word of `name` only says where or how a value is kept (`instant`, `value_total`)."""
+    ws = words(name)
+    return bool(ws) and all(w in FILLER for w in ws)

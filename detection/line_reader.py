@@ -16,21 +16,24 @@ from typing import IO, Any
 
 import numpy as np
 
-from fabricwatch.core.counters import COUNTERS, OPTICS, lane, part, whole
+from fabricwatch.core.counters import COUNTERS, OPTICS, PART, lane, part, whole
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
+from fabricwatch.core.name_words import named_by, names_nothing
 from fabricwatch.core.names import CounterName, numeric_fields, rivals, spellings
 from fabricwatch.detection.nic_names import DIRECT, JOINED, NicNames
 from fabricwatch.detection.plain_decoder import INT63, decode_plain
 from fabricwatch.detection.replay import ReadReport
 from fabricwatch.detection.sensor_rows import sensor_reading
-from fabricwatch.detection.series_names import OURS, link_tags, port_of
+from fabricwatch.detection.series_names import OURS, PortSeries, link_tags, port_of, queue_of
 from fabricwatch.detection.site_tags import site_tags
+from fabricwatch.detection.transceiver_ports import module_port
 from fabricwatch.detection.unsent_fields import UnsentColumns
 from fabricwatch.detection.wiring import Wiring
 from fabricwatch.pipeline.rate_columns import common_dtype
 
 # a module's lane as writers tag its points: ours, and a gNMI client's key of physical-channels/channel
-LANE_TAGS = ("lane", "channel_index", "channel")
+# OpenConfig keys a transceiver's physical channel `index`, from 0
+LANE_TAGS = ("lane", "channel_index", "channel", "index")
 FIRST_LANE = "_l1"
 
 
@@ -101,8 +104,16 @@ class Catalog:
         # per tag set, the lane its points read (a `lane` tag: one point per lane of a module), -1 for none; the
         # lane tag itself is no tag of the link
         self.lanes: list[int] = []
+        self._lane_numbers = np.zeros(0, dtype=np.int64)  # `lanes` from 1, as `lane_of` last made them
         self._link: dict[tuple[str, str], int] = {}
-        self._tagset: dict[tuple[tuple[str, str], tuple[tuple[str, str], ...], int, str], int] = {}
+        self._ports: dict[str, list[str]] = {}  # device -> its ports, in the order first seen
+        self.measurements: list[str] = []  # per tag set, the measurement its series is of
+        self.queues: list[int] = []  # per tag set, the number of the port's queue it counts (0: the port's own)
+        self._queue_ids: dict[str, int] = {}
+        # per counter, the links a series sends it of whole: their queues' parts of it are not added to it
+        self.wholes: dict[str, set[int]] = {}
+        # (link, its tags, source, measurement and queue) -> tag set
+        self._tagset: dict[tuple[tuple[str, str], tuple[tuple[str, str], ...], int, str, str], int] = {}
         self.tagset_links: list[int] = []
         self._read: list[dict[str, str]] = []  # each tag set as read; `tagsets` holds it as the wiring settles it
         self._series: dict[str, tuple[int, int] | None] = {}  # raw series text -> (link, tagset)
@@ -127,19 +138,26 @@ class Catalog:
         if (joined := self.nics.joined(series)) is not None:
             series, source = joined, JOINED
         key = (series.device, series.port)
+        if key not in self._link and (fed := module_port(series.port, self._ports.get(series.device, ()))):
+            series = PortSeries(series.device, fed, series.naming)
+            key = (series.device, fed)
         extra = tuple(sorted(link_tags(series, tags).items()))
         link = self._link.get(key)
         if link is None:
             link = self._link[key] = len(self.links)
             self.links.append(key)
+            self._ports.setdefault(series.device, []).append(series.port)
         if self.nics.joins(key):
             self.joined_links.add(link)
         # a link's own tag set: the wiring settles its far end and role (`settle_roles`)
         # one series, one tag set: another measurement with the same tags is polled at its own pace (`UnsentColumns`)
-        ts = self._tagset.get((key, extra, source, measurement))
+        queue = queue_of(series, tags)
+        ts = self._tagset.get((key, extra, source, measurement, queue))
         if ts is None:
-            ts = self._tagset[(key, extra, source, measurement)] = len(self.tagsets)
+            ts = self._tagset[(key, extra, source, measurement, queue)] = len(self.tagsets)
             self.tagset_source.append(source)
+            self.measurements.append(measurement)
+            self.queues.append(self._queue_ids.setdefault(queue, len(self._queue_ids) + 1) if queue else 0)
             tags = site_tags(dict(extra))
             said = next((tags.pop(t) for t in LANE_TAGS if t in tags), "")
             self.tagsets.append(tags)
@@ -167,11 +185,15 @@ class Catalog:
 
     def lane_of(self, tagset: np.ndarray) -> np.ndarray | None:
         """Per row, the module lane (from 1) its point reads by its lane tag, 0 for none; None if no point
-        has one. A writer that numbers a lane 0 numbers them from 0 (Junos does)."""
+        has one. A device that numbers a lane 0 numbers them from 0 (Junos does, EOS from 1)."""
         if not any(n >= 0 for n in self.lanes):
             return None
-        raw = np.array(self.lanes, dtype=np.int64)
-        return np.where(raw >= 0, raw + (1 if (raw == 0).any() else 0), 0)[tagset]
+        if len(self._lane_numbers) != len(self.lanes):
+            raw = np.array(self.lanes, dtype=np.int64)
+            device = np.array([self.links[link][0] for link in self.tagset_links], dtype=object)
+            from_zero = np.isin(device, device[raw == 0])
+            self._lane_numbers = np.where(raw >= 0, raw + from_zero, 0)
+        return self._lane_numbers[tagset]
 
     def codes(self, heads: list[str]) -> list[int]:
         """Per series text, link << 32 | tagset, or -1 for a series that is not a port's counters."""
@@ -350,6 +372,10 @@ def _canonical(cols: Columns, report: ColumnsReport | None = None, catalog: Cata
     name, in its unit (`core/names.py`; a canonical field the lines also carry wins), a lane's reading on a
     point tagged with its lane as that lane's; the fields that are no counter of the vocabulary counted in
     `report`."""
+    if catalog is not None:
+        _named_by_measurements(cols, catalog)
+        if catalog.queues and max(catalog.queues):
+            _queue_parts(cols, catalog)
     values, present = cols.values, cols.present
     spelled = spellings(values)
     contest = rivals(spelled)
@@ -391,6 +417,8 @@ def _canonical(cols: Columns, report: ColumnsReport | None = None, catalog: Cata
             values[to] = np.where(take, read, values[to])
             present[to] = present[to] | take
             present[name] = present[name] & ~take
+    if catalog is not None:
+        _whole_wins(cols, catalog)
     lanes = catalog.lane_of(cols.tagset) if catalog is not None else None
     if lanes is not None:
         _to_lanes(cols, lanes)
@@ -411,6 +439,53 @@ def _canonical(cols: Columns, report: ColumnsReport | None = None, catalog: Cata
             report.skipped += dropped
         cols = cols.take(read)
     return cols
+
+
+def _named_by_measurements(cols: Columns, catalog: Catalog) -> None:
+    """A field whose own words name nothing, read on each row by its series' measurement (`name_words.named_by`)."""
+    for name in [n for n in cols.values if names_nothing(n)]:
+        where = cols.present[name]
+        for ts in np.unique(cols.tagset[where]).tolist():
+            said = named_by(catalog.measurements[ts], name)
+            if said == name:
+                continue
+            rows = where & (cols.tagset == ts)
+            if said not in cols.values:
+                cols.values[said] = np.zeros_like(cols.values[name])
+                cols.present[said] = np.zeros(len(rows), dtype=bool)
+            cols.values[said] = np.where(rows, cols.values[name], cols.values[said])
+            cols.present[said] = cols.present[said] | rows
+            cols.present[name] = cols.present[name] & ~rows
+
+
+def _queue_parts(cols: Columns, catalog: Catalog) -> None:
+    """A queue's row's fields named as that queue's (`dropped_pkts` of queue 3 as `dropped_pkts_queue3`): the
+    vocabulary reads them as parts of its port's counters by their words, or not at all."""
+    queue = np.asarray(catalog.queues, dtype=np.int64)[cols.tagset]
+    if not queue.any():
+        return
+    for name in list(cols.values):
+        where = cols.present[name] & (queue > 0)
+        for q in np.unique(queue[where]).tolist():
+            rows = where & (queue == q)
+            said = f"{name}_queue{q}"
+            cols.values[said] = np.where(rows, cols.values[name], 0).astype(cols.values[name].dtype)
+            cols.present[said] = rows
+        cols.present[name] = cols.present[name] & ~where
+        if not cols.present[name].any():
+            del cols.values[name], cols.present[name]
+
+
+def _whole_wins(cols: Columns, catalog: Catalog) -> None:
+    """A part of a counter (one queue's) is not read for a link a series sends the counter of whole (a port's
+    `out_discards` and its queues' drops counted again)."""
+    for name, where in cols.present.items():
+        if PART not in name and name in COUNTERS and where.any():
+            catalog.wholes.setdefault(name, set()).update(np.unique(cols.link[where]).tolist())
+    for name in [n for n in cols.present if PART in n]:
+        sent = catalog.wholes.get(whole(name))
+        if sent:
+            cols.present[name] = cols.present[name] & ~np.isin(cols.link, np.fromiter(sent, dtype=np.int64))
 
 
 def _one_source(cols: Columns, catalog: Catalog) -> None:

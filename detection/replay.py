@@ -11,11 +11,13 @@ from typing import cast
 from fabricwatch.core.batch import PortSample
 from fabricwatch.core.counters import COUNTERS, whole
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
+from fabricwatch.core.name_words import named_by
 from fabricwatch.core.names import canonical_fields, numeric_fields
 from fabricwatch.detection.nic_names import DIRECT, JOINED, NicNames
 from fabricwatch.detection.sensor_rows import sensor_reading
-from fabricwatch.detection.series_names import link_tags, port_of, why_no_port
+from fabricwatch.detection.series_names import PortSeries, link_tags, port_of, why_no_port
 from fabricwatch.detection.site_tags import site_tags
+from fabricwatch.detection.transceiver_ports import module_port
 from fabricwatch.detection.unsent_fields import UnsentSamples
 from fabricwatch.detection.wiring import Wiring
 from fabricwatch.models.intervals import IntervalAggregator, LinkInterval
@@ -42,6 +44,8 @@ def read_samples(paths: Iterable[Path], report: ReadReport, max_gap_s: float = 3
     """PortSamples from the lines of a port's counters (`series_names.py`) and of its module's sensors
     (`sensor_rows.py`); other series are skipped, bad lines reported."""
     heard: set[tuple[str, str]] = set()
+    ports: dict[str, list[str]] = {}  # device -> its ports heard, in the order first heard
+    modules: dict[tuple[str, str], str] = {}  # a transceiver component -> the port it sits in
     nics = NicNames()
     unsent = UnsentSamples(max_gap_s)
     for path in paths:
@@ -65,6 +69,12 @@ def read_samples(paths: Iterable[Path], report: ReadReport, max_gap_s: float = 3
                 if series is None or ts is None:
                     report.skipped += 1
                     continue
+                if (series.device, series.port) not in heard:
+                    key = (series.device, series.port)
+                    fed = modules.get(key) or module_port(series.port, ports.get(series.device, ()))
+                    if fed is not None:
+                        modules[key] = fed
+                        series = PortSeries(series.device, fed, series.naming)
                 nics.learn(series, tags)
                 source = DIRECT
                 if (joined := nics.joined(series)) is not None:
@@ -75,6 +85,7 @@ def read_samples(paths: Iterable[Path], report: ReadReport, max_gap_s: float = 3
                     values = numeric_fields(fields)
                 widths: dict[str, int] = {}
                 if not _VOCABULARY.issuperset(values):  # a recording by another tool: its own spellings
+                    values = {named_by(measurement, k): v for k, v in values.items()}
                     values = canonical_fields(values, widths)
                 # a writer keeps a series' tags in one order (InfluxDB's and Telegraf's: sorted)
                 values = unsent.fill((measurement, *tags.items()), ts, values)
@@ -86,7 +97,9 @@ def read_samples(paths: Iterable[Path], report: ReadReport, max_gap_s: float = 3
                     report.skipped += 1
                     yield PortSample(series.device, series.port, ts, {}, site_tags(link_tags(series, tags)), None)
                     continue
-                heard.add((series.device, series.port))
+                if (series.device, series.port) not in heard:
+                    heard.add((series.device, series.port))
+                    ports.setdefault(series.device, []).append(series.port)
                 report.samples += 1
                 extra = site_tags(link_tags(series, tags))
                 yield PortSample(series.device, series.port, ts, values, extra, None, widths or None)

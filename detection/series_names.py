@@ -18,9 +18,14 @@ DEVICE_TAGS = ("source", "hostname", "agent_host", "host", "node")
 # Telegraf's infiniband input: the node, its HCA and the HCA's port number (port 1 is the link the fabric's tools name
 # by the HCA alone)
 HCA_TAGS = ("host", "device", "port")
+# OpenConfig's QoS keys a port's queues by its interface (`interface-id`, as Telegraf writes it `interface_id`) and
+# each queue by its `name`
+QUEUE_PORT_TAGS = ("interface_id", "interface-id")
+QUEUE_TAG = "name"
 # a NIC's RDMA device before its netdev (`mlx5_0`, as the fabric's tools name a host's end of a link); `name` last,
 # the key of gNMI's /interfaces/interface list, a word many other series use for something else
-PORT_TAGS = ("ifName", "interface_name", "interface", "ifDescr", "port_name", "ibdev", "netdev", "name")
+PORT_TAGS = ("ifName", "interface_name", "interface", "ifDescr", "port_name", "ibdev", "netdev", *QUEUE_PORT_TAGS,
+             "name")
 # a port named by a host's RDMA or network device: a host's own (switches have neither), its tier where no tag says
 HOST_PORT_TAGS = ("ibdev", "netdev")
 # InfiniBand's tools (ibdiagnet, ibnetdiscover, perfquery scripts) name a node by its NodeDescription, a port by its
@@ -88,7 +93,14 @@ def port_of(measurement: str, tags: Mapping[str, str]) -> PortSeries | None:
     port = next((k for k in PORT_TAGS if tags.get(k)), None)
     if device is None or port is None:
         return None
+    if port in QUEUE_PORT_TAGS and tags.get(QUEUE_TAG):
+        return PortSeries(tags[device], tags[port], (device, port, QUEUE_TAG))
     return PortSeries(tags[device], tags[port], (device, port))
+
+
+def queue_of(series: PortSeries, tags: Mapping[str, str]) -> str:
+    """The queue of its port a series counts ("" for the port's own counters)."""
+    return tags[QUEUE_TAG] if series.naming[-1] == QUEUE_TAG and series.naming[-2] in QUEUE_PORT_TAGS else ""
 
 
 def _scraped_interface(scrape: str, tags: Mapping[str, str]) -> PortSeries:

@@ -62,7 +62,7 @@ def silent_now(frame: FeatureFrame, showing_share: float = PEERS_SHOWING) -> tup
     """(judged, silent), each (n, len(SIGNALS)): the link carries traffic and most of its load-matched
     peers on other switches show the signal (PEERS_SHOWING of them: with half, silence is a coin's
     throw); of those, the link shows none of it. Its own switch's ports are not its witnesses: a switch
-    with ECN off has every port silent."""
+    with ECN off has every port silent. Only links whose role is known are judged: it says who their peers are."""
     n = len(frame.links)
     own = frame.own_raw[:, S_INDEX]
     util = marking_load(frame)  # every signal here is ECN's: judged by the load of the marked direction
@@ -80,6 +80,10 @@ def silent_now(frame: FeatureFrame, showing_share: float = PEERS_SHOWING) -> tup
         with np.errstate(divide="ignore", invalid="ignore"):
             share = np.where(peers >= MIN_PEERS, show / np.maximum(peers, 1), 0.0)
         judged[:, j] = reports[:, j] & (util >= MIN_UTIL) & (share >= showing_share)
+    # a port whose role nothing says (no tag, no far end heard) has no known peers: a spine's downlinks and the
+    # leaves' host ports would be one class, and a spine marking less than leaves facing hosts is no fault
+    layout = frame.layout
+    judged &= layout.memo("role_known", lambda: np.array([bool(r) for r in layout.roles], dtype=bool))[:, None]
     if judged.any():
         judged &= ~_quiet_paths(frame, own, util >= MIN_UTIL, reports) & ~_witnessed_by_the_queue(frame)
     return judged, judged & ~showing

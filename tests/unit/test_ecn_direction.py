@@ -664,3 +664,24 @@ def test_a_switch_pausing_more_than_its_peers_is_a_count_beyond_chance_not_a_rat
     det = _fitted(mark)
     live = [f for fs in _live(det, 10, mark) for f in _silent(fs, victim) if f.level == "device"]
     assert bool(live) == found, [(f.ports, f.explanation) for f in live]
+
+
+def test_ports_whose_role_is_unknown_have_no_peers_to_be_silent_beside() -> None:
+    """Principle 2 (a link is judged against the links that share its situation): where nothing says what a port
+    faces (no role tag, no far end in a tag, a description or LLDP), a spine's downlinks and the leaves' host ports
+    fall in one class, and a spine marking a twentieth of what leaves facing hosts mark is no switch with ECN set
+    too high. Silence is judged only where the role says who the peers are; the same ports with their role
+    are."""
+    def port(device: str, k: int, marks_per_pkt: float, role: str | None) -> LinkInterval:
+        li = _uplink(device, f"p{k}", "", marks_per_pkt)
+        li.tags.pop("peer_device")
+        li.tags.pop("role")
+        if role:
+            li.tags["role"] = role
+        return li
+
+    for role in (None, "leaf_up"):
+        links = [port("spine1", k, 0.0, role) for k in range(4)]
+        links += [port(f"leaf{d}", k, MARKS_PER_PKT, role) for d in range(4) for k in range(4)]
+        _, silent = silent_now(FeatureBuilder(INTERVAL).build(0, links))
+        assert silent[:4, 0].all() == (role is not None) and not silent[4:, 0].any()
