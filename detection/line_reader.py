@@ -374,7 +374,7 @@ def _canonical(cols: Columns, report: ColumnsReport | None = None, catalog: Cata
     `report`."""
     if catalog is not None:
         _named_by_measurements(cols, catalog)
-        if catalog.queues and max(catalog.queues):
+        if any(catalog.queues):
             _queue_parts(cols, catalog)
     values, present = cols.values, cols.present
     spelled = spellings(values)
