@@ -110,8 +110,8 @@ class Catalog:
         self.measurements: list[str] = []  # per tag set, the measurement its series is of
         self.queues: list[int] = []  # per tag set, the number of the port's queue it counts (0: the port's own)
         self._queue_ids: dict[str, int] = {}
-        # per counter, the links a series sends it of whole: their queues' parts of it are not added to it
-        self.wholes: dict[str, set[int]] = {}
+        # per counter, per link, whether a series sends it whole: its queues' parts of it are not added to it
+        self.wholes: dict[str, np.ndarray] = {}
         # (link, its tags, source, measurement and queue) -> tag set
         self._tagset: dict[tuple[tuple[str, str], tuple[tuple[str, str], ...], int, str, str], int] = {}
         self.tagset_links: list[int] = []
@@ -479,13 +479,19 @@ def _queue_parts(cols: Columns, catalog: Catalog) -> None:
 def _whole_wins(cols: Columns, catalog: Catalog) -> None:
     """A part of a counter (one queue's) is not read for a link a series sends the counter of whole (a port's
     `out_discards` and its queues' drops counted again)."""
+    n = len(catalog.links)
     for name, where in cols.present.items():
-        if PART not in name and name in COUNTERS and where.any():
-            catalog.wholes.setdefault(name, set()).update(np.unique(cols.link[where]).tolist())
-    for name in [n for n in cols.present if PART in n]:
-        sent = catalog.wholes.get(whole(name))
-        if sent:
-            cols.present[name] = cols.present[name] & ~np.isin(cols.link, np.fromiter(sent, dtype=np.int64))
+        if PART not in name and name in COUNTERS:
+            sent = catalog.wholes.get(name)
+            if sent is None or len(sent) < n:
+                grown = np.zeros(n, dtype=bool)
+                if sent is not None:
+                    grown[:len(sent)] = sent
+                catalog.wholes[name] = sent = grown
+            sent[cols.link[where]] = True
+    for name in [k for k in cols.present if PART in k]:
+        if (sent := catalog.wholes.get(whole(name))) is not None:
+            cols.present[name] = cols.present[name] & ~sent[cols.link]
 
 
 def _one_source(cols: Columns, catalog: Catalog) -> None:
