@@ -477,21 +477,28 @@ def _queue_parts(cols: Columns, catalog: Catalog) -> None:
 
 
 def _whole_wins(cols: Columns, catalog: Catalog) -> None:
-    """A part of a counter (one queue's) is not read for a link a series sends the counter of whole (a port's
-    `out_discards` and its queues' drops counted again)."""
+    """A part of a counter (one queue's) is not read for a link once a series has sent the counter of whole for
+    it (a port's `out_discards` and its queues' drops counted again), as `replay.read_samples` reads them."""
     n = len(catalog.links)
+    for name, sent in catalog.wholes.items():
+        if len(sent) < n:
+            catalog.wholes[name] = np.concatenate([sent, np.zeros(n - len(sent), dtype=bool)])
+    order = np.arange(len(cols))
+    first: dict[str, np.ndarray] = {}  # per whole counter, per link, the first row that sent it (-1: before)
     for name, where in cols.present.items():
         if PART not in name and name in COUNTERS:
-            sent = catalog.wholes.get(name)
-            if sent is None or len(sent) < n:
-                grown = np.zeros(n, dtype=bool)
-                if sent is not None:
-                    grown[:len(sent)] = sent
-                catalog.wholes[name] = sent = grown
-            sent[cols.link[where]] = True
+            sent = catalog.wholes.setdefault(name, np.zeros(n, dtype=bool))
+            at = np.where(sent, -1, len(cols))
+            rows = np.flatnonzero(where)
+            np.minimum.at(at, cols.link[rows], rows)
+            first[name] = at
+            sent[cols.link[rows]] = True
     for name in [k for k in cols.present if PART in k]:
-        if (sent := catalog.wholes.get(whole(name))) is not None:
-            cols.present[name] = cols.present[name] & ~sent[cols.link]
+        before = first.get(whole(name))
+        if before is not None:
+            cols.present[name] = cols.present[name] & ~(before[cols.link] < order)
+        elif (earlier := catalog.wholes.get(whole(name))) is not None:
+            cols.present[name] = cols.present[name] & ~earlier[cols.link]
 
 
 def _one_source(cols: Columns, catalog: Catalog) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import cast
 
 from fabricwatch.core.batch import PortSample
-from fabricwatch.core.counters import COUNTERS, whole
+from fabricwatch.core.counters import COUNTERS, PART, whole
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
 from fabricwatch.core.name_words import named_by
 from fabricwatch.core.names import canonical_fields, numeric_fields
@@ -46,6 +46,7 @@ def read_samples(paths: Iterable[Path], report: ReadReport, max_gap_s: float = 3
     heard: set[tuple[str, str]] = set()
     ports: dict[str, list[str]] = {}  # device -> its ports heard, in the order first heard
     modules: dict[tuple[str, str], str] = {}  # a transceiver component -> the port it sits in
+    wholes: dict[tuple[str, str], set[str]] = {}  # per link, the counters a series has sent it whole
     nics = NicNames()
     unsent = UnsentSamples(max_gap_s)
     for path in paths:
@@ -87,6 +88,11 @@ def read_samples(paths: Iterable[Path], report: ReadReport, max_gap_s: float = 3
                 if not _VOCABULARY.issuperset(values):  # a recording by another tool: its own spellings
                     values = {named_by(measurement, k): v for k, v in values.items()}
                     values = canonical_fields(values, widths)
+                # a part of a counter (one queue's) is not read once a series has sent the counter whole
+                link_wholes = wholes.setdefault((series.device, series.port), set())
+                if any(PART in k for k in values):
+                    values = {k: v for k, v in values.items() if PART not in k or whole(k) not in link_wholes}
+                link_wholes.update(k for k in values if PART not in k and k in COUNTERS)
                 # a writer keeps a series' tags in one order (InfluxDB's and Telegraf's: sorted)
                 values = unsent.fill((measurement, *tags.items()), ts, values)
                 if nics.joins((series.device, series.port)):
