@@ -22,6 +22,7 @@ import numpy as np
 
 from fabricwatch.models.background import log10_poisson_sf
 from fabricwatch.models.features import (
+    LOAD_BINS,
     OWN_NAMES,
     UNITS,
     FeatureFrame,
@@ -40,9 +41,6 @@ S_INDEX = [OWN_NAMES.index(n) for n in SIGNALS]
 MIN_UTIL = 5.0  # % of line rate: a link carrying less is not expected to mark or pause
 PEERS_SHOWING = 0.75  # share of the load-matched peers on other switches that must show the signal
 MIN_PEERS = 3
-# a queue marks as its load fills it: peers carrying within this factor of a link's load are at its load (a fixed
-# band would put a port at 27 % with idling ones at 8 %, and apart from one at 31 %)
-LOAD_MATCH = 1.5
 MIN_PARALLEL = 2  # parallel paths on other switches carrying traffic before their silence speaks for the traffic
 TRICKLE = 0.01  # of the load-matched peers' marking: paths marking less than this mark next to nothing
 MIN_RUN = 6  # intervals in a row, whatever the record
@@ -60,21 +58,6 @@ def _pairs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.unique(a * (int(b.max(initial=0)) + 1) + b, return_inverse=True)[1].reshape(-1)
 
 
-def at_load(group: np.ndarray, util: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """(n, k): per link, the sums of `weights` over the links of its group (itself among them) carrying between
-    1/LOAD_MATCH and LOAD_MATCH times its load."""
-    u = np.nan_to_num(util)
-    # one sorted key: each group's loads in a band of their own, wider than any window
-    band = float(u.max(initial=0.0)) * LOAD_MATCH + 1.0
-    base = group.astype(np.float64) * band
-    order = np.argsort(base + u, kind="stable")
-    key = (base + u)[order]
-    cum = np.vstack([np.zeros((1, weights.shape[1])), np.cumsum(weights[order], axis=0)])
-    lo = np.searchsorted(key, base + u / LOAD_MATCH, side="left")
-    hi = np.searchsorted(key, base + u * LOAD_MATCH, side="right")
-    return cum[hi] - cum[lo]
-
-
 def silent_now(frame: FeatureFrame, showing_share: float = PEERS_SHOWING) -> tuple[np.ndarray, np.ndarray]:
     """(judged, silent), each (n, len(SIGNALS)): the link carries traffic and most of its load-matched
     peers on other switches show the signal (PEERS_SHOWING of them: with half, silence is a coin's
@@ -85,13 +68,15 @@ def silent_now(frame: FeatureFrame, showing_share: float = PEERS_SHOWING) -> tup
     util = marking_load(frame)  # every signal here is ECN's: judged by the load of the marked direction
     reports = ~np.isnan(own)
     showing = reports & (np.nan_to_num(own) > 0)
-    layout = frame.layout
-    cls, device = layout.class_ids, layout.device_ids
+    bins = len(LOAD_BINS) + 1
+    load_bin = np.digitize(util, LOAD_BINS)
+    group = frame.layout.class_ids * bins + load_bin
+    device = frame.layout.device_ids
+    mine = _pairs(device, group)
     judged = np.zeros((n, len(SIGNALS)), dtype=bool)
     for j in range(len(SIGNALS)):
-        weights = np.column_stack([reports[:, j], showing[:, j]]).astype(np.float64)
-        # its class's links at its load, less those of its own switch
-        peers, show = (at_load(cls, util, weights) - at_load(_pairs(cls, device), util, weights)).T
+        peers = np.bincount(group, weights=reports[:, j])[group] - np.bincount(mine, weights=reports[:, j])[mine]
+        show = np.bincount(group, weights=showing[:, j])[group] - np.bincount(mine, weights=showing[:, j])[mine]
         with np.errstate(divide="ignore", invalid="ignore"):
             share = np.where(peers >= MIN_PEERS, show / np.maximum(peers, 1), 0.0)
         judged[:, j] = reports[:, j] & (util >= MIN_UTIL) & (share >= showing_share)

@@ -11,14 +11,12 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from fabricwatch.detection.detector import Finding, LinkDetector
 from fabricwatch.lab.evaluation import simulate
 from fabricwatch.models.features import FeatureBuilder, marking_load
 from fabricwatch.models.intervals import LinkInterval
-from fabricwatch.models.silence import LOAD_MATCH, MIN_RUN, UNSEEN_GRACE, at_load, silent_now
+from fabricwatch.models.silence import MIN_RUN, UNSEEN_GRACE, silent_now
 from fabricwatch.simulator.topology import FabricSpec
 
 SPEC = FabricSpec(nodes=32, rails=4, leaves_per_rail=2, spines=4)
@@ -687,36 +685,3 @@ def test_ports_whose_role_is_unknown_have_no_peers_to_be_silent_beside() -> None
         links += [port(f"leaf{d}", k, MARKS_PER_PKT, role) for d in range(4) for k in range(4)]
         _, silent = silent_now(FeatureBuilder(INTERVAL).build(0, links))
         assert silent[:4, 0].all() == (role is not None) and not silent[4:, 0].any()
-
-
-def test_load_matched_peers_are_those_carrying_about_its_load_not_those_in_a_fixed_band() -> None:
-    """Principle 2 (judged against the links at the same load now): a queue marks when its load fills it, so a
-    spine port with ECN off carrying 27 % in an all-to-all phase is judged by the ports of other spines carrying
-    about as much (all marking), not by everything between 5 and 30 % (most of it idling near 8 %, marking
-    nothing). And a port idling near 8 % is not judged silent because ports at 28 % mark."""
-    def port(device: str, k: int, util: float, marks_per_pkt: float) -> LinkInterval:
-        li = _uplink(device, f"p{k}", f"far{k}", marks_per_pkt)
-        pkts = util * LINE / 4096
-        li.rates.update(in_octets=util * LINE, out_octets=util * LINE, in_pkts=pkts, out_pkts=pkts,
-                        ecn_marked=pkts * marks_per_pkt)
-        return li
-
-    links = [port("S0", 0, 0.27, 0.0), port("S0", 1, 0.08, 0.0)]
-    links += [port(f"S{d}", k, 0.28, MARKS_PER_PKT) for d in (1, 2) for k in range(4)]
-    links += [port(f"S{d}", k, 0.08, 0.0) for d in (3, 4, 5, 6) for k in range(4)]
-    judged, silent = silent_now(FeatureBuilder(INTERVAL).build(0, links))
-    assert silent[0, 0] and not judged[1, 0]
-
-
-@given(st.lists(st.tuples(st.integers(0, 3), st.floats(0.0, 100.0), st.floats(0.0, 1.0)), min_size=1, max_size=60))
-def test_the_links_at_a_links_load_are_those_of_its_group_within_the_load_match(
-        rows: list[tuple[int, float, float]]) -> None:
-    group = np.array([g for g, _, _ in rows])
-    util = np.array([u for _, u, _ in rows])
-    weights = np.array([[w] for _, _, w in rows])
-    got = at_load(group, util, weights)[:, 0]
-    for i in range(len(rows)):
-        lo, hi = util[i] / LOAD_MATCH, util[i] * LOAD_MATCH
-        near_edge = np.isclose(util, lo, rtol=1e-9, atol=1e-12) | np.isclose(util, hi, rtol=1e-9, atol=1e-12)
-        inside = (group == group[i]) & (util >= lo) & (util <= hi)
-        assert abs(got[i] - weights[inside, 0].sum()) <= weights[near_edge & (group == group[i]), 0].sum() + 1e-9
