@@ -27,7 +27,6 @@ FILLER = frozenset({"port", "if", "hc", "phy", "dom", "module", "total", "stat",
                     "cos",  # a class of service: the priority its number names (`pfc_rxPPP_cos3`)
                     "qos",  # counted by the QoS machinery (`qos_ecn_marked_tc3`): where, not what
                     "supply", "laser",  # a module's supply voltage is its voltage, its laser's bias its bias
-                    "current",  # a reading's present value (`jnxDomCurrent...`); a laser's bias current is its bias
                     # how a packet was dropped (a queue's WRED or AFD, its tail, its buffer overflowing) says
                     # nothing of which drops they are
                     "wred", "afd", "tail", "overflow",
@@ -50,6 +49,9 @@ SUBJECTS = {
     "effective": "ber_post", "post": "ber_post", "postfec": "ber_post", "fec": "fec",
     "corrected": "corrected", "correctable": "corrected", "uncorrectable": "uncorrectable",
     "uncorrected": "uncorrectable", "codewords": "", "cws": "", "blocks": "",
+    # a reading's present value (`jnxDomCurrent...`), or the unit word of a laser's bias current: no subject, and
+    # no filler either (a supply current is no reading a measurement's words could name)
+    "current": "",
     "symbol": "symbol", "lane": "lane", "ch": "lane", "channel": "lane",  # a module's physical channel
     # a link's (or its carrier's) status changing: its transitions, up or down
     "link": "link", "carrier": "link", "status": "", "changes": "changes", "transitions": "changes",
@@ -161,6 +163,6 @@ def named_by(measurement: str, name: str) -> str:
 
 
 def names_nothing(name: str) -> bool:
-    """Whether every word of `name` only says where or how a value is kept (`instant`, `value_total`)."""
+    """Whether every word of `name` only says where or how a value is kept (`instant`, `avg`)."""
     ws = words(name)
     return bool(ws) and all(w in FILLER for w in ws)

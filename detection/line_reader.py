@@ -22,19 +22,17 @@ from fabricwatch.core.name_words import named_by, names_nothing
 from fabricwatch.core.names import CounterName, numeric_fields, rivals, spellings
 from fabricwatch.detection.nic_names import DIRECT, JOINED, NicNames
 from fabricwatch.detection.plain_decoder import INT63, decode_plain
+from fabricwatch.detection.recorded_shapes import FIRST_LANE, RecordedShapes, lane_tag
 from fabricwatch.detection.replay import ReadReport
 from fabricwatch.detection.sensor_rows import sensor_reading
 from fabricwatch.detection.series_names import OURS, PortSeries, link_tags, port_of, queue_of
 from fabricwatch.detection.site_tags import site_tags
-from fabricwatch.detection.transceiver_ports import module_port
+from fabricwatch.detection.transceiver_ports import is_component, module_port
 from fabricwatch.detection.unsent_fields import UnsentColumns
 from fabricwatch.detection.wiring import Wiring
 from fabricwatch.pipeline.rate_columns import common_dtype
 
 # a module's lane as writers tag its points: ours, and a gNMI client's key of physical-channels/channel
-# OpenConfig keys a transceiver's physical channel `index`, from 0
-LANE_TAGS = ("lane", "channel_index", "channel", "index")
-FIRST_LANE = "_l1"
 
 
 @dataclass
@@ -109,9 +107,10 @@ class Catalog:
         self._ports: dict[str, list[str]] = {}  # device -> its ports, in the order first seen
         self.measurements: list[str] = []  # per tag set, the measurement its series is of
         self.queues: list[int] = []  # per tag set, the number of the port's queue it counts (0: the port's own)
-        self._queue_ids: dict[str, int] = {}
+        self.shapes = RecordedShapes()
         # per counter, per link, whether a series sends it whole: its queues' parts of it are not added to it
         self.wholes: dict[str, np.ndarray] = {}
+        self.unplaced = False  # the last series asked of was a module whose port is not heard yet
         # (link, its tags, source, measurement and queue) -> tag set
         self._tagset: dict[tuple[tuple[str, str], tuple[tuple[str, str], ...], int, str, str], int] = {}
         self.tagset_links: list[int] = []
@@ -138,9 +137,14 @@ class Catalog:
         if (joined := self.nics.joined(series)) is not None:
             series, source = joined, JOINED
         key = (series.device, series.port)
-        if key not in self._link and (fed := module_port(series.port, self._ports.get(series.device, ()))):
-            series = PortSeries(series.device, fed, series.naming)
-            key = (series.device, fed)
+        if key not in self._link:
+            fed = module_port(series.port, self._ports.get(series.device, ()))
+            if fed is None and is_component(series.port):
+                self.unplaced = True  # a module heard before its port: asked again until the port is heard
+                return None
+            if fed is not None:
+                series = PortSeries(series.device, fed, series.naming)
+                key = (series.device, fed)
         extra = tuple(sorted(link_tags(series, tags).items()))
         link = self._link.get(key)
         if link is None:
@@ -157,9 +161,9 @@ class Catalog:
             ts = self._tagset[(key, extra, source, measurement, queue)] = len(self.tagsets)
             self.tagset_source.append(source)
             self.measurements.append(measurement)
-            self.queues.append(self._queue_ids.setdefault(queue, len(self._queue_ids) + 1) if queue else 0)
+            self.queues.append(self.shapes.queue_number(queue) if queue else 0)
             tags = site_tags(dict(extra))
-            said = next((tags.pop(t) for t in LANE_TAGS if t in tags), "")
+            said = tags.pop(t) if (t := lane_tag(measurement, tags)) is not None else ""
             self.tagsets.append(tags)
             self._read.append(tags)
             self.tagset_links.append(link)
@@ -203,20 +207,26 @@ class Catalog:
             for i, head in enumerate(heads):
                 if out[i] is None:
                     ids = self.series(head)
-                    cache[head] = out[i] = -1 if ids is None else (ids[0] << 32 | ids[1])
+                    code = -1 if ids is None else (ids[0] << 32 | ids[1])
+                    out[i] = code
+                    if not self.unplaced:
+                        cache[head] = code
         return out  # type: ignore[return-value]
 
     def series(self, head: str) -> tuple[int, int] | None:
         """(link, tagset) of a plain series text ('port_counters,k=v,...'); None if no port's."""
+        self.unplaced = False
         try:
             return self._series[head]
         except KeyError:
             pass
         parts = head.split(",")
         ids = None
+        self.unplaced = False
         if all("=" in p for p in parts[1:]):
             ids = self.ids(parts[0], dict(p.split("=", 1) for p in parts[1:]))
-        self._series[head] = ids
+        if not self.unplaced:
+            self._series[head] = ids
         return ids
 
 
@@ -444,18 +454,17 @@ def _canonical(cols: Columns, report: ColumnsReport | None = None, catalog: Cata
 def _named_by_measurements(cols: Columns, catalog: Catalog) -> None:
     """A field whose own words name nothing, read on each row by its series' measurement (`name_words.named_by`)."""
     for name in [n for n in cols.values if names_nothing(n)]:
-        where = cols.present[name]
-        for ts in np.unique(cols.tagset[where]).tolist():
-            said = named_by(catalog.measurements[ts], name)
-            if said == name:
-                continue
-            rows = where & (cols.tagset == ts)
+        at = np.flatnonzero(cols.present[name])
+        tagsets, which = np.unique(cols.tagset[at], return_inverse=True)
+        saids = np.array([named_by(catalog.measurements[ts], name) for ts in tagsets.tolist()], dtype=object)
+        for said in set(saids.tolist()) - {name}:
+            rows = at[saids[which] == said]
             if said not in cols.values:
                 cols.values[said] = np.zeros_like(cols.values[name])
-                cols.present[said] = np.zeros(len(rows), dtype=bool)
-            cols.values[said] = np.where(rows, cols.values[name], cols.values[said])
-            cols.present[said] = cols.present[said] | rows
-            cols.present[name] = cols.present[name] & ~rows
+                cols.present[said] = np.zeros(len(cols), dtype=bool)
+            cols.values[said][rows] = cols.values[name][rows]
+            cols.present[said][rows] = True
+            cols.present[name][rows] = False
 
 
 def _queue_parts(cols: Columns, catalog: Catalog) -> None:

@@ -9,15 +9,16 @@ from pathlib import Path
 from typing import cast
 
 from fabricwatch.core.batch import PortSample
-from fabricwatch.core.counters import COUNTERS, PART, whole
+from fabricwatch.core.counters import COUNTERS, OPTICS, PART, lane, whole
 from fabricwatch.core.lineprotocol import LineProtocolError, parse_line
 from fabricwatch.core.name_words import named_by
 from fabricwatch.core.names import canonical_fields, numeric_fields
 from fabricwatch.detection.nic_names import DIRECT, JOINED, NicNames
+from fabricwatch.detection.recorded_shapes import FIRST_LANE, RecordedShapes
 from fabricwatch.detection.sensor_rows import sensor_reading
-from fabricwatch.detection.series_names import PortSeries, link_tags, port_of, why_no_port
+from fabricwatch.detection.series_names import PortSeries, link_tags, port_of, queue_of, why_no_port
 from fabricwatch.detection.site_tags import site_tags
-from fabricwatch.detection.transceiver_ports import module_port
+from fabricwatch.detection.transceiver_ports import is_component, module_port
 from fabricwatch.detection.unsent_fields import UnsentSamples
 from fabricwatch.detection.wiring import Wiring
 from fabricwatch.models.intervals import IntervalAggregator, LinkInterval
@@ -47,6 +48,7 @@ def read_samples(paths: Iterable[Path], report: ReadReport, max_gap_s: float = 3
     ports: dict[str, list[str]] = {}  # device -> its ports heard, in the order first heard
     modules: dict[tuple[str, str], str] = {}  # a transceiver component -> the port it sits in
     wholes: dict[tuple[str, str], set[str]] = {}  # per link, the counters a series has sent it whole
+    shapes = RecordedShapes()
     nics = NicNames()
     unsent = UnsentSamples(max_gap_s)
     for path in paths:
@@ -73,9 +75,13 @@ def read_samples(paths: Iterable[Path], report: ReadReport, max_gap_s: float = 3
                 if (series.device, series.port) not in heard:
                     key = (series.device, series.port)
                     fed = modules.get(key) or module_port(series.port, ports.get(series.device, ()))
+                    if fed is None and is_component(series.port):
+                        report.skipped += 1  # a module heard before its port
+                        continue
                     if fed is not None:
                         modules[key] = fed
                         series = PortSeries(series.device, fed, series.naming)
+                link_said, lane_said = shapes.lane(measurement, series.device, tags)
                 nics.learn(series, tags)
                 source = DIRECT
                 if (joined := nics.joined(series)) is not None:
@@ -85,9 +91,14 @@ def read_samples(paths: Iterable[Path], report: ReadReport, max_gap_s: float = 3
                 if not all(type(v) is int or type(v) is float for v in fields.values()):
                     values = numeric_fields(fields)
                 widths: dict[str, int] = {}
+                if queue := queue_of(series, tags):
+                    values = shapes.queue_parts(queue, values)
                 if not _VOCABULARY.issuperset(values):  # a recording by another tool: its own spellings
                     values = {named_by(measurement, k): v for k, v in values.items()}
                     values = canonical_fields(values, widths)
+                if lane_said > 1:
+                    values = {lane(k[:-len(FIRST_LANE)], lane_said) if k.endswith(FIRST_LANE) and k in OPTICS else k: v
+                              for k, v in values.items()}
                 # a part of a counter (one queue's) is not read once a series has sent the counter whole
                 link_wholes = wholes.setdefault((series.device, series.port), set())
                 if any(PART in k for k in values):
@@ -101,13 +112,13 @@ def read_samples(paths: Iterable[Path], report: ReadReport, max_gap_s: float = 3
                     # nothing we read is no moment of the port's (an info series: `rdma_netdev_info`); its tags
                     # still tell the wiring (a topology series: ibnetdiscover's)
                     report.skipped += 1
-                    yield PortSample(series.device, series.port, ts, {}, site_tags(link_tags(series, tags)), None)
+                    yield PortSample(series.device, series.port, ts, {}, site_tags(link_tags(series, link_said)), None)
                     continue
                 if (series.device, series.port) not in heard:
                     heard.add((series.device, series.port))
                     ports.setdefault(series.device, []).append(series.port)
                 report.samples += 1
-                extra = site_tags(link_tags(series, tags))
+                extra = site_tags(link_tags(series, link_said))
                 yield PortSample(series.device, series.port, ts, values, extra, None, widths or None)
 
 

@@ -9,6 +9,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from fabricwatch.core.name_words import words
+
 OURS = "port_counters"
 _OUR_TAGS = ("device", "port")
 # in another measurement, first found first: an SNMP or gNMI input's `source` or `hostname` is the name the device
@@ -22,6 +24,7 @@ HCA_TAGS = ("host", "device", "port")
 # each queue by its `name`
 QUEUE_PORT_TAGS = ("interface_id", "interface-id")
 QUEUE_TAG = "name"
+QUEUE_WORDS = frozenset({"queue", "queues", "qos"})  # the measurement's words that say its series are queues
 # a NIC's RDMA device before its netdev (`mlx5_0`, as the fabric's tools name a host's end of a link); `name` last,
 # the key of gNMI's /interfaces/interface list, a word many other series use for something else
 PORT_TAGS = ("ifName", "interface_name", "interface", "ifDescr", "port_name", "ibdev", "netdev", *QUEUE_PORT_TAGS,
@@ -94,7 +97,9 @@ def port_of(measurement: str, tags: Mapping[str, str]) -> PortSeries | None:
     if device is None or port is None:
         return None
     if port in QUEUE_PORT_TAGS and tags.get(QUEUE_TAG):
-        return PortSeries(tags[device], tags[port], (device, port, QUEUE_TAG))
+        if QUEUE_WORDS & set(words(measurement)):
+            return PortSeries(tags[device], tags[port], (device, port, QUEUE_TAG))
+        port = QUEUE_TAG  # another list keyed by interface beside a name of its own (a routing instance's)
     return PortSeries(tags[device], tags[port], (device, port))
 
 

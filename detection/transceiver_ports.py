@@ -1,8 +1,9 @@
 """The interface a transceiver component sits in, as platforms name the two. OpenConfig keeps a port's module in
 /components under the platform's own name: Junos `FPC0:PIC0:PORT1:Xcvr0` for et-0/0/1 (and for its breakout
 channels et-0/0/1:0, et-0/0/1:1), EOS `Ethernet3/1` for Ethernet3/1/1 (and the other interfaces of its lanes,
-Ethernet3/1/2...), NX-OS and SONiC the interface's own name. A module's readings are read as its first heard
-interface's: one module, one set of readings."""
+Ethernet3/1/2...), NX-OS and SONiC the interface's own name. A module's readings are read as the lowest-numbered
+of its heard interfaces': one module, one set of readings. A Junos component heard before any of its interfaces
+waits for one (`is_component`); an EOS one cannot be told from an interface of that name, and stays its own."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from collections.abc import Iterable
 
 # Junos: the FPC (slot), PIC and port of the module; its interfaces name the same three after their media prefix
 _JUNOS_MODULE = re.compile(r"FPC(\d+):PIC(\d+):PORT(\d+)(?::Xcvr\d+)?", re.IGNORECASE)
-_JUNOS_PORT = re.compile(r"[a-z]{2,3}-(\d+)/(\d+)/(\d+)(?::\d+)?")
+# the physical media only: Junos's logical and internal interfaces (lt-, pfe-, gr-) share the numbers
+_JUNOS_PORT = re.compile(r"(?:et|xe|ge|mge|ce)-(\d+)/(\d+)/(\d+)(?::\d+)?")
 _NUMBERS = re.compile(r"\d+")
 
 
@@ -27,6 +29,11 @@ def module_port(component: str, ports: Iterable[str]) -> str | None:
     else:
         fed = [p for p in heard if p.startswith(component + "/") and p[len(component) + 1:].isdigit()]
     return min(fed, key=_in_number_order) if fed else None
+
+
+def is_component(name: str) -> bool:
+    """Whether `name` can only be a transceiver component, never an interface (Junos's)."""
+    return _JUNOS_MODULE.fullmatch(name) is not None
 
 
 def _in_number_order(port: str) -> list[int]:
